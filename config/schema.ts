@@ -1,0 +1,104 @@
+/**
+ * The core sections of gateway.yaml. Plugin option blocks (a pipeline entry's options, an upstream's
+ * settings beyond `plugin`) are kept as raw values here and validated by the plugin's own schema when the
+ * gateway is composed, so each plugin owns its section (STYLE.md, convention 3).
+ */
+import { z } from 'zod';
+import { duration, port, size } from './units';
+
+const timeouts = z
+  .object({
+    /** Time for a client to send the request headers (Node answers 408). */
+    headers: duration.default(10_000),
+    /** Longest silence between two chunks of a request body (408). */
+    body_read: duration.default(30_000),
+    upstream_connect: duration.default(5_000),
+    /** From the upstream request to the upstream's response headers (504). */
+    upstream_response: duration.default(60_000),
+    /** A stream silent upstream this long ends with an error event. */
+    stream_idle: duration.default(300_000),
+  })
+  .strict();
+
+const server = z
+  .object({
+    host: z.string().default('0.0.0.0'),
+    port: port.default(8080),
+    body_limit: size.default(1024 * 1024),
+    max_header_size: size.default(16 * 1024),
+    max_headers: z.number().int().min(1).default(100),
+    timeouts: timeouts.default(timeouts.parse({})),
+    /** How long requests in flight may run after SIGTERM before open streams are ended. */
+    shutdown_grace: duration.default(30_000),
+  })
+  .strict();
+
+const admin = z
+  .object({
+    host: z.string().default('127.0.0.1'),
+    port: port.default(8081),
+  })
+  .strict();
+
+const storage = z
+  .object({
+    driver: z.enum(['embedded']).default('embedded'),
+    data_dir: z.string().default('./data'),
+  })
+  .strict();
+
+const keys = z
+  .object({
+    /** Key lookups are cached; entries older than this are looked up again, so a change made on another instance takes effect within it. */
+    cache_ttl: duration.default(1_000),
+    cache_max: z.number().int().min(1).default(10_000),
+  })
+  .strict();
+
+/** A pipeline entry: `auth` or `{ rate-limit: { … } }`. */
+const pipelineEntry = z.union([z.string(), z.record(z.string(), z.unknown())]);
+
+const upstream = z.object({ plugin: z.string() }).passthrough();
+
+const routeTarget = z
+  .object({
+    upstream: z.string(),
+    weight: z.number().positive().default(1),
+    /** The model id the upstream knows, when it differs from the contract's id. */
+    model: z.string().optional(),
+  })
+  .strict();
+
+const route = z.object({ targets: z.array(routeTarget).min(1) }).strict();
+
+const simulator = z
+  .object({
+    /** A string too, so `${GATEWAY_SIMULATOR:-true}` works. */
+    enabled: z.union([z.boolean(), z.stringbool()]).default(false),
+    host: z.string().default('127.0.0.1'),
+    port: port.default(9100),
+  })
+  .strict();
+
+const logging = z
+  .object({ level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info') })
+  .strict();
+
+export const gatewayConfigSchema = z
+  .object({
+    server: server.default(server.parse({})),
+    admin: admin.default(admin.parse({})),
+    storage: storage.default(storage.parse({})),
+    keys: keys.default(keys.parse({})),
+    logging: logging.default(logging.parse({})),
+    pipeline: z.array(pipelineEntry).min(1),
+    upstreams: z.record(z.string(), upstream).default({}),
+    routes: z.record(z.string(), route).default({}),
+    simulator: simulator.default(simulator.parse({})),
+  })
+  .strict();
+
+export type GatewayConfig = z.output<typeof gatewayConfigSchema>;
+export type ServerConfig = GatewayConfig['server'];
+export type RouteConfig = z.output<typeof route>;
+export type UpstreamEntry = z.output<typeof upstream>;

@@ -1,0 +1,14 @@
+import { type z } from 'zod';
+import { ConfigError, formatPath } from './errors';
+
+/**
+ * Parses `input` with `schema`; on failure throws a ConfigError naming the first bad field's path
+ * under `base`. Core code depends only on this, so the validator library stays swappable.
+ */
+export function parseSection<S extends z.ZodType>(schema: S, input: unknown, base: string): z.output<S> {
+  const result = schema.safeParse(input);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0]!;
+  const keys = issue.code === 'unrecognized_keys' ? ` (${issue.keys.map((k) => `"${k}"`).join(', ')})` : '';
+  throw new ConfigError(formatPath(base, issue.path), `${issue.message}${keys}`);
+}

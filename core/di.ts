@@ -1,0 +1,29 @@
+/**
+ * Typed dependency-injection tokens (STYLE.md, convention 7). tsyringe symbols carry no type, so each
+ * token is branded with the type it resolves to and resolved only through `resolveToken`.
+ */
+import { type DependencyContainer } from 'tsyringe';
+import type { Logger } from 'pino';
+import type { GatewayConfig } from '../config/schema';
+import type { KeyService } from './keys/key-service';
+import type { UsageStore } from './stores/usage-store';
+import type { Catalogue } from './routing/catalogue';
+import type { UpstreamProxy } from './proxy/upstream-proxy';
+
+export type Token<T> = symbol & { readonly __type?: T };
+export const token = <T>(name: string): Token<T> => Symbol(name) as Token<T>;
+
+export function resolveToken<T>(container: DependencyContainer, t: Token<T>): T {
+  return container.resolve<T>(t);
+}
+
+export const ConfigToken = token<GatewayConfig>('GatewayConfig');
+export const LoggerToken = token<Logger>('Logger');
+export const KeyServiceToken = token<KeyService>('KeyService');
+export const UsageStoreToken = token<UsageStore>('UsageStore');
+export const CatalogueToken = token<Catalogue>('Catalogue');
+export const ProxyToken = token<UpstreamProxy>('UpstreamProxy');
+/** The validated options block of the plugin being constructed (registered in its own child container). */
+export const PluginOptionsToken = token<unknown>('PluginOptions');
+/** The name of the upstream being constructed (its key under `upstreams:` in gateway.yaml). */
+export const UpstreamNameToken = token<string>('UpstreamName');

@@ -1,0 +1,99 @@
+/**
+ * Every error the gateway itself answers with comes from this catalog, so status, code and body shape
+ * cannot drift between components. The body is the contract's `{"error":{"code","message","type":"error"}}`.
+ */
+import { type ServerResponse } from 'node:http';
+
+export class GatewayError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    /** Extra response headers, e.g. `Retry-After`. */
+    readonly headers: Readonly<Record<string, string>> = {},
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+    this.name = 'GatewayError';
+  }
+
+  /** The contract's error body. */
+  body(): string {
+    return JSON.stringify({ error: { code: this.code, message: this.message, type: 'error' } });
+  }
+}
+
+const describeEndpoints = (endpoints: readonly string[]): string =>
+  endpoints.length ? `; it is served on ${endpoints.join(', ')}` : '';
+
+export const Errors = {
+  unauthorized: () => new GatewayError(401, 'unauthorized', 'unauthorized'),
+  keyDisabled: () => new GatewayError(403, 'key_disabled', 'this API key is disabled'),
+  modelNotAllowed: (model: string) =>
+    new GatewayError(403, 'model_not_allowed', `this API key may not use model '${model}'`),
+  notFound: (method: string, path: string) =>
+    new GatewayError(404, 'not_found', `no endpoint ${method} ${path}`),
+  methodNotAllowed: (method: string, path: string, allowed: readonly string[]) =>
+    new GatewayError(405, 'method_not_allowed', `${method} is not allowed on ${path}`, {
+      allow: allowed.join(', '),
+    }),
+  modelNotFound: (model: string, endpoint: string, servedOn: readonly string[]) =>
+    new GatewayError(
+      404,
+      'model_not_found',
+      servedOn.length
+        ? `model '${model}' is not served on ${endpoint}${describeEndpoints(servedOn)}`
+        : `model '${model}' does not exist on this gateway`,
+    ),
+  invalidJson: (reason: string) =>
+    new GatewayError(400, 'invalid_json', `the request body is not valid JSON: ${reason}`),
+  invalidRequest: (message: string) => new GatewayError(400, 'invalid_request', message),
+  unsupportedField: (field: string, model: string) =>
+    new GatewayError(400, 'unsupported_field', `field '${field}' is not supported by model '${model}'`),
+  bodyTooLarge: (limit: number) =>
+    new GatewayError(413, 'request_too_large', `the request body is larger than ${limit} bytes`, {
+      connection: 'close',
+    }),
+  bodyTimeout: () =>
+    new GatewayError(408, 'request_timeout', 'the request body did not arrive in time', { connection: 'close' }),
+  headersTooMany: (limit: number) =>
+    new GatewayError(431, 'request_header_fields_too_large', `more than ${limit} request headers`, {
+      connection: 'close',
+    }),
+  rateLimited: (retryAfterSeconds: number) =>
+    new GatewayError(429, 'rate_limited', `rate limit reached; retry after ${retryAfterSeconds} s`, {
+      'retry-after': String(retryAfterSeconds),
+    }),
+  upstreamUnreachable: (upstream: string, cause?: unknown) =>
+    new GatewayError(502, 'upstream_unreachable', `upstream ${upstream} could not be reached`, {}, { cause }),
+  upstreamTimeout: (upstream: string, phase: string) =>
+    new GatewayError(504, 'upstream_timeout', `upstream ${upstream} did not answer in time (${phase})`),
+  upstreamResponseBroken: (upstream: string) =>
+    new GatewayError(502, 'upstream_error', `upstream ${upstream} closed the connection before its response was complete`),
+  streamCut: (upstream: string) =>
+    new GatewayError(502, 'upstream_stream_cut', `upstream ${upstream} ended the stream before it was complete`),
+  streamIdle: (upstream: string, seconds: number) =>
+    new GatewayError(504, 'upstream_stream_idle', `upstream ${upstream} sent nothing for ${seconds} s`),
+  shuttingDown: () =>
+    new GatewayError(503, 'shutting_down', 'the gateway is shutting down', { connection: 'close' }),
+  internal: (cause?: unknown) =>
+    new GatewayError(500, 'internal_error', 'internal gateway error', {}, { cause }),
+} as const;
+
+/** Normalises anything thrown into a GatewayError; unknown errors become a 500 that does not leak details. */
+export function toGatewayError(e: unknown): GatewayError {
+  return e instanceof GatewayError ? e : Errors.internal(e);
+}
+
+/** Writes the error response, unless the response has already begun (then the caller ends it otherwise). */
+export function sendError(res: ServerResponse, error: GatewayError, requestId: string): void {
+  if (res.headersSent) return;
+  const body = error.body();
+  res.writeHead(error.status, {
+    ...error.headers,
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(body),
+    'x-request-id': requestId,
+  });
+  res.end(body);
+}

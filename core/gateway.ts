@@ -1,0 +1,125 @@
+/**
+ * The composition root: the only place that builds stores, plugins, the pipeline and the servers, and
+ * the only place that resolves from the container. Everything else receives what it needs.
+ */
+import { mkdir } from 'node:fs/promises';
+import { container } from 'tsyringe';
+import type { Logger } from 'pino';
+import type { GatewayConfig } from '../config/schema';
+import { ConfigError } from '../config/errors';
+import type { Env } from '../config/env';
+import { AdminServer } from './admin/admin-server';
+import { CatalogueToken, ConfigToken, KeyServiceToken, LoggerToken, UsageStoreToken } from './di';
+import { bodyReader } from './http/body';
+import { GatewayServer } from './http/gateway-server';
+import { modelEndpoint } from './http/model-endpoint';
+import { modelsEndpoint } from './http/models-endpoint';
+import { RouteTable } from './http/route-table';
+import { KeyHasher } from './keys/api-key';
+import { KeyService, type CreatedKey } from './keys/key-service';
+import { ADMIN_TOKEN_FILE, KEY_SECRET_FILE, loadOrCreateSecret } from './keys/secrets';
+import { createLogger } from './logger';
+import { buildMiddlewares, Pipeline } from './pipeline';
+import type { ModelApi } from './plugin';
+import { UpstreamProxy } from './proxy/upstream-proxy';
+import { Catalogue } from './routing/catalogue';
+import { EmbeddedKeyStore } from './stores/embedded/embedded-key-store';
+import { EmbeddedUsageStore } from './stores/embedded/embedded-usage-store';
+import type { UsageStore } from './stores/usage-store';
+import { buildUpstreams } from './upstream/build-upstreams';
+
+export interface StartOptions {
+  readonly env?: Env;
+  readonly logger?: Logger;
+}
+
+export interface RunningGateway {
+  readonly url: string;
+  readonly adminUrl: string;
+  readonly adminToken: string;
+  readonly keys: KeyService;
+  readonly usage: UsageStore;
+  /** The key created on a first start with no keys (shown once), if any. */
+  readonly firstKey: CreatedKey | undefined;
+  /** Graceful stop: stop accepting, let requests finish within the grace period, end open streams, flush usage. */
+  close(graceMs?: number): Promise<void>;
+}
+
+export async function startGateway(config: GatewayConfig, options: StartOptions = {}): Promise<RunningGateway> {
+  const env = options.env ?? process.env;
+  const logger = options.logger ?? createLogger(config.logging.level);
+  const dataDir = config.storage.data_dir;
+  await mkdir(dataDir, { recursive: true });
+
+  const secret = await loadOrCreateSecret(dataDir, KEY_SECRET_FILE, env.GATEWAY_KEY_SECRET);
+  const adminToken = await loadOrCreateSecret(dataDir, ADMIN_TOKEN_FILE, env.GATEWAY_ADMIN_TOKEN);
+  const keyStore = await EmbeddedKeyStore.open(dataDir);
+  const usage = await EmbeddedUsageStore.open(dataDir, { flushEveryMs: 200, maxBatch: 1000 });
+  const keys = new KeyService(keyStore, new KeyHasher(Buffer.from(secret)), {
+    cacheTtlMs: config.keys.cache_ttl,
+    cacheMax: config.keys.cache_max,
+  });
+
+  const scope = container.createChildContainer();
+  scope.register(ConfigToken, { useValue: config });
+  scope.register(LoggerToken, { useValue: logger });
+  scope.register(KeyServiceToken, { useValue: keys });
+  scope.register(UsageStoreToken, { useValue: usage });
+
+  const upstreams = buildUpstreams(config, scope);
+  const catalogue = new Catalogue(upstreams, config.routes);
+  scope.register(CatalogueToken, { useValue: catalogue });
+  const pipeline = new Pipeline(buildMiddlewares(config.pipeline, scope));
+  const proxy = new UpstreamProxy();
+  const routes = buildRoutes(catalogue, proxy, pipeline);
+
+  const server = new GatewayServer(
+    routes,
+    pipeline,
+    config.server,
+    bodyReader({ maxBytes: config.server.body_limit, idleMs: config.server.timeouts.body_read }),
+    logger,
+  );
+  const admin = new AdminServer(adminToken, keys, usage);
+  const port = await server.listen(config.server.host, config.server.port);
+  const adminPort = await admin.listen(config.admin.host, config.admin.port);
+  const firstKey = (await keys.isEmpty()) ? await keys.create({ description: 'created on first start' }) : undefined;
+
+  const close = async (graceMs = config.server.shutdown_grace): Promise<void> => {
+    server.stopAccepting();
+    if (!(await server.waitIdle(graceMs))) {
+      proxy.endOpenStreams(); // each ends with its API's error frame, never a silent cut
+      await server.waitIdle(1_000);
+    }
+    server.closeAllConnections();
+    await admin.close();
+    await usage.close();
+    await keyStore.close();
+    for (const u of upstreams) u.close();
+  };
+
+  return {
+    url: `http://${urlHost(config.server.host)}:${port}`,
+    adminUrl: `http://${urlHost(config.admin.host)}:${adminPort}`,
+    adminToken,
+    keys,
+    usage,
+    firstKey,
+    close,
+  };
+}
+
+/** The route table: one endpoint per API the configured upstreams serve, plus the model list. */
+function buildRoutes(catalogue: Catalogue, proxy: UpstreamProxy, pipeline: Pipeline): RouteTable {
+  const apis = new Map<string, ModelApi>();
+  for (const spec of catalogue.models()) apis.set(spec.api.id, spec.api);
+  if (apis.size > 0 && !pipeline.has('model-router')) {
+    throw new ConfigError('pipeline', 'model-router must be in the pipeline: it picks the upstream for each model');
+  }
+  const routes = new RouteTable();
+  for (const api of apis.values()) routes.add(modelEndpoint(api, proxy, pipeline.eventHooks));
+  routes.add(modelsEndpoint(catalogue));
+  return routes;
+}
+
+const urlHost = (host: string): string => (host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host);

@@ -1,0 +1,111 @@
+/**
+ * The client-facing node:http server: request id, route match, header-count limit, the pipeline, and the
+ * one error boundary that turns anything thrown into the contract's error body. Also drains on shutdown.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { performance } from 'node:perf_hooks';
+import type { Logger } from 'pino';
+import type { ServerConfig } from '../../config/schema';
+import { GatewayContext } from '../context';
+import { Errors, GatewayError, sendError, toGatewayError } from '../errors';
+import type { Pipeline } from '../pipeline';
+import type { BodyReader } from './body';
+import { requestIdFor } from './request-id';
+import type { RouteTable } from './route-table';
+
+export class GatewayServer {
+  readonly server: Server;
+  private inFlight = 0;
+  private closing = false;
+  private drained: (() => void) | undefined;
+
+  constructor(
+    private readonly routes: RouteTable,
+    private readonly pipeline: Pipeline,
+    private readonly config: ServerConfig,
+    private readonly bodyReader: BodyReader,
+    private readonly logger: Logger,
+  ) {
+    this.server = createServer({ maxHeaderSize: config.max_header_size }, (req, res) => this.handle(req, res));
+    // One more than the limit, so an excess is seen (Node would otherwise drop extra headers silently).
+    this.server.maxHeadersCount = config.max_headers + 1;
+    this.server.headersTimeout = config.timeouts.headers;
+    this.server.requestTimeout = 0; // bodies are timed by the body reader, streams by the relay
+    this.server.keepAliveTimeout = 65_000;
+  }
+
+  listen(host: string, port: number): Promise<number> {
+    return new Promise((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen(port, host, () => {
+        this.server.off('error', reject);
+        const address = this.server.address();
+        resolve(typeof address === 'object' && address ? address.port : port);
+      });
+    });
+  }
+
+  get requestsInFlight(): number {
+    return this.inFlight;
+  }
+
+  /** Stops accepting connections; requests on open keep-alive connections get 503 from now on. */
+  stopAccepting(): void {
+    if (this.closing) return;
+    this.closing = true;
+    this.server.close();
+    this.server.closeIdleConnections();
+  }
+
+  /** Resolves true when no request is in flight, or false once `ms` has passed. */
+  async waitIdle(ms: number): Promise<boolean> {
+    if (this.inFlight === 0) return true;
+    const drained = new Promise<boolean>((resolve) => (this.drained = () => resolve(true)));
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+    const result = await Promise.race([drained, timeout]);
+    clearTimeout(timer);
+    return result;
+  }
+
+  closeAllConnections(): void {
+    this.server.closeAllConnections();
+  }
+
+  private handle(req: IncomingMessage, res: ServerResponse): void {
+    const requestId = requestIdFor(req.headers['x-request-id']);
+    try {
+      if (this.closing) throw Errors.shuttingDown();
+      if (req.rawHeaders.length / 2 > this.config.max_headers) throw Errors.headersTooMany(this.config.max_headers);
+      const url = req.url ?? '/';
+      const query = url.indexOf('?');
+      const match = this.routes.match(req.method ?? 'GET', query < 0 ? url : url.slice(0, query));
+      const ctx = new GatewayContext(req, res, requestId, match.endpoint, match.params, performance.now(), this.bodyReader);
+      this.run(ctx);
+    } catch (e) {
+      sendError(res, toGatewayError(e), requestId);
+    }
+  }
+
+  private run(ctx: GatewayContext): void {
+    this.inFlight++;
+    this.pipeline
+      .run(ctx, ctx.endpoint.handle)
+      .catch((e: unknown) => this.fail(ctx, e))
+      .finally(() => {
+        this.pipeline.runFinish(ctx, (stage, e) => this.logger.error({ err: e, stage }, 'finish hook failed'));
+        if (--this.inFlight === 0 && this.drained) this.drained();
+      });
+  }
+
+  /** The error boundary: every failure becomes the contract's error body with the right status. */
+  private fail(ctx: GatewayContext, e: unknown): void {
+    const error = toGatewayError(e);
+    if (!(e instanceof GatewayError) || error.status >= 500) {
+      this.logger.error({ err: e, requestId: ctx.requestId, path: ctx.endpoint.path }, error.message);
+    }
+    ctx.status = error.status;
+    if (ctx.res.headersSent) ctx.res.destroy();
+    else sendError(ctx.res, error, ctx.requestId);
+  }
+}

@@ -1,0 +1,28 @@
+/** `GET /v1/models` in OpenAI's list shape, limited to the models the calling key may use. */
+import type { Catalogue } from '../routing/catalogue';
+import type { Endpoint } from './endpoint';
+
+export function modelsEndpoint(catalogue: Catalogue): Endpoint {
+  return {
+    id: 'models',
+    method: 'GET',
+    path: '/v1/models',
+    routedByModel: false,
+    handle(ctx) {
+      const allowed = ctx.key?.allowed_models ?? [];
+      const data = catalogue
+        .models()
+        .filter((m) => allowed.length === 0 || allowed.includes(m.id))
+        .map((m) => ({ id: m.id, object: 'model', created: m.created, owned_by: m.ownedBy }));
+      const body = JSON.stringify({ object: 'list', data });
+      ctx.status = 200;
+      ctx.res.writeHead(200, {
+        'content-type': 'application/json',
+        'content-length': Buffer.byteLength(body),
+        'x-request-id': ctx.requestId,
+      });
+      ctx.res.end(body);
+      return Promise.resolve();
+    },
+  };
+}

@@ -1,0 +1,42 @@
+/**
+ * API key format and hashing: `sk-` + 32 random bytes (base64url). Stored as HMAC-SHA-256 with a server
+ * secret, so a leaked key file reveals no usable key; the first 8 characters after `sk-` stay visible.
+ */
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+
+const KEY_PREFIX = 'sk-';
+const VISIBLE_CHARS = 8;
+/** base64url of 32 bytes is 43 characters. */
+const KEY_SHAPE = /^sk-[A-Za-z0-9_-]{43}$/;
+
+export interface GeneratedKey {
+  /** The full key, shown once. */
+  readonly key: string;
+  /** The visible prefix that identifies it. */
+  readonly id: string;
+}
+
+export function generateKey(): GeneratedKey {
+  const key = KEY_PREFIX + randomBytes(32).toString('base64url');
+  return { key, id: keyId(key) };
+}
+
+export const keyId = (key: string): string => key.slice(0, KEY_PREFIX.length + VISIBLE_CHARS);
+
+/** Cheap syntactic check, so garbage never costs a hash or a store lookup. */
+export const looksLikeKey = (candidate: string): boolean => KEY_SHAPE.test(candidate);
+
+export class KeyHasher {
+  constructor(private readonly secret: Buffer) {}
+
+  hash(key: string): string {
+    return createHmac('sha256', this.secret).update(key).digest('base64url');
+  }
+
+  /** Constant-time comparison of two hashes. */
+  static same(a: string, b: string): boolean {
+    const x = Buffer.from(a);
+    const y = Buffer.from(b);
+    return x.length === y.length && timingSafeEqual(x, y);
+  }
+}

@@ -1,0 +1,30 @@
+/**
+ * Picks the upstream from the body's `model`: 404 for a model this endpoint does not serve (naming the
+ * endpoints that do), 403 for a model the key may not use. Endpoints not routed by model pass through.
+ */
+import { inject } from 'tsyringe';
+import type { GatewayContext } from '../context';
+import { CatalogueToken } from '../di';
+import { Errors } from '../errors';
+import { middlewarePlugin, type Middleware, type Next } from '../plugin';
+import type { Catalogue } from '../routing/catalogue';
+
+@middlewarePlugin('model-router')
+export class ModelRouterMiddleware implements Middleware {
+  constructor(@inject(CatalogueToken) private readonly catalogue: Catalogue) {}
+
+  async handle(ctx: GatewayContext, next: Next): Promise<void> {
+    if (!ctx.endpoint.routedByModel) return next();
+    const body = await ctx.json();
+    const model = body.model;
+    if (typeof model !== 'string' || model === '') {
+      throw Errors.invalidRequest("field 'model' is required and must be a non-empty string");
+    }
+    const target = this.catalogue.resolve(ctx.endpoint.id, model);
+    const allowed = ctx.key?.allowed_models;
+    if (allowed?.length && !allowed.includes(model)) throw Errors.modelNotAllowed(model);
+    ctx.target = target;
+    ctx.stream = body.stream === true;
+    return next();
+  }
+}

@@ -1,0 +1,42 @@
+/**
+ * Writes one usage record per routed call, after its last byte: the upstream's token counts (or an
+ * estimate from what was delivered, marked so), the status the client saw, latency and request id.
+ * Error bodies are never billed: a call the upstream refused carries zero tokens. Records are queued and
+ * written in batches by the UsageStore, off the request path.
+ */
+import { performance } from 'node:perf_hooks';
+import { inject } from 'tsyringe';
+import type { GatewayContext } from '../context';
+import { UsageStoreToken } from '../di';
+import { middlewarePlugin, type Middleware } from '../plugin';
+import type { UsageStore } from '../stores/usage-store';
+import { NO_USAGE } from '../usage';
+
+@middlewarePlugin('usage-metering')
+export class UsageMeteringMiddleware implements Middleware {
+  constructor(@inject(UsageStoreToken) private readonly store: UsageStore) {}
+
+  finish(ctx: GatewayContext): void {
+    const target = ctx.target;
+    if (!target) return; // never routed: nothing was or will be spent
+    const usage = ctx.usage ?? NO_USAGE;
+    this.store.record({
+      id: ctx.requestId,
+      key_id: ctx.key?.id ?? null,
+      model: target.spec.id,
+      upstream: target.upstream.name,
+      endpoint: target.spec.api.id,
+      status: ctx.status,
+      stream: ctx.stream,
+      prompt_tokens: usage.promptTokens,
+      completion_tokens: usage.completionTokens,
+      total_tokens: usage.promptTokens + usage.completionTokens,
+      ...(usage.cacheReadTokens !== undefined ? { cache_read_tokens: usage.cacheReadTokens } : {}),
+      ...(usage.cacheWriteTokens !== undefined ? { cache_write_tokens: usage.cacheWriteTokens } : {}),
+      estimated: usage.estimated,
+      outcome: ctx.outcome,
+      latency_ms: Math.round(performance.now() - ctx.startedAt),
+      created_at: new Date().toISOString(),
+    });
+  }
+}

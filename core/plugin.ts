@@ -1,0 +1,128 @@
+/**
+ * The two kinds of plugin and how they are registered. A plugin is a class decorated with its kind, its
+ * name (the key used in gateway.yaml) and the schema of its options block; the decorator makes it
+ * injectable and registers it in tsyringe's root container. The composition root resolves each one in a
+ * child container that holds its validated options (PluginOptionsToken).
+ */
+import { container, injectable, type DependencyContainer } from 'tsyringe';
+import type { constructor } from 'tsyringe/dist/typings/types';
+import { z } from 'zod';
+import type { GatewayContext, JsonObject } from './context';
+import type { GatewayError } from './errors';
+import type { SseEvent } from './sse';
+import type { Usage } from './usage';
+import { token, type Token } from './di';
+
+export type Next = () => Promise<void>;
+
+/**
+ * A pipeline stage (STYLE.md, convention 5). `handle` runs in gateway.yaml order, onion style; `onEvent`
+ * sees every streamed event after the upstream plugin; `finish` runs once after the last byte (or after
+ * an error response), for every stage whose `handle` was reached, and must not throw.
+ */
+export interface Middleware {
+  handle?(ctx: GatewayContext, next: Next): Promise<void>;
+  onEvent?(ctx: GatewayContext, ev: SseEvent): SseEvent | null;
+  finish?(ctx: GatewayContext): void;
+}
+
+/** The frames the gateway itself writes into a stream of a given API. */
+export interface StreamDialect {
+  /** A keep-alive frame, sent while the upstream is silent. */
+  readonly ping: string;
+  /** The frame that ends a failed stream, so a client never mistakes a cut for a clean end. */
+  errorFrame(error: GatewayError): string;
+}
+
+/** A client-facing API whose upstream is chosen by the body's `model` (e.g. chat completions). */
+export interface ModelApi {
+  readonly id: string;
+  readonly method: 'POST';
+  readonly path: string;
+  readonly dialect: StreamDialect;
+}
+
+/** One model an upstream plugin serves. */
+export interface ModelSpec {
+  readonly id: string;
+  readonly api: ModelApi;
+  /** Unix seconds, for `GET /v1/models`. */
+  readonly created: number;
+  readonly ownedBy: string;
+}
+
+/**
+ * Reads one upstream response for usage. Created per request by the upstream plugin, so it may keep
+ * per-stream state (what was delivered, whether the protocol's end was seen).
+ */
+export interface ResponseReader {
+  /** Usage of a complete JSON response; `replace` is a new body when the plugin had to change it. */
+  json(body: JsonObject): { usage: Usage; replace?: JsonObject };
+  /** Sees each upstream event; returns it (possibly changed) or null to drop it. */
+  event(ev: SseEvent): SseEvent | null;
+  /** True once the protocol's own end of stream arrived (`[DONE]`, `message_stop`). */
+  readonly complete: boolean;
+  /** True when the upstream sent an error inside the stream (it was relayed to the client). */
+  readonly failed: boolean;
+  /** Usage so far: the upstream's figures, or an estimate from what was delivered. */
+  usage(): Usage;
+}
+
+/** What an upstream plugin asks the proxy to send. */
+export interface UpstreamRequest {
+  readonly url: URL;
+  /** The upstream's credential and any headers it needs; they replace the client's of the same name. */
+  readonly headers: Readonly<Record<string, string>>;
+  /** The body to send: the client's own bytes when nothing changed. */
+  readonly body: Buffer;
+  readonly reader: ResponseReader;
+}
+
+/** A family of upstreams that speak one protocol. One instance per `upstreams:` entry in gateway.yaml. */
+export interface UpstreamPlugin {
+  readonly models: readonly ModelSpec[];
+  /**
+   * Validates the client's request for `model` (throwing a 400 GatewayError naming the field) and maps it
+   * for the upstream, which knows the model as `upstreamModel`.
+   */
+  prepare(ctx: GatewayContext, model: ModelSpec, upstreamModel: string): Promise<UpstreamRequest>;
+}
+
+export type PluginKind = 'middleware' | 'upstream';
+
+export interface PluginRegistration<T> {
+  readonly kind: PluginKind;
+  readonly name: string;
+  /** Validates the plugin's options block; its output is what the plugin receives. */
+  readonly options: z.ZodType;
+  readonly cls: constructor<T>;
+}
+
+const MiddlewarePlugins = token<PluginRegistration<Middleware>>('MiddlewarePlugins');
+const UpstreamPlugins = token<PluginRegistration<UpstreamPlugin>>('UpstreamPlugins');
+
+const NO_OPTIONS = z.object({}).strict();
+
+function register<T>(registry: Token<PluginRegistration<T>>, kind: PluginKind, name: string, options: z.ZodType) {
+  return (cls: constructor<T>): void => {
+    injectable()(cls);
+    container.register(registry, { useValue: { kind, name, options, cls } });
+  };
+}
+
+/** Registers a pipeline stage under `name`. @example @middlewarePlugin('rate-limit', rateLimitOptions) */
+export const middlewarePlugin = (name: string, options: z.ZodType = NO_OPTIONS) =>
+  register<Middleware>(MiddlewarePlugins, 'middleware', name, options);
+
+/** Registers an upstream family under `name` (the `plugin:` of an upstream in gateway.yaml). */
+export const upstreamPlugin = (name: string, options: z.ZodType) =>
+  register<UpstreamPlugin>(UpstreamPlugins, 'upstream', name, options);
+
+function registered<T>(c: DependencyContainer, registry: Token<PluginRegistration<T>>): Map<string, PluginRegistration<T>> {
+  const all = c.isRegistered(registry, true) ? c.resolveAll<PluginRegistration<T>>(registry) : [];
+  // A later registration of the same name wins, so a deployment can replace a built-in.
+  return new Map(all.map((r) => [r.name, r]));
+}
+
+export const registeredMiddlewares = (c: DependencyContainer = container) => registered(c, MiddlewarePlugins);
+export const registeredUpstreams = (c: DependencyContainer = container) => registered(c, UpstreamPlugins);

@@ -1,0 +1,173 @@
+/**
+ * One request forwarded to one upstream, from the first byte sent to the last byte returned. It owns the
+ * upstream timeouts (connect, response headers), maps transport failures to 502/504, and hands a
+ * successful response to the JSON path (usage read, body passed on) or to the stream relay.
+ */
+import type { ClientRequest, IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
+import { Readable } from 'node:stream';
+import type { ProxyServer } from 'http-proxy-3';
+import type { GatewayContext, JsonObject } from '../context';
+import { Errors, sendError, type GatewayError } from '../errors';
+import type { StreamDialect, UpstreamRequest } from '../plugin';
+import type { Upstream } from '../upstream/upstream';
+import { clientResponseHeaders, upstreamRequestHeaders } from './headers';
+import { StreamRelay, type EventHook, type RelayPolicy } from './stream-relay';
+
+const EXCHANGE = Symbol('gateway.exchange');
+type TaggedRequest = IncomingMessage & { [EXCHANGE]?: Exchange };
+
+/** The exchange a proxied request belongs to (http-proxy-3's events carry only the request). */
+export const exchangeOf = (req: IncomingMessage): Exchange | undefined => (req as TaggedRequest)[EXCHANGE];
+
+export interface ExchangeSettings {
+  readonly dialect: StreamDialect;
+  /** Absent when sse-relay is not in the pipeline: streams are then piped through untouched. */
+  readonly relay: RelayPolicy | undefined;
+  readonly hooks: readonly EventHook[];
+  readonly onStream: (relay: StreamRelay, open: boolean) => void;
+}
+
+export class Exchange {
+  private proxyReq: ClientRequest | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private responded = false;
+  private finished = false;
+  private relay: StreamRelay | undefined;
+  private done: () => void = () => undefined;
+
+  constructor(
+    private readonly ctx: GatewayContext,
+    private readonly upstream: Upstream,
+    private readonly request: UpstreamRequest,
+    private readonly settings: ExchangeSettings,
+  ) {}
+
+  /** Sends the request; resolves when the client's response is complete or the client is gone. */
+  run(proxy: ProxyServer): Promise<void> {
+    const { ctx, request, upstream } = this;
+    (ctx.req as TaggedRequest)[EXCHANGE] = this;
+    // http-proxy-3 copies the incoming headers; give it the ones the upstream may see.
+    ctx.req.headers = upstreamRequestHeaders(ctx.req.headers, request.headers, request.body.length, ctx.requestId);
+    const finished = new Promise<void>((resolve) => (this.done = resolve));
+    this.timer = setTimeout(
+      () => this.fail(Errors.upstreamTimeout(upstream.name, 'response headers')),
+      upstream.timeouts.responseMs,
+    );
+    ctx.res.once('close', () => this.onClientClose());
+    proxy.web(
+      ctx.req,
+      ctx.res,
+      { target: request.url, agent: upstream.agent, buffer: Readable.from([request.body], { objectMode: false }) },
+      (err) => this.onProxyError(err),
+    );
+    return finished;
+  }
+
+  /** Called with the outgoing request once it has a socket: starts the connect timeout if it must connect. */
+  attach(proxyReq: ClientRequest, socket: Socket): void {
+    this.proxyReq = proxyReq;
+    if (!socket.connecting) return;
+    const timer = setTimeout(
+      () => this.fail(Errors.upstreamTimeout(this.upstream.name, 'connect')),
+      this.upstream.timeouts.connectMs,
+    );
+    socket.once('connect', () => clearTimeout(timer));
+    proxyReq.once('close', () => clearTimeout(timer));
+  }
+
+  onResponse(upstreamRes: IncomingMessage): void {
+    if (this.finished) {
+      upstreamRes.destroy();
+      return;
+    }
+    clearTimeout(this.timer);
+    this.responded = true;
+    const status = upstreamRes.statusCode ?? 502;
+    const headers = clientResponseHeaders(upstreamRes.headers, this.ctx.requestId);
+    const isStream = status < 300 && String(upstreamRes.headers['content-type']).includes('text/event-stream');
+    if (!isStream) return this.relayBody(upstreamRes, status, headers);
+    const { relay, dialect, hooks, onStream } = this.settings;
+    if (!relay) return this.pipeRaw(upstreamRes, status, headers);
+    this.relay = new StreamRelay(this.ctx, upstreamRes, this.request.reader, dialect, hooks, relay, (r) => {
+      onStream(r, false);
+      this.finish();
+    });
+    onStream(this.relay, true);
+    this.relay.start(
+      headers,
+      () => Errors.streamCut(this.upstream.name),
+      () => Errors.streamIdle(this.upstream.name, Math.round(relay.idleTimeoutMs / 1000)),
+    );
+  }
+
+  onProxyError(err: Error): void {
+    if (this.finished || this.responded) return; // after the response began, the response's own events decide
+    this.fail(Errors.upstreamUnreachable(this.upstream.name, err));
+  }
+
+  /** Ends the exchange with a gateway error (502/504) before any response byte reached the client. */
+  private fail(error: GatewayError): void {
+    if (this.finished) return;
+    this.ctx.status = error.status;
+    this.ctx.outcome = 'upstream_error';
+    sendError(this.ctx.res, error, this.ctx.requestId);
+    this.proxyReq?.destroy();
+    this.finish();
+  }
+
+  /** A non-stream response: usage is read from a 2xx JSON body, error bodies pass through unbilled. */
+  private relayBody(upstreamRes: IncomingMessage, status: number, headers: Record<string, unknown>): void {
+    const chunks: Buffer[] = [];
+    upstreamRes.on('data', (chunk: Buffer) => chunks.push(chunk));
+    upstreamRes.on('error', () => undefined);
+    upstreamRes.on('close', () => {
+      if (!upstreamRes.complete) this.fail(Errors.upstreamResponseBroken(this.upstream.name));
+    });
+    upstreamRes.on('end', () => {
+      const received = Buffer.concat(chunks);
+      const body = status < 300 ? this.readUsage(received) : received;
+      headers['content-length'] = body.length;
+      this.ctx.status = status;
+      this.ctx.res.writeHead(status, headers as Record<string, string>);
+      this.ctx.res.end(body);
+      this.finish();
+    });
+  }
+
+  private readUsage(body: Buffer): Buffer {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(body.toString('utf8'));
+    } catch {
+      return body; // not JSON: passed on as is, and nothing to bill
+    }
+    if (parsed === null || typeof parsed !== 'object') return body;
+    const { usage, replace } = this.request.reader.json(parsed as JsonObject);
+    this.ctx.usage = usage;
+    return replace ? Buffer.from(JSON.stringify(replace)) : body;
+  }
+
+  private pipeRaw(upstreamRes: IncomingMessage, status: number, headers: Record<string, unknown>): void {
+    this.ctx.status = status;
+    this.ctx.res.writeHead(status, headers as Record<string, string>);
+    upstreamRes.pipe(this.ctx.res);
+    upstreamRes.on('end', () => this.finish());
+  }
+
+  private onClientClose(): void {
+    if (this.finished || this.ctx.res.writableFinished) return;
+    if (this.relay) this.relay.abandon();
+    else {
+      this.ctx.outcome = 'client_closed';
+      this.finish();
+    }
+  }
+
+  private finish(): void {
+    if (this.finished) return;
+    this.finished = true;
+    clearTimeout(this.timer);
+    this.done();
+  }
+}

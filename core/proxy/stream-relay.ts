@@ -1,0 +1,114 @@
+/**
+ * Relays an upstream SSE response event by event (STYLE.md, convention 10): parse once, let the upstream
+ * plugin's reader and the middlewares' `onEvent` hooks see each event, serialise once, write as soon as
+ * the upstream's bytes arrive. While the upstream is silent it sends the API's ping; a stream that ends
+ * before the protocol's own end, goes silent too long or is cut by shutdown ends with the API's error frame.
+ */
+import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
+import type { GatewayContext, Outcome } from '../context';
+import { type GatewayError } from '../errors';
+import type { Middleware, ResponseReader, StreamDialect } from '../plugin';
+import { serializeEvent, SseReader, type SseEvent } from '../sse';
+
+export interface RelayPolicy {
+  readonly pingEveryMs: number;
+  readonly idleTimeoutMs: number;
+}
+
+export type EventHook = NonNullable<Middleware['onEvent']>;
+
+export class StreamRelay {
+  private pending = '';
+  private lastWrite = Date.now();
+  private lastUpstream = Date.now();
+  private ticker: NodeJS.Timeout | undefined;
+  private ended = false;
+
+  constructor(
+    private readonly ctx: GatewayContext,
+    private readonly upstreamRes: IncomingMessage,
+    private readonly reader: ResponseReader,
+    private readonly dialect: StreamDialect,
+    private readonly hooks: readonly EventHook[],
+    private readonly policy: RelayPolicy,
+    private readonly onEnd: (relay: StreamRelay) => void,
+  ) {}
+
+  start(headers: OutgoingHttpHeaders, cutError: () => GatewayError, idleError: () => GatewayError): void {
+    const { ctx, upstreamRes } = this;
+    ctx.status = upstreamRes.statusCode ?? 200;
+    headers['content-type'] = 'text/event-stream';
+    headers['cache-control'] = 'no-cache';
+    headers['x-accel-buffering'] = 'no';
+    ctx.res.writeHead(ctx.status, headers);
+    ctx.res.flushHeaders();
+    const parser = new SseReader((ev) => this.onEvent(ev));
+    upstreamRes.on('data', (chunk: Buffer) => {
+      this.lastUpstream = Date.now();
+      parser.push(chunk);
+      this.flush();
+    });
+    upstreamRes.on('end', () => {
+      parser.end();
+      this.flush();
+      if (this.reader.complete) this.end('ok');
+      else if (this.reader.failed) this.end('upstream_error');
+      else this.end('upstream_cut', cutError());
+    });
+    upstreamRes.on('error', () => undefined); // 'close' below decides what a broken upstream means
+    upstreamRes.on('close', () => {
+      if (!upstreamRes.complete) this.end(this.reader.failed ? 'upstream_error' : 'upstream_cut', cutError());
+    });
+    const tickMs = Math.max(10, Math.min(this.policy.pingEveryMs, this.policy.idleTimeoutMs) / 2);
+    this.ticker = setInterval(() => this.tick(idleError), tickMs);
+  }
+
+  /** Ends the stream with the API's error frame (idle upstream, shutdown, cut) or cleanly. */
+  end(outcome: Outcome, error?: GatewayError): void {
+    if (this.ended) return;
+    this.ended = true;
+    clearInterval(this.ticker);
+    this.ctx.outcome = outcome;
+    this.ctx.usage = this.reader.usage();
+    const { res } = this.ctx;
+    if (!res.destroyed) {
+      if (error && !this.reader.failed) res.write(this.dialect.errorFrame(error));
+      res.end();
+    }
+    if (!this.upstreamRes.complete) this.upstreamRes.destroy();
+    this.onEnd(this);
+  }
+
+  /** The client went away: nothing more can be written; the proxy aborts the upstream request. */
+  abandon(): void {
+    this.end('client_closed');
+  }
+
+  private onEvent(ev: SseEvent): void {
+    let out = this.reader.event(ev);
+    for (const hook of this.hooks) if (out) out = hook(this.ctx, out);
+    if (out) this.pending += serializeEvent(out);
+  }
+
+  private flush(): void {
+    if (!this.pending || this.ended) return;
+    const ok = this.ctx.res.write(this.pending);
+    this.pending = '';
+    this.lastWrite = Date.now();
+    // Backpressure: a slow client pauses the upstream instead of growing the gateway's memory.
+    if (!ok) {
+      this.upstreamRes.pause();
+      this.ctx.res.once('drain', () => this.upstreamRes.resume());
+    }
+  }
+
+  private tick(idleError: () => GatewayError): void {
+    const now = Date.now();
+    if (now - this.lastUpstream >= this.policy.idleTimeoutMs) {
+      this.end('idle_timeout', idleError());
+    } else if (now - this.lastWrite >= this.policy.pingEveryMs) {
+      this.ctx.res.write(this.dialect.ping);
+      this.lastWrite = now;
+    }
+  }
+}

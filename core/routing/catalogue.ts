@@ -1,0 +1,110 @@
+/**
+ * Which models this gateway serves, on which API, through which upstreams. Built once from the upstream
+ * plugins' model tables and the `routes:` of gateway.yaml: a model with a route goes to the route's
+ * targets (weighted); a model without one goes to every configured upstream whose plugin serves it.
+ */
+import type { RouteConfig } from '../../config/schema';
+import { ConfigError } from '../../config/errors';
+import { Errors } from '../errors';
+import { describeEndpoint } from '../http/endpoint';
+import type { ModelSpec } from '../plugin';
+import type { Upstream } from '../upstream/upstream';
+
+export interface RouteTarget {
+  readonly upstream: Upstream;
+  readonly spec: ModelSpec;
+  /** The id the upstream knows the model by. */
+  readonly upstreamModel: string;
+  readonly weight: number;
+}
+
+interface Entry {
+  readonly spec: ModelSpec;
+  readonly targets: readonly RouteTarget[];
+  readonly totalWeight: number;
+}
+
+export class Catalogue {
+  private readonly entries = new Map<string, Entry>();
+
+  constructor(upstreams: readonly Upstream[], routes: Readonly<Record<string, RouteConfig>>) {
+    const byName = new Map(upstreams.map((u) => [u.name, u]));
+    const specs = new Map<string, ModelSpec>();
+    for (const u of upstreams) for (const spec of u.plugin.models) specs.set(spec.id, spec);
+    for (const [pattern, route] of Object.entries(routes)) {
+      if (![...specs.keys()].some((id) => globMatch(pattern, id))) {
+        throw new ConfigError(`routes.${pattern}`, 'no configured upstream plugin serves a model of this name');
+      }
+      route.targets.forEach((t, i) => {
+        if (!byName.has(t.upstream)) {
+          throw new ConfigError(`routes.${pattern}.targets[${i}].upstream`, `no upstream named "${t.upstream}"`);
+        }
+      });
+    }
+    for (const spec of specs.values()) {
+      const targets = this.targetsFor(spec, routes, byName, upstreams);
+      if (targets.length === 0) continue;
+      this.entries.set(spec.id, { spec, targets, totalWeight: targets.reduce((n, t) => n + t.weight, 0) });
+    }
+  }
+
+  /**
+   * The target for `model` on `apiId`, weighted at random among the route's targets.
+   * Throws 404 model_not_found, naming the endpoints that do serve the model.
+   */
+  resolve(apiId: string, model: string): RouteTarget {
+    const entry = this.entries.get(model);
+    if (!entry || entry.spec.api.id !== apiId) {
+      const api = [...this.entries.values()].find((e) => e.spec.api.id === apiId)?.spec.api;
+      const here = api ? describeEndpoint(api) : apiId;
+      throw Errors.modelNotFound(model, here, entry ? [describeEndpoint(entry.spec.api)] : []);
+    }
+    return pickWeighted(entry);
+  }
+
+  /** The models served, in a stable order. */
+  models(): ModelSpec[] {
+    return [...this.entries.values()].map((e) => e.spec);
+  }
+
+  private targetsFor(
+    spec: ModelSpec,
+    routes: Readonly<Record<string, RouteConfig>>,
+    byName: ReadonlyMap<string, Upstream>,
+    upstreams: readonly Upstream[],
+  ): RouteTarget[] {
+    const route = routes[spec.id] ?? Object.entries(routes).find(([p]) => globMatch(p, spec.id))?.[1];
+    if (!route) {
+      return upstreams
+        .filter((u) => u.plugin.models.some((m) => m.id === spec.id))
+        .map((upstream) => ({ upstream, spec, upstreamModel: spec.id, weight: 1 }));
+    }
+    return route.targets.map((t, i) => {
+      const upstream = byName.get(t.upstream)!;
+      if (!upstream.plugin.models.some((m) => m.id === spec.id)) {
+        throw new ConfigError(
+          `routes.${spec.id}.targets[${i}].upstream`,
+          `upstream "${t.upstream}" does not serve model ${spec.id}`,
+        );
+      }
+      return { upstream, spec, upstreamModel: t.model ?? spec.id, weight: t.weight };
+    });
+  }
+}
+
+function pickWeighted(entry: Entry): RouteTarget {
+  if (entry.targets.length === 1) return entry.targets[0]!;
+  let roll = Math.random() * entry.totalWeight;
+  for (const target of entry.targets) {
+    roll -= target.weight;
+    if (roll < 0) return target;
+  }
+  return entry.targets[entry.targets.length - 1]!;
+}
+
+/** `modelc-*` style patterns: `*` matches any run of characters. */
+function globMatch(pattern: string, id: string): boolean {
+  if (!pattern.includes('*')) return pattern === id;
+  const escaped = pattern.split('*').map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&'));
+  return new RegExp(`^${escaped.join('.*')}$`).test(id);
+}

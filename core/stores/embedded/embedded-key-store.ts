@@ -1,0 +1,82 @@
+/**
+ * Keys in one JSON file under the data directory, held in memory and rewritten atomically on each change.
+ * Only the gateway process writes it; the CLI goes through the admin API.
+ */
+import { join } from 'node:path';
+import { type KeyChange, type KeyRecord, type KeyStore } from '../key-store';
+import { readFileIfExists, writeFileAtomic } from './atomic-file';
+
+interface KeyFile {
+  version: 1;
+  keys: KeyRecord[];
+}
+
+export class EmbeddedKeyStore implements KeyStore {
+  private readonly byId = new Map<string, KeyRecord>();
+  private readonly byHash = new Map<string, KeyRecord>();
+  /** Writes are chained so two quick changes can not overwrite each other out of order. */
+  private writing: Promise<void> = Promise.resolve();
+
+  private constructor(private readonly file: string) {}
+
+  static async open(dataDir: string): Promise<EmbeddedKeyStore> {
+    const store = new EmbeddedKeyStore(join(dataDir, 'keys.json'));
+    const text = await readFileIfExists(store.file);
+    if (text) for (const record of (JSON.parse(text) as KeyFile).keys) store.index(record);
+    return store;
+  }
+
+  async insert(record: KeyRecord): Promise<void> {
+    if (this.byId.has(record.id)) throw new Error(`key id ${record.id} already exists`);
+    this.index(record);
+    await this.persist();
+  }
+
+  findByHash(hash: string): Promise<KeyRecord | undefined> {
+    return Promise.resolve(this.byHash.get(hash));
+  }
+
+  findById(id: string): Promise<KeyRecord | undefined> {
+    return Promise.resolve(this.byId.get(id));
+  }
+
+  list(): Promise<KeyRecord[]> {
+    return Promise.resolve([...this.byId.values()]);
+  }
+
+  async update(id: string, change: KeyChange): Promise<KeyRecord | undefined> {
+    const current = this.byId.get(id);
+    if (!current) return undefined;
+    const next: KeyRecord = { ...current, ...change };
+    this.index(next);
+    await this.persist();
+    return next;
+  }
+
+  async delete(id: string): Promise<KeyRecord | undefined> {
+    const current = this.byId.get(id);
+    if (!current) return undefined;
+    this.byId.delete(id);
+    this.byHash.delete(current.hash);
+    await this.persist();
+    return current;
+  }
+
+  async close(): Promise<void> {
+    await this.writing;
+  }
+
+  private index(record: KeyRecord): void {
+    this.byId.set(record.id, record);
+    this.byHash.set(record.hash, record);
+  }
+
+  private persist(): Promise<void> {
+    const snapshot: KeyFile = { version: 1, keys: [...this.byId.values()] };
+    const write = this.writing
+      .catch(() => undefined)
+      .then(() => writeFileAtomic(this.file, JSON.stringify(snapshot, null, 2)));
+    this.writing = write;
+    return write;
+  }
+}

@@ -1,0 +1,37 @@
+/** One metered call. `id` is the request id (or, for video, the task id): a record is never written twice. */
+export interface UsageRecord {
+  readonly id: string;
+  readonly key_id: string | null;
+  readonly model: string;
+  readonly upstream: string;
+  readonly endpoint: string;
+  /** The HTTP status the client received. */
+  readonly status: number;
+  readonly stream: boolean;
+  readonly prompt_tokens: number;
+  readonly completion_tokens: number;
+  readonly total_tokens: number;
+  readonly cache_read_tokens?: number;
+  readonly cache_write_tokens?: number;
+  /** True when the counts were estimated from what was delivered (a cut stream), not reported by the upstream. */
+  readonly estimated: boolean;
+  /** Why the call ended, when it did not end cleanly: `client_closed`, `upstream_cut`, `upstream_error`, `idle_timeout`, `shutdown`. */
+  readonly outcome: string;
+  readonly latency_ms: number;
+  readonly created_at: string;
+}
+
+export interface UsageFilter {
+  id?: string;
+  key_id?: string;
+  limit?: number;
+}
+
+/** Usage records. `record` must not block the request path: implementations batch and flush. */
+export interface UsageStore {
+  record(entry: UsageRecord): void;
+  /** Resolves when everything recorded so far is durable. */
+  flush(): Promise<void>;
+  list(filter?: UsageFilter): Promise<UsageRecord[]>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,106 @@
+/**
+ * The OpenAI-style chat completions API (`POST /v1/chat/completions`) as the contract defines it: the
+ * endpoint, its stream frames, and the field table with the families that accept each field
+ * (SERVICE-INTERFACE.md, "Chat completion request"). Families are columns: A = modela, B = modelb, C = modelc.
+ */
+import { z } from 'zod';
+import type { JsonObject } from '../../core/context';
+import { Errors } from '../../core/errors';
+import type { ModelApi } from '../../core/plugin';
+
+export type ChatFamily = 'A' | 'B' | 'C';
+
+export const ChatCompletionsApi: ModelApi = Object.freeze({
+  id: 'chat-completions',
+  method: 'POST',
+  path: '/v1/chat/completions',
+  dialect: Object.freeze({
+    // A comment line: OpenAI-style clients skip it, idle proxies see traffic.
+    ping: ': ping\n\n',
+    // OpenAI's SDKs raise an error for a data chunk that carries an `error` key.
+    errorFrame: (error: { body(): string }) => `data: ${error.body()}\n\n`,
+  }),
+});
+
+interface FieldRule {
+  readonly schema: z.ZodType;
+  /** What a valid value is, for the 400 message. */
+  readonly expect: string;
+  readonly families: readonly ChatFamily[];
+}
+
+const ALL: readonly ChatFamily[] = ['A', 'B', 'C'];
+const object = z.looseObject({});
+
+/** The contract's table. A field not listed here is passed to the upstream unchanged. */
+export const CHAT_FIELDS: Readonly<Record<string, FieldRule>> = {
+  stream: { schema: z.boolean(), expect: 'a boolean', families: ALL },
+  stream_options: { schema: object, expect: 'an object', families: ['C'] },
+  temperature: { schema: z.number().min(0).max(2), expect: 'a number from 0 to 2', families: ALL },
+  top_p: { schema: z.number().min(0).max(1), expect: 'a number from 0 to 1', families: ALL },
+  max_tokens: { schema: z.int().min(1), expect: 'a positive integer', families: ALL },
+  n: { schema: z.int().min(1), expect: 'an integer of at least 1', families: ALL },
+  stop: { schema: z.union([z.string(), z.array(z.string())]), expect: 'an array of strings', families: ALL },
+  presence_penalty: { schema: z.number().min(-2).max(2), expect: 'a number from -2 to 2', families: ALL },
+  frequency_penalty: { schema: z.number().min(-2).max(2), expect: 'a number from -2 to 2', families: ['A', 'B'] },
+  repetition_penalty: { schema: z.number().positive(), expect: 'a positive number', families: ['C'] },
+  logprobs: { schema: z.boolean(), expect: 'a boolean', families: ['A'] },
+  top_logprobs: { schema: z.int().min(0).max(20), expect: 'an integer from 0 to 20', families: ['A'] },
+  seed: { schema: z.int(), expect: 'an integer', families: ['A', 'C'] },
+  reasoning_effort: {
+    schema: z.enum(['low', 'medium', 'high']),
+    expect: 'one of low, medium, high',
+    families: ['A', 'B'],
+  },
+  enable_thinking: { schema: z.boolean(), expect: 'a boolean', families: ['C'] },
+  tools: { schema: z.array(object), expect: 'an array of tool objects', families: ALL },
+  tool_choice: {
+    schema: z.union([z.enum(['auto', 'none', 'required']), object]),
+    expect: 'auto, none, required or a named tool object',
+    families: ALL,
+  },
+  parallel_tool_calls: { schema: z.boolean(), expect: 'a boolean', families: ['A', 'C'] },
+  response_format: { schema: object, expect: 'an object', families: ALL },
+  extra_body: { schema: object, expect: 'an object', families: ['B'] },
+  user: { schema: z.string(), expect: 'a string', families: ['A'] },
+};
+
+/** Roles the contract names, plus `tool`, without which the tool results of a multi-turn call could not be sent. */
+const ROLES = new Set(['system', 'user', 'assistant', 'tool']);
+
+/** Checks a chat request against the table for `family`; throws a 400 naming the field (and the model). */
+export function validateChatRequest(body: JsonObject, family: ChatFamily, model: string): void {
+  validateMessages(body.messages);
+  for (const field in body) {
+    const rule = CHAT_FIELDS[field];
+    const value = body[field];
+    if (!rule || value === null || value === undefined) continue; // unlisted fields pass through
+    if (!rule.families.includes(family)) throw Errors.unsupportedField(field, model);
+    if (!rule.schema.safeParse(value).success) {
+      throw Errors.invalidRequest(`field '${field}' must be ${rule.expect}`);
+    }
+  }
+  if (body.top_logprobs != null && body.logprobs !== true) {
+    throw Errors.invalidRequest("field 'top_logprobs' requires 'logprobs': true");
+  }
+}
+
+function validateMessages(messages: unknown): void {
+  if (!Array.isArray(messages) || messages.length === 0) {
+    throw Errors.invalidRequest("field 'messages' must be a non-empty array");
+  }
+  messages.forEach((message: unknown, i) => {
+    if (message === null || typeof message !== 'object' || Array.isArray(message)) {
+      throw Errors.invalidRequest(`field 'messages[${i}]' must be an object`);
+    }
+    const { role, content } = message as JsonObject;
+    if (typeof role !== 'string' || !ROLES.has(role)) {
+      throw Errors.invalidRequest(`field 'messages[${i}].role' must be one of system, user, assistant, tool`);
+    }
+    const hasToolCalls = role === 'assistant' && Array.isArray((message as JsonObject).tool_calls);
+    const validContent = typeof content === 'string' || Array.isArray(content) || (content == null && hasToolCalls);
+    if (!validContent) {
+      throw Errors.invalidRequest(`field 'messages[${i}].content' must be a string or an array of content parts`);
+    }
+  });
+}

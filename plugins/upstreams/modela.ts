@@ -1,0 +1,27 @@
+/**
+ * `modela-*`: OpenAI Chat Completions (UPSTREAMS.md §1). Its current models reject the legacy
+ * `max_tokens`, so the contract's `max_tokens` is sent as `max_completion_tokens`.
+ * @example upstreams: { modela-main: { plugin: modela, base_url: https://api.openai.com/v1, api_key: "${MODELA_API_KEY}" } }
+ */
+import { inject } from 'tsyringe';
+import { PluginOptionsToken } from '../../core/di';
+import { upstreamPlugin } from '../../core/plugin';
+import { chatUpstreamOptions, type ChatUpstreamOptions } from './openai-compatible/chat-options';
+import { OpenAiCompatibleChat } from './openai-compatible/chat-upstream';
+
+@upstreamPlugin('modela', chatUpstreamOptions)
+export class ModelaUpstream extends OpenAiCompatibleChat {
+  constructor(@inject(PluginOptionsToken) options: ChatUpstreamOptions) {
+    super(
+      {
+        family: 'A',
+        vendor: 'modela',
+        models: ['modela-5.6-luna', 'modela-5.5'],
+        created: 1767225600,
+        renames: { max_tokens: 'max_completion_tokens' },
+        streamUsage: 'ask',
+      },
+      options,
+    );
+  }
+}

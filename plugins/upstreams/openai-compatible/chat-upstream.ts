@@ -1,0 +1,72 @@
+/**
+ * The shared behaviour of the OpenAI-compatible chat families. A family is data (ChatFamilySpec): its
+ * column of the contract's field table, field renames for its upstream, and how its upstream reports
+ * usage in streams. The body is re-serialised only when something in it had to change.
+ */
+import type { GatewayContext, JsonObject } from '../../../core/context';
+import type { ModelSpec, UpstreamPlugin, UpstreamRequest } from '../../../core/plugin';
+import { estimateTokens } from '../../../core/usage';
+import { credentialHeaders, upstreamUrl, type UpstreamOptions } from '../../../core/upstream/upstream-options';
+import { ChatCompletionsApi, validateChatRequest, type ChatFamily } from '../../apis/chat-completions';
+import { ChatResponseReader } from './chat-reader';
+import { promptChars } from './chat-usage';
+
+export interface ChatFamilySpec {
+  readonly family: ChatFamily;
+  /** `owned_by` in the model list. */
+  readonly vendor: string;
+  readonly models: readonly string[];
+  /** Unix seconds shown as `created` in the model list. */
+  readonly created: number;
+  /** Client field → the name this upstream expects. */
+  readonly renames: Readonly<Record<string, string>>;
+  /**
+   * `ask`: the upstream reports stream usage only with `stream_options.include_usage`, so the gateway asks.
+   * `always`: the upstream puts usage into streams on its own.
+   */
+  readonly streamUsage: 'ask' | 'always';
+}
+
+export abstract class OpenAiCompatibleChat implements UpstreamPlugin {
+  readonly models: readonly ModelSpec[];
+  private readonly url: URL;
+  private readonly headers: Readonly<Record<string, string>>;
+
+  protected constructor(
+    private readonly spec: ChatFamilySpec,
+    options: UpstreamOptions & { chat_path: string },
+  ) {
+    this.models = spec.models.map((id) => ({ id, api: ChatCompletionsApi, created: spec.created, ownedBy: spec.vendor }));
+    this.url = upstreamUrl(options, options.chat_path);
+    this.headers = credentialHeaders(options);
+  }
+
+  async prepare(ctx: GatewayContext, model: ModelSpec, upstreamModel: string): Promise<UpstreamRequest> {
+    const body = await ctx.json();
+    validateChatRequest(body, this.spec.family, model.id);
+    const stream = body.stream === true;
+    const clientWantsUsage = stream && (body.stream_options as JsonObject | undefined)?.include_usage === true;
+    let changed = false;
+    if (upstreamModel !== model.id) {
+      body.model = upstreamModel;
+      changed = true;
+    }
+    for (const [from, to] of Object.entries(this.spec.renames)) {
+      if (!(from in body)) continue;
+      if (!(to in body)) body[to] = body[from];
+      delete body[from];
+      changed = true;
+    }
+    if (stream && this.spec.streamUsage === 'ask' && !clientWantsUsage) {
+      body.stream_options = { ...(body.stream_options as JsonObject | undefined), include_usage: true };
+      changed = true;
+    }
+    const messages = body.messages;
+    return {
+      url: this.url,
+      headers: this.headers,
+      body: changed ? Buffer.from(JSON.stringify(body)) : await ctx.rawBody(),
+      reader: new ChatResponseReader(stream && !clientWantsUsage, () => estimateTokens(promptChars(messages))),
+    };
+  }
+}

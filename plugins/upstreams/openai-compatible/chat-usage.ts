@@ -1,0 +1,47 @@
+/** Reading OpenAI-shaped `usage` objects (`prompt_tokens`, `completion_tokens`, cached prompt tokens). */
+import type { JsonObject } from '../../../core/context';
+import type { Usage } from '../../../core/usage';
+
+const count = (value: unknown): number => (typeof value === 'number' && value >= 0 ? value : 0);
+
+export function readChatUsage(usage: unknown): Usage | undefined {
+  if (usage === null || typeof usage !== 'object') return undefined;
+  const u = usage as JsonObject;
+  const details = u.prompt_tokens_details as JsonObject | null | undefined;
+  const cached = details?.cached_tokens;
+  return {
+    promptTokens: count(u.prompt_tokens),
+    completionTokens: count(u.completion_tokens),
+    ...(typeof cached === 'number' && cached > 0 ? { cacheReadTokens: cached } : {}),
+    estimated: false,
+  };
+}
+
+/** Characters of generated text in a message or a stream delta: content, reasoning and tool arguments. */
+export function generatedChars(part: unknown): number {
+  if (part === null || typeof part !== 'object') return 0;
+  const p = part as JsonObject;
+  let chars = 0;
+  if (typeof p.content === 'string') chars += p.content.length;
+  if (typeof p.reasoning_content === 'string') chars += p.reasoning_content.length;
+  if (Array.isArray(p.tool_calls)) {
+    for (const call of p.tool_calls as JsonObject[]) {
+      const args = (call.function as JsonObject | undefined)?.arguments;
+      if (typeof args === 'string') chars += args.length;
+    }
+  }
+  return chars;
+}
+
+/** Characters of text in the request's messages, for estimating prompt tokens the upstream never reported. */
+export function promptChars(messages: unknown): number {
+  if (!Array.isArray(messages)) return 0;
+  let chars = 0;
+  for (const m of messages as JsonObject[]) {
+    if (typeof m.content === 'string') chars += m.content.length;
+    else if (Array.isArray(m.content)) {
+      for (const part of m.content as JsonObject[]) if (typeof part.text === 'string') chars += part.text.length;
+    }
+  }
+  return chars;
+}
