@@ -24,7 +24,12 @@ export function interpolate(text: string, env: Env): string {
 }
 
 /** Walks a parsed YAML document and interpolates every string; `path` names the place of a failure. */
-export function interpolateTree(node: unknown, env: Env, path: string, onError: (path: string, e: Error) => never): unknown {
+export function interpolateTree(
+  node: unknown,
+  env: Env,
+  path: string,
+  onError: (path: string, e: Error) => never,
+): unknown {
   if (typeof node === 'string') {
     try {
       return interpolate(node, env);

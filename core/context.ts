@@ -23,7 +23,8 @@ export class StateKey<T> {
 }
 
 /** How an exchange ended when it did not end cleanly; recorded with its usage. */
-export type Outcome = 'ok' | 'client_closed' | 'upstream_cut' | 'upstream_error' | 'idle_timeout' | 'shutdown';
+export type Outcome =
+  'ok' | 'client_closed' | 'upstream_cut' | 'upstream_error' | 'idle_timeout' | 'shutdown';
 
 export class GatewayContext {
   key: KeyRecord | undefined = undefined;

@@ -55,7 +55,9 @@ export const Errors = {
       connection: 'close',
     }),
   bodyTimeout: () =>
-    new GatewayError(408, 'request_timeout', 'the request body did not arrive in time', { connection: 'close' }),
+    new GatewayError(408, 'request_timeout', 'the request body did not arrive in time', {
+      connection: 'close',
+    }),
   headersTooMany: (limit: number) =>
     new GatewayError(431, 'request_header_fields_too_large', `more than ${limit} request headers`, {
       connection: 'close',
@@ -69,9 +71,17 @@ export const Errors = {
   upstreamTimeout: (upstream: string, phase: string) =>
     new GatewayError(504, 'upstream_timeout', `upstream ${upstream} did not answer in time (${phase})`),
   upstreamResponseBroken: (upstream: string) =>
-    new GatewayError(502, 'upstream_error', `upstream ${upstream} closed the connection before its response was complete`),
+    new GatewayError(
+      502,
+      'upstream_error',
+      `upstream ${upstream} closed the connection before its response was complete`,
+    ),
   streamCut: (upstream: string) =>
-    new GatewayError(502, 'upstream_stream_cut', `upstream ${upstream} ended the stream before it was complete`),
+    new GatewayError(
+      502,
+      'upstream_stream_cut',
+      `upstream ${upstream} ended the stream before it was complete`,
+    ),
   streamIdle: (upstream: string, seconds: number) =>
     new GatewayError(504, 'upstream_stream_idle', `upstream ${upstream} sent nothing for ${seconds} s`),
   shuttingDown: () =>

@@ -45,7 +45,10 @@ export interface RunningGateway {
   close(graceMs?: number): Promise<void>;
 }
 
-export async function startGateway(config: GatewayConfig, options: StartOptions = {}): Promise<RunningGateway> {
+export async function startGateway(
+  config: GatewayConfig,
+  options: StartOptions = {},
+): Promise<RunningGateway> {
   const env = options.env ?? process.env;
   const logger = options.logger ?? createLogger(config.logging.level);
   const dataDir = config.storage.data_dir;
@@ -83,7 +86,9 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
   const admin = new AdminServer(adminToken, keys, usage);
   const port = await server.listen(config.server.host, config.server.port);
   const adminPort = await admin.listen(config.admin.host, config.admin.port);
-  const firstKey = (await keys.isEmpty()) ? await keys.create({ description: 'created on first start' }) : undefined;
+  const firstKey = (await keys.isEmpty())
+    ? await keys.create({ description: 'created on first start' })
+    : undefined;
 
   const close = async (graceMs = config.server.shutdown_grace): Promise<void> => {
     server.stopAccepting();
@@ -114,7 +119,10 @@ function buildRoutes(catalogue: Catalogue, proxy: UpstreamProxy, pipeline: Pipel
   const apis = new Map<string, ModelApi>();
   for (const spec of catalogue.models()) apis.set(spec.api.id, spec.api);
   if (apis.size > 0 && !pipeline.has('model-router')) {
-    throw new ConfigError('pipeline', 'model-router must be in the pipeline: it picks the upstream for each model');
+    throw new ConfigError(
+      'pipeline',
+      'model-router must be in the pipeline: it picks the upstream for each model',
+    );
   }
   const routes = new RouteTable();
   for (const api of apis.values()) routes.add(modelEndpoint(api, proxy, pipeline.eventHooks));

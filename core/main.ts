@@ -28,7 +28,9 @@ async function main(): Promise<void> {
   logger.info(`admin API listening on ${gateway.adminUrl}`);
   if (gateway.firstKey) {
     // Shown once: only its hash is stored. Printed plainly so it can be copied.
-    process.stdout.write(`\nFirst start: created API key ${gateway.firstKey.record.id} (shown once, keep it):\n`);
+    process.stdout.write(
+      `\nFirst start: created API key ${gateway.firstKey.record.id} (shown once, keep it):\n`,
+    );
     process.stdout.write(`${gateway.firstKey.key}\n\n`);
   }
 
@@ -50,6 +52,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((e: unknown) => {
-  process.stderr.write(`gateway: ${e instanceof ConfigError ? 'invalid configuration: ' : ''}${(e as Error).message}\n`);
+  process.stderr.write(
+    `gateway: ${e instanceof ConfigError ? 'invalid configuration: ' : ''}${(e as Error).message}\n`,
+  );
   process.exit(1);
 });

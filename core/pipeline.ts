@@ -21,7 +21,8 @@ export interface NamedMiddleware {
 function entryParts(entry: string | Record<string, unknown>, path: string): [string, unknown] {
   if (typeof entry === 'string') return [entry, {}];
   const keys = Object.keys(entry);
-  if (keys.length !== 1) throw new ConfigError(path, 'an entry is a middleware name, or one name mapped to its options');
+  if (keys.length !== 1)
+    throw new ConfigError(path, 'an entry is a middleware name, or one name mapped to its options');
   return [keys[0]!, entry[keys[0]!] ?? {}];
 }
 
@@ -35,7 +36,10 @@ export function buildMiddlewares(
     const [name, raw] = entryParts(entry, `pipeline[${i}]`);
     const registration = known.get(name);
     if (!registration) {
-      throw new ConfigError(`pipeline[${i}]`, `unknown middleware "${name}" (known: ${[...known.keys()].join(', ')})`);
+      throw new ConfigError(
+        `pipeline[${i}]`,
+        `unknown middleware "${name}" (known: ${[...known.keys()].join(', ')})`,
+      );
     }
     if (seen.has(name)) throw new ConfigError(`pipeline[${i}]`, `middleware "${name}" is listed twice`);
     seen.add(name);

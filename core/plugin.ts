@@ -103,7 +103,12 @@ const UpstreamPlugins = token<PluginRegistration<UpstreamPlugin>>('UpstreamPlugi
 
 const NO_OPTIONS = z.object({}).strict();
 
-function register<T>(registry: Token<PluginRegistration<T>>, kind: PluginKind, name: string, options: z.ZodType) {
+function register<T>(
+  registry: Token<PluginRegistration<T>>,
+  kind: PluginKind,
+  name: string,
+  options: z.ZodType,
+) {
   return (cls: constructor<T>): void => {
     injectable()(cls);
     container.register(registry, { useValue: { kind, name, options, cls } });
@@ -118,7 +123,10 @@ export const middlewarePlugin = (name: string, options: z.ZodType = NO_OPTIONS) 
 export const upstreamPlugin = (name: string, options: z.ZodType) =>
   register<UpstreamPlugin>(UpstreamPlugins, 'upstream', name, options);
 
-function registered<T>(c: DependencyContainer, registry: Token<PluginRegistration<T>>): Map<string, PluginRegistration<T>> {
+function registered<T>(
+  c: DependencyContainer,
+  registry: Token<PluginRegistration<T>>,
+): Map<string, PluginRegistration<T>> {
   const all = c.isRegistered(registry, true) ? c.resolveAll<PluginRegistration<T>>(registry) : [];
   // A later registration of the same name wins, so a deployment can replace a built-in.
   return new Map(all.map((r) => [r.name, r]));

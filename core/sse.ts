@@ -11,7 +11,9 @@ export function serializeEvent(ev: SseEvent): string {
   let out = '';
   if (ev.event !== undefined) out += `event: ${ev.event}\n`;
   if (ev.id !== undefined) out += `id: ${ev.id}\n`;
-  out += ev.data.includes('\n') ? `data: ${ev.data.split('\n').join('\ndata: ')}\n\n` : `data: ${ev.data}\n\n`;
+  out += ev.data.includes('\n')
+    ? `data: ${ev.data.split('\n').join('\ndata: ')}\n\n`
+    : `data: ${ev.data}\n\n`;
   return out;
 }
 

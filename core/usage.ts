@@ -11,4 +11,8 @@ export interface Usage {
 /** Rough tokens for text the upstream never counted for us: about four characters a token. */
 export const estimateTokens = (chars: number): number => (chars > 0 ? Math.ceil(chars / 4) : 0);
 
-export const NO_USAGE: Readonly<Usage> = Object.freeze({ promptTokens: 0, completionTokens: 0, estimated: false });
+export const NO_USAGE: Readonly<Usage> = Object.freeze({
+  promptTokens: 0,
+  completionTokens: 0,
+  estimated: false,
+});

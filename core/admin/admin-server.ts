@@ -60,7 +60,8 @@ export class AdminServer {
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const requestId = requestIdFor(req.headers['x-request-id']);
     try {
-      if (!this.authorized(req.headers.authorization)) throw new GatewayError(401, 'unauthorized', 'unauthorized');
+      if (!this.authorized(req.headers.authorization))
+        throw new GatewayError(401, 'unauthorized', 'unauthorized');
       const reply = await this.route(req);
       const body = JSON.stringify(reply.body);
       res.writeHead(reply.status, { 'content-type': 'application/json', 'x-request-id': requestId });

@@ -26,7 +26,9 @@ export class GatewayServer {
     private readonly bodyReader: BodyReader,
     private readonly logger: Logger,
   ) {
-    this.server = createServer({ maxHeaderSize: config.max_header_size }, (req, res) => this.handle(req, res));
+    this.server = createServer({ maxHeaderSize: config.max_header_size }, (req, res) =>
+      this.handle(req, res),
+    );
     // One more than the limit, so an excess is seen (Node would otherwise drop extra headers silently).
     this.server.maxHeadersCount = config.max_headers + 1;
     this.server.headersTimeout = config.timeouts.headers;
@@ -76,11 +78,20 @@ export class GatewayServer {
     const requestId = requestIdFor(req.headers['x-request-id']);
     try {
       if (this.closing) throw Errors.shuttingDown();
-      if (req.rawHeaders.length / 2 > this.config.max_headers) throw Errors.headersTooMany(this.config.max_headers);
+      if (req.rawHeaders.length / 2 > this.config.max_headers)
+        throw Errors.headersTooMany(this.config.max_headers);
       const url = req.url ?? '/';
       const query = url.indexOf('?');
       const match = this.routes.match(req.method ?? 'GET', query < 0 ? url : url.slice(0, query));
-      const ctx = new GatewayContext(req, res, requestId, match.endpoint, match.params, performance.now(), this.bodyReader);
+      const ctx = new GatewayContext(
+        req,
+        res,
+        requestId,
+        match.endpoint,
+        match.params,
+        performance.now(),
+        this.bodyReader,
+      );
       this.run(ctx);
     } catch (e) {
       sendError(res, toGatewayError(e), requestId);
@@ -93,7 +104,9 @@ export class GatewayServer {
       .run(ctx, ctx.endpoint.handle)
       .catch((e: unknown) => this.fail(ctx, e))
       .finally(() => {
-        this.pipeline.runFinish(ctx, (stage, e) => this.logger.error({ err: e, stage }, 'finish hook failed'));
+        this.pipeline.runFinish(ctx, (stage, e) =>
+          this.logger.error({ err: e, stage }, 'finish hook failed'),
+        );
         if (--this.inFlight === 0 && this.drained) this.drained();
       });
   }

@@ -20,7 +20,11 @@ export function modelEndpoint(api: ModelApi, proxy: UpstreamProxy, hooks: readon
       // The composition root refuses a pipeline without model-router, so this is a programming error.
       if (!target) throw Errors.internal(new Error('no model-router stage in the pipeline'));
       const request = await target.upstream.plugin.prepare(ctx, target.spec, target.upstreamModel);
-      await proxy.forward(ctx, target.upstream, request, { dialect: api.dialect, relay: ctx.get(RELAY_POLICY), hooks });
+      await proxy.forward(ctx, target.upstream, request, {
+        dialect: api.dialect,
+        relay: ctx.get(RELAY_POLICY),
+        hooks,
+      });
     },
   };
 }

@@ -50,11 +50,17 @@ export class RouteTable {
   }
 
   endpoints(): Endpoint[] {
-    return [...[...this.fixed.values()].flatMap((m) => [...m.values()]), ...this.patterns.map((p) => p.endpoint)];
+    return [
+      ...[...this.fixed.values()].flatMap((m) => [...m.values()]),
+      ...this.patterns.map((p) => p.endpoint),
+    ];
   }
 }
 
-function matchSegments(pattern: readonly string[], actual: readonly string[]): Record<string, string> | undefined {
+function matchSegments(
+  pattern: readonly string[],
+  actual: readonly string[],
+): Record<string, string> | undefined {
   if (pattern.length !== actual.length) return undefined;
   const params: Record<string, string> = {};
   for (let i = 0; i < pattern.length; i++) {

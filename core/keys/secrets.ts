@@ -10,7 +10,11 @@ export const KEY_SECRET_FILE = 'key-secret';
 export const ADMIN_TOKEN_FILE = 'admin-token';
 
 /** The value from the environment, else the one in `dataDir/file`, else a new random one saved there. */
-export async function loadOrCreateSecret(dataDir: string, file: string, fromEnv: string | undefined): Promise<string> {
+export async function loadOrCreateSecret(
+  dataDir: string,
+  file: string,
+  fromEnv: string | undefined,
+): Promise<string> {
   if (fromEnv) return fromEnv;
   const path = join(dataDir, file);
   const existing = (await readFileIfExists(path))?.trim();
@@ -21,6 +25,10 @@ export async function loadOrCreateSecret(dataDir: string, file: string, fromEnv:
 }
 
 /** Reads a secret without creating it (for the CLI, which must find the gateway's own). */
-export async function readSecret(dataDir: string, file: string, fromEnv: string | undefined): Promise<string | undefined> {
+export async function readSecret(
+  dataDir: string,
+  file: string,
+  fromEnv: string | undefined,
+): Promise<string | undefined> {
   return fromEnv || (await readFileIfExists(join(dataDir, file)))?.trim() || undefined;
 }

@@ -34,7 +34,8 @@ export class RateLimitMiddleware implements Middleware {
   async handle(ctx: GatewayContext, next: Next): Promise<void> {
     // Without auth in the pipeline, the client address is the subject.
     const subject = ctx.key?.id ?? ctx.req.socket.remoteAddress ?? 'unknown';
-    const limit = ctx.key?.rate_limit_rpm ?? this.options.per_key[subject] ?? this.options.requests_per_minute;
+    const limit =
+      ctx.key?.rate_limit_rpm ?? this.options.per_key[subject] ?? this.options.requests_per_minute;
     const { count, resetInMs } = await this.counters.hit(subject, WINDOW_MS);
     if (count > limit) throw Errors.rateLimited(Math.max(1, Math.ceil(resetInMs / 1000)));
     return next();

@@ -48,7 +48,12 @@ export class Exchange {
     const { ctx, request, upstream } = this;
     (ctx.req as TaggedRequest)[EXCHANGE] = this;
     // http-proxy-3 copies the incoming headers; give it the ones the upstream may see.
-    ctx.req.headers = upstreamRequestHeaders(ctx.req.headers, request.headers, request.body.length, ctx.requestId);
+    ctx.req.headers = upstreamRequestHeaders(
+      ctx.req.headers,
+      request.headers,
+      request.body.length,
+      ctx.requestId,
+    );
     const finished = new Promise<void>((resolve) => (this.done = resolve));
     this.timer = setTimeout(
       () => this.fail(Errors.upstreamTimeout(upstream.name, 'response headers')),
@@ -58,7 +63,11 @@ export class Exchange {
     proxy.web(
       ctx.req,
       ctx.res,
-      { target: request.url, agent: upstream.agent, buffer: Readable.from([request.body], { objectMode: false }) },
+      {
+        target: request.url,
+        agent: upstream.agent,
+        buffer: Readable.from([request.body], { objectMode: false }),
+      },
       (err) => this.onProxyError(err),
     );
     return finished;
@@ -85,7 +94,8 @@ export class Exchange {
     this.responded = true;
     const status = upstreamRes.statusCode ?? 502;
     const headers = clientResponseHeaders(upstreamRes.headers, this.ctx.requestId);
-    const isStream = status < 300 && String(upstreamRes.headers['content-type']).includes('text/event-stream');
+    const isStream =
+      status < 300 && String(upstreamRes.headers['content-type']).includes('text/event-stream');
     if (!isStream) return this.relayBody(upstreamRes, status, headers);
     const { relay, dialect, hooks, onStream } = this.settings;
     if (!relay) return this.pipeRaw(upstreamRes, status, headers);

@@ -17,7 +17,9 @@ export class UpstreamProxy {
 
   constructor() {
     this.proxy = createProxyServer({ selfHandleResponse: true, ignorePath: true, changeOrigin: true });
-    this.proxy.on('proxyReq', (proxyReq, req, _res, _options, socket) => exchangeOf(req)?.attach(proxyReq, socket));
+    this.proxy.on('proxyReq', (proxyReq, req, _res, _options, socket) =>
+      exchangeOf(req)?.attach(proxyReq, socket),
+    );
     this.proxy.on('proxyRes', (proxyRes, req) => exchangeOf(req)?.onResponse(proxyRes));
     // Emitted when the client vanished while the upstream request failed; the exchange already ended.
     this.proxy.on('econnreset', () => undefined);

@@ -33,11 +33,17 @@ export class Catalogue {
     for (const u of upstreams) for (const spec of u.plugin.models) specs.set(spec.id, spec);
     for (const [pattern, route] of Object.entries(routes)) {
       if (![...specs.keys()].some((id) => globMatch(pattern, id))) {
-        throw new ConfigError(`routes.${pattern}`, 'no configured upstream plugin serves a model of this name');
+        throw new ConfigError(
+          `routes.${pattern}`,
+          'no configured upstream plugin serves a model of this name',
+        );
       }
       route.targets.forEach((t, i) => {
         if (!byName.has(t.upstream)) {
-          throw new ConfigError(`routes.${pattern}.targets[${i}].upstream`, `no upstream named "${t.upstream}"`);
+          throw new ConfigError(
+            `routes.${pattern}.targets[${i}].upstream`,
+            `no upstream named "${t.upstream}"`,
+          );
         }
       });
     }

@@ -19,7 +19,9 @@ export interface NewKey {
   rate_limit_rpm?: number;
 }
 
-export type KeyChange = Partial<Pick<KeyRecord, 'description' | 'enabled' | 'allowed_models' | 'rate_limit_rpm'>>;
+export type KeyChange = Partial<
+  Pick<KeyRecord, 'description' | 'enabled' | 'allowed_models' | 'rate_limit_rpm'>
+>;
 
 /** Persistent key storage. Implementations: embedded (file under the data directory); MongoDB later. */
 export interface KeyStore {

@@ -12,15 +12,15 @@ export const upstreamOptions = z
     api_key: z.string().default(''),
     /** How the credential is sent: `authorization: Bearer <key>` unless configured otherwise. */
     auth: z
-      .object({ header: z.string().toLowerCase().default('authorization'), scheme: z.string().default('Bearer') })
+      .object({
+        header: z.string().toLowerCase().default('authorization'),
+        scheme: z.string().default('Bearer'),
+      })
       .strict()
       .default({ header: 'authorization', scheme: 'Bearer' }),
     /** Extra headers sent on every upstream request (e.g. a version header). */
     headers: z.record(z.string(), z.string()).default({}),
-    timeouts: z
-      .object({ connect: duration.optional(), response: duration.optional() })
-      .strict()
-      .default({}),
+    timeouts: z.object({ connect: duration.optional(), response: duration.optional() }).strict().default({}),
     /** Keep-alive sockets per upstream. */
     max_sockets: z.number().int().positive().default(256),
   })
@@ -33,7 +33,9 @@ export function credentialHeaders(options: UpstreamOptions): Record<string, stri
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(options.headers)) headers[name.toLowerCase()] = value;
   if (options.api_key) {
-    headers[options.auth.header] = options.auth.scheme ? `${options.auth.scheme} ${options.api_key}` : options.api_key;
+    headers[options.auth.header] = options.auth.scheme
+      ? `${options.auth.scheme} ${options.api_key}`
+      : options.api_key;
   }
   return headers;
 }

@@ -19,7 +19,9 @@ export class Upstream {
     readonly timeouts: UpstreamTimeouts,
   ) {
     const agentOptions = { keepAlive: true, maxSockets: options.max_sockets, scheduling: 'lifo' as const };
-    this.agent = options.base_url.startsWith('https:') ? new HttpsAgent(agentOptions) : new Agent(agentOptions);
+    this.agent = options.base_url.startsWith('https:')
+      ? new HttpsAgent(agentOptions)
+      : new Agent(agentOptions);
   }
 
   close(): void {

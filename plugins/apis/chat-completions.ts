@@ -42,7 +42,11 @@ export const CHAT_FIELDS: Readonly<Record<string, FieldRule>> = {
   n: { schema: z.int().min(1), expect: 'an integer of at least 1', families: ALL },
   stop: { schema: z.union([z.string(), z.array(z.string())]), expect: 'an array of strings', families: ALL },
   presence_penalty: { schema: z.number().min(-2).max(2), expect: 'a number from -2 to 2', families: ALL },
-  frequency_penalty: { schema: z.number().min(-2).max(2), expect: 'a number from -2 to 2', families: ['A', 'B'] },
+  frequency_penalty: {
+    schema: z.number().min(-2).max(2),
+    expect: 'a number from -2 to 2',
+    families: ['A', 'B'],
+  },
   repetition_penalty: { schema: z.number().positive(), expect: 'a positive number', families: ['C'] },
   logprobs: { schema: z.boolean(), expect: 'a boolean', families: ['A'] },
   top_logprobs: { schema: z.int().min(0).max(20), expect: 'an integer from 0 to 20', families: ['A'] },
@@ -98,9 +102,12 @@ function validateMessages(messages: unknown): void {
       throw Errors.invalidRequest(`field 'messages[${i}].role' must be one of system, user, assistant, tool`);
     }
     const hasToolCalls = role === 'assistant' && Array.isArray((message as JsonObject).tool_calls);
-    const validContent = typeof content === 'string' || Array.isArray(content) || (content == null && hasToolCalls);
+    const validContent =
+      typeof content === 'string' || Array.isArray(content) || (content == null && hasToolCalls);
     if (!validContent) {
-      throw Errors.invalidRequest(`field 'messages[${i}].content' must be a string or an array of content parts`);
+      throw Errors.invalidRequest(
+        `field 'messages[${i}].content' must be a string or an array of content parts`,
+      );
     }
   });
 }

@@ -42,12 +42,14 @@ export class EmbeddedUsageStore implements UsageStore {
       this.queue = [];
       const lines = batch.map((r) => JSON.stringify(r)).join('\n') + '\n';
       // A failed append puts the batch back, so a transient disk error loses nothing.
-      this.writing = this.writing.catch(() => undefined).then(() =>
-        appendFile(this.file, lines).catch((e: unknown) => {
-          this.queue.unshift(...batch);
-          throw e;
-        }),
-      );
+      this.writing = this.writing
+        .catch(() => undefined)
+        .then(() =>
+          appendFile(this.file, lines).catch((e: unknown) => {
+            this.queue.unshift(...batch);
+            throw e;
+          }),
+        );
     }
     return this.writing;
   }

@@ -28,7 +28,11 @@ export class ChatResponseReader implements ResponseReader {
     // The contract promises `usage` on every response: supply an estimate when the upstream left it out.
     const choices = Array.isArray(body.choices) ? (body.choices as JsonObject[]) : [];
     const completion = estimateTokens(choices.reduce((n, c) => n + generatedChars(c.message), 0));
-    const estimate: Usage = { promptTokens: this.promptTokens(), completionTokens: completion, estimated: true };
+    const estimate: Usage = {
+      promptTokens: this.promptTokens(),
+      completionTokens: completion,
+      estimated: true,
+    };
     const wire = {
       prompt_tokens: estimate.promptTokens,
       completion_tokens: estimate.completionTokens,

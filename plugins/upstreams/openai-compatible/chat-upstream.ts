@@ -6,7 +6,11 @@
 import type { GatewayContext, JsonObject } from '../../../core/context';
 import type { ModelSpec, UpstreamPlugin, UpstreamRequest } from '../../../core/plugin';
 import { estimateTokens } from '../../../core/usage';
-import { credentialHeaders, upstreamUrl, type UpstreamOptions } from '../../../core/upstream/upstream-options';
+import {
+  credentialHeaders,
+  upstreamUrl,
+  type UpstreamOptions,
+} from '../../../core/upstream/upstream-options';
 import { ChatCompletionsApi, validateChatRequest, type ChatFamily } from '../../apis/chat-completions';
 import { ChatResponseReader } from './chat-reader';
 import { promptChars } from './chat-usage';
@@ -36,7 +40,12 @@ export abstract class OpenAiCompatibleChat implements UpstreamPlugin {
     private readonly spec: ChatFamilySpec,
     options: UpstreamOptions & { chat_path: string },
   ) {
-    this.models = spec.models.map((id) => ({ id, api: ChatCompletionsApi, created: spec.created, ownedBy: spec.vendor }));
+    this.models = spec.models.map((id) => ({
+      id,
+      api: ChatCompletionsApi,
+      created: spec.created,
+      ownedBy: spec.vendor,
+    }));
     this.url = upstreamUrl(options, options.chat_path);
     this.headers = credentialHeaders(options);
   }
@@ -45,7 +54,8 @@ export abstract class OpenAiCompatibleChat implements UpstreamPlugin {
     const body = await ctx.json();
     validateChatRequest(body, this.spec.family, model.id);
     const stream = body.stream === true;
-    const clientWantsUsage = stream && (body.stream_options as JsonObject | undefined)?.include_usage === true;
+    const clientWantsUsage =
+      stream && (body.stream_options as JsonObject | undefined)?.include_usage === true;
     let changed = false;
     if (upstreamModel !== model.id) {
       body.model = upstreamModel;
@@ -66,7 +76,9 @@ export abstract class OpenAiCompatibleChat implements UpstreamPlugin {
       url: this.url,
       headers: this.headers,
       body: changed ? Buffer.from(JSON.stringify(body)) : await ctx.rawBody(),
-      reader: new ChatResponseReader(stream && !clientWantsUsage, () => estimateTokens(promptChars(messages))),
+      reader: new ChatResponseReader(stream && !clientWantsUsage, () =>
+        estimateTokens(promptChars(messages)),
+      ),
     };
   }
 }

@@ -40,7 +40,8 @@ export function promptChars(messages: unknown): number {
   for (const m of messages as JsonObject[]) {
     if (typeof m.content === 'string') chars += m.content.length;
     else if (Array.isArray(m.content)) {
-      for (const part of m.content as JsonObject[]) if (typeof part.text === 'string') chars += part.text.length;
+      for (const part of m.content as JsonObject[])
+        if (typeof part.text === 'string') chars += part.text.length;
     }
   }
   return chars;

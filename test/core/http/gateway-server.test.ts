@@ -1,0 +1,123 @@
+import t from 'tap';
+import { connect } from 'node:net';
+import { startTestGateway } from '../../helpers/gateway';
+import { postJson, type ErrorBody } from '../../helpers/http';
+
+const chat = { model: 'modela-5.5', messages: [{ role: 'user', content: 'hi' }] };
+
+t.test('errors the gateway makes have the contract shape and status', async (t) => {
+  const gw = await startTestGateway(t, (doc) => {
+    (doc.server as Record<string, unknown>).body_limit = '2kb';
+    (doc.server as Record<string, unknown>).max_headers = 20;
+  });
+  const url = `${gw.url}/v1/chat/completions`;
+
+  t.test('missing key → 401 unauthorized/unauthorized', async (t) => {
+    const res = await postJson<ErrorBody>(url, chat, undefined);
+    t.equal(res.status, 401);
+    t.strictSame(res.body, { error: { code: 'unauthorized', message: 'unauthorized', type: 'error' } });
+    t.equal(res.headers.get('content-type'), 'application/json');
+  });
+
+  t.test('invalid key → 401, even with a key-shaped value', async (t) => {
+    for (const key of ['nope', `sk-${'A'.repeat(43)}`]) {
+      const res = await postJson<ErrorBody>(url, chat, key);
+      t.equal(res.status, 401);
+      t.strictSame(res.body, { error: { code: 'unauthorized', message: 'unauthorized', type: 'error' } });
+    }
+  });
+
+  t.test('a disabled key → 403, enabled again → 200', async (t) => {
+    const key = await gw.createKey({ description: 'to disable' });
+    const id = key.slice(0, 11);
+    await gw.gateway.keys.update(id, { enabled: false });
+    const res = await postJson<ErrorBody>(url, chat, key);
+    t.equal(res.status, 403);
+    t.equal(res.body.error.code, 'key_disabled');
+    t.equal(res.body.error.type, 'error');
+    await gw.gateway.keys.update(id, { enabled: true });
+    t.equal((await postJson(url, chat, key)).status, 200);
+  });
+
+  t.test('a deleted key stops working at once', async (t) => {
+    const key = await gw.createKey();
+    t.equal((await postJson(url, chat, key)).status, 200);
+    await gw.gateway.keys.delete(key.slice(0, 11));
+    t.equal((await postJson(url, chat, key)).status, 401);
+  });
+
+  t.test('unknown path → 404, known path with another method → 405 with Allow', async (t) => {
+    const missing = await fetch(`${gw.url}/v1/nothing`, { headers: { authorization: `Bearer ${gw.key}` } });
+    t.equal(missing.status, 404);
+    t.equal(((await missing.json()) as ErrorBody).error.code, 'not_found');
+    const wrong = await fetch(url, { headers: { authorization: `Bearer ${gw.key}` } });
+    t.equal(wrong.status, 405);
+    t.equal(wrong.headers.get('allow'), 'POST');
+  });
+
+  t.test('body over the limit → 413 before anything goes upstream', async (t) => {
+    gw.sim.log.clear();
+    const big = { ...chat, messages: [{ role: 'user', content: 'x'.repeat(4096) }] };
+    const res = await postJson<ErrorBody>(url, big, gw.key);
+    t.equal(res.status, 413);
+    t.equal(res.body.error.code, 'request_too_large');
+    t.equal(gw.sim.log.list().length, 0, 'the upstream saw nothing');
+  });
+
+  t.test('body over the limit without Content-Length (chunked) → 413', async (t) => {
+    const chunks = async function* () {
+      for (let i = 0; i < 8; i++) yield Buffer.alloc(512, 'a');
+    };
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${gw.key}`, 'content-type': 'application/json' },
+      body: ReadableStream.from(chunks()),
+      duplex: 'half',
+    } as RequestInit);
+    t.equal(res.status, 413);
+  });
+
+  t.test('invalid JSON → 400 invalid_json', async (t) => {
+    const res = await postJson<ErrorBody>(url, '{"model":', gw.key);
+    t.equal(res.status, 400);
+    t.equal(res.body.error.code, 'invalid_json');
+  });
+
+  t.test('too many headers → 431', async (t) => {
+    const headers: Record<string, string> = { authorization: `Bearer ${gw.key}` };
+    for (let i = 0; i < 25; i++) headers[`x-extra-${i}`] = 'v';
+    const res = await fetch(`${gw.url}/v1/models`, { headers });
+    t.equal(res.status, 431);
+  });
+
+  t.test('a body that stops arriving → 408', async (t) => {
+    const timed = await startTestGateway(t, (doc) => {
+      (doc.server as Record<string, unknown>).timeouts = { body_read: '200ms' };
+    });
+    const port = new URL(timed.url).port;
+    const reply = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(port), '127.0.0.1');
+      let data = '';
+      socket.on('data', (d) => (data += d.toString()));
+      socket.on('close', () => resolve(data));
+      socket.on('error', reject);
+      socket.write(
+        `POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${timed.key}\r\n` +
+          'content-type: application/json\r\ncontent-length: 100\r\n\r\n{"model":',
+      );
+    });
+    t.match(reply, /^HTTP\/1\.1 408 /);
+    t.match(reply, /"code":"request_timeout"/);
+  });
+
+  t.test('request id: a sane client id is kept, an insane one replaced', async (t) => {
+    const kept = await postJson(url, chat, gw.key, { 'x-request-id': 'client-id-123' });
+    t.equal(kept.headers.get('x-request-id'), 'client-id-123');
+    const replaced = await postJson(url, chat, gw.key, { 'x-request-id': 'bad id with spaces' });
+    t.match(replaced.headers.get('x-request-id'), /^[0-9a-f-]{36}$/);
+    const error = await postJson(url, chat, undefined, { 'x-request-id': 'err-1' });
+    t.equal(error.headers.get('x-request-id'), 'err-1', 'errors carry it too');
+    const upstream = gw.sim.log.list('client-id-123');
+    t.equal(upstream.length, 1, 'the upstream received the same id');
+  });
+});

@@ -1,0 +1,94 @@
+/** Small HTTP helpers for tests: JSON posts with a key, and reading an SSE response into events. */
+import { request, type IncomingMessage } from 'node:http';
+import { createParser, type EventSourceMessage } from 'eventsource-parser';
+
+export interface JsonResponse<T = Record<string, unknown>> {
+  readonly status: number;
+  readonly headers: Headers;
+  readonly body: T;
+  readonly text: string;
+}
+
+/** POSTs JSON with `Authorization: Bearer <key>` (no header when key is undefined). */
+export async function postJson<T = Record<string, unknown>>(
+  url: string,
+  body: unknown,
+  key: string | undefined,
+  headers: Record<string, string> = {},
+): Promise<JsonResponse<T>> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      ...(key ? { authorization: `Bearer ${key}` } : {}),
+      ...headers,
+    },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  const text = await res.text();
+  let parsed: unknown = undefined;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    // not JSON (an SSE body, say): callers read `text`
+  }
+  return { status: res.status, headers: res.headers, body: parsed as T, text };
+}
+
+export async function getJson<T = Record<string, unknown>>(
+  url: string,
+  key?: string,
+): Promise<JsonResponse<T>> {
+  const res = await fetch(url, { headers: key ? { authorization: `Bearer ${key}` } : {} });
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, body: JSON.parse(text) as T, text };
+}
+
+/** Splits an SSE body into events (comments dropped), as a client would see them. */
+export function parseSse(text: string): EventSourceMessage[] {
+  const events: EventSourceMessage[] = [];
+  const parser = createParser({ onEvent: (e) => events.push(e) });
+  parser.feed(text);
+  return events;
+}
+
+/** The `data` of every event parsed as JSON, except the final `[DONE]`. */
+export function sseJson<T = Record<string, unknown>>(text: string): T[] {
+  return parseSse(text)
+    .filter((e) => e.data !== '[DONE]')
+    .map((e) => JSON.parse(e.data) as T);
+}
+
+/** The error body the contract defines for gateway errors. */
+export interface ErrorBody {
+  error: { code: string; message: string; type: string };
+}
+
+/** A raw node:http POST that returns the response as soon as its headers arrive (for stream tests). */
+export function openStream(
+  url: string,
+  body: unknown,
+  key: string,
+  headers: Record<string, string> = {},
+): Promise<IncomingMessage> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${key}`, ...headers },
+    });
+    req.on('response', resolve).on('error', reject);
+    req.end(JSON.stringify(body));
+  });
+}
+
+/** Resolves once `predicate` holds, polling every 20 ms; rejects after `timeoutMs`. */
+export async function eventually(
+  predicate: () => boolean | Promise<boolean>,
+  timeoutMs = 3_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await predicate())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
