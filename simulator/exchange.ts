@@ -1,0 +1,101 @@
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import type { Family } from './family';
+import { writeJson } from './http-io';
+import type { LoggedRequest } from './request-log';
+import { SimError } from './sim-error';
+
+// 429 answers tell clients when to come back, as the vendors do.
+const EXTRA_ERROR_HEADERS: Readonly<Record<number, OutgoingHttpHeaders>> = { 429: { 'retry-after': '1' } };
+
+/**
+ * One request/response pair as a route handler sees it: the parsed body, the log entry, and
+ * helpers that answer in the family's shape. It also tracks the connection so timers stop as
+ * soon as the client goes away.
+ */
+export class Exchange {
+  /** True once the response or its connection closed; pending work must stop. */
+  closed = false;
+  /** True when the body was not valid JSON (the log then holds the raw text). */
+  bodyInvalid = false;
+  private cutByServer = false;
+  private readonly cleanups: (() => void)[] = [];
+
+  constructor(
+    readonly req: IncomingMessage,
+    readonly res: ServerResponse,
+    readonly entry: LoggedRequest,
+    readonly family: Family,
+  ) {
+    res.once('close', this.handleClose);
+  }
+
+  /** The request body as recorded in the log. */
+  get body(): unknown {
+    return this.entry.body;
+  }
+
+  /** Runs `fn` when the connection closes (at once if it already has). */
+  onClose(fn: () => void): void {
+    if (this.closed) fn();
+    else this.cleanups.push(fn);
+  }
+
+  /** Waits `ms`; resolves false instead if the connection closes first. */
+  delay(ms: number): Promise<boolean> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => resolve(!this.closed), ms);
+      this.onClose(() => {
+        clearTimeout(timer);
+        resolve(false);
+      });
+    });
+  }
+
+  /** Headers every answer of the family carries. */
+  baseHeaders(): OutgoingHttpHeaders {
+    return { [this.family.requestIdHeader]: this.entry.id };
+  }
+
+  /** Sends a complete JSON answer. */
+  sendJson(status: number, payload: unknown, extra?: OutgoingHttpHeaders): void {
+    writeJson(this.res, status, payload, { ...this.baseHeaders(), ...extra });
+  }
+
+  /** Answers with the family's error body for `err`. */
+  sendError(err: SimError): void {
+    this.sendJson(err.status, this.family.errorBody(err, this.entry.id), EXTRA_ERROR_HEADERS[err.status]);
+  }
+
+  /** Ends the exchange after a handler threw: an error answer if possible, else a dropped connection. */
+  fail(err: unknown): void {
+    if (this.closed) return;
+    if (this.res.headersSent) {
+      this.res.destroy();
+      return;
+    }
+    if (err instanceof SimError) return this.sendError(err);
+    console.error('simulator: handler failed', err);
+    this.sendError(new SimError(500));
+  }
+
+  /**
+   * Cuts the connection mid-response on purpose: bytes already written are flushed, then the
+   * socket closes without the chunked terminator, so the client sees a truncated body.
+   */
+  cut(): void {
+    this.cutByServer = true;
+    const socket = this.res.socket;
+    // end() flushes corked writes before the FIN; destroy() afterwards releases the socket.
+    socket?.end(() => socket.destroy());
+  }
+
+  private readonly handleClose = (): void => {
+    this.closed = true;
+    const { entry, res } = this;
+    entry.finished = res.writableFinished;
+    entry.aborted = !entry.finished && !this.cutByServer;
+    entry.status = res.headersSent ? res.statusCode : null;
+    for (const fn of this.cleanups) fn();
+    this.cleanups.length = 0;
+  };
+}

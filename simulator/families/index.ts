@@ -1,0 +1,8 @@
+import { chatFamily } from '../chat/handler';
+import type { Family } from '../family';
+import { modela } from './modela';
+import { modelb } from './modelb';
+import { modelc } from './modelc';
+
+/** Every family the simulator speaks; the only list of them. Add a family by adding a line. */
+export const families: readonly Family[] = [chatFamily(modela), chatFamily(modelb), chatFamily(modelc)];

@@ -1,0 +1,59 @@
+import type { ChatDialect } from '../chat/dialect';
+import type { SimError } from '../sim-error';
+
+/** Google RPC status word and default message per HTTP status. */
+interface RpcDefaults {
+  readonly status: string;
+  readonly message: string;
+}
+
+const INVALID: RpcDefaults = { status: 'INVALID_ARGUMENT', message: 'Request contains an invalid argument.' };
+const INTERNAL: RpcDefaults = {
+  status: 'INTERNAL',
+  message: 'An internal error has occurred. Please retry or report the issue.',
+};
+
+// The canonical google.rpc codes for each HTTP status, with the messages the Gemini API sends.
+const ERRORS: Readonly<Record<number, RpcDefaults>> = {
+  400: INVALID,
+  401: { status: 'UNAUTHENTICATED', message: 'API key not valid. Please pass a valid API key.' },
+  403: { status: 'PERMISSION_DENIED', message: 'The caller does not have permission' },
+  404: { status: 'NOT_FOUND', message: 'Requested entity was not found.' },
+  409: { status: 'ABORTED', message: 'The operation was aborted.' },
+  413: { status: 'INVALID_ARGUMENT', message: 'Request payload size exceeds the limit.' },
+  429: { status: 'RESOURCE_EXHAUSTED', message: 'Resource has been exhausted (e.g. check quota).' },
+  499: { status: 'CANCELLED', message: 'The operation was cancelled.' },
+  500: INTERNAL,
+  503: { status: 'UNAVAILABLE', message: 'The model is overloaded. Please try again later.' },
+  504: { status: 'DEADLINE_EXCEEDED', message: 'The request timed out. Please try again.' },
+};
+
+function errorBody(err: SimError): unknown {
+  const d = ERRORS[err.status] ?? (err.status >= 500 ? INTERNAL : INVALID);
+  return { error: { code: err.status, message: err.detail.message ?? d.message, status: d.status } };
+}
+
+/**
+ * `modelb`: Gemini's OpenAI-compatible endpoint (UPSTREAMS §5). No separate usage chunk: the
+ * last finish chunk always carries `usage`, whatever `stream_options` says. Errors use the
+ * google.rpc shape `{error:{code,message,status}}`.
+ */
+export const modelb: ChatDialect = {
+  name: 'modelb',
+  mount: '/modelb',
+  chatPath: '/v1beta/openai/chat/completions',
+  defaultKey: 'sim-modelb-key',
+  requestIdHeader: 'x-request-id',
+  envelopeExtras: {},
+  messageExtras: {},
+  logprobs: false,
+  errorBody,
+  usage: (t) => ({
+    prompt_tokens: t.prompt,
+    completion_tokens: t.completion,
+    total_tokens: t.prompt + t.completion,
+  }),
+  streamUsage: () => ({ nullOnChunks: false, usageChunk: false, onLastFinish: true }),
+  reasoningTokens: () => 0,
+  validate: () => undefined,
+};

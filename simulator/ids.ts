@@ -1,0 +1,16 @@
+import { randomUUID } from 'node:crypto';
+
+// randomUUID draws from a pre-filled entropy cache, so it stays cheap at thousands of calls a second.
+const hex = (): string => randomUUID().replaceAll('-', '');
+
+/** The simulator's own request id, in OpenAI's `req_<hex>` style. */
+export const newRequestId = (): string => `req_${hex()}`;
+
+/** A completion id, `chatcmpl-<random>`. */
+export const newCompletionId = (): string => `chatcmpl-${hex().slice(0, 24)}`;
+
+/** A tool-call id, `call_<random>`. */
+export const newCallId = (): string => `call_${hex().slice(0, 24)}`;
+
+/** Unix seconds, the `created` field of completions. */
+export const unixSeconds = (): number => Math.floor(Date.now() / 1000);

@@ -1,0 +1,90 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { adminRoutes } from './admin';
+import { Exchange } from './exchange';
+import type { Family, RouteHandler } from './family';
+import { readBody, writeJson } from './http-io';
+import { entryFor, type RequestLog } from './request-log';
+import { SimErrors } from './sim-error';
+
+/** A family as mounted: its credential and its routes by `METHOD /path`. */
+interface Mounted {
+  readonly family: Family;
+  readonly key: string;
+  readonly routes: ReadonlyMap<string, RouteHandler>;
+}
+
+/** What the router needs; `keys` overrides each family's default credential by family name. */
+export interface RouterOptions {
+  readonly families: readonly Family[];
+  readonly keys: Readonly<Record<string, string | undefined>>;
+  readonly log: RequestLog;
+}
+
+/** Stands in for a family on paths no family is mounted at: a plain JSON 404. */
+const NO_FAMILY: Family = {
+  name: '',
+  mount: '',
+  defaultKey: '',
+  requestIdHeader: 'x-request-id',
+  routes: {},
+  authorized: () => false,
+  errorBody: (err) => ({ error: err.message, status: err.status }),
+};
+
+const ADMIN_PREFIX = '/_sim/';
+
+const mountOf = (path: string): string => {
+  const slash = path.indexOf('/', 1);
+  return slash < 0 ? path : path.slice(0, slash);
+};
+
+function serveAdmin(
+  req: IncomingMessage,
+  res: ServerResponse,
+  path: string,
+  query: string,
+  log: RequestLog,
+): void {
+  const handler = adminRoutes[`${req.method} ${path}`];
+  if (handler) writeJson(res, 200, handler(log, new URLSearchParams(query)));
+  else writeJson(res, 404, { error: `no simulator route ${req.method} ${path}`, status: 404 });
+}
+
+/** Body, then route, then auth, then JSON validity: the order the vendors check in. */
+async function serve(ex: Exchange, path: string, mounted: Mounted | undefined): Promise<void> {
+  try {
+    const body = await readBody(ex.req);
+    ex.entry.body = body.value;
+    ex.bodyInvalid = body.invalid;
+    const route = mounted?.routes.get(`${ex.req.method} ${path.slice(ex.family.mount.length)}`);
+    if (!mounted || !route) throw SimErrors.notFound(ex.entry.method, path);
+    if (!ex.family.authorized(ex.req.headers, mounted.key)) throw SimErrors.unauthorized();
+    if (ex.bodyInvalid) throw SimErrors.badJson();
+    await route(ex);
+  } catch (err) {
+    ex.fail(err);
+  }
+}
+
+/**
+ * The request listener: `/_sim/` inspection routes, else the family mounted at the first path
+ * segment. Every family request is logged before its body is read, so even requests the client
+ * abandons early show up in the log.
+ */
+export function createRouter(opts: RouterOptions): (req: IncomingMessage, res: ServerResponse) => void {
+  const mounts = new Map<string, Mounted>();
+  for (const family of opts.families) {
+    const key = opts.keys[family.name] ?? family.defaultKey;
+    mounts.set(family.mount, { family, key, routes: new Map(Object.entries(family.routes)) });
+  }
+  return (req, res) => {
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    const path = q < 0 ? url : url.slice(0, q);
+    if (path.startsWith(ADMIN_PREFIX))
+      return serveAdmin(req, res, path, q < 0 ? '' : url.slice(q + 1), opts.log);
+    const mounted = mounts.get(mountOf(path));
+    const ex = new Exchange(req, res, opts.log.add(entryFor(req)), mounted?.family ?? NO_FAMILY);
+    void serve(ex, path, mounted);
+  };
+}

@@ -1,0 +1,68 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { families } from './families';
+import { RequestLog } from './request-log';
+import { createRouter } from './router';
+
+/** Options of {@link startSimulator}. */
+export interface SimulatorOptions {
+  /** TCP port; 0 (default) picks a free one. */
+  readonly port?: number;
+  /** Interface to bind; default 127.0.0.1. */
+  readonly host?: string;
+  /**
+   * Credential each family expects, by family name. Families left out keep their default:
+   * `{ modela: 'sim-modela-key', modelb: 'sim-modelb-key', modelc: 'sim-modelc-key' }`.
+   */
+  readonly keys?: Readonly<Record<string, string | undefined>>;
+}
+
+/** A listening simulator. */
+export interface RunningSimulator {
+  /** Base URL, e.g. `http://127.0.0.1:9100`. */
+  readonly url: string;
+  readonly port: number;
+  /** Every request received (the last 2,000). */
+  readonly log: RequestLog;
+  /** Stops listening and destroys every connection, open streams included. */
+  close(): Promise<void>;
+}
+
+// Longer than a benchmark's pause between requests, short enough not to pin idle sockets.
+const KEEP_ALIVE_MS = 5_000;
+
+function listen(server: Server, port: number, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve((server.address() as AddressInfo).port);
+    });
+  });
+}
+
+function close(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    // Streams and keep-alive sockets would otherwise hold close() open; their 'close' events
+    // clear every pending timer.
+    server.closeAllConnections();
+  });
+}
+
+/**
+ * Starts the upstream simulator: a real HTTP server speaking each family's chat protocol.
+ * @example
+ * const sim = await startSimulator();
+ * await fetch(`${sim.url}/modela/v1/chat/completions`, { method: 'POST', headers: { authorization: 'Bearer sim-modela-key' }, body });
+ * await sim.close();
+ */
+export async function startSimulator(opts: SimulatorOptions = {}): Promise<RunningSimulator> {
+  const host = opts.host ?? '127.0.0.1';
+  const log = new RequestLog();
+  const server = createServer(createRouter({ families, keys: opts.keys ?? {}, log }));
+  server.keepAliveTimeout = KEEP_ALIVE_MS;
+  const port = await listen(server, opts.port ?? 0, host);
+  const urlHost = host.includes(':') ? `[${host}]` : host;
+  return { url: `http://${urlHost}:${port}`, port, log, close: () => close(server) };
+}
