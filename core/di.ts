@@ -1,8 +1,7 @@
 /**
  * Typed dependency-injection tokens (STYLE.md, convention 7). tsyringe symbols carry no type, so each
- * token is branded with the type it resolves to and resolved only through `resolveToken`.
+ * token is branded with the type it resolves to; only the composition root resolves them.
  */
-import { type DependencyContainer } from 'tsyringe';
 import type { Logger } from 'pino';
 import type { GatewayConfig } from '../config/schema';
 import type { KeyService } from './keys/key-service';
@@ -11,11 +10,7 @@ import type { Catalogue } from './routing/catalogue';
 import type { UpstreamProxy } from './proxy/upstream-proxy';
 
 export type Token<T> = symbol & { readonly __type?: T };
-export const token = <T>(name: string): Token<T> => Symbol(name) as Token<T>;
-
-export function resolveToken<T>(container: DependencyContainer, t: Token<T>): T {
-  return container.resolve<T>(t);
-}
+export const token = <T>(name: string): Token<T> => Symbol(name);
 
 export const ConfigToken = token<GatewayConfig>('GatewayConfig');
 export const LoggerToken = token<Logger>('Logger');

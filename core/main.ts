@@ -23,7 +23,10 @@ async function main(): Promise<void> {
         '(set each upstream base_url and api_key in gateway.yaml to use the real vendors)',
     );
   }
-  const gateway = await startGateway(config, { logger });
+  const gateway = await startGateway(config, { logger }).catch((e: unknown) => {
+    // Plugin sections are validated while composing: name the file there too.
+    throw e instanceof ConfigError && !e.file ? new ConfigError(e.path, e.reason, file) : e;
+  });
   logger.info({ config: file, data_dir: config.storage.data_dir }, `gateway listening on ${gateway.url}`);
   logger.info(`admin API listening on ${gateway.adminUrl}`);
   if (gateway.firstKey) {

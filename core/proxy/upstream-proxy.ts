@@ -24,7 +24,7 @@ export class UpstreamProxy {
     // Emitted when the client vanished while the upstream request failed; the exchange already ended.
     this.proxy.on('econnreset', () => undefined);
     this.proxy.on('error', (err, req) => {
-      if (req) exchangeOf(req as Parameters<typeof exchangeOf>[0])?.onProxyError(err);
+      if (req) exchangeOf(req)?.onProxyError(err);
     });
   }
 

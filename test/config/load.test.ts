@@ -1,0 +1,121 @@
+import 'reflect-metadata';
+import '../../plugins';
+import t, { type Test } from 'tap';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { interpolate } from '../../config/env';
+import { ConfigError } from '../../config/errors';
+import { buildConfig, loadConfigFile } from '../../config/load';
+import { startGateway } from '../../core/gateway';
+import { tempDir, testConfig } from '../helpers/gateway';
+
+t.test('${VAR} and ${VAR:-default}', (t) => {
+  const env = { A: 'alpha', EMPTY: '' };
+  t.equal(interpolate('x-${A}-y', env), 'x-alpha-y');
+  t.equal(interpolate('${MISSING:-fallback}', env), 'fallback');
+  t.equal(
+    interpolate('${EMPTY:-fallback}', env),
+    'fallback',
+    'empty counts as unset when a default is given',
+  );
+  t.equal(interpolate('${EMPTY}', env), '');
+  t.throws(() => interpolate('${MISSING}', env), /MISSING is not set/);
+  t.end();
+});
+
+t.test('the shipped gateway.yaml loads, with environment overrides', (t) => {
+  const file = join(__dirname, '../../../gateway.yaml');
+  const config = loadConfigFile(file, {
+    PORT: '9999',
+    ADMIN_PORT: '9998',
+    GATEWAY_DATA_DIR: '/tmp/x',
+    MODELA_API_KEY: 'real',
+  });
+  t.equal(config.server.port, 9999);
+  t.equal(config.admin.port, 9998);
+  t.equal(config.admin.host, '127.0.0.1', 'admin stays on loopback');
+  t.equal(config.storage.data_dir, '/tmp/x');
+  t.equal(config.upstreams['modela-main']?.api_key, 'real');
+  t.equal(config.server.body_limit, 1024 * 1024);
+  t.equal(config.server.timeouts.headers, 10_000);
+  t.equal(config.simulator.enabled, true);
+  t.strictSame(config.pipeline[1], {
+    'rate-limit': { backend: 'memory', requests_per_minute: 600, per_key: {} },
+  });
+  t.ok(Object.isFrozen(config.server.timeouts), 'the configuration is frozen');
+  t.end();
+});
+
+const expectConfigError = async (t: Test, doc: Record<string, unknown>, path: string, reason: RegExp) => {
+  const dir = await tempDir(t);
+  const fullDoc = { ...testConfig('http://127.0.0.1:1', dir), ...doc };
+  let error: unknown;
+  try {
+    await startGateway(buildConfig(fullDoc, {}));
+  } catch (e) {
+    error = e;
+  }
+  t.ok(error instanceof ConfigError, `a ConfigError for ${path}`);
+  t.equal((error as ConfigError).path, path);
+  t.match((error as ConfigError).reason, reason);
+};
+
+t.test('bad configurations stop start-up with the path of the bad field', async (t) => {
+  await expectConfigError(
+    t,
+    { pipeline: ['auth', 'no-such-stage'] },
+    'pipeline[1]',
+    /unknown middleware "no-such-stage"/,
+  );
+  await expectConfigError(
+    t,
+    { pipeline: ['auth', { 'rate-limit': { requests_per_minute: 'many' } }, 'model-router'] },
+    'pipeline[1].rate-limit.requests_per_minute',
+    /expected number/,
+  );
+  await expectConfigError(
+    t,
+    { pipeline: ['auth', { 'rate-limit': { typo: 1 } }, 'model-router'] },
+    'pipeline[1].rate-limit',
+    /typo/,
+  );
+  await expectConfigError(
+    t,
+    { pipeline: ['auth', 'usage-metering'] },
+    'pipeline',
+    /model-router must be in the pipeline/,
+  );
+  await expectConfigError(
+    t,
+    { upstreams: { x: { plugin: 'nope', base_url: 'http://a' } } },
+    'upstreams.x.plugin',
+    /unknown upstream plugin "nope"/,
+  );
+  await expectConfigError(
+    t,
+    { upstreams: { x: { plugin: 'modela', base_url: 'not a url' } } },
+    'upstreams.x.base_url',
+    /URL/i,
+  );
+  await expectConfigError(t, { server: { port: 70000 } }, 'server.port', /70000|too big|less than/i);
+  await expectConfigError(t, { server: { body_limit: 'lots' } }, 'server.body_limit', /not a size/);
+  await expectConfigError(t, { sever: {} }, '', /sever/);
+  await expectConfigError(
+    t,
+    { routes: { 'modela-5.5': { targets: [{ upstream: 'missing' }] } } },
+    'routes.modela-5.5.targets[0].upstream',
+    /no upstream named "missing"/,
+  );
+});
+
+t.test('a file with an unset variable names the variable and its place', async (t) => {
+  const dir = await tempDir(t);
+  const file = join(dir, 'gateway.yaml');
+  await writeFile(
+    file,
+    'pipeline: [auth]\nupstreams:\n  a: { plugin: modela, base_url: "${NOT_SET_ANYWHERE}" }\n',
+  );
+  t.throws(() => loadConfigFile(file, {}), { path: 'upstreams.a.base_url', message: /NOT_SET_ANYWHERE/ });
+  await writeFile(file, 'pipeline: [auth\n');
+  t.throws(() => loadConfigFile(file, {}), /invalid YAML/);
+});

@@ -1,0 +1,123 @@
+/**
+ * The gateway as `npm start` runs it: a real process with a configuration file, printing its first key
+ * once, and stopping cleanly on SIGTERM.
+ */
+import t from 'tap';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
+import { startSimulator } from '../../simulator/server';
+import { tempDir, testConfig, type Teardown } from '../helpers/gateway';
+import { openStream, postJson, sseJson } from '../helpers/http';
+import { freePort, spawnGateway } from '../helpers/process';
+
+const KEY_LINE = /^(sk-[A-Za-z0-9_-]{43})$/m;
+const ask = { model: 'modela-5.5', messages: [{ role: 'user', content: 'hi' }] };
+
+async function writeConfig(t: Teardown, adjust: (doc: Record<string, unknown>) => void = () => undefined) {
+  const sim = await startSimulator();
+  t.teardown(() => sim.close());
+  const dir = await tempDir(t);
+  const doc = testConfig(sim.url, join(dir, 'data'));
+  doc.logging = { level: 'info' };
+  adjust(doc);
+  const file = join(dir, 'gateway.yaml');
+  await writeFile(file, stringify(doc));
+  const port = await freePort();
+  return {
+    file,
+    dir,
+    port,
+    env: { GATEWAY_CONFIG: file, PORT: String(port), ADMIN_PORT: String(await freePort()) },
+  };
+}
+
+t.test('first start prints one key, alone on its line; a restart prints none', async (t) => {
+  const { env, port } = await writeConfig(t);
+  const first = spawnGateway(t, env);
+  const [, key] = await first.waitFor(KEY_LINE);
+  await first.waitFor(/admin API listening/);
+  const res = await postJson(`http://127.0.0.1:${port}/v1/chat/completions`, ask, key);
+  t.equal(res.status, 200, 'the printed key works');
+  first.child.kill('SIGTERM');
+  t.equal(await first.exited, 0);
+
+  const second = spawnGateway(t, env);
+  await second.waitFor(/admin API listening/);
+  t.notMatch(second.stdout(), KEY_LINE, 'the key is shown once only');
+  t.equal((await postJson(`http://127.0.0.1:${port}/v1/chat/completions`, ask, key)).status, 200, 'and kept');
+  second.child.kill('SIGINT');
+  t.equal(await second.exited, 0);
+});
+
+t.test('SIGTERM: stops accepting, lets requests in flight finish, exits 0', async (t) => {
+  const { env, port } = await writeConfig(t);
+  const gw = spawnGateway(t, env);
+  const [, key] = await gw.waitFor(KEY_LINE);
+  const inFlight = postJson(`http://127.0.0.1:${port}/v1/chat/completions`, ask, key, {
+    'x-sim-latency-ms': '700',
+  });
+  await new Promise((r) => setTimeout(r, 150));
+  gw.child.kill('SIGTERM');
+  await gw.waitFor(/no longer accepting/);
+  await t.rejects(
+    fetch(`http://127.0.0.1:${port}/v1/models`, { headers: { authorization: `Bearer ${key}` } }),
+    'new connections are refused',
+  );
+  const res = await inFlight;
+  t.equal(res.status, 200, 'the request in flight finished');
+  t.equal(await gw.exited, 0);
+});
+
+t.test('SIGTERM: a stream longer than the grace period ends with an error event, then exit 0', async (t) => {
+  const { env, port } = await writeConfig(t, (doc) => {
+    (doc.server as Record<string, unknown>).shutdown_grace = '300ms';
+  });
+  const gw = spawnGateway(t, env);
+  const [, key] = await gw.waitFor(KEY_LINE);
+  const res = await openStream(
+    `http://127.0.0.1:${port}/v1/chat/completions`,
+    { ...ask, stream: true },
+    key!,
+    { 'x-sim-tps': '5', 'x-sim-tokens': '100' },
+  );
+  let body = '';
+  res.on('data', (d: Buffer) => (body += d.toString()));
+  const ended = new Promise((r) => res.on('end', r));
+  await new Promise((r) => setTimeout(r, 300));
+  gw.child.kill('SIGTERM');
+  await ended;
+  const last = sseJson<{ error?: { code: string } }>(body).at(-1);
+  t.equal(last?.error?.code, 'shutting_down', 'the client is told, not left with a silent cut');
+  t.notMatch(body, /\[DONE\]/);
+  t.equal(await gw.exited, 0);
+});
+
+t.test('an invalid configuration stops start-up with exit 1 and names the field', async (t) => {
+  const { env } = await writeConfig(t, (doc) => {
+    doc.pipeline = ['auth', { 'rate-limit': { requests_per_minute: -5 } }, 'model-router'];
+  });
+  const gw = spawnGateway(t, env);
+  t.equal(await gw.exited, 1);
+  t.match(
+    gw.stderr(),
+    /invalid configuration: .*gateway\.yaml: pipeline\[1\]\.rate-limit\.requests_per_minute: /,
+  );
+});
+
+t.test('the shipped gateway.yaml starts the bundled simulator and says so', async (t) => {
+  const dir = await tempDir(t);
+  const port = await freePort();
+  const gw = spawnGateway(t, {
+    GATEWAY_CONFIG: join(__dirname, '../../../gateway.yaml'),
+    GATEWAY_DATA_DIR: dir,
+    PORT: String(port),
+    ADMIN_PORT: String(await freePort()),
+  });
+  const [, key] = await gw.waitFor(KEY_LINE);
+  t.match(gw.stdout(), /upstreams point at the bundled simulator/);
+  const res = await postJson(`http://127.0.0.1:${port}/v1/chat/completions`, ask, key);
+  t.equal(res.status, 200);
+  gw.child.kill('SIGTERM');
+  t.equal(await gw.exited, 0);
+});
