@@ -82,8 +82,8 @@ export const Errors = {
       'upstream_stream_cut',
       `upstream ${upstream} ended the stream before it was complete`,
     ),
-  streamIdle: (upstream: string, seconds: number) =>
-    new GatewayError(504, 'upstream_stream_idle', `upstream ${upstream} sent nothing for ${seconds} s`),
+  streamIdle: (upstream: string, ms: number) =>
+    new GatewayError(504, 'upstream_stream_idle', `upstream ${upstream} sent nothing for ${ms / 1000} s`),
   shuttingDown: () =>
     new GatewayError(503, 'shutting_down', 'the gateway is shutting down', { connection: 'close' }),
   internal: (cause?: unknown) =>

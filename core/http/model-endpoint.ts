@@ -3,9 +3,8 @@
  * the proxy forwards it. No API or provider is special-cased here: plugins declare the APIs they serve.
  */
 import { Errors } from '../errors';
-import { RELAY_POLICY } from '../middleware/sse-relay';
 import type { ModelApi } from '../plugin';
-import type { EventHook } from '../proxy/stream-relay';
+import { RELAY_POLICY, type EventHook } from '../proxy/stream-relay';
 import type { UpstreamProxy } from '../proxy/upstream-proxy';
 import type { Endpoint } from './endpoint';
 

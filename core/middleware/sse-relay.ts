@@ -7,12 +7,10 @@ import { inject } from 'tsyringe';
 import { z } from 'zod';
 import type { GatewayConfig } from '../../config/schema';
 import { duration } from '../../config/units';
-import { StateKey, type GatewayContext } from '../context';
+import type { GatewayContext } from '../context';
 import { ConfigToken, PluginOptionsToken } from '../di';
 import { middlewarePlugin, type Middleware, type Next } from '../plugin';
-import type { RelayPolicy } from '../proxy/stream-relay';
-
-export const RELAY_POLICY = new StateKey<RelayPolicy>('sse-relay', 'policy');
+import { RELAY_POLICY, type RelayPolicy } from '../proxy/stream-relay';
 
 export const sseRelayOptions = z.object({ ping_every: duration.default(15_000) }).strict();
 type SseRelayOptions = z.output<typeof sseRelayOptions>;

@@ -12,6 +12,7 @@ import { Errors, sendError, type GatewayError } from '../errors';
 import type { StreamDialect, UpstreamRequest } from '../plugin';
 import type { Upstream } from '../upstream/upstream';
 import { clientResponseHeaders, upstreamRequestHeaders } from './headers';
+import { SseReader } from '../sse';
 import { StreamRelay, type EventHook, type RelayPolicy } from './stream-relay';
 
 const EXCHANGE = Symbol('gateway.exchange');
@@ -75,6 +76,11 @@ export class Exchange {
 
   /** Called with the outgoing request once it has a socket: starts the connect timeout if it must connect. */
   attach(proxyReq: ClientRequest, socket: Socket): void {
+    // A request that waited for a free socket past its timeout was already answered: never send it.
+    if (this.finished) {
+      proxyReq.destroy();
+      return;
+    }
     this.proxyReq = proxyReq;
     if (!socket.connecting) return;
     const timer = setTimeout(
@@ -107,7 +113,7 @@ export class Exchange {
     this.relay.start(
       headers,
       () => Errors.streamCut(this.upstream.name),
-      () => Errors.streamIdle(this.upstream.name, Math.round(relay.idleTimeoutMs / 1000)),
+      () => Errors.streamIdle(this.upstream.name, relay.idleTimeoutMs),
     );
   }
 
@@ -158,11 +164,30 @@ export class Exchange {
     return replace ? Buffer.from(JSON.stringify(replace)) : body;
   }
 
+  /**
+   * Without the relay stage: the upstream's bytes go to the client untouched, and a copy is read only to
+   * meter what was delivered. A cut still ends with the API's error frame.
+   */
   private pipeRaw(upstreamRes: IncomingMessage, status: number, headers: Record<string, unknown>): void {
-    this.ctx.status = status;
-    this.ctx.res.writeHead(status, headers as Record<string, string>);
-    upstreamRes.pipe(this.ctx.res);
-    upstreamRes.on('end', () => this.finish());
+    const { ctx, request } = this;
+    ctx.status = status;
+    ctx.res.writeHead(status, headers as Record<string, string>);
+    const meter = new SseReader((ev) => void request.reader.event(ev));
+    upstreamRes.on('data', (chunk: Buffer) => meter.push(chunk));
+    upstreamRes.pipe(ctx.res, { end: false });
+    upstreamRes.on('error', () => undefined);
+    upstreamRes.on('end', () => {
+      meter.end();
+      ctx.res.end();
+    });
+    upstreamRes.on('close', () => {
+      if (!upstreamRes.complete && !ctx.res.destroyed) {
+        ctx.outcome = request.reader.failed ? 'upstream_error' : 'upstream_cut';
+        ctx.res.end(this.settings.dialect.errorFrame(Errors.streamCut(this.upstream.name)));
+      }
+      ctx.usage = request.reader.usage();
+      this.finish();
+    });
   }
 
   private onClientClose(): void {

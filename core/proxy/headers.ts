@@ -35,6 +35,13 @@ const NOT_FORWARDED = new Set([
 /** Not copied back to the client: the gateway sets its own length and request id. */
 const NOT_RETURNED = new Set([...HOP_BY_HOP, 'content-length', 'x-request-id']);
 
+/** The extra hop-by-hop headers a message names in its own `Connection` header. */
+function connectionTokens(headers: IncomingHttpHeaders): Set<string> | undefined {
+  const connection = headers.connection;
+  if (!connection || connection === 'keep-alive' || connection === 'close') return undefined;
+  return new Set(connection.split(',').map((token) => token.trim().toLowerCase()));
+}
+
 export function upstreamRequestHeaders(
   client: IncomingHttpHeaders,
   own: Readonly<Record<string, string>>,
@@ -42,7 +49,8 @@ export function upstreamRequestHeaders(
   requestId: string,
 ): IncomingHttpHeaders {
   const out: IncomingHttpHeaders = {};
-  for (const name in client) if (!NOT_FORWARDED.has(name)) out[name] = client[name];
+  const named = connectionTokens(client);
+  for (const name in client) if (!NOT_FORWARDED.has(name) && !named?.has(name)) out[name] = client[name];
   Object.assign(out, own);
   out['content-length'] = String(bodyLength);
   // The gateway reads usage from the response, so it must arrive uncompressed.
@@ -53,7 +61,8 @@ export function upstreamRequestHeaders(
 
 export function clientResponseHeaders(upstream: IncomingHttpHeaders, requestId: string): OutgoingHttpHeaders {
   const out: OutgoingHttpHeaders = {};
-  for (const name in upstream) if (!NOT_RETURNED.has(name)) out[name] = upstream[name];
+  const named = connectionTokens(upstream);
+  for (const name in upstream) if (!NOT_RETURNED.has(name) && !named?.has(name)) out[name] = upstream[name];
   const upstreamId = upstream['x-request-id'];
   if (upstreamId !== undefined) out['x-upstream-request-id'] = upstreamId;
   out['x-request-id'] = requestId;

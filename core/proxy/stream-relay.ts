@@ -5,7 +5,7 @@
  * before the protocol's own end, goes silent too long or is cut by shutdown ends with the API's error frame.
  */
 import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
-import type { GatewayContext, Outcome } from '../context';
+import { StateKey, type GatewayContext, type Outcome } from '../context';
 import { type GatewayError } from '../errors';
 import type { Middleware, ResponseReader, StreamDialect } from '../plugin';
 import { serializeEvent, SseReader, type SseEvent } from '../sse';
@@ -16,6 +16,15 @@ export interface RelayPolicy {
 }
 
 export type EventHook = NonNullable<Middleware['onEvent']>;
+
+/** Set by the sse-relay stage on stream requests; without it streams are piped through untouched. */
+export const RELAY_POLICY = new StateKey<RelayPolicy>('sse-relay', 'policy');
+
+/**
+ * Whether this request's stream will pass through the relay, so an upstream plugin may ask the upstream
+ * for more than the client asked (usage) and strip it again.
+ */
+export const streamIsRelayed = (ctx: GatewayContext): boolean => ctx.get(RELAY_POLICY) !== undefined;
 
 export class StreamRelay {
   private pending = '';

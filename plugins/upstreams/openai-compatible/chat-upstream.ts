@@ -5,6 +5,7 @@
  */
 import type { GatewayContext, JsonObject } from '../../../core/context';
 import type { ModelSpec, UpstreamPlugin, UpstreamRequest } from '../../../core/plugin';
+import { streamIsRelayed } from '../../../core/proxy/stream-relay';
 import { estimateTokens } from '../../../core/usage';
 import {
   credentialHeaders,
@@ -67,7 +68,9 @@ export abstract class OpenAiCompatibleChat implements UpstreamPlugin {
       delete body[from];
       changed = true;
     }
-    if (stream && this.spec.streamUsage === 'ask' && !clientWantsUsage) {
+    // Asking for usage the client did not want is only safe when the relay strips it again.
+    const stripUsage = stream && !clientWantsUsage && streamIsRelayed(ctx);
+    if (stripUsage && this.spec.streamUsage === 'ask') {
       body.stream_options = { ...(body.stream_options as JsonObject | undefined), include_usage: true };
       changed = true;
     }

@@ -1,0 +1,65 @@
+/**
+ * The benchmark's baseline: the least a proxy on http-proxy-3 can do. `POST <basePath>/chat/completions`
+ * goes to the same path on the simulator with the upstream's credential set; no parsing, no auth, no
+ * metering, just a pipe. Usage: `node dist/bench/bare-proxy.js --sim http://127.0.0.1:PORT [--port N]`.
+ */
+import { Agent, createServer, ServerResponse, type IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
+import { parseArgs } from 'node:util';
+import { createProxyServer, type ProxyServer } from 'http-proxy-3';
+import { LOOPBACK } from './ports';
+import { chatPath, SIM_UPSTREAMS } from './upstreams';
+
+/** One http-proxy-3 server per upstream, so the target and headers are fixed once, not built per request. */
+function proxiesByPath(simUrl: string): Map<string, ProxyServer> {
+  const agent = new Agent({ keepAlive: true, maxSockets: 256 });
+  const proxies = new Map<string, ProxyServer>();
+  for (const upstream of SIM_UPSTREAMS) {
+    const path = chatPath(upstream);
+    const proxy = createProxyServer({
+      target: `${simUrl}${path}`,
+      agent,
+      changeOrigin: true,
+      ignorePath: true,
+      headers: { authorization: `Bearer ${upstream.apiKey}` },
+    });
+    proxy.on('error', (_err, _req, res) => fail(res));
+    proxies.set(path, proxy);
+  }
+  return proxies;
+}
+
+/** A failed upstream exchange: 502 if nothing was sent yet, else cut the connection. */
+function fail(res: ServerResponse | Socket): void {
+  if (res instanceof ServerResponse && !res.headersSent) res.writeHead(502).end();
+  else res.destroy();
+}
+
+function handler(proxies: Map<string, ProxyServer>): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => {
+    const proxy = req.method === 'POST' ? proxies.get(req.url ?? '') : undefined;
+    if (proxy) proxy.web(req, res);
+    else res.writeHead(404).end();
+  };
+}
+
+function main(): void {
+  const { values } = parseArgs({
+    options: { sim: { type: 'string' }, port: { type: 'string', default: '0' } },
+  });
+  if (!values.sim) throw new Error('--sim <simulator url> is required');
+  const server = createServer(handler(proxiesByPath(values.sim)));
+  server.listen(Number(values.port), LOOPBACK, () => {
+    const address = server.address();
+    const port = typeof address === 'object' && address ? address.port : 0;
+    console.log(`bare proxy listening on http://${LOOPBACK}:${port}`);
+  });
+  const stop = (): void => {
+    server.close(() => process.exit(0));
+    server.closeAllConnections();
+  };
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+}
+
+main();

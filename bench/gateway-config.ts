@@ -1,0 +1,38 @@
+/**
+ * The gateway.yaml the benchmark runs with: the shipped file's full pipeline, pointed at the simulator
+ * child, with only what would distort a load test changed.
+ */
+import { stringify } from 'yaml';
+import { SIM_UPSTREAMS } from './upstreams';
+
+/** Far above any rate a benchmark reaches, so the limiter is exercised but never refuses. */
+const NEVER_LIMITING_RPM = 100_000_000;
+
+/** The configuration document for a gateway in front of the simulator at `simUrl`. */
+export function gatewayYaml(simUrl: string): string {
+  const upstreams = Object.fromEntries(
+    SIM_UPSTREAMS.map((u) => [
+      u.id,
+      { plugin: u.plugin, base_url: `${simUrl}${u.basePath}`, api_key: u.apiKey },
+    ]),
+  );
+  return stringify({
+    // Loopback only: the benchmark sends nothing off this machine. Ports come from PORT / ADMIN_PORT.
+    server: { host: '127.0.0.1', shutdown_grace: '1s' },
+    admin: { host: '127.0.0.1' },
+    storage: { driver: 'embedded', data_dir: './data' },
+    keys: { cache_ttl: '1s' },
+    // Per-request info logs would measure the logger and fill a pipe; warnings still show problems.
+    logging: { level: 'warn' },
+    pipeline: [
+      'auth',
+      { 'rate-limit': { backend: 'memory', requests_per_minute: NEVER_LIMITING_RPM, per_key: {} } },
+      'model-router',
+      'usage-metering',
+      { 'sse-relay': { ping_every: '15s' } },
+    ],
+    upstreams,
+    routes: {},
+    simulator: { enabled: false },
+  });
+}

@@ -1,0 +1,53 @@
+/** The benchmark's command-line flags. */
+import { parseArgs } from 'node:util';
+import { CASE_NAMES, type CaseName } from './cases';
+
+/** A run's settings; durations in seconds. */
+export interface BenchOptions {
+  readonly durationS: number;
+  readonly warmupS: number;
+  readonly connections: number;
+  readonly rounds: number;
+  readonly cases: readonly CaseName[];
+}
+
+export const USAGE =
+  'usage: npm run bench -- [--duration 8] [--warmup 2] [--connections 64] [--rounds 2] [--cases json,stream]';
+
+function positiveInt(flag: string, raw: string, min: number): number {
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min) throw new Error(`--${flag} must be an integer ≥ ${min}, got "${raw}"`);
+  return n;
+}
+
+const isCaseName = (name: string): name is CaseName => (CASE_NAMES as readonly string[]).includes(name);
+
+function caseList(raw: string): CaseName[] {
+  const names = raw.split(',').map((s) => s.trim());
+  const unknown = names.filter((n) => !isCaseName(n));
+  if (unknown.length > 0)
+    throw new Error(`--cases: unknown ${unknown.join(', ')}; known: ${CASE_NAMES.join(', ')}`);
+  return [...new Set(names.filter(isCaseName))];
+}
+
+/** Parses the flags; throws with a readable message on anything unknown or invalid. */
+export function parseOptions(argv: readonly string[]): BenchOptions {
+  const { values } = parseArgs({
+    args: [...argv],
+    strict: true,
+    options: {
+      duration: { type: 'string', default: '8' },
+      warmup: { type: 'string', default: '2' },
+      connections: { type: 'string', default: '64' },
+      rounds: { type: 'string', default: '2' },
+      cases: { type: 'string', default: CASE_NAMES.join(',') },
+    },
+  });
+  return {
+    durationS: positiveInt('duration', values.duration, 1),
+    warmupS: positiveInt('warmup', values.warmup, 0),
+    connections: positiveInt('connections', values.connections, 1),
+    rounds: positiveInt('rounds', values.rounds, 1),
+    cases: caseList(values.cases),
+  };
+}

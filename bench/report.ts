@@ -1,0 +1,52 @@
+/** The benchmark's printed report: a table of figures, the gateway/bare ratios, and the goals. */
+import type { Goal, Ratio, Row } from './summary';
+
+type Cell = string;
+
+/** Left-aligns the first column, right-aligns the rest, so numbers line up. */
+function table(header: readonly Cell[], body: readonly (readonly Cell[])[]): string {
+  const lines = [header, ...body];
+  const widths = header.map((_, i) => Math.max(...lines.map((l) => (l[i] ?? '').length)));
+  const format = (l: readonly Cell[]): string =>
+    l.map((c, i) => (i < 2 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join('  ');
+  const rule = widths.map((w) => '-'.repeat(w)).join('  ');
+  return [format(header), rule, ...body.map(format)].join('\n');
+}
+
+const fixed = (n: number, digits: number): string => (Number.isFinite(n) ? n.toFixed(digits) : 'n/a');
+const mb = (kb: number | undefined): string => (kb === undefined ? 'n/a' : (kb / 1024).toFixed(1));
+
+/** The figures, one line per (case, target). */
+export function figuresTable(rows: readonly Row[]): string {
+  return table(
+    ['case', 'target', 'req/s', 'req/s min-max', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', 'peak RSS MB'],
+    rows.map((r) => [
+      r.caseName,
+      r.target,
+      fixed(r.rps, 0),
+      `${fixed(r.rpsMin, 0)}-${fixed(r.rpsMax, 0)}`,
+      // autocannon records latency in whole milliseconds; decimals would be invented precision.
+      fixed(r.p50Ms, 0),
+      fixed(r.p99Ms, 0),
+      String(r.non2xx),
+      String(r.errors),
+      mb(r.peakRssKb),
+    ]),
+  );
+}
+
+/** gateway/bare per case. */
+export function ratiosTable(all: readonly Ratio[]): string {
+  return table(
+    ['case', 'ratio', 'req/s', 'p99'],
+    all.map((r) => [r.caseName, 'gateway/bare', fixed(r.rps, 3), fixed(r.p99, 3)]),
+  );
+}
+
+/** The issue's targets with PASS/FAIL. */
+export function goalLines(all: readonly Goal[]): string {
+  if (all.length === 0) return 'targets: not checked (the json case was not run)';
+  return all
+    .map((g) => `${g.pass ? 'PASS' : 'FAIL'}  ${g.label} = ${fixed(g.value, 3)} (target ${g.bound})`)
+    .join('\n');
+}

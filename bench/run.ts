@@ -1,0 +1,80 @@
+/**
+ * `npm run bench`: the gateway with its full pipeline against a bare http-proxy-3 passthrough, both in
+ * front of the same simulator, in one run. A report, not a gate: it exits 0 whether or not the targets
+ * are met, and non-zero only when the run itself failed.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Cleanup } from './cleanup';
+import { checkSamples, measureAll } from './measure';
+import { parseOptions, USAGE, type BenchOptions } from './options';
+import { stopAll } from './processes';
+import { figuresTable, goalLines, ratiosTable } from './report';
+import { goals, ratios, summarise, type Sample } from './summary';
+import { startBare, startGateway, startSimulator } from './targets';
+
+/** Startup, sample checks and shutdown, on top of the load time. */
+const OVERHEAD_S = 60;
+
+/** The longest a run may take before it is abandoned, so it always stops by itself. */
+const deadlineMs = (o: BenchOptions): number =>
+  (o.rounds * o.cases.length * 2 * (o.warmupS + o.durationS) + OVERHEAD_S) * 1000;
+
+async function bench(options: BenchOptions, cleanup: Cleanup): Promise<Sample[]> {
+  const tmp = await mkdtemp(join(tmpdir(), 'gateway-bench-'));
+  cleanup.add('temp dir', () => rm(tmp, { recursive: true, force: true }));
+  cleanup.add('child processes', stopAll);
+  const sim = await startSimulator();
+  const targets = [await startBare(sim.url), await startGateway(sim.url, tmp)];
+  await checkSamples(targets, options);
+  return measureAll(targets, [sim.child, ...targets.map((t) => t.child)], options);
+}
+
+function print(samples: readonly Sample[], options: BenchOptions): void {
+  const rows = summarise(samples, options.cases, ['bare', 'gateway']);
+  const all = ratios(rows);
+  const checked = goals(all);
+  const { connections, durationS, warmupS, rounds } = options;
+  console.log(
+    `\n${connections} connections, ${warmupS} s warm-up + ${durationS} s measured, median of ${rounds} ` +
+      `round(s), ${availableParallelism()} CPUs, Node ${process.version}\n`,
+  );
+  console.log(`${figuresTable(rows)}\n`);
+  console.log(`${ratiosTable(all)}\n`);
+  console.log(goalLines(checked));
+  console.log(`BENCH_JSON ${JSON.stringify({ options, rows, ratios: all, goals: checked })}`);
+}
+
+/** Ends the run with `code` after cleaning up, on a signal or when the deadline passes. */
+function abortOn(cleanup: Cleanup, options: BenchOptions): void {
+  const abort = (why: string, code: number) => (): void => {
+    process.stderr.write(`bench: ${why}; cleaning up\n`);
+    void cleanup.run().finally(() => process.exit(code));
+  };
+  process.once('SIGINT', abort('interrupted', 130));
+  process.once('SIGTERM', abort('terminated', 143));
+  setTimeout(abort(`took longer than ${deadlineMs(options) / 1000} s`, 1), deadlineMs(options)).unref();
+}
+
+async function main(): Promise<void> {
+  let options: BenchOptions;
+  try {
+    options = parseOptions(process.argv.slice(2));
+  } catch (err) {
+    process.stderr.write(`bench: ${(err as Error).message}\n${USAGE}\n`);
+    process.exit(2);
+  }
+  const cleanup = new Cleanup();
+  abortOn(cleanup, options);
+  try {
+    print(await bench(options, cleanup), options);
+  } finally {
+    await cleanup.run();
+  }
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`bench failed: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});

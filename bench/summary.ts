@@ -1,0 +1,112 @@
+/** Turning the rounds' measurements into one row per (case, target), the gateway/bare ratios, and the goals. */
+import type { CaseName } from './cases';
+import type { LoadFigures } from './load';
+import type { TargetName } from './targets';
+
+/** One measured run. */
+export interface Sample {
+  readonly caseName: CaseName;
+  readonly target: TargetName;
+  readonly round: number;
+  readonly figures: LoadFigures;
+  /** The target process's peak RSS so far (VmHWM), read right after the run. */
+  readonly peakRssKb: number | undefined;
+}
+
+/** The figures of one (case, target): medians over rounds, counts summed, peak RSS the highest. */
+export interface Row {
+  readonly caseName: CaseName;
+  readonly target: TargetName;
+  readonly rounds: number;
+  readonly rps: number;
+  /** The rounds' lowest and highest requests/s: how much the machine drifted during the run. */
+  readonly rpsMin: number;
+  readonly rpsMax: number;
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+  readonly non2xx: number;
+  readonly errors: number;
+  readonly peakRssKb: number | undefined;
+}
+
+/** gateway / bare for one case. */
+export interface Ratio {
+  readonly caseName: CaseName;
+  readonly rps: number;
+  readonly p99: number;
+}
+
+/** A target from the issue, checked against this run. */
+export interface Goal {
+  readonly label: string;
+  readonly value: number;
+  readonly bound: string;
+  readonly pass: boolean;
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  const at = (i: number): number => sorted[i] ?? Number.NaN;
+  return sorted.length % 2 === 1 ? at(mid) : (at(mid - 1) + at(mid)) / 2;
+}
+
+const sum = (values: readonly number[]): number => values.reduce((a, b) => a + b, 0);
+
+function row(caseName: CaseName, target: TargetName, samples: readonly Sample[]): Row {
+  const figures = samples.map((s) => s.figures);
+  const rps = figures.map((f) => f.rps);
+  const rss = samples.map((s) => s.peakRssKb).filter((kb): kb is number => kb !== undefined);
+  return {
+    caseName,
+    target,
+    rounds: samples.length,
+    rps: median(rps),
+    rpsMin: Math.min(...rps),
+    rpsMax: Math.max(...rps),
+    p50Ms: median(figures.map((f) => f.p50Ms)),
+    p99Ms: median(figures.map((f) => f.p99Ms)),
+    non2xx: sum(figures.map((f) => f.non2xx)),
+    errors: sum(figures.map((f) => f.errors)),
+    peakRssKb: rss.length > 0 ? Math.max(...rss) : undefined,
+  };
+}
+
+/** One row per (case, target) present in `samples`, in the order cases and targets were given. */
+export function summarise(
+  samples: readonly Sample[],
+  cases: readonly CaseName[],
+  targets: readonly TargetName[],
+): Row[] {
+  return cases.flatMap((c) =>
+    targets.map((t) =>
+      row(
+        c,
+        t,
+        samples.filter((s) => s.caseName === c && s.target === t),
+      ),
+    ),
+  );
+}
+
+/** gateway / bare per case, for requests/s (higher is better) and p99 latency (lower is better). */
+export function ratios(rows: readonly Row[]): Ratio[] {
+  const cases = [...new Set(rows.map((r) => r.caseName))];
+  return cases.flatMap((caseName) => {
+    const bare = rows.find((r) => r.caseName === caseName && r.target === 'bare');
+    const gateway = rows.find((r) => r.caseName === caseName && r.target === 'gateway');
+    return bare && gateway
+      ? [{ caseName, rps: gateway.rps / bare.rps, p99: gateway.p99Ms / bare.p99Ms }]
+      : [];
+  });
+}
+
+/** The issue's targets: on JSON, the gateway keeps ≥ 60% of the bare requests/s and ≤ 2× its p99. */
+export function goals(all: readonly Ratio[]): Goal[] {
+  const json = all.find((r) => r.caseName === 'json');
+  if (!json) return [];
+  return [
+    { label: 'json requests/s gateway/bare', value: json.rps, bound: '>= 0.60', pass: json.rps >= 0.6 },
+    { label: 'json p99 gateway/bare', value: json.p99, bound: '<= 2.00', pass: json.p99 <= 2.0 },
+  ];
+}

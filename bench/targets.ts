@@ -1,0 +1,76 @@
+/**
+ * Starting the benchmark's three processes from the compiled project: the upstream simulator, and the two
+ * targets measured in front of it (the bare passthrough and the gateway).
+ */
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { BenchCase } from './cases';
+import { gatewayYaml } from './gateway-config';
+import { freePort, LOOPBACK, waitForPort } from './ports';
+import { Child } from './processes';
+import { chatPath } from './upstreams';
+
+const STARTUP_MS = 15_000;
+/** dist/, from dist/bench/ where this file runs. */
+const DIST = join(__dirname, '..');
+const LISTENING = /listening on (http:\/\/\S+)$/;
+/** The line the gateway prints, on a first start, holding just the new API key. */
+const KEY_LINE = /^sk-[A-Za-z0-9_-]{43}$/;
+
+export type TargetName = 'bare' | 'gateway';
+
+/** Everything that differs between the targets for one case: where to send it and with which headers. */
+export interface LoadRequest {
+  readonly url: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string;
+}
+
+/** A server under measurement. */
+export interface Target {
+  readonly name: TargetName;
+  readonly child: Child;
+  request(benchCase: BenchCase): LoadRequest;
+}
+
+const JSON_TYPE = { 'content-type': 'application/json' };
+
+async function listeningUrl(child: Child): Promise<string> {
+  const line = await child.waitForLine(LISTENING, STARTUP_MS);
+  return LISTENING.exec(line)?.[1] ?? '';
+}
+
+/** Starts the simulator on a port of its choosing; resolves with the child and its base URL. */
+export async function startSimulator(): Promise<{ child: Child; url: string }> {
+  const child = Child.start('simulator', join(DIST, 'simulator', 'main.js'), ['--port', '0']);
+  return { child, url: await listeningUrl(child) };
+}
+
+/** Starts the bare http-proxy-3 passthrough; it is addressed by the simulator's own paths. */
+export async function startBare(simUrl: string): Promise<Target> {
+  const child = Child.start('bare proxy', join(DIST, 'bench', 'bare-proxy.js'), ['--sim', simUrl]);
+  const url = await listeningUrl(child);
+  return {
+    name: 'bare',
+    child,
+    request: (c) => ({ url: `${url}${chatPath(c.upstream)}`, headers: JSON_TYPE, body: c.body }),
+  };
+}
+
+/** Starts the gateway on a fresh data dir under `tmpDir`, and reads the API key it creates on first start. */
+export async function startGateway(simUrl: string, tmpDir: string): Promise<Target> {
+  const config = join(tmpDir, 'gateway.yaml');
+  await writeFile(config, gatewayYaml(simUrl));
+  const [port, adminPort] = [await freePort(), await freePort()];
+  const child = Child.start('gateway', join(DIST, 'core', 'main.js'), [], {
+    GATEWAY_CONFIG: config,
+    GATEWAY_DATA_DIR: join(tmpDir, 'data'),
+    PORT: String(port),
+    ADMIN_PORT: String(adminPort),
+  });
+  const key = await child.waitForLine(KEY_LINE, STARTUP_MS);
+  await waitForPort(port, STARTUP_MS);
+  const headers = { ...JSON_TYPE, authorization: `Bearer ${key}` };
+  const url = `http://${LOOPBACK}:${port}/v1/chat/completions`;
+  return { name: 'gateway', child, request: (c) => ({ url, headers, body: c.body }) };
+}

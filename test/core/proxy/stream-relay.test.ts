@@ -1,0 +1,220 @@
+import t from 'tap';
+import type { IncomingMessage } from 'node:http';
+import { performance } from 'node:perf_hooks';
+import { startTestGateway, type ConfigDoc, type TestGateway } from '../../helpers/gateway';
+import { eventually, openStream, parseSse, sseJson, type ErrorBody } from '../../helpers/http';
+
+const streamChat = { model: 'modela-5.5', messages: [{ role: 'user', content: 'hi' }], stream: true };
+
+/** A stream chunk as the client parses it: content deltas, or an error frame (the gateway's or the upstream's). */
+interface Chunk {
+  choices?: { delta?: { content?: string | null } }[];
+  usage?: unknown;
+  error?: { code?: string | null; type?: string; message?: string };
+}
+
+/** One read from the socket and when it happened. */
+interface Arrival {
+  readonly at: number;
+  readonly text: string;
+}
+
+/** Reads a response to its end, noting when each piece arrived: buffering shows as one late arrival. */
+async function readArrivals(res: IncomingMessage): Promise<Arrival[]> {
+  const arrivals: Arrival[] = [];
+  res.setEncoding('utf8');
+  for await (const chunk of res) arrivals.push({ at: performance.now(), text: chunk as string });
+  return arrivals;
+}
+
+const joined = (arrivals: readonly Arrival[]): string => arrivals.map((a) => a.text).join('');
+const contentOf = (chunks: readonly Chunk[]): string =>
+  chunks
+    .flatMap((c) => c.choices ?? [])
+    .map((c) => c.delta?.content ?? '')
+    .join('');
+
+/** Opens a stream with this request id and simulator controls, and reads it whole. */
+async function stream(gw: TestGateway, id: string, controls: Record<string, string> = {}) {
+  const started = performance.now();
+  const res = await openStream(`${gw.url}/v1/chat/completions`, streamChat, gw.key, {
+    'x-request-id': id,
+    ...controls,
+  });
+  const arrivals = await readArrivals(res);
+  const text = joined(arrivals);
+  return { res, arrivals, text, started, chunks: sseJson<Chunk>(text) };
+}
+
+/** The upstream's log entry for a request id, once it exists. */
+const upstreamEntry = (gw: TestGateway, id: string) => gw.sim.log.list(id)[0];
+
+t.test('streams are relayed event by event', async (t) => {
+  const gw = await startTestGateway(t);
+
+  t.test('events are written as they arrive, not buffered to the end', async (t) => {
+    // 10 tokens/s: the five content chunks are due 0, 100, …, 400 ms after the stream starts.
+    const { arrivals, text } = await stream(gw, 'relay-paced', { 'x-sim-tps': '10', 'x-sim-tokens': '5' });
+    const withContent = arrivals.filter((a) => contentOf(sseJson<Chunk>(a.text)) !== '');
+    t.ok(withContent.length >= 4, `content arrived in ${withContent.length} separate reads`);
+    const first = withContent[0]!.at;
+    const last = arrivals[arrivals.length - 1]!.at;
+    t.ok(last - first >= 250, `first content ${Math.round(last - first)} ms before the end of the stream`);
+    t.equal(contentOf(sseJson<Chunk>(text)), 'Lorem ipsum dolor sit amet');
+  });
+
+  t.test('SSE headers are set and the stream ends with [DONE]', async (t) => {
+    const { res, text } = await stream(gw, 'relay-headers');
+    t.equal(res.statusCode, 200);
+    t.equal(res.headers['content-type'], 'text/event-stream');
+    t.equal(res.headers['cache-control'], 'no-cache');
+    t.equal(res.headers['x-accel-buffering'], 'no');
+    t.equal(res.headers['x-request-id'], 'relay-headers');
+    t.ok(text.endsWith('data: [DONE]\n\n'), 'the last frame is [DONE]');
+    const events = parseSse(text);
+    t.equal(events.filter((e) => e.data === '[DONE]').length, 1, 'exactly one [DONE]');
+    // The gateway asked the upstream for usage; a client that did not ask must not see it.
+    t.notOk(
+      sseJson<Chunk>(text).some((c) => 'usage' in c),
+      'no usage the client did not ask for',
+    );
+  });
+
+  t.test('client disconnect aborts the upstream request at once', async (t) => {
+    const id = 'relay-client-gone';
+    // 5 tokens/s × 50 tokens: ten seconds of stream if nobody stops it.
+    const res = await openStream(`${gw.url}/v1/chat/completions`, streamChat, gw.key, {
+      'x-request-id': id,
+      'x-sim-tps': '5',
+      'x-sim-tokens': '50',
+    });
+    res.setEncoding('utf8');
+    await new Promise<void>((resolve) => {
+      const onData = (text: string) => {
+        if (!text.includes('"content":"Lorem"')) return;
+        res.off('data', onData);
+        resolve();
+      };
+      res.on('data', onData);
+    });
+    const gone = performance.now();
+    res.socket.destroy();
+    await eventually(() => upstreamEntry(gw, id)?.aborted === true, 1_000);
+    t.pass(`upstream aborted ${Math.round(performance.now() - gone)} ms after the client left`);
+    t.equal(upstreamEntry(gw, id)?.finished, false, 'the upstream never finished its stream');
+  });
+
+  t.test(
+    'a cut upstream stream ends with an upstream_stream_cut error event, never a clean end',
+    async (t) => {
+      const { res, text, chunks } = await stream(gw, 'relay-cut', { 'x-sim-cut-after': '3' });
+      t.equal(res.statusCode, 200, 'the stream had already begun');
+      t.equal(contentOf(chunks), 'Lorem ipsum dolor', 'the chunks delivered before the cut arrive');
+      const last = chunks[chunks.length - 1];
+      t.equal(last?.error?.code, 'upstream_stream_cut');
+      t.equal(last?.error?.type, 'error');
+      t.notOk(text.includes('[DONE]'), 'no [DONE] after a cut');
+      t.equal(chunks.filter((c) => c.error).length, 1, 'one error event');
+    },
+  );
+
+  t.test(
+    'an in-stream upstream error is relayed once, without a second error from the gateway',
+    async (t) => {
+      const { res, text, chunks } = await stream(gw, 'relay-upstream-error', { 'x-sim-error-after': '2' });
+      t.equal(res.statusCode, 200);
+      t.equal(contentOf(chunks), 'Lorem ipsum');
+      const errors = chunks.filter((c) => c.error);
+      t.equal(errors.length, 1, 'exactly one error event');
+      t.equal(errors[0]?.error?.type, 'server_error', "it is the upstream's own error");
+      t.match(errors[0]?.error?.message, /simulated mid-stream/);
+      t.notOk(text.includes('[DONE]'));
+    },
+  );
+
+  t.test('an upstream failure before the first byte keeps its status and JSON body', async (t) => {
+    for (const status of [500, 429]) {
+      const { res, text } = await stream(gw, `relay-early-${status}`, { 'x-sim-status': String(status) });
+      t.equal(res.statusCode, status, 'not a 200 with an empty stream');
+      t.equal(res.headers['content-type'], 'application/json');
+      const body = JSON.parse(text) as { error: { type: string } };
+      t.equal(body.error.type, status === 500 ? 'server_error' : 'requests', "the upstream's error body");
+      if (status === 429) t.equal(res.headers['retry-after'], '1');
+    }
+  });
+});
+
+t.test('keep-alive pings while the upstream is silent', async (t) => {
+  const gw = await startTestGateway(t, (doc) => setRelay(doc, { ping_every: '100ms' }));
+  const { text, chunks } = await stream(gw, 'ping-silent', { 'x-sim-silence-ms': '500' });
+  const pings = text.split('\n').filter((line) => line === ': ping').length;
+  t.ok(pings >= 2, `${pings} ping comments during 500 ms of silence`);
+  t.ok(text.endsWith('data: [DONE]\n\n'), 'the stream still completes normally');
+  t.equal(contentOf(chunks), 'Lorem ipsum dolor sit amet consectetur adipiscing elit sed do Lorem ipsum');
+  t.notOk(
+    chunks.some((c) => c.error),
+    'no error event',
+  );
+});
+
+t.test('an upstream silent longer than stream_idle ends the stream with an error event', async (t) => {
+  const gw = await startTestGateway(t, (doc) => {
+    (doc.server as ConfigDoc).timeouts = { stream_idle: '300ms' };
+  });
+  const id = 'idle-upstream';
+  const { text, chunks, arrivals, started } = await stream(gw, id, { 'x-sim-silence-ms': '2000' });
+  const last = chunks[chunks.length - 1] as ErrorBody | undefined;
+  t.equal(last?.error.code, 'upstream_stream_idle');
+  t.equal(last?.error.type, 'error');
+  t.notOk(text.includes('[DONE]'), 'no [DONE]');
+  const took = arrivals[arrivals.length - 1]!.at - started;
+  t.ok(took < 1_500, `ended after ${Math.round(took)} ms, not after the upstream's 2 s of silence`);
+  await eventually(() => upstreamEntry(gw, id)?.aborted === true, 1_000);
+  t.pass('the upstream request was aborted');
+});
+
+t.test('without sse-relay in the pipeline, streams are piped through', async (t) => {
+  const gw = await startTestGateway(t, (doc) => {
+    doc.pipeline = (doc.pipeline as unknown[]).filter(
+      (e) => !(typeof e === 'object' && e && 'sse-relay' in e),
+    );
+  });
+
+  t.test('a stream completes', async (t) => {
+    const { res, text, chunks } = await stream(gw, 'piped');
+    t.equal(res.statusCode, 200);
+    t.equal(res.headers['content-type'], 'text/event-stream');
+    t.equal(contentOf(chunks), 'Lorem ipsum dolor sit amet consectetur adipiscing elit sed do Lorem ipsum');
+    t.ok(text.endsWith('data: [DONE]\n\n'), 'the stream completes');
+    t.notOk(
+      chunks.some((c) => 'usage' in c),
+      'no usage keys the client did not ask for',
+    );
+  });
+
+  t.test('a cut upstream still ends the client stream, with an error frame', async (t) => {
+    const res = await openStream(`${gw.url}/v1/chat/completions`, streamChat, gw.key, {
+      'x-request-id': 'piped-cut',
+      'x-sim-cut-after': '3',
+    });
+    let body = '';
+    res.on('data', (d: Buffer) => (body += d.toString()));
+    let timer: NodeJS.Timeout | undefined;
+    const ended = await Promise.race([
+      new Promise<boolean>((resolve) => res.once('end', () => resolve(true))),
+      new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), 1_000))),
+    ]);
+    clearTimeout(timer);
+    t.ok(ended, 'the client response ends within 1 s of the cut');
+    t.match(body, /data: \{"error":\{"code":"upstream_stream_cut"/, 'the client is told the stream was cut');
+    t.notMatch(body, /\[DONE\]/);
+    res.destroy();
+  });
+});
+
+/** Replaces the sse-relay entry's options. */
+function setRelay(doc: ConfigDoc, options: Record<string, string>): void {
+  doc.pipeline = (doc.pipeline as unknown[]).map((e) =>
+    typeof e === 'object' && e && 'sse-relay' in e ? { 'sse-relay': options } : e,
+  );
+}
