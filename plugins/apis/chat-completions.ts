@@ -76,7 +76,8 @@ const ROLES = new Set(['system', 'user', 'assistant', 'tool']);
 export function validateChatRequest(body: JsonObject, family: ChatFamily, model: string): void {
   validateMessages(body.messages);
   for (const field in body) {
-    const rule = CHAT_FIELDS[field];
+    // Own properties only: a body key such as `constructor` is an unlisted field, not a rule.
+    const rule = Object.hasOwn(CHAT_FIELDS, field) ? CHAT_FIELDS[field] : undefined;
     const value = body[field];
     if (!rule || value === null || value === undefined) continue; // unlisted fields pass through
     if (!rule.families.includes(family)) throw Errors.unsupportedField(field, model);
