@@ -35,9 +35,11 @@ export class GatewayContext {
   /** The status the client received; 0 until the response starts. */
   status = 0;
   outcome: Outcome = 'ok';
+  /** How many pipeline stages the request entered; their finish phases run. */
+  stagesReached = 0;
   private raw: Promise<Buffer> | undefined;
   private parsed: JsonObject | undefined;
-  private readonly slots = new Map<StateKey<unknown>, unknown>();
+  private slots: Map<StateKey<unknown>, unknown> | undefined;
 
   constructor(
     readonly req: IncomingMessage,
@@ -73,10 +75,10 @@ export class GatewayContext {
   }
 
   get<T>(key: StateKey<T>): T | undefined {
-    return this.slots.get(key) as T | undefined;
+    return this.slots?.get(key) as T | undefined;
   }
 
   set<T>(key: StateKey<T>, value: T): void {
-    this.slots.set(key, value);
+    (this.slots ??= new Map()).set(key, value);
   }
 }

@@ -6,7 +6,7 @@
 import type { DependencyContainer } from 'tsyringe';
 import { ConfigError } from '../config/errors';
 import { parseSection } from '../config/validate';
-import { StateKey, type GatewayContext } from './context';
+import type { GatewayContext } from './context';
 import { PluginOptionsToken } from './di';
 import type { Handler } from './http/endpoint';
 import { registeredMiddlewares, type Middleware } from './plugin';
@@ -50,8 +50,6 @@ export function buildMiddlewares(
   });
 }
 
-const REACHED = new StateKey<number>('pipeline', 'stages-reached');
-
 /** A composed pipeline: run the request through the stages, then the endpoint; then the finish phase. */
 export class Pipeline {
   readonly eventHooks: readonly EventHook[];
@@ -72,25 +70,19 @@ export class Pipeline {
    * error boundary, which writes the error response first.
    */
   async run(ctx: GatewayContext, terminal: Handler): Promise<void> {
-    let reached = 0;
-    const dispatch = async (i: number): Promise<void> => {
-      reached = i + 1;
+    const dispatch = (i: number): Promise<void> => {
       const stage = this.handlers[i];
       if (!stage) return terminal(ctx);
-      if (stage.handle) return stage.handle(ctx, () => dispatch(i + 1));
-      return dispatch(i + 1);
+      ctx.stagesReached = i + 1;
+      // Stages without a request phase are passed without a closure or a promise of their own.
+      return stage.handle ? stage.handle(ctx, () => dispatch(i + 1)) : dispatch(i + 1);
     };
-    try {
-      await dispatch(0);
-    } finally {
-      ctx.set(REACHED, Math.min(reached, this.handlers.length));
-    }
+    return dispatch(0); // `async` turns a stage that throws before returning its promise into a rejection
   }
 
   /** The finish phase: after the response is written, for every stage the request reached. */
   runFinish(ctx: GatewayContext, onError: (name: string, e: unknown) => void): void {
-    const reached = ctx.get(REACHED) ?? 0;
-    for (let i = reached - 1; i >= 0; i--) {
+    for (let i = ctx.stagesReached - 1; i >= 0; i--) {
       try {
         this.handlers[i]!.finish?.(ctx);
       } catch (e) {

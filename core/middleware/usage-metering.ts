@@ -20,6 +20,7 @@ export class UsageMeteringMiddleware implements Middleware {
     const target = ctx.target;
     if (!target) return; // never routed: nothing was or will be spent
     const usage = ctx.usage ?? NO_USAGE;
+    // One fixed shape for every record (absent cache counts stay undefined and are not serialised).
     this.store.record({
       id: ctx.requestId,
       key_id: ctx.key?.id ?? null,
@@ -31,8 +32,8 @@ export class UsageMeteringMiddleware implements Middleware {
       prompt_tokens: usage.promptTokens,
       completion_tokens: usage.completionTokens,
       total_tokens: usage.promptTokens + usage.completionTokens,
-      ...(usage.cacheReadTokens !== undefined ? { cache_read_tokens: usage.cacheReadTokens } : {}),
-      ...(usage.cacheWriteTokens !== undefined ? { cache_write_tokens: usage.cacheWriteTokens } : {}),
+      cache_read_tokens: usage.cacheReadTokens,
+      cache_write_tokens: usage.cacheWriteTokens,
       estimated: usage.estimated,
       outcome: ctx.outcome,
       latency_ms: Math.round(performance.now() - ctx.startedAt),

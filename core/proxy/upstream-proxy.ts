@@ -17,15 +17,14 @@ export class UpstreamProxy {
 
   constructor() {
     this.proxy = createProxyServer({ selfHandleResponse: true, ignorePath: true, changeOrigin: true });
-    this.proxy.on('proxyReq', (proxyReq, req, _res, _options, socket) =>
-      exchangeOf(req)?.attach(proxyReq, socket),
+    // The exchange rides in the per-request options; it then listens to its upstream request itself.
+    this.proxy.on('proxyReq', (proxyReq, _req, _res, options, socket) =>
+      exchangeOf(options)?.attach(proxyReq, socket),
     );
-    this.proxy.on('proxyRes', (proxyRes, req) => exchangeOf(req)?.onResponse(proxyRes));
-    // Emitted when the client vanished while the upstream request failed; the exchange already ended.
+    // Errors reach each exchange through the callback it passes to web(); these events need a listener
+    // only so that http-proxy-3 does not throw, and the exchange has already ended when they fire.
     this.proxy.on('econnreset', () => undefined);
-    this.proxy.on('error', (err, req) => {
-      if (req) exchangeOf(req)?.onProxyError(err);
-    });
+    this.proxy.on('error', () => undefined);
   }
 
   /** Forwards the request and resolves when the exchange is over. */

@@ -11,8 +11,8 @@ export interface UsageRecord {
   readonly prompt_tokens: number;
   readonly completion_tokens: number;
   readonly total_tokens: number;
-  readonly cache_read_tokens?: number;
-  readonly cache_write_tokens?: number;
+  readonly cache_read_tokens?: number | undefined;
+  readonly cache_write_tokens?: number | undefined;
   /** True when the counts were estimated from what was delivered (a cut stream), not reported by the upstream. */
   readonly estimated: boolean;
   /** Why the call ended, when it did not end cleanly: `client_closed`, `upstream_cut`, `upstream_error`, `idle_timeout`, `shutdown`. */
