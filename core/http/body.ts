@@ -25,7 +25,7 @@ function readBody(req: IncomingMessage, { maxBytes, idleMs }: BodyLimits): Promi
     const timer = setTimeout(onIdle, idleMs);
     function cleanup(): void {
       clearTimeout(timer);
-      req.off('data', onData).off('end', onEnd).off('error', onError).off('aborted', onError);
+      req.off('data', onData).off('end', onEnd).off('error', onError).off('close', onClose);
     }
     function onData(chunk: Buffer): void {
       received += chunk.length;
@@ -42,15 +42,19 @@ function readBody(req: IncomingMessage, { maxBytes, idleMs }: BodyLimits): Promi
       cleanup();
       resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received));
     }
-    function onError(e?: unknown): void {
+    function onError(e: unknown): void {
       cleanup();
-      reject(e instanceof Error ? e : new Error('request aborted'));
+      reject(e instanceof Error ? e : new Error(String(e)));
+    }
+    /** The client went away before the body was complete. */
+    function onClose(): void {
+      if (!req.complete) onError(new Error('request aborted'));
     }
     function onIdle(): void {
       cleanup();
       req.pause();
       reject(Errors.bodyTimeout());
     }
-    req.on('data', onData).on('end', onEnd).on('error', onError).on('aborted', onError);
+    req.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose);
   });
 }

@@ -2,7 +2,14 @@
  * The client-facing node:http server: request id, route match, header-count limit, the pipeline, and the
  * one error boundary that turns anything thrown into the contract's error body. Also drains on shutdown.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  STATUS_CODES,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
+import type { Duplex } from 'node:stream';
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import type { ServerConfig } from '../../config/schema';
@@ -12,6 +19,32 @@ import type { Pipeline } from '../pipeline';
 import type { BodyReader } from './body';
 import { requestIdFor } from './request-id';
 import type { RouteTable } from './route-table';
+
+/** Errors Node's HTTP parser raises before a request exists, with the contract's error for each. */
+const CLIENT_ERRORS: Readonly<Record<string, () => GatewayError>> = {
+  ERR_HTTP_REQUEST_TIMEOUT: () =>
+    new GatewayError(408, 'request_timeout', 'the request headers did not arrive in time'),
+  HPE_HEADER_OVERFLOW: () =>
+    new GatewayError(431, 'request_header_fields_too_large', 'the request headers are too large'),
+};
+
+/**
+ * Answers a request Node could not parse (or whose headers were too slow or too large) with the
+ * contract's error body, instead of Node's bare status line, then closes the connection.
+ */
+function rejectClient(err: NodeJS.ErrnoException, socket: Duplex): void {
+  const make = CLIENT_ERRORS[err.code ?? ''];
+  if (!socket.writable || !(make || err.code?.startsWith('HPE_'))) {
+    socket.destroy(); // a reset or a vanished client: nobody to answer
+    return;
+  }
+  const error = make ? make() : Errors.invalidRequest('malformed HTTP request');
+  const body = error.body();
+  socket.end(
+    `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status]}\r\ncontent-type: application/json\r\n` +
+      `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+  );
+}
 
 export class GatewayServer {
   readonly server: Server;
@@ -26,14 +59,20 @@ export class GatewayServer {
     private readonly bodyReader: BodyReader,
     private readonly logger: Logger,
   ) {
-    this.server = createServer({ maxHeaderSize: config.max_header_size }, (req, res) =>
-      this.handle(req, res),
+    this.server = createServer(
+      {
+        maxHeaderSize: config.max_header_size,
+        headersTimeout: config.timeouts.headers,
+        requestTimeout: 0, // bodies are timed by the body reader, streams by the relay
+        // Node checks header deadlines on this interval (30 s by default); keep it well under the limit.
+        connectionsCheckingInterval: Math.max(50, Math.min(1_000, config.timeouts.headers / 4)),
+        keepAliveTimeout: 65_000,
+      },
+      (req, res) => this.handle(req, res),
     );
     // One more than the limit, so an excess is seen (Node would otherwise drop extra headers silently).
     this.server.maxHeadersCount = config.max_headers + 1;
-    this.server.headersTimeout = config.timeouts.headers;
-    this.server.requestTimeout = 0; // bodies are timed by the body reader, streams by the relay
-    this.server.keepAliveTimeout = 65_000;
+    this.server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => rejectClient(err, socket));
   }
 
   listen(host: string, port: number): Promise<number> {

@@ -12,6 +12,18 @@ import { middlewarePlugin, type Middleware } from '../plugin';
 import type { UsageStore } from '../stores/usage-store';
 import { NO_USAGE } from '../usage';
 
+let lastMs = 0;
+let lastIso = '';
+/** The current time in ISO form, formatted once per millisecond however many calls end in it. */
+function isoNow(): string {
+  const now = Date.now();
+  if (now !== lastMs) {
+    lastMs = now;
+    lastIso = new Date(now).toISOString();
+  }
+  return lastIso;
+}
+
 @middlewarePlugin('usage-metering')
 export class UsageMeteringMiddleware implements Middleware {
   constructor(@inject(UsageStoreToken) private readonly store: UsageStore) {}
@@ -37,7 +49,7 @@ export class UsageMeteringMiddleware implements Middleware {
       estimated: usage.estimated,
       outcome: ctx.outcome,
       latency_ms: Math.round(performance.now() - ctx.startedAt),
-      created_at: new Date().toISOString(),
+      created_at: isoNow(),
     });
   }
 }

@@ -5,6 +5,18 @@ import { postJson, type ErrorBody } from '../../helpers/http';
 
 const chat = { model: 'modela-5.5', messages: [{ role: 'user', content: 'hi' }] };
 
+/** Writes raw bytes to the gateway and returns everything it answers before closing. */
+function rawExchange(url: string, bytes: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(new URL(url).port), '127.0.0.1');
+    let data = '';
+    socket.on('data', (d) => (data += d.toString()));
+    socket.on('close', () => resolve(data));
+    socket.on('error', reject);
+    socket.write(bytes);
+  });
+}
+
 t.test('errors the gateway makes have the contract shape and status', async (t) => {
   const gw = await startTestGateway(t, (doc) => {
     (doc.server as Record<string, unknown>).body_limit = '2kb';
@@ -95,21 +107,38 @@ t.test('errors the gateway makes have the contract shape and status', async (t) 
     const timed = await startTestGateway(t, (doc) => {
       (doc.server as Record<string, unknown>).timeouts = { body_read: '200ms' };
     });
-    const port = new URL(timed.url).port;
-    const reply = await new Promise<string>((resolve, reject) => {
-      const socket = connect(Number(port), '127.0.0.1');
-      let data = '';
-      socket.on('data', (d) => (data += d.toString()));
-      socket.on('close', () => resolve(data));
-      socket.on('error', reject);
-      socket.write(
-        `POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${timed.key}\r\n` +
-          'content-type: application/json\r\ncontent-length: 100\r\n\r\n{"model":',
-      );
-    });
+    const reply = await rawExchange(
+      timed.url,
+      `POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${timed.key}\r\n` +
+        'content-type: application/json\r\ncontent-length: 100\r\n\r\n{"model":',
+    );
     t.match(reply, /^HTTP\/1\.1 408 /);
     t.match(reply, /"code":"request_timeout"/);
   });
+
+  t.test('headers that never finish → 408 with the contract body', async (t) => {
+    const timed = await startTestGateway(t, (doc) => {
+      (doc.server as Record<string, unknown>).timeouts = { headers: '300ms' };
+    });
+    const reply = await rawExchange(timed.url, 'POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\nx-slow: ');
+    t.match(reply, /^HTTP\/1\.1 408 /);
+    t.match(reply, /\r\n\r\n\{"error":\{"code":"request_timeout","message":"[^"]+","type":"error"\}\}$/);
+  });
+
+  t.test(
+    'headers over max_header_size → 431, a malformed request → 400, both with the contract body',
+    async (t) => {
+      const big = await rawExchange(
+        gw.url,
+        `GET /v1/models HTTP/1.1\r\nhost: x\r\nx-big: ${'a'.repeat(20_000)}\r\n\r\n`,
+      );
+      t.match(big, /^HTTP\/1\.1 431 /);
+      t.match(big, /"code":"request_header_fields_too_large"/);
+      const garbage = await rawExchange(gw.url, 'NOT HTTP AT ALL\r\n\r\n');
+      t.match(garbage, /^HTTP\/1\.1 400 /);
+      t.match(garbage, /"type":"error"/);
+    },
+  );
 
   t.test('request id: a sane client id is kept, an insane one replaced', async (t) => {
     const kept = await postJson(url, chat, gw.key, { 'x-request-id': 'client-id-123' });
