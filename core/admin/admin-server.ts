@@ -9,7 +9,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
-import { GatewayError, sendError, toGatewayError } from '../errors';
+import { Errors, GatewayError, sendError, toGatewayError } from '../errors';
 import type { KeyService } from '../keys/key-service';
 import type { UsageStore } from '../stores/usage-store';
 import { bodyReader } from '../http/body';
@@ -26,6 +26,14 @@ const newKeyBody = z
 const readAdminBody = bodyReader({ maxBytes: 64 * 1024, idleMs: 10_000 });
 
 type AdminReply = { status: number; body: unknown };
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw Errors.invalidJson((e as Error).message);
+  }
+}
 
 export class AdminServer {
   readonly server: Server;
@@ -97,7 +105,7 @@ export class AdminServer {
     const [id, action] = rest;
     if (!id && method === 'GET') return { status: 200, body: { data: await this.keys.list() } };
     if (!id && method === 'POST') {
-      const parsed = newKeyBody.safeParse(JSON.parse((await readAdminBody(req)).toString('utf8') || '{}'));
+      const parsed = newKeyBody.safeParse(parseJson((await readAdminBody(req)).toString('utf8') || '{}'));
       if (!parsed.success) throw new GatewayError(400, 'invalid_request', parsed.error.issues[0]!.message);
       const created = await this.keys.create(parsed.data);
       return { status: 201, body: created };

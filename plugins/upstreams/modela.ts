@@ -3,25 +3,13 @@
  * `max_tokens`, so the contract's `max_tokens` is sent as `max_completion_tokens`.
  * @example upstreams: { modela-main: { plugin: modela, base_url: https://api.openai.com/v1, api_key: "${MODELA_API_KEY}" } }
  */
-import { inject } from 'tsyringe';
-import { PluginOptionsToken } from '../../core/di';
-import { upstreamPlugin } from '../../core/plugin';
-import { chatUpstreamOptions, type ChatUpstreamOptions } from './openai-compatible/chat-options';
-import { OpenAiCompatibleChat } from './openai-compatible/chat-upstream';
+import { defineChatFamily } from './openai-compatible/define-chat-family';
 
-@upstreamPlugin('modela', chatUpstreamOptions)
-export class ModelaUpstream extends OpenAiCompatibleChat {
-  constructor(@inject(PluginOptionsToken) options: ChatUpstreamOptions) {
-    super(
-      {
-        family: 'A',
-        vendor: 'modela',
-        models: ['modela-5.6-luna', 'modela-5.5'],
-        created: 1767225600,
-        renames: { max_tokens: 'max_completion_tokens' },
-        streamUsage: 'ask',
-      },
-      options,
-    );
-  }
-}
+export const ModelaUpstream = defineChatFamily('modela', {
+  family: 'A',
+  vendor: 'modela',
+  models: ['modela-5.6-luna', 'modela-5.5'],
+  created: 1767225600,
+  renames: { max_tokens: 'max_completion_tokens' },
+  streamUsage: 'ask',
+});

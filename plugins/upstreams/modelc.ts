@@ -3,32 +3,20 @@
  * `stream_options.include_usage`, which the gateway adds (and strips again) when the client did not.
  * @example upstreams: { modelc-main: { plugin: modelc, base_url: https://dashscope-intl.aliyuncs.com/compatible-mode/v1, api_key: "${MODELC_API_KEY}" } }
  */
-import { inject } from 'tsyringe';
-import { PluginOptionsToken } from '../../core/di';
-import { upstreamPlugin } from '../../core/plugin';
-import { chatUpstreamOptions, type ChatUpstreamOptions } from './openai-compatible/chat-options';
-import { OpenAiCompatibleChat } from './openai-compatible/chat-upstream';
+import { defineChatFamily } from './openai-compatible/define-chat-family';
 
-@upstreamPlugin('modelc', chatUpstreamOptions)
-export class ModelcUpstream extends OpenAiCompatibleChat {
-  constructor(@inject(PluginOptionsToken) options: ChatUpstreamOptions) {
-    super(
-      {
-        family: 'C',
-        vendor: 'modelc',
-        models: [
-          'modelc-3.6-max-preview',
-          'modelc-3.6-flash',
-          'modelc-3.7-plus',
-          'modelc-3.6-plus',
-          'modelc-3.5-plus',
-          'modelc-3.7-max',
-        ],
-        created: 1767225600,
-        renames: {},
-        streamUsage: 'ask',
-      },
-      options,
-    );
-  }
-}
+export const ModelcUpstream = defineChatFamily('modelc', {
+  family: 'C',
+  vendor: 'modelc',
+  models: [
+    'modelc-3.6-max-preview',
+    'modelc-3.6-flash',
+    'modelc-3.7-plus',
+    'modelc-3.6-plus',
+    'modelc-3.5-plus',
+    'modelc-3.7-max',
+  ],
+  created: 1767225600,
+  renames: {},
+  streamUsage: 'ask',
+});
