@@ -3,6 +3,7 @@
  * once, and stopping cleanly on SIGTERM.
  */
 import t from 'tap';
+import { existsSync, readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
@@ -31,6 +32,18 @@ async function writeConfig(t: Teardown, adjust: (doc: Record<string, unknown>) =
     env: { GATEWAY_CONFIG: file, PORT: String(port), ADMIN_PORT: String(await freePort()) },
   };
 }
+
+t.test('the npm scripts point at the compiled entry points', (t) => {
+  const root = join(__dirname, '../../..');
+  const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+    scripts: Record<string, string>;
+  };
+  for (const name of ['start', 'keys', 'simulator', 'bench']) {
+    const entry = /node (dist\/\S+\.js)/.exec(pkg.scripts[name] ?? '')?.[1];
+    t.ok(entry && existsSync(join(root, entry)), `npm run ${name} runs ${entry}, which exists`);
+  }
+  t.end();
+});
 
 t.test('first start prints one key, alone on its line; a restart prints none', async (t) => {
   const { env, port } = await writeConfig(t);
