@@ -19,7 +19,7 @@ import { StreamRelay, type EventHook, type RelayPolicy } from './stream-relay';
 const EXCHANGE = Symbol('gateway.exchange');
 type ExchangeOptions = ServerOptions & { [EXCHANGE]: Exchange };
 
-/** The exchange a proxied request belongs to (http-proxy-3's events carry only the request). */
+/** The exchange of a proxied request, from the options http-proxy-3 hands to its `proxyReq` event. */
 export const exchangeOf = (options: ServerOptions): Exchange | undefined =>
   (options as ExchangeOptions)[EXCHANGE];
 
