@@ -58,6 +58,15 @@ export const Errors = {
     new GatewayError(408, 'request_timeout', 'the request body did not arrive in time', {
       connection: 'close',
     }),
+  headersTimeout: () =>
+    new GatewayError(408, 'request_timeout', 'the request headers did not arrive in time', {
+      connection: 'close',
+    }),
+  headersTooLarge: () =>
+    new GatewayError(431, 'request_header_fields_too_large', 'the request headers are too large', {
+      connection: 'close',
+    }),
+  keyNotFound: (id: string) => new GatewayError(404, 'key_not_found', `no key with id ${id}`),
   headersTooMany: (limit: number) =>
     new GatewayError(431, 'request_header_fields_too_large', `more than ${limit} request headers`, {
       connection: 'close',

@@ -9,7 +9,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
-import { Errors, GatewayError, sendError, toGatewayError } from '../errors';
+import { Errors, sendError, toGatewayError } from '../errors';
 import type { KeyService } from '../keys/key-service';
 import type { UsageStore } from '../stores/usage-store';
 import { bodyReader } from '../http/body';
@@ -68,8 +68,7 @@ export class AdminServer {
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const requestId = requestIdFor(req.headers['x-request-id']);
     try {
-      if (!this.authorized(req.headers.authorization))
-        throw new GatewayError(401, 'unauthorized', 'unauthorized');
+      if (!this.authorized(req.headers.authorization)) throw Errors.unauthorized();
       const reply = await this.route(req);
       const body = JSON.stringify(reply.body);
       res.writeHead(reply.status, { 'content-type': 'application/json', 'x-request-id': requestId });
@@ -98,7 +97,7 @@ export class AdminServer {
       });
       return { status: 200, body: { data: records } };
     }
-    throw new GatewayError(404, 'not_found', `no admin endpoint ${method} ${url.pathname}`);
+    throw Errors.notFound(method, url.pathname);
   }
 
   private async keysRoute(method: string, rest: string[], req: IncomingMessage): Promise<AdminReply> {
@@ -106,7 +105,7 @@ export class AdminServer {
     if (!id && method === 'GET') return { status: 200, body: { data: await this.keys.list() } };
     if (!id && method === 'POST') {
       const parsed = newKeyBody.safeParse(parseJson((await readAdminBody(req)).toString('utf8') || '{}'));
-      if (!parsed.success) throw new GatewayError(400, 'invalid_request', parsed.error.issues[0]!.message);
+      if (!parsed.success) throw Errors.invalidRequest(parsed.error.issues[0]!.message);
       const created = await this.keys.create(parsed.data);
       return { status: 201, body: created };
     }
@@ -114,11 +113,11 @@ export class AdminServer {
     if (id && (action === 'disable' || action === 'enable') && method === 'POST') {
       return this.found(id, await this.keys.update(id, { enabled: action === 'enable' }));
     }
-    throw new GatewayError(404, 'not_found', `no admin endpoint ${method} /admin/keys/${rest.join('/')}`);
+    throw Errors.notFound(method, `/admin/keys/${rest.join('/')}`);
   }
 
   private found(id: string, record: unknown): AdminReply {
-    if (!record) throw new GatewayError(404, 'key_not_found', `no key with id ${id}`);
+    if (!record) throw Errors.keyNotFound(id);
     return { status: 200, body: record };
   }
 }

@@ -22,10 +22,8 @@ import type { RouteTable } from './route-table';
 
 /** Errors Node's HTTP parser raises before a request exists, with the contract's error for each. */
 const CLIENT_ERRORS: Readonly<Record<string, () => GatewayError>> = {
-  ERR_HTTP_REQUEST_TIMEOUT: () =>
-    new GatewayError(408, 'request_timeout', 'the request headers did not arrive in time'),
-  HPE_HEADER_OVERFLOW: () =>
-    new GatewayError(431, 'request_header_fields_too_large', 'the request headers are too large'),
+  ERR_HTTP_REQUEST_TIMEOUT: Errors.headersTimeout,
+  HPE_HEADER_OVERFLOW: Errors.headersTooLarge,
 };
 
 /**
