@@ -19,6 +19,11 @@ export interface Controls {
   silenceMs?: number;
   /** Reply with the JSON of the request's headers and body. */
   echo?: boolean;
+  /**
+   * Images: false (`usage=0`) leaves `usage` out of the response. Whether the vendor sends it there
+   * is uncertain, so clients must cope with both; absent means it is sent. Chat routes ignore it.
+   */
+  usage?: boolean;
 }
 
 /** How one control is spelled as a header and as a directive, and how its value is read. */
@@ -73,6 +78,7 @@ export const CONTROLS: readonly AnyControlSpec[] = [
   control('errorAfter', 'x-sim-error-after', 'error_after', integer(0, MAX_COUNT)),
   control('silenceMs', 'x-sim-silence-ms', 'silence_ms', integer(0, MAX_MS)),
   control('echo', 'x-sim-echo', 'echo', flag),
+  control('usage', 'x-sim-usage', 'usage', flag),
 ];
 
 const BY_DIRECTIVE = new Map<string, AnyControlSpec>(CONTROLS.map((c) => [c.directive, c]));

@@ -1,8 +1,12 @@
 import { chatFamily } from '../chat/handler';
-import type { Family } from '../family';
+import { withRoutes, type Family } from '../family';
 import { modela } from './modela';
-import { modelb } from './modelb';
+import { modelb, modelbImageRoutes } from './modelb';
 import { modelc } from './modelc';
 
 /** Every family the simulator speaks; the only list of them. Add a family by adding a line. */
-export const families: readonly Family[] = [chatFamily(modela), chatFamily(modelb), chatFamily(modelc)];
+export const families: readonly Family[] = [
+  chatFamily(modela),
+  withRoutes(chatFamily(modelb), modelbImageRoutes),
+  chatFamily(modelc),
+];

@@ -1,4 +1,6 @@
 import type { ChatDialect } from '../chat/dialect';
+import type { RouteHandler } from '../family';
+import { handleImageGeneration } from '../images/handler';
 import type { SimError } from '../sim-error';
 
 /** Google RPC status word and default message per HTTP status. */
@@ -56,4 +58,9 @@ export const modelb: ChatDialect = {
   streamUsage: () => ({ nullOnChunks: false, usageChunk: false, onLastFinish: true }),
   reasoningTokens: () => 0,
   validate: () => undefined,
+};
+
+/** What modelb serves besides chat: OpenAI-style image generation on the same base (UPSTREAMS §5). */
+export const modelbImageRoutes: Readonly<Record<string, RouteHandler>> = {
+  'POST /v1beta/openai/images/generations': handleImageGeneration,
 };

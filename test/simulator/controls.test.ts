@@ -33,6 +33,8 @@ void t.test('readControls', (t) => {
   );
   t.strictSame(readControls({}, 'we #simulate nothing'), {}, '#simulate is prose');
   t.strictSame(readControls({ 'x-sim-echo': 'false' }, '#sim echo'), { echo: false });
+  t.strictSame(readControls({}, 'draw #sim usage=0'), { usage: false }, 'usage is a flag');
+  t.strictSame(readControls({ 'x-sim-usage': 'yes' }, '#sim usage=0'), { usage: true });
   t.equal(
     thrownStatus(() => readControls({}, '#sim tokenz=3')),
     400,
