@@ -48,8 +48,21 @@ export const Errors = {
   invalidJson: (reason: string) =>
     new GatewayError(400, 'invalid_json', `the request body is not valid JSON: ${reason}`),
   invalidRequest: (message: string) => new GatewayError(400, 'invalid_request', message),
-  unsupportedField: (field: string, model: string) =>
-    new GatewayError(400, 'unsupported_field', `field '${field}' is not supported by model '${model}'`),
+  /** `form` narrows which use of the field is refused, e.g. `as an array`. */
+  unsupportedField: (field: string, model: string, form?: string) =>
+    new GatewayError(
+      400,
+      'unsupported_field',
+      `field '${field}'${form ? ` ${form}` : ''} is not supported by model '${model}'`,
+    ),
+  invalidHeader: (name: string, expected: string, got: string | undefined) =>
+    new GatewayError(
+      400,
+      'invalid_request',
+      got === undefined
+        ? `header '${name}' is required and must be ${expected}`
+        : `header '${name}' must be ${expected}, got '${got}'`,
+    ),
   bodyTooLarge: (limit: number) =>
     new GatewayError(413, 'request_too_large', `the request body is larger than ${limit} bytes`, {
       connection: 'close',

@@ -76,6 +76,8 @@ export interface UpstreamRequest {
   /** The body to send: the client's own bytes when nothing changed. */
   readonly body: Buffer;
   readonly reader: ResponseReader;
+  /** Headers the gateway adds to the client's response, e.g. a deprecation warning about the request. */
+  readonly responseHeaders?: Readonly<Record<string, string>>;
 }
 
 /** A family of upstreams that speak one protocol. One instance per `upstreams:` entry in gateway.yaml. */

@@ -4,6 +4,8 @@ export interface Usage {
   completionTokens: number;
   cacheReadTokens?: number;
   cacheWriteTokens?: number;
+  /** Images generated (image endpoints bill per image, and per token when the upstream counts them). */
+  images?: number;
   /** True when any count is an estimate (the upstream's own figures never arrived). */
   estimated: boolean;
 }
@@ -16,3 +18,17 @@ export const NO_USAGE: Readonly<Usage> = Object.freeze({
   completionTokens: 0,
   estimated: false,
 });
+
+/** Characters of text in the request's messages, for estimating prompt tokens the upstream never reported. */
+export function promptChars(messages: unknown): number {
+  if (!Array.isArray(messages)) return 0;
+  let chars = 0;
+  for (const m of messages as Record<string, unknown>[]) {
+    if (typeof m.content === 'string') chars += m.content.length;
+    else if (Array.isArray(m.content)) {
+      for (const part of m.content as Record<string, unknown>[])
+        if (typeof part.text === 'string') chars += part.text.length;
+    }
+  }
+  return chars;
+}

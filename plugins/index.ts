@@ -15,3 +15,5 @@ export { SseRelayMiddleware } from '../core/middleware/sse-relay';
 export { ModelaUpstream } from './upstreams/modela';
 export { ModelbUpstream } from './upstreams/modelb';
 export { ModelcUpstream } from './upstreams/modelc';
+export { ModeldUpstream } from './upstreams/modeld';
+export { ModelbImageUpstream } from './upstreams/modelb-image';

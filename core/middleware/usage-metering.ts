@@ -32,7 +32,7 @@ export class UsageMeteringMiddleware implements Middleware {
     const target = ctx.target;
     if (!target) return; // never routed: nothing was or will be spent
     const usage = ctx.usage ?? NO_USAGE;
-    // One fixed shape for every record (absent cache counts stay undefined and are not serialised).
+    // One fixed shape for every record (absent cache and image counts stay undefined and are not serialised).
     this.store.record({
       id: ctx.requestId,
       key_id: ctx.key?.id ?? null,
@@ -46,6 +46,7 @@ export class UsageMeteringMiddleware implements Middleware {
       total_tokens: usage.promptTokens + usage.completionTokens,
       cache_read_tokens: usage.cacheReadTokens,
       cache_write_tokens: usage.cacheWriteTokens,
+      images: usage.images,
       estimated: usage.estimated,
       outcome: ctx.outcome,
       latency_ms: Math.round(performance.now() - ctx.startedAt),

@@ -109,6 +109,7 @@ export class Exchange {
     this.responded = true;
     const status = upstreamRes.statusCode ?? 502;
     const headers = clientResponseHeaders(upstreamRes.headers, this.ctx.requestId);
+    if (this.request.responseHeaders) Object.assign(headers, this.request.responseHeaders);
     const isStream =
       status < 300 && String(upstreamRes.headers['content-type']).includes('text/event-stream');
     if (!isStream) return this.relayBody(upstreamRes, status, headers);

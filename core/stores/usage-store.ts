@@ -13,6 +13,7 @@ export interface UsageRecord {
   readonly total_tokens: number;
   readonly cache_read_tokens?: number | undefined;
   readonly cache_write_tokens?: number | undefined;
+  readonly images?: number | undefined;
   /** True when the counts were estimated from what was delivered (a cut stream), not reported by the upstream. */
   readonly estimated: boolean;
   /** Why the call ended, when it did not end cleanly: `client_closed`, `upstream_cut`, `upstream_error`, `idle_timeout`, `shutdown`. */

@@ -5,19 +5,30 @@
 import { z } from 'zod';
 import { duration } from '../../config/units';
 
+interface AuthStyle {
+  /** The header that carries the credential. */
+  readonly header: string;
+  /** Put before the key (`Bearer`); empty sends the key alone (`x-api-key: <key>`). */
+  readonly scheme: string;
+}
+
+/** The `auth:` block, defaulting to the vendor's own style; a plugin whose vendor differs passes its own. */
+export const authOptions = (defaults: AuthStyle) =>
+  z
+    .object({
+      header: z.string().toLowerCase().default(defaults.header),
+      scheme: z.string().default(defaults.scheme),
+    })
+    .strict()
+    .default({ ...defaults });
+
 export const upstreamOptions = z
   .object({
     plugin: z.string(),
     base_url: z.url({ protocol: /^https?$/ }),
     api_key: z.string().default(''),
     /** How the credential is sent: `authorization: Bearer <key>` unless configured otherwise. */
-    auth: z
-      .object({
-        header: z.string().toLowerCase().default('authorization'),
-        scheme: z.string().default('Bearer'),
-      })
-      .strict()
-      .default({ header: 'authorization', scheme: 'Bearer' }),
+    auth: authOptions({ header: 'authorization', scheme: 'Bearer' }),
     /** Extra headers sent on every upstream request (e.g. a version header). */
     headers: z.record(z.string(), z.string()).default({}),
     timeouts: z.object({ connect: duration.optional(), response: duration.optional() }).strict().default({}),

@@ -6,20 +6,24 @@
 import { z } from 'zod';
 import type { JsonObject } from '../../core/context';
 import { Errors } from '../../core/errors';
-import type { ModelApi } from '../../core/plugin';
+import type { ModelApi, StreamDialect } from '../../core/plugin';
+import { forEachListedField } from './field-table';
 
 export type ChatFamily = 'A' | 'B' | 'C';
+
+/** The frames the gateway writes into OpenAI-style streams. */
+export const OpenAiStreamDialect: StreamDialect = Object.freeze({
+  // A comment line: OpenAI-style clients skip it, idle proxies see traffic.
+  ping: ': ping\n\n',
+  // OpenAI's SDKs raise an error for a data chunk that carries an `error` key.
+  errorFrame: (error: { body(): string }) => `data: ${error.body()}\n\n`,
+});
 
 export const ChatCompletionsApi: ModelApi = Object.freeze({
   id: 'chat-completions',
   method: 'POST',
   path: '/v1/chat/completions',
-  dialect: Object.freeze({
-    // A comment line: OpenAI-style clients skip it, idle proxies see traffic.
-    ping: ': ping\n\n',
-    // OpenAI's SDKs raise an error for a data chunk that carries an `error` key.
-    errorFrame: (error: { body(): string }) => `data: ${error.body()}\n\n`,
-  }),
+  dialect: OpenAiStreamDialect,
 });
 
 interface FieldRule {
@@ -75,16 +79,13 @@ const ROLES = new Set(['system', 'user', 'assistant', 'tool']);
 /** Checks a chat request against the table for `family`; throws a 400 naming the field (and the model). */
 export function validateChatRequest(body: JsonObject, family: ChatFamily, model: string): void {
   validateMessages(body.messages);
-  for (const field in body) {
-    // Own properties only: a body key such as `constructor` is an unlisted field, not a rule.
-    const rule = Object.hasOwn(CHAT_FIELDS, field) ? CHAT_FIELDS[field] : undefined;
-    const value = body[field];
-    if (!rule || value === null || value === undefined) continue; // unlisted fields pass through
+  forEachListedField(body, CHAT_FIELDS, (field, value, rule) => {
     if (!rule.families.includes(family)) throw Errors.unsupportedField(field, model);
     if (!rule.schema.safeParse(value).success) {
       throw Errors.invalidRequest(`field '${field}' must be ${rule.expect}`);
     }
-  }
+  });
+
   if (body.top_logprobs != null && body.logprobs !== true) {
     throw Errors.invalidRequest("field 'top_logprobs' requires 'logprobs': true");
   }

@@ -56,6 +56,12 @@ export function testConfig(simUrl: string, dataDir: string): ConfigDoc {
         base_url: `${simUrl}/modelc/compatible-mode/v1`,
         api_key: 'sim-modelc-key',
       },
+      'modeld-main': { plugin: 'modeld', base_url: `${simUrl}/modeld`, api_key: 'sim-modeld-key' },
+      'modelb-image': {
+        plugin: 'modelb-image',
+        base_url: `${simUrl}/modelb/v1beta/openai`,
+        api_key: 'sim-modelb-key',
+      },
     },
   };
 }

@@ -6,7 +6,7 @@
 import type { GatewayContext, JsonObject } from '../../../core/context';
 import type { ModelSpec, UpstreamPlugin, UpstreamRequest } from '../../../core/plugin';
 import { streamIsRelayed } from '../../../core/proxy/stream-relay';
-import { estimateTokens } from '../../../core/usage';
+import { estimateTokens, promptChars } from '../../../core/usage';
 import {
   credentialHeaders,
   upstreamUrl,
@@ -14,7 +14,6 @@ import {
 } from '../../../core/upstream/upstream-options';
 import { ChatCompletionsApi, validateChatRequest, type ChatFamily } from '../../apis/chat-completions';
 import { ChatResponseReader } from './chat-reader';
-import { promptChars } from './chat-usage';
 
 export interface ChatFamilySpec {
   readonly family: ChatFamily;

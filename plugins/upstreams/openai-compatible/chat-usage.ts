@@ -32,17 +32,3 @@ export function generatedChars(part: unknown): number {
   }
   return chars;
 }
-
-/** Characters of text in the request's messages, for estimating prompt tokens the upstream never reported. */
-export function promptChars(messages: unknown): number {
-  if (!Array.isArray(messages)) return 0;
-  let chars = 0;
-  for (const m of messages as JsonObject[]) {
-    if (typeof m.content === 'string') chars += m.content.length;
-    else if (Array.isArray(m.content)) {
-      for (const part of m.content as JsonObject[])
-        if (typeof part.text === 'string') chars += part.text.length;
-    }
-  }
-  return chars;
-}

@@ -7,7 +7,8 @@ interface ModelList {
   data: { id: string; object: string; created: number; owned_by: string }[];
 }
 
-const CHAT_MODELS = [
+/** Every model of the contract's model table except video (served by issue 4's plugins). */
+const MODELS = [
   'modela-5.6-luna',
   'modela-5.5',
   'modelb-3.5-flash',
@@ -18,6 +19,11 @@ const CHAT_MODELS = [
   'modelc-3.6-plus',
   'modelc-3.5-plus',
   'modelc-3.7-max',
+  'modeld-sonnet-4-6',
+  'modeld-opus-4-8',
+  'modeld-sonnet-4-5-20250929',
+  'modeld-opus-4-6',
+  'modelb-3.1-flash-image-preview',
 ];
 
 t.test('GET /v1/models lists the models this key may use, in the OpenAI list shape', async (t) => {
@@ -26,7 +32,7 @@ t.test('GET /v1/models lists the models this key may use, in the OpenAI list sha
   const all = await getJson<ModelList>(`${gw.url}/v1/models`, gw.key);
   t.equal(all.status, 200);
   t.equal(all.body.object, 'list');
-  t.strictSame(all.body.data.map((m) => m.id).sort(), [...CHAT_MODELS].sort());
+  t.strictSame(all.body.data.map((m) => m.id).sort(), [...MODELS].sort());
   for (const m of all.body.data) {
     t.equal(m.object, 'model');
     t.ok(Number.isInteger(m.created) && m.created > 0);

@@ -4,10 +4,10 @@
  * fields, and the shape of every error. Expectations come from the contract table written out below, not
  * from the gateway's own CHAT_FIELDS, so a wrong cell in the gateway fails here.
  */
-import t, { type Test } from 'tap';
+import t from 'tap';
 import { CHAT_FIELDS, type ChatFamily } from '../../../plugins/apis/chat-completions';
 import { startTestGateway } from '../../helpers/gateway';
-import type { JsonResponse } from '../../helpers/http';
+import { isError } from '../../helpers/errors';
 import { chat, FAMILIES, hello, MODEL, newId, upstreamBody, upstreamOf } from '../chat-helpers';
 
 interface ContractRow {
@@ -51,20 +51,6 @@ const CONTRACT: Readonly<Record<string, ContractRow>> = {
 /** The name a field travels under to a family's upstream (modela takes `max_completion_tokens`). */
 const wireName = (field: string, family: ChatFamily): string =>
   family === 'A' && field === 'max_tokens' ? 'max_completion_tokens' : field;
-
-/** Asserts the contract's error body, exactly `{error:{code,message,type:"error"}}`, with its status and code. */
-function isError(t: Test, res: JsonResponse, status: number, code: string, ...mentions: string[]): void {
-  t.equal(res.status, status, `status ${status}`);
-  t.equal(res.headers.get('content-type'), 'application/json');
-  // `?? {}`: a wrong answer fails these assertions instead of throwing and hiding the cases after it.
-  t.strictSame(Object.keys(res.body ?? {}), ['error'], 'only an error key');
-  const error = (res.body?.error ?? {}) as Record<string, unknown>;
-  t.strictSame(Object.keys(error).sort(), ['code', 'message', 'type'], 'code, message, type');
-  t.equal(error.code, code);
-  t.equal(error.type, 'error');
-  for (const m of mentions)
-    t.ok(String(error.message).includes(m), `message names ${m}: ${String(error.message)}`);
-}
 
 void t.test('chat completion request, as the contract defines it', async (t) => {
   const gw = await startTestGateway(t);

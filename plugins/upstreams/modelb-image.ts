@@ -1,0 +1,47 @@
+/**
+ * `modelb-3.1-flash-image-preview`: image generation on the modelb vendor's OpenAI-compatible endpoint
+ * (UPSTREAMS.md §5, §6). The contract promises `b64_json` results whatever `response_format` says, so the
+ * upstream is always asked for `b64_json`.
+ * @example upstreams: { modelb-image: { plugin: modelb-image, base_url: https://generativelanguage.googleapis.com/v1beta/openai, api_key: "${MODELB_API_KEY}" } }
+ */
+import { inject } from 'tsyringe';
+import { z } from 'zod';
+import type { GatewayContext } from '../../core/context';
+import { PluginOptionsToken } from '../../core/di';
+import { upstreamPlugin, type ModelSpec, type UpstreamPlugin, type UpstreamRequest } from '../../core/plugin';
+import { credentialHeaders, upstreamOptions, upstreamUrl } from '../../core/upstream/upstream-options';
+import { ImagesApi, validateImageRequest } from '../apis/images';
+import { ImagesResponseReader } from './modelb-image/images-reader';
+
+export const modelbImageOptions = upstreamOptions.extend({
+  images_path: z.string().startsWith('/').default('/images/generations'),
+  /** The ceiling of `n`: one call may not ask for more images than this. */
+  max_images: z.int().min(1).default(10),
+});
+export type ModelbImageOptions = z.output<typeof modelbImageOptions>;
+
+@upstreamPlugin('modelb-image', modelbImageOptions)
+export class ModelbImageUpstream implements UpstreamPlugin {
+  readonly models: readonly ModelSpec[] = [
+    { id: 'modelb-3.1-flash-image-preview', api: ImagesApi, created: 1767225600, ownedBy: 'modelb' },
+  ];
+  private readonly url: URL;
+  private readonly headers: Readonly<Record<string, string>>;
+
+  constructor(@inject(PluginOptionsToken) private readonly options: ModelbImageOptions) {
+    this.url = upstreamUrl(options, options.images_path);
+    this.headers = credentialHeaders(options);
+  }
+
+  async prepare(ctx: GatewayContext, _model: ModelSpec, upstreamModel: string): Promise<UpstreamRequest> {
+    const body = await ctx.json();
+    validateImageRequest(body, this.options.max_images);
+    const upstreamBody = { ...body, model: upstreamModel, response_format: 'b64_json' };
+    return {
+      url: this.url,
+      headers: this.headers,
+      body: Buffer.from(JSON.stringify(upstreamBody)),
+      reader: new ImagesResponseReader(),
+    };
+  }
+}

@@ -1,0 +1,39 @@
+/**
+ * Reads an image generation response: one usage record per call, counting the images delivered, plus the
+ * upstream's tokens when it reports them (the OpenAI image models do; whether Gemini's endpoint does is
+ * uncertain, UPSTREAMS.md §5), so a call is billed per image either way.
+ */
+import type { JsonObject } from '../../../core/context';
+import type { ResponseReader } from '../../../core/plugin';
+import type { SseEvent } from '../../../core/sse';
+import type { Usage } from '../../../core/usage';
+
+const count = (value: unknown): number => (typeof value === 'number' && value >= 0 ? value : 0);
+
+export class ImagesResponseReader implements ResponseReader {
+  // The contract's image API answers in JSON only; there is no stream to complete or fail.
+  readonly complete = false;
+  readonly failed = false;
+  private images = 0;
+
+  json(body: JsonObject): { usage: Usage } {
+    this.images = Array.isArray(body.data) ? body.data.length : 0;
+    const usage = body.usage !== null && typeof body.usage === 'object' ? (body.usage as JsonObject) : {};
+    return {
+      usage: {
+        promptTokens: count(usage.input_tokens),
+        completionTokens: count(usage.output_tokens),
+        images: this.images,
+        estimated: false,
+      },
+    };
+  }
+
+  event(ev: SseEvent): SseEvent {
+    return ev;
+  }
+
+  usage(): Usage {
+    return { promptTokens: 0, completionTokens: 0, images: this.images, estimated: false };
+  }
+}

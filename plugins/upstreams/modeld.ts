@@ -1,0 +1,86 @@
+/**
+ * `modeld-*`: the messages API (UPSTREAMS.md §2). The vendor authenticates with `x-api-key` and wants its
+ * version header; both are configurable, so the same plugin fronts the vendor (`anthropic-version`) or
+ * the simulator (`modeld-version`). The body is re-serialised only when the model id had to change.
+ * @example upstreams: { modeld-main: { plugin: modeld, base_url: https://api.anthropic.com, api_key: "${MODELD_API_KEY}", version_header: { name: anthropic-version } } }
+ */
+import { inject } from 'tsyringe';
+import { z } from 'zod';
+import type { GatewayContext } from '../../core/context';
+import { PluginOptionsToken } from '../../core/di';
+import { upstreamPlugin, type ModelSpec, type UpstreamPlugin, type UpstreamRequest } from '../../core/plugin';
+import { estimateTokens, promptChars } from '../../core/usage';
+import {
+  authOptions,
+  credentialHeaders,
+  upstreamOptions,
+  upstreamUrl,
+} from '../../core/upstream/upstream-options';
+import {
+  MESSAGES_MODELS,
+  MESSAGES_VERSION,
+  MESSAGES_VERSION_HEADER,
+  MessagesApi,
+  validateMessagesHeaders,
+  validateMessagesRequest,
+} from '../apis/messages';
+import { MessagesResponseReader } from './modeld/messages-reader';
+
+export const modeldOptions = upstreamOptions.extend({
+  auth: authOptions({ header: 'x-api-key', scheme: '' }),
+  messages_path: z.string().startsWith('/').default('/v1/messages'),
+  /** The API version header the upstream expects (the vendor itself names it `anthropic-version`). */
+  version_header: z
+    .object({
+      name: z.string().toLowerCase().default(MESSAGES_VERSION_HEADER),
+      value: z.string().default(MESSAGES_VERSION),
+    })
+    .strict()
+    .default({ name: MESSAGES_VERSION_HEADER, value: MESSAGES_VERSION }),
+});
+export type ModeldOptions = z.output<typeof modeldOptions>;
+
+/** Unix seconds shown as `created` in the model list. */
+const CREATED = 1767225600;
+
+/** A `Warning` header (RFC 9111 §5.5 code 299, as Kubernetes sends for deprecated API use). */
+const warningHeader = (warnings: readonly string[]): Record<string, string> =>
+  warnings.length ? { warning: warnings.map((w) => `299 - "${w}"`).join(', ') } : {};
+
+@upstreamPlugin('modeld', modeldOptions)
+export class ModeldUpstream implements UpstreamPlugin {
+  readonly models: readonly ModelSpec[] = MESSAGES_MODELS.map((id) => ({
+    id,
+    api: MessagesApi,
+    created: CREATED,
+    ownedBy: 'modeld',
+  }));
+  private readonly url: URL;
+  private readonly headers: Readonly<Record<string, string>>;
+
+  constructor(@inject(PluginOptionsToken) options: ModeldOptions) {
+    this.url = upstreamUrl(options, options.messages_path);
+    this.headers = {
+      ...credentialHeaders(options),
+      [options.version_header.name]: options.version_header.value,
+    };
+  }
+
+  async prepare(ctx: GatewayContext, model: ModelSpec, upstreamModel: string): Promise<UpstreamRequest> {
+    validateMessagesHeaders(ctx.req.headers);
+    const body = await ctx.json();
+    const { warnings } = validateMessagesRequest(body, model.id);
+    const renamed = upstreamModel !== model.id;
+    if (renamed) body.model = upstreamModel;
+    const { messages, system } = body;
+    return {
+      url: this.url,
+      headers: this.headers,
+      body: renamed ? Buffer.from(JSON.stringify(body)) : await ctx.rawBody(),
+      reader: new MessagesResponseReader(() =>
+        estimateTokens(promptChars(messages) + promptChars([{ content: system }])),
+      ),
+      responseHeaders: warningHeader(warnings),
+    };
+  }
+}

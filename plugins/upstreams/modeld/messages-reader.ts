@@ -1,0 +1,120 @@
+/**
+ * Reads usage from a messages response (UPSTREAMS.md §2), JSON or stream. In a stream, input and cache
+ * counts come from `message_start`, and output tokens from the last `message_delta` (cumulative): the
+ * `output_tokens` of `message_start` is a placeholder and is never added. A stream cut before its
+ * `message_delta` is estimated from the deltas that reached the client, and marked so.
+ */
+import type { JsonObject } from '../../../core/context';
+import type { ResponseReader } from '../../../core/plugin';
+import type { SseEvent } from '../../../core/sse';
+import { estimateTokens, type Usage } from '../../../core/usage';
+
+/** Input-side counts: the vendor reports uncached input and cache reads and writes apart. */
+interface InputCounts {
+  readonly input: number;
+  readonly cacheRead: number;
+  readonly cacheWrite: number;
+}
+
+const count = (value: unknown): number => (typeof value === 'number' && value >= 0 ? value : 0);
+const isObject = (value: unknown): value is JsonObject =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
+
+function inputCounts(usage: JsonObject): InputCounts {
+  return {
+    input: count(usage.input_tokens),
+    cacheRead: count(usage.cache_read_input_tokens),
+    cacheWrite: count(usage.cache_creation_input_tokens),
+  };
+}
+
+/** The generated text a stream delta carries, whatever its type. */
+const DELTA_TEXT: readonly string[] = ['text', 'thinking', 'partial_json'];
+
+function deltaChars(delta: unknown): number {
+  if (!isObject(delta)) return 0;
+  let chars = 0;
+  for (const key of DELTA_TEXT) {
+    const text = delta[key];
+    if (typeof text === 'string') chars += text.length;
+  }
+  return chars;
+}
+
+function toUsage(input: InputCounts, output: number, estimated: boolean): Usage {
+  return {
+    promptTokens: input.input,
+    completionTokens: output,
+    ...(input.cacheRead > 0 ? { cacheReadTokens: input.cacheRead } : {}),
+    ...(input.cacheWrite > 0 ? { cacheWriteTokens: input.cacheWrite } : {}),
+    estimated,
+  };
+}
+
+type EventHandler = (reader: MessagesResponseReader, data: JsonObject) => void;
+
+/** What each stream event tells the meter; other events (pings, block starts and stops) tell nothing. */
+const ON_EVENT: ReadonlyMap<string, EventHandler> = new Map(
+  Object.entries({
+    message_start: (r, data) => {
+      const usage = isObject(data.message) ? data.message.usage : undefined;
+      if (isObject(usage)) r.input = inputCounts(usage);
+    },
+    content_block_delta: (r, data) => {
+      r.delivered += deltaChars(data.delta);
+    },
+    message_delta: (r, data) => {
+      if (!isObject(data.usage)) return;
+      if (typeof data.usage.output_tokens === 'number') r.output = count(data.usage.output_tokens);
+      // Newer APIs repeat cumulative input counts here; the latest figures win.
+      if (typeof data.usage.input_tokens === 'number') r.input = inputCounts(data.usage);
+    },
+    message_stop: (r) => {
+      r.complete = true;
+    },
+    error: (r) => {
+      r.failed = true;
+    },
+  } satisfies Record<string, EventHandler>),
+);
+
+export class MessagesResponseReader implements ResponseReader {
+  complete = false;
+  failed = false;
+  input: InputCounts | undefined;
+  output: number | undefined;
+  /** Characters of generated text relayed so far. */
+  delivered = 0;
+
+  constructor(private readonly promptTokens: () => number) {}
+
+  json(body: JsonObject): { usage: Usage; replace?: JsonObject } {
+    if (isObject(body.usage))
+      return { usage: toUsage(inputCounts(body.usage), count(body.usage.output_tokens), false) };
+    // The contract promises `usage` on every response: supply an estimate when the upstream left it out.
+    const blocks = Array.isArray(body.content) ? body.content : [];
+    const output = estimateTokens(blocks.reduce((n: number, b) => n + deltaChars(b), 0));
+    const usage = toUsage({ input: this.promptTokens(), cacheRead: 0, cacheWrite: 0 }, output, true);
+    return {
+      usage,
+      replace: { ...body, usage: { input_tokens: usage.promptTokens, output_tokens: output } },
+    };
+  }
+
+  event(ev: SseEvent): SseEvent {
+    let data: unknown;
+    try {
+      data = JSON.parse(ev.data);
+    } catch {
+      return ev; // not JSON: relayed as it came
+    }
+    if (isObject(data) && typeof data.type === 'string') ON_EVENT.get(data.type)?.(this, data);
+    return ev;
+  }
+
+  usage(): Usage {
+    const input = this.input ?? { input: this.promptTokens(), cacheRead: 0, cacheWrite: 0 };
+    const output = this.output ?? estimateTokens(this.delivered);
+    return toUsage(input, output, this.input === undefined || this.output === undefined);
+  }
+}
