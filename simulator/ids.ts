@@ -12,5 +12,11 @@ export const newCompletionId = (): string => `chatcmpl-${hex().slice(0, 24)}`;
 /** A tool-call id, `call_<random>`. */
 export const newCallId = (): string => `call_${hex().slice(0, 24)}`;
 
+/** A Messages reply id, `msg_<random>`. */
+export const newMessageId = (): string => `msg_${hex().slice(0, 24)}`;
+
+/** A Messages tool-use block id, `toolu_<random>`. */
+export const newToolUseId = (): string => `toolu_${hex().slice(0, 24)}`;
+
 /** Unix seconds, the `created` field of completions. */
 export const unixSeconds = (): number => Math.floor(Date.now() / 1000);

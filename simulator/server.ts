@@ -12,7 +12,8 @@ export interface SimulatorOptions {
   readonly host?: string;
   /**
    * Credential each family expects, by family name. Families left out keep their default:
-   * `{ modela: 'sim-modela-key', modelb: 'sim-modelb-key', modelc: 'sim-modelc-key' }`.
+   * `sim-modela-key`, `sim-modelb-key`, `sim-modelc-key`, and `sim-modeld-key` (which `modeld`
+   * accepts as `x-api-key` or as a bearer token).
    */
   readonly keys?: Readonly<Record<string, string | undefined>>;
 }

@@ -2,18 +2,16 @@ import { readControls, type Controls } from '../controls';
 import type { Exchange } from '../exchange';
 import { bearerAuth, type Family } from '../family';
 import { newCompletionId, unixSeconds } from '../ids';
+import { DEFAULT_TOKENS, echoText } from '../reply-text';
 import { SimErrors } from '../sim-error';
 import { streamEvents, type StreamEnding } from '../sse-writer';
 import { chatChunks } from './chunks';
 import { completionBody, type CompletionMeta } from './completion';
 import type { ChatDialect } from './dialect';
-import { DEFAULT_TOKENS, planReply, type ReplyPlan } from './reply';
+import { planReply, type ReplyPlan } from './reply';
 import { parseChatRequest, type ChatRequest } from './request';
 
 const DONE = 'data: [DONE]\n\n';
-
-/** The `echo` reply: what the simulator received, as it received it. */
-const echoText = (ex: Exchange): string => JSON.stringify({ headers: ex.req.headers, body: ex.body });
 
 function plan(d: ChatDialect, ex: Exchange, req: ChatRequest, controls: Controls): ReplyPlan {
   const tokens = controls.tokens ?? DEFAULT_TOKENS;

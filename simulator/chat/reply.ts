@@ -1,8 +1,6 @@
 import { newCallId } from '../ids';
+import { LOREM, MUSING, pieces, tokensOf, TOOL_ARG_FRAGMENTS, words } from '../reply-text';
 import type { ChatRequest } from './request';
-
-/** Completion tokens per choice when no `tokens` control is given. */
-export const DEFAULT_TOKENS = 12;
 
 /** Why a choice stopped. */
 export type FinishReason = 'stop' | 'length' | 'tool_calls';
@@ -49,36 +47,6 @@ export interface ReplyOptions {
   readonly echoText: string | null;
 }
 
-const LOREM = ['Lorem', 'ipsum', 'dolor', 'sit', 'amet', 'consectetur', 'adipiscing', 'elit', 'sed', 'do'];
-const MUSING = ['Let', 'me', 'think', 'this', 'through', 'step', 'by', 'step', 'first'];
-// Split exactly as a vendor streams `{"city":"Paris"}`.
-const TOOL_ARG_FRAGMENTS = ['{"', 'city', '":"', 'Paris', '"}'] as const;
-// The prompt-token heuristic: about four characters per token.
-const CHARS_PER_TOKEN = 4;
-
-/** Deterministic words, one per token; `offset` makes each choice read differently. */
-function words(list: readonly string[], count: number, offset: number): string[] {
-  const out = new Array<string>(count);
-  for (let i = 0; i < count; i++) {
-    const word = list[(i + offset) % list.length] ?? '';
-    out[i] = i === 0 ? word : ` ${word}`;
-  }
-  return out;
-}
-
-/** Cuts text into token-sized pieces without separating a surrogate pair. */
-function pieces(text: string): string[] {
-  const out: string[] = [];
-  for (let at = 0; at < text.length;) {
-    let end = Math.min(at + CHARS_PER_TOKEN, text.length);
-    const last = text.charCodeAt(end - 1);
-    if (last >= 0xd800 && last <= 0xdbff && end < text.length) end++;
-    out.push(text.slice(at, end));
-    at = end;
-  }
-  return out;
-}
-
 function choicePlan(req: ChatRequest, opts: ReplyOptions, echo: string[] | null, index: number): ChoicePlan {
   const reasoning = words(MUSING, opts.reasoningTokens, index);
   if (echo === null && req.toolName !== null) {
@@ -109,6 +77,6 @@ export function planReply(req: ChatRequest, opts: ReplyOptions): ReplyPlan {
   const choices = Array.from({ length: req.n }, (_, i) => choicePlan(req, opts, echo, i));
   const completion = choices.reduce((sum, c) => sum + c.steps, 0);
   const reasoning = choices.reduce((sum, c) => sum + c.reasoning.length, 0);
-  const prompt = Math.max(1, Math.ceil(req.promptChars / CHARS_PER_TOKEN));
+  const prompt = Math.max(1, tokensOf(req.promptChars));
   return { choices, usage: { prompt, completion, reasoning } };
 }

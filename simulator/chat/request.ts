@@ -1,3 +1,4 @@
+import { isRecord } from '../is-record';
 import { SimErrors } from '../sim-error';
 
 /** The fields of a chat-completions request the simulator acts on. */
@@ -22,10 +23,6 @@ export interface ChatRequest {
 
 // OpenAI's documented ceiling for `n`.
 const MAX_N = 128;
-
-/** Narrows to a plain JSON object. */
-export const isRecord = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Text of a message's `content`: a string, or the `text` of its parts. */
 function contentText(content: unknown): string {

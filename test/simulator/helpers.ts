@@ -1,4 +1,4 @@
-import { createParser } from 'eventsource-parser';
+import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import type { RunningSimulator } from '../../simulator/server';
 
 /** The chat families and how a client reaches each. */
@@ -100,29 +100,32 @@ export interface SseResult {
   readonly times: number[];
 }
 
+/** Feeds an SSE body to `onEvent` until it ends; returns the error it ended with, or null. */
+async function feedSse(res: Response, onEvent: (ev: EventSourceMessage) => void): Promise<unknown> {
+  const parser = createParser({ onEvent });
+  const decoder = new TextDecoder();
+  try {
+    const body = (res.body ?? []) as AsyncIterable<Uint8Array>;
+    for await (const chunk of body) parser.feed(decoder.decode(chunk, { stream: true }));
+  } catch (err) {
+    return err;
+  }
+  return null;
+}
+
 /** Reads an SSE response to its end, recording a broken connection instead of throwing. */
 export async function readSse(res: Response): Promise<SseResult> {
   const events: Completion[] = [];
   const times: number[] = [];
   let done = false;
   const started = Date.now();
-  const parser = createParser({
-    onEvent: (ev) => {
-      if (ev.data === '[DONE]') done = true;
-      else {
-        events.push(JSON.parse(ev.data) as Completion);
-        times.push(Date.now() - started);
-      }
-    },
+  const error = await feedSse(res, (ev) => {
+    if (ev.data === '[DONE]') done = true;
+    else {
+      events.push(JSON.parse(ev.data) as Completion);
+      times.push(Date.now() - started);
+    }
   });
-  const decoder = new TextDecoder();
-  let error: unknown = null;
-  try {
-    const body = (res.body ?? []) as AsyncIterable<Uint8Array>;
-    for await (const chunk of body) parser.feed(decoder.decode(chunk, { stream: true }));
-  } catch (err) {
-    error = err;
-  }
   return { events, done, error, times };
 }
 
@@ -147,4 +150,104 @@ export async function eventually<T>(probe: () => T | undefined, ms = 2000): Prom
     if (Date.now() > deadline) throw new Error('condition not met in time');
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
+}
+
+/** The `modeld` family (Messages) and how a client reaches it. */
+export const MODELD = { path: '/modeld/v1/messages', key: 'sim-modeld-key', version: '2023-06-01' } as const;
+
+/** A content block of a Messages reply, whole or as `content_block_start` opens it. */
+export interface ContentBlock {
+  type: string;
+  text?: string;
+  thinking?: string;
+  signature?: string;
+  id?: string;
+  name?: string;
+  input?: unknown;
+}
+
+/** Messages `usage`. */
+export interface MessageUsage {
+  input_tokens: number;
+  cache_creation_input_tokens: number;
+  cache_read_input_tokens: number;
+  output_tokens: number;
+  service_tier: string;
+}
+
+/** A Messages reply, or the `message` of `message_start`. */
+export interface MessageReply {
+  id: string;
+  type: string;
+  role: string;
+  model: string;
+  content: ContentBlock[];
+  stop_reason: string | null;
+  stop_sequence: string | null;
+  usage: MessageUsage;
+}
+
+/** The JSON of one Messages stream event; which keys are set depends on `type`. */
+export interface MessageEvent {
+  type: string;
+  index?: number;
+  message?: MessageReply;
+  content_block?: ContentBlock;
+  delta?: {
+    type?: string;
+    text?: string;
+    thinking?: string;
+    signature?: string;
+    partial_json?: string;
+    stop_reason?: string;
+  };
+  usage?: { output_tokens: number };
+  error?: { type: string; message: string };
+}
+
+/**
+ * POSTs a Messages request with the family's `x-api-key` and version header. A header given as
+ * undefined is left out, so tests can send a request without either.
+ */
+export function messages(
+  sim: RunningSimulator,
+  body: unknown,
+  headers: Record<string, string | undefined> = {},
+): Promise<Response> {
+  const all: Record<string, string | undefined> = {
+    'x-api-key': MODELD.key,
+    'modeld-version': MODELD.version,
+    'content-type': 'application/json',
+    ...headers,
+  };
+  return fetch(sim.url + MODELD.path, {
+    method: 'POST',
+    headers: Object.fromEntries(Object.entries(all).filter((e): e is [string, string] => e[1] !== undefined)),
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+}
+
+/** A Messages stream as read by a client: each event's SSE name and JSON, and how reading ended. */
+export interface NamedSseResult {
+  /** The `event:` field of each event, in order. */
+  readonly names: (string | undefined)[];
+  readonly events: MessageEvent[];
+  /** The error the body ended with (a cut connection), or null when it ended cleanly. */
+  readonly error: unknown;
+  /** Arrival time of each event, ms since reading started. */
+  readonly times: number[];
+}
+
+/** Reads a Messages stream to its end, keeping each event's name. */
+export async function readNamedSse(res: Response): Promise<NamedSseResult> {
+  const names: (string | undefined)[] = [];
+  const events: MessageEvent[] = [];
+  const times: number[] = [];
+  const started = Date.now();
+  const error = await feedSse(res, (ev) => {
+    names.push(ev.event);
+    events.push(JSON.parse(ev.data) as MessageEvent);
+    times.push(Date.now() - started);
+  });
+  return { names, events, error, times };
 }

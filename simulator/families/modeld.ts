@@ -1,0 +1,22 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import { bearerAuth, type Family } from '../family';
+import { errorBody } from '../messages/errors';
+import { handleMessages } from '../messages/handler';
+
+/** `x-api-key: <key>` or `Authorization: Bearer <key>`: the vendor's SDK sends either. */
+const apiKeyAuth = (headers: IncomingHttpHeaders, key: string): boolean =>
+  headers['x-api-key'] === key || bearerAuth(headers, key);
+
+/**
+ * `modeld`: Anthropic Messages (UPSTREAMS §2), with `modeld-version` where the vendor has
+ * `anthropic-version`. Replies are typed content blocks; streams are named events without `[DONE]`.
+ */
+export const modeld: Family = {
+  name: 'modeld',
+  mount: '/modeld',
+  defaultKey: 'sim-modeld-key',
+  requestIdHeader: 'request-id',
+  routes: { 'POST /v1/messages': handleMessages },
+  authorized: apiKeyAuth,
+  errorBody,
+};
