@@ -1,5 +1,5 @@
 /**
- * The benchmark's baseline: the least a proxy on http-proxy-3 can do. `POST <basePath>/chat/completions`
+ * The benchmark's baseline: the least a proxy on http-proxy-3 can do. `POST <basePath><apiPath>`
  * goes to the same path on the simulator with the upstream's credential set; no parsing, no auth, no
  * metering, just a pipe. Usage: `node dist/bench/bare-proxy.js --sim http://127.0.0.1:PORT [--port N]`.
  */
@@ -8,20 +8,20 @@ import type { Socket } from 'node:net';
 import { parseArgs } from 'node:util';
 import { createProxyServer, type ProxyServer } from 'http-proxy-3';
 import { LOOPBACK } from './ports';
-import { chatPath, SIM_UPSTREAMS } from './upstreams';
+import { apiPath, SIM_UPSTREAMS } from './upstreams';
 
 /** One http-proxy-3 server per upstream, so the target and headers are fixed once, not built per request. */
 function proxiesByPath(simUrl: string): Map<string, ProxyServer> {
   const agent = new Agent({ keepAlive: true, maxSockets: 256 });
   const proxies = new Map<string, ProxyServer>();
   for (const upstream of SIM_UPSTREAMS) {
-    const path = chatPath(upstream);
+    const path = apiPath(upstream);
     const proxy = createProxyServer({
       target: `${simUrl}${path}`,
       agent,
       changeOrigin: true,
       ignorePath: true,
-      headers: { authorization: `Bearer ${upstream.apiKey}` },
+      headers: { ...upstream.credential(upstream.apiKey) },
     });
     proxy.on('error', (_err, _req, res) => fail(res));
     proxies.set(path, proxy);

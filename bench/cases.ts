@@ -1,9 +1,9 @@
 /**
  * What the benchmark sends: one case per kind of exchange, and how to tell a correct answer to each.
  */
-import { MODELA, MODELC, type SimUpstream } from './upstreams';
+import { MODELA, MODELC, MODELD, type SimUpstream } from './upstreams';
 
-export const CASE_NAMES = ['json', 'stream'] as const;
+export const CASE_NAMES = ['json', 'stream', 'messages'] as const;
 export type CaseName = (typeof CASE_NAMES)[number];
 
 /** One kind of request, sent identically to both targets. */
@@ -11,6 +11,10 @@ export interface BenchCase {
   readonly name: CaseName;
   /** The simulated vendor the case's model lives at (the bare proxy is addressed by its path). */
   readonly upstream: SimUpstream;
+  /** The gateway's endpoint for the case. */
+  readonly gatewayPath: string;
+  /** Headers the API needs beside the body, sent to both targets. */
+  readonly headers: Readonly<Record<string, string>>;
   readonly body: string;
   /** Why a 200 response body is not a correct answer, or undefined when it is. */
   problemWith(body: string): string | undefined;
@@ -28,21 +32,43 @@ function jsonProblem(body: string): string | undefined {
 const streamProblem = (body: string): string | undefined =>
   body.trimEnd().endsWith('data: [DONE]') ? undefined : 'the stream does not end with `data: [DONE]`';
 
+const messagesProblem = (body: string): string | undefined =>
+  /event: message_stop\ndata: .*\n*$/.test(body) ? undefined : 'the stream does not end with `message_stop`';
+
+const CHAT = '/v1/chat/completions';
+
 export const CASES: Readonly<Record<CaseName, BenchCase>> = {
   json: {
     name: 'json',
     upstream: MODELA,
+    gatewayPath: CHAT,
+    headers: {},
     body: JSON.stringify({ model: 'modela-5.5', messages: [{ role: 'user', content: 'Say hello' }] }),
     problemWith: jsonProblem,
   },
   stream: {
     name: 'stream',
     upstream: MODELC,
+    gatewayPath: CHAT,
+    headers: {},
     body: JSON.stringify({
       model: 'modelc-3.6-plus',
       stream: true,
       messages: [{ role: 'user', content: 'Say hello' }],
     }),
     problemWith: streamProblem,
+  },
+  messages: {
+    name: 'messages',
+    upstream: MODELD,
+    gatewayPath: '/v1/messages',
+    headers: { 'modeld-version': '2023-06-01' },
+    body: JSON.stringify({
+      model: 'modeld-sonnet-4-6',
+      max_tokens: 256,
+      stream: true,
+      messages: [{ role: 'user', content: 'Say hello' }],
+    }),
+    problemWith: messagesProblem,
   },
 };

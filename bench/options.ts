@@ -12,7 +12,7 @@ export interface BenchOptions {
 }
 
 export const USAGE =
-  'usage: npm run bench -- [--duration 8] [--warmup 2] [--connections 64] [--rounds 2] [--cases json,stream]';
+  'usage: npm run bench -- [--duration 8] [--warmup 2] [--connections 64] [--rounds 2] [--cases json,stream,messages]';
 
 function positiveInt(flag: string, raw: string, min: number): number {
   const n = Number(raw);

@@ -8,7 +8,7 @@ import type { BenchCase } from './cases';
 import { gatewayYaml } from './gateway-config';
 import { freePort, LOOPBACK, waitForPort } from './ports';
 import { Child } from './processes';
-import { chatPath } from './upstreams';
+import { apiPath } from './upstreams';
 
 const STARTUP_MS = 15_000;
 /** dist/, from dist/bench/ where this file runs. */
@@ -53,7 +53,11 @@ export async function startBare(simUrl: string): Promise<Target> {
   return {
     name: 'bare',
     child,
-    request: (c) => ({ url: `${url}${chatPath(c.upstream)}`, headers: JSON_TYPE, body: c.body }),
+    request: (c) => ({
+      url: `${url}${apiPath(c.upstream)}`,
+      headers: { ...JSON_TYPE, ...c.headers },
+      body: c.body,
+    }),
   };
 }
 
@@ -71,6 +75,10 @@ export async function startGateway(simUrl: string, tmpDir: string): Promise<Targ
   const key = await child.waitForLine(KEY_LINE, STARTUP_MS);
   await waitForPort(port, STARTUP_MS);
   const headers = { ...JSON_TYPE, authorization: `Bearer ${key}` };
-  const url = `http://${LOOPBACK}:${port}/v1/chat/completions`;
-  return { name: 'gateway', child, request: (c) => ({ url, headers, body: c.body }) };
+  const base = `http://${LOOPBACK}:${port}`;
+  return {
+    name: 'gateway',
+    child,
+    request: (c) => ({ url: `${base}${c.gatewayPath}`, headers: { ...headers, ...c.headers }, body: c.body }),
+  };
 }

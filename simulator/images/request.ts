@@ -1,4 +1,4 @@
-import { isRecord } from '../chat/request';
+import { isRecord } from '../is-record';
 import { SimErrors } from '../sim-error';
 
 /** Encodings the simulator renders, as `output_format` names them. */
