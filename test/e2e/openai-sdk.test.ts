@@ -1,9 +1,10 @@
 /**
  * The official `openai` npm package pointed at the gateway's /v1, as users run it: a completion, a stream
- * read to its end with usage, and gateway and upstream errors surfacing as the SDK's error classes.
+ * read to its end with usage, images, and gateway and upstream errors surfacing as the SDK's error classes.
  */
 import t from 'tap';
 import OpenAI from 'openai';
+import sharp from 'sharp';
 import { startTestGateway } from '../helpers/gateway';
 
 t.test('openai SDK against the gateway', async (t) => {
@@ -109,6 +110,26 @@ t.test('openai SDK against the gateway', async (t) => {
       for await (const chunk of stream) void chunk;
     };
     await t.rejects(consume(), /ended the stream before it was complete/);
+  });
+
+  t.test('images.generate returns decodable images of the requested size and format', async (t) => {
+    const result = await client.images.generate({
+      model: 'modelb-3.1-flash-image-preview',
+      prompt: 'a red kite over the sea',
+      n: 2,
+      size: '1536x1024',
+      output_format: 'webp',
+    });
+    t.equal(result.data?.length, 2);
+    for (const image of result.data ?? []) {
+      const meta = await sharp(Buffer.from(image.b64_json ?? '', 'base64')).metadata();
+      t.match(meta, { format: 'webp', width: 1536, height: 1024 });
+    }
+    const refused = await client.images
+      .generate({ model: 'modelb-3.1-flash-image-preview', prompt: '' })
+      .catch((e: unknown) => e);
+    t.ok(refused instanceof OpenAI.BadRequestError);
+    t.match((refused as Error).message, /prompt/);
   });
 
   t.test('models.list shows the models of this key', async (t) => {
