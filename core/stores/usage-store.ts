@@ -14,6 +14,12 @@ export interface UsageRecord {
   readonly cache_read_tokens?: number | undefined;
   readonly cache_write_tokens?: number | undefined;
   readonly images?: number | undefined;
+  /** Video: seconds produced, the resolution billed, and the price from gateway.yaml's `prices:`. */
+  readonly video_seconds?: number | undefined;
+  readonly resolution?: string | undefined;
+  readonly cost?: number | undefined;
+  /** Set on records written by `recordOnce`: unique by id among those (client-chosen request ids are not). */
+  readonly once?: true | undefined;
   /** True when the counts were estimated from what was delivered (a cut stream), not reported by the upstream. */
   readonly estimated: boolean;
   /** Why the call ended, when it did not end cleanly: `client_closed`, `upstream_cut`, `upstream_error`, `idle_timeout`, `shutdown`. */
@@ -31,6 +37,12 @@ export interface UsageFilter {
 /** Usage records. `record` must not block the request path: implementations batch and flush. */
 export interface UsageStore {
   record(entry: UsageRecord): void;
+  /**
+   * Writes `entry` (marked `once`) unless a record with its id was written by an earlier `recordOnce` (on this or any
+   * instance sharing the store, before or after a restart). Resolves true when it wrote the record,
+   * false when it already existed, and only once the record is durable: billing relies on it.
+   */
+  recordOnce(entry: UsageRecord): Promise<boolean>;
   /** Resolves when everything recorded so far is durable. */
   flush(): Promise<void>;
   list(filter?: UsageFilter): Promise<UsageRecord[]>;

@@ -5,7 +5,7 @@
  * on into the old generation and cost the collector (about 8% of throughput in `npm run bench`).
  */
 import { createReadStream } from 'node:fs';
-import { appendFile, mkdir } from 'node:fs/promises';
+import { mkdir, open, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { type UsageFilter, type UsageRecord, type UsageStore } from '../usage-store';
@@ -19,15 +19,18 @@ export class EmbeddedUsageStore implements UsageStore {
   private queue: string[] = [];
   private timer: NodeJS.Timeout | undefined;
   private writing: Promise<void> = Promise.resolve();
+  private onceIds: Promise<Set<string>> | undefined;
 
   private constructor(
     private readonly file: string,
+    private readonly handle: FileHandle,
     private readonly options: EmbeddedUsageOptions,
   ) {}
 
   static async open(dataDir: string, options: EmbeddedUsageOptions): Promise<EmbeddedUsageStore> {
     await mkdir(dataDir, { recursive: true });
-    return new EmbeddedUsageStore(join(dataDir, 'usage.jsonl'), options);
+    const file = join(dataDir, 'usage.jsonl');
+    return new EmbeddedUsageStore(file, await open(file, 'a', 0o600), options);
   }
 
   record(entry: UsageRecord): void {
@@ -47,13 +50,32 @@ export class EmbeddedUsageStore implements UsageStore {
       this.writing = this.writing
         .catch(() => undefined)
         .then(() =>
-          appendFile(this.file, lines).catch((e: unknown) => {
+          this.handle.appendFile(lines).catch((e: unknown) => {
             this.queue.unshift(...batch);
             throw e;
           }),
         );
     }
     return this.writing;
+  }
+
+  async recordOnce(entry: UsageRecord): Promise<boolean> {
+    const written = await (this.onceIds ??= this.readOnceIds());
+    if (written.has(entry.id)) return false;
+    written.add(entry.id); // before the write: a second call for the same id in the meantime sees it
+    this.queue.push(JSON.stringify({ ...entry, once: true }));
+    await this.flush();
+    await this.handle.datasync(); // a bill survives a power cut, not only a crash
+    return true;
+  }
+
+  /** Ids of the records `recordOnce` wrote, read from the file once. */
+  private async readOnceIds(): Promise<Set<string>> {
+    const ids = new Set<string>();
+    await this.scan((line) => {
+      if (line.includes('"once":true')) ids.add((JSON.parse(line) as UsageRecord).id);
+    });
+    return ids;
   }
 
   /** A failed background write keeps its batch queued for the next flush; nothing to report here. */
@@ -64,23 +86,27 @@ export class EmbeddedUsageStore implements UsageStore {
   async list(filter: UsageFilter = {}): Promise<UsageRecord[]> {
     await this.flush();
     const out: UsageRecord[] = [];
-    let lines;
+    await this.scan((line) => {
+      const record = JSON.parse(line) as UsageRecord;
+      if (filter.id !== undefined && record.id !== filter.id) return;
+      if (filter.key_id !== undefined && record.key_id !== filter.key_id) return;
+      out.push(record);
+    });
+    return filter.limit !== undefined ? out.slice(-filter.limit) : out;
+  }
+
+  /** Calls `onLine` with every non-empty line of the file (none when there is no file yet). */
+  private async scan(onLine: (line: string) => void): Promise<void> {
     try {
-      lines = createInterface({ input: createReadStream(this.file), crlfDelay: Infinity });
-      for await (const line of lines) {
-        if (!line) continue;
-        const record = JSON.parse(line) as UsageRecord;
-        if (filter.id !== undefined && record.id !== filter.id) continue;
-        if (filter.key_id !== undefined && record.key_id !== filter.key_id) continue;
-        out.push(record);
-      }
+      const lines = createInterface({ input: createReadStream(this.file), crlfDelay: Infinity });
+      for await (const line of lines) if (line) onLine(line);
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
     }
-    return filter.limit !== undefined ? out.slice(-filter.limit) : out;
   }
 
   async close(): Promise<void> {
     await this.flush();
+    await this.handle.close();
   }
 }

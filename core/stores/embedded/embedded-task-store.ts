@@ -1,0 +1,209 @@
+/**
+ * Video tasks in one process: the live set in memory, every change appended to `tasks.jsonl` (a journal
+ * of whole task snapshots, the last one per id wins) before the change is acknowledged. Writes made in
+ * the same moment share one append and one fdatasync (group commit), so a crash, a SIGKILL or a power
+ * cut loses no acknowledged change. The journal is compacted when it grows well past the live set.
+ * Conditions (lease, forward-only status, idempotency keys) are checked and applied synchronously, so
+ * several pollers in this process never race; one data directory belongs to one gateway process.
+ */
+import { EventEmitter } from 'node:events';
+import { createReadStream } from 'node:fs';
+import { mkdir, open, type FileHandle } from 'node:fs/promises';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import {
+  canMove,
+  needsWork,
+  TASK_STATUSES,
+  type Lease,
+  type TaskChange,
+  type TaskStatus,
+  type VideoTask,
+} from '../../tasks/task';
+import { IdempotencyKeyTaken, type TaskStore } from '../task-store';
+import { writeFileAtomic } from './atomic-file';
+
+const JOURNAL = 'tasks.jsonl';
+/** Compact when the journal holds this many times more lines than there are tasks (and enough to matter). */
+const COMPACT_RATIO = 4;
+const COMPACT_MIN_LINES = 10_000;
+
+const idempotencySlot = (task: VideoTask): string | undefined =>
+  task.idempotency ? `${task.key_id}\u0000${task.idempotency.key}` : undefined;
+
+const leaseLive = (lease: Lease | null, now: number): boolean => lease !== null && lease.until > now;
+
+export class EmbeddedTaskStore implements TaskStore {
+  private readonly tasks = new Map<string, VideoTask>();
+  /** `key_id \0 idempotency key` → task id. */
+  private readonly idempotent = new Map<string, string>();
+  private readonly events = new EventEmitter();
+  private pending: string[] = [];
+  private waiters: { resolve: () => void; reject: (e: unknown) => void }[] = [];
+  private writing = false;
+  private journalLines = 0;
+
+  private constructor(
+    private readonly file: string,
+    private handle: FileHandle,
+  ) {
+    this.events.setMaxListeners(0);
+  }
+
+  static async open(dataDir: string): Promise<EmbeddedTaskStore> {
+    await mkdir(dataDir, { recursive: true });
+    const file = join(dataDir, JOURNAL);
+    const snapshots = await readJournal(file);
+    const handle = await open(file, 'a+', 0o600);
+    // A line torn by a crash must not swallow the first line appended after it.
+    if (!(await endsWithNewline(handle))) await handle.appendFile('\n');
+    const store = new EmbeddedTaskStore(file, handle);
+    for (const task of snapshots.tasks.values()) store.remember(task);
+    store.journalLines = snapshots.lines;
+    return store;
+  }
+
+  async insert(task: VideoTask, idempotentSince: number): Promise<void> {
+    if (this.tasks.has(task.id)) throw new Error(`task ${task.id} exists`);
+    const slot = idempotencySlot(task);
+    const holder = slot ? this.tasks.get(this.idempotent.get(slot) ?? '') : undefined;
+    if (holder && holder.created_at >= idempotentSince) throw new IdempotencyKeyTaken(holder);
+    this.remember(task);
+    await this.persist(task);
+  }
+
+  get(id: string): Promise<VideoTask | undefined> {
+    return Promise.resolve(this.tasks.get(id));
+  }
+
+  async acquire(id: string, lease: Lease, now: number): Promise<VideoTask | undefined> {
+    const task = this.tasks.get(id);
+    if (!task || !needsWork(task) || (leaseLive(task.lease, now) && task.lease?.owner !== lease.owner)) {
+      return undefined;
+    }
+    return this.apply(task, { lease }, now);
+  }
+
+  async update(id: string, owner: string, change: TaskChange, now: number): Promise<VideoTask | undefined> {
+    const task = this.tasks.get(id);
+    if (!task || task.lease?.owner !== owner || !leaseLive(task.lease, now)) return undefined;
+    if (change.status && !canMove(task.status, change.status)) return undefined;
+    return this.apply(task, change, now);
+  }
+
+  due(now: number, limit: number): Promise<VideoTask[]> {
+    const due: VideoTask[] = [];
+    for (const task of this.tasks.values()) {
+      if (needsWork(task) && task.next_poll_at <= now && !leaseLive(task.lease, now)) due.push(task);
+    }
+    due.sort((a, b) => a.next_poll_at - b.next_poll_at);
+    return Promise.resolve(due.slice(0, limit));
+  }
+
+  watch(listener: (task: VideoTask) => void): () => void {
+    this.events.on('change', listener);
+    return () => this.events.off('change', listener);
+  }
+
+  countByStatus(): Promise<Record<TaskStatus, number>> {
+    const counts = Object.fromEntries(TASK_STATUSES.map((s) => [s, 0])) as Record<TaskStatus, number>;
+    for (const task of this.tasks.values()) counts[task.status]++;
+    return Promise.resolve(counts);
+  }
+
+  async close(): Promise<void> {
+    await this.drain();
+    this.events.removeAllListeners();
+    await this.handle.close();
+  }
+
+  private remember(task: VideoTask): void {
+    this.tasks.set(task.id, task);
+    const slot = idempotencySlot(task);
+    if (slot) this.idempotent.set(slot, task.id);
+  }
+
+  private async apply(task: VideoTask, change: TaskChange, now: number): Promise<VideoTask> {
+    const next: VideoTask = { ...task, ...change, updated_at: now };
+    this.tasks.set(next.id, next);
+    await this.persist(next);
+    return next;
+  }
+
+  /** Appends the snapshot and resolves once it is on disk; then tells the watchers. */
+  private async persist(task: VideoTask): Promise<void> {
+    await new Promise<void>((resolve, reject) => {
+      this.pending.push(JSON.stringify(task));
+      this.waiters.push({ resolve, reject });
+      if (!this.writing) void this.writeLoop();
+    });
+    this.events.emit('change', task);
+  }
+
+  /** Group commit: whatever queued while the last write ran goes out in the next one. */
+  private async writeLoop(): Promise<void> {
+    this.writing = true;
+    while (this.pending.length > 0) {
+      const lines = this.pending;
+      const waiters = this.waiters;
+      this.pending = [];
+      this.waiters = [];
+      try {
+        await this.handle.appendFile(lines.join('\n') + '\n');
+        await this.handle.datasync();
+        this.journalLines += lines.length;
+        for (const w of waiters) w.resolve();
+      } catch (e) {
+        for (const w of waiters) w.reject(e);
+      }
+      if (this.journalLines > COMPACT_MIN_LINES && this.journalLines > COMPACT_RATIO * this.tasks.size) {
+        await this.compact().catch(() => undefined); // the journal stays valid; compaction retries later
+      }
+    }
+    this.writing = false;
+  }
+
+  /** Rewrites the journal as one snapshot per task (atomically), then appends to the new file. */
+  private async compact(): Promise<void> {
+    const content = [...this.tasks.values()].map((t) => JSON.stringify(t)).join('\n') + '\n';
+    await writeFileAtomic(this.file, content);
+    await this.handle.close();
+    this.handle = await open(this.file, 'a', 0o600);
+    this.journalLines = this.tasks.size;
+  }
+
+  private async drain(): Promise<void> {
+    while (this.writing || this.pending.length > 0) await new Promise((r) => setImmediate(r));
+  }
+}
+
+/** The last snapshot of each task in the journal, and how many lines it has. A torn last line is skipped. */
+async function readJournal(file: string): Promise<{ tasks: Map<string, VideoTask>; lines: number }> {
+  const tasks = new Map<string, VideoTask>();
+  let lines = 0;
+  try {
+    const reader = createInterface({ input: createReadStream(file), crlfDelay: Infinity });
+    for await (const line of reader) {
+      if (!line) continue;
+      lines++;
+      try {
+        const task = JSON.parse(line) as VideoTask;
+        tasks.set(task.id, task);
+      } catch {
+        // a line cut by a crash mid-append: the change it held was never acknowledged
+      }
+    }
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+  }
+  return { tasks, lines };
+}
+
+/** True for an empty file or one whose last byte is a newline. */
+async function endsWithNewline(handle: FileHandle): Promise<boolean> {
+  const { size } = await handle.stat();
+  if (size === 0) return true;
+  const last = Buffer.alloc(1);
+  await handle.read(last, 0, 1, size - 1);
+  return last[0] === 0x0a;
+}

@@ -1,0 +1,40 @@
+/**
+ * Video tasks. Every change is conditional and atomic in the store itself, so several pollers (in one
+ * process or on several instances) can share it: a task is changed only by the holder of its lease, and
+ * its status only moves forward.
+ */
+import type { Lease, TaskChange, TaskStatus, VideoTask } from '../tasks/task';
+
+/** Raised by `insert` when the key already submitted a task under the same idempotency key. */
+export class IdempotencyKeyTaken extends Error {
+  constructor(readonly existing: VideoTask) {
+    super(`idempotency key already used by task ${existing.id}`);
+    this.name = 'IdempotencyKeyTaken';
+  }
+}
+
+export interface TaskStore {
+  /**
+   * Stores a new task, durably, before resolving. Throws IdempotencyKeyTaken when the task carries an
+   * idempotency key that the same API key used for another task created after `idempotentSince`; an
+   * older use of the key is released, so the new task takes it.
+   */
+  insert(task: VideoTask, idempotentSince: number): Promise<void>;
+  get(id: string): Promise<VideoTask | undefined>;
+  /**
+   * Takes the lease on a task that still needs work, if nobody holds it or the holder's lease has
+   * expired at `now`. Returns the task as leased, or undefined.
+   */
+  acquire(id: string, lease: Lease, now: number): Promise<VideoTask | undefined>;
+  /**
+   * Applies `change` if `owner` holds the lease and the status does not move backwards. Returns the
+   * updated task, or undefined when the condition failed (the lease was lost, or the change was stale).
+   */
+  update(id: string, owner: string, change: TaskChange, now: number): Promise<VideoTask | undefined>;
+  /** Tasks that need work and are due at `now` with no live lease, earliest due first. */
+  due(now: number, limit: number): Promise<VideoTask[]>;
+  /** Calls `listener` with every inserted or changed task (after the change is stored). Returns a stop function. */
+  watch(listener: (task: VideoTask) => void): () => void;
+  countByStatus(): Promise<Record<TaskStatus, number>>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,108 @@
+/**
+ * A video task as the gateway keeps it: its own id (never the upstream's), who owns it, where it went,
+ * its normalised status, and the poller's bookkeeping. Times are Unix milliseconds.
+ */
+
+export const TASK_STATUSES = ['queued', 'running', 'succeeded', 'failed', 'cancelled'] as const;
+export type TaskStatus = (typeof TASK_STATUSES)[number];
+
+/** A status may only move to a higher rank: queued → running → one of the three terminal states. */
+export const STATUS_RANK: Readonly<Record<TaskStatus, number>> = {
+  queued: 0,
+  running: 1,
+  succeeded: 2,
+  failed: 2,
+  cancelled: 2,
+};
+
+export const isTerminal = (status: TaskStatus): boolean => STATUS_RANK[status] === 2;
+
+/** Whether a task may go from `from` to `to`: forward, or staying where it is (a bookkeeping update). */
+export const canMove = (from: TaskStatus, to: TaskStatus): boolean =>
+  from === to || STATUS_RANK[to] > STATUS_RANK[from];
+
+export interface TaskError {
+  readonly code: string;
+  readonly message: string;
+}
+
+/** What the upstream delivered, as billing needs it. */
+export interface TaskUsage {
+  /** Seconds of video produced. */
+  readonly video_seconds?: number;
+  /** Upstream tokens (videob bills in tokens). */
+  readonly tokens?: number;
+}
+
+/** What the gateway read from the submitted body for billing and display. */
+export interface TaskParams {
+  readonly resolution?: string;
+  readonly duration_s?: number;
+}
+
+/** A poller's claim on a task: only the owner may change it until `until`. */
+export interface Lease {
+  readonly owner: string;
+  readonly until: number;
+}
+
+export interface Idempotency {
+  readonly key: string;
+  /** SHA-256 of the submitted body: the same key with another body is a conflict. */
+  readonly body_hash: string;
+}
+
+export interface VideoTask {
+  readonly id: string;
+  readonly key_id: string;
+  readonly model: string;
+  /** The configured upstream (its `upstreams:` name) and the model id it knows. */
+  readonly upstream: string;
+  readonly upstream_model: string;
+  /** The video protocol the task was submitted by (`generic`, `native-a`, `native-b`). */
+  readonly protocol: string;
+  readonly request_id: string;
+  readonly params: TaskParams;
+  /** Null until the upstream accepted the task. */
+  readonly upstream_task_id: string | null;
+  readonly status: TaskStatus;
+  readonly video_url: string | null;
+  readonly error: TaskError | null;
+  readonly usage: TaskUsage | null;
+  readonly created_at: number;
+  readonly updated_at: number;
+  readonly finished_at: number | null;
+  /** After this the poller gives up and fails the task. */
+  readonly deadline_at: number;
+  readonly next_poll_at: number;
+  /** Polls answered by the upstream. */
+  readonly polls: number;
+  /** Transient poll failures in a row (they set the backoff). */
+  readonly poll_errors: number;
+  readonly lease: Lease | null;
+  /** True once the usage record of a succeeded task is written. */
+  readonly billed: boolean;
+  readonly idempotency: Idempotency | null;
+}
+
+/** The fields an update may change; `updated_at` is set by the store. */
+export type TaskChange = Partial<
+  Pick<
+    VideoTask,
+    | 'upstream_task_id'
+    | 'status'
+    | 'video_url'
+    | 'error'
+    | 'usage'
+    | 'finished_at'
+    | 'next_poll_at'
+    | 'polls'
+    | 'poll_errors'
+    | 'lease'
+    | 'billed'
+  >
+>;
+
+/** Whether the poller still has work on a task: reach a terminal state, or bill a success. */
+export const needsWork = (task: Pick<VideoTask, 'status' | 'billed'>): boolean =>
+  !isTerminal(task.status) || (task.status === 'succeeded' && !task.billed);
