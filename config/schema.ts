@@ -80,6 +80,32 @@ const simulator = z
   })
   .strict();
 
+/** The video task protocols served, each with its options, and the poller's own timing. */
+const video = z
+  .object({
+    /** Protocol plugin name → its options; a protocol left out is not served. */
+    protocols: z
+      .record(z.string(), z.unknown())
+      .default({ generic: {}, 'native-a': {}, 'native-b': {} }),
+    /** Whether this instance polls (every instance may; leases keep them apart). */
+    poller: z.union([z.boolean(), z.stringbool()]).default(true),
+    /** How long a poller holds a task while it polls it; a poller that dies frees it after this. */
+    lease: duration.default(30_000),
+    /** The periodic search for due tasks, behind the store's change events. */
+    sweep_every: duration.default(5_000),
+    /** How long an Idempotency-Key keeps returning the first task. */
+    idempotency_window: duration.default(24 * 3_600_000),
+  })
+  .strict();
+
+/** A model's price: per second of video (flat, or by resolution), or per million upstream tokens. */
+const price = z
+  .object({
+    per_second: z.union([z.number().nonnegative(), z.record(z.string(), z.number().nonnegative())]).optional(),
+    per_million_tokens: z.number().nonnegative().optional(),
+  })
+  .strict();
+
 const logging = z
   .object({ level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info') })
   .strict();
@@ -94,6 +120,8 @@ export const gatewayConfigSchema = z
     pipeline: z.array(pipelineEntry).min(1),
     upstreams: z.record(z.string(), upstream).default({}),
     routes: z.record(z.string(), route).default({}),
+    video: video.default(video.parse({})),
+    prices: z.record(z.string(), price).default({}),
     simulator: simulator.default(simulator.parse({})),
   })
   .strict();
@@ -102,3 +130,5 @@ export type GatewayConfig = z.output<typeof gatewayConfigSchema>;
 export type ServerConfig = GatewayConfig['server'];
 export type RouteConfig = z.output<typeof route>;
 export type UpstreamEntry = z.output<typeof upstream>;
+export type VideoConfig = GatewayConfig['video'];
+export type PriceConfig = z.output<typeof price>;

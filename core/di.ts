@@ -8,6 +8,7 @@ import type { KeyService } from './keys/key-service';
 import type { UsageStore } from './stores/usage-store';
 import type { Catalogue } from './routing/catalogue';
 import type { UpstreamProxy } from './proxy/upstream-proxy';
+import type { UpstreamTimeouts } from './upstream/upstream';
 
 export type Token<T> = symbol & { readonly __type?: T };
 export const token = <T>(name: string): Token<T> => Symbol(name);
@@ -22,3 +23,5 @@ export const ProxyToken = token<UpstreamProxy>('UpstreamProxy');
 export const PluginOptionsToken = token<unknown>('PluginOptions');
 /** The name of the upstream being constructed (its key under `upstreams:` in gateway.yaml). */
 export const UpstreamNameToken = token<string>('UpstreamName');
+/** Its timeouts: its own `timeouts:`, else the server's upstream defaults. */
+export const UpstreamTimeoutsToken = token<UpstreamTimeouts>('UpstreamTimeouts');

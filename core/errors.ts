@@ -98,6 +98,8 @@ export const Errors = {
       'upstream_error',
       `upstream ${upstream} closed the connection before its response was complete`,
     ),
+  upstreamBadAnswer: (upstream: string, what: string) =>
+    new GatewayError(502, 'upstream_error', `upstream ${upstream} sent ${what}`),
   streamCut: (upstream: string) =>
     new GatewayError(
       502,
@@ -106,6 +108,19 @@ export const Errors = {
     ),
   streamIdle: (upstream: string, ms: number) =>
     new GatewayError(504, 'upstream_stream_idle', `upstream ${upstream} sent nothing for ${ms / 1000} s`),
+  taskNotFound: (id: string) => new GatewayError(404, 'task_not_found', `no task with id '${id}'`),
+  idempotencyConflict: (key: string) =>
+    new GatewayError(
+      409,
+      'idempotency_key_reused',
+      `Idempotency-Key '${key}' was already used with another request body`,
+    ),
+  synchronousNotSupported: (header: string, value: string) =>
+    new GatewayError(
+      400,
+      'invalid_request',
+      `synchronous calls are not supported: send the header '${header}: ${value}'`,
+    ),
   shuttingDown: () =>
     new GatewayError(503, 'shutting_down', 'the gateway is shutting down', { connection: 'close' }),
   internal: (cause?: unknown) =>

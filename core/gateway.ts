@@ -2,7 +2,9 @@
  * The composition root: the only place that builds stores, plugins, the pipeline and the servers, and
  * the only place that resolves from the container. Everything else receives what it needs.
  */
+import { randomBytes } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { container } from 'tsyringe';
 import type { Logger } from 'pino';
 import type { GatewayConfig } from '../config/schema';
@@ -11,6 +13,7 @@ import type { Env } from '../config/env';
 import { AdminServer } from './admin/admin-server';
 import { CatalogueToken, ConfigToken, KeyServiceToken, LoggerToken, UsageStoreToken } from './di';
 import { bodyReader } from './http/body';
+import type { Endpoint } from './http/endpoint';
 import { GatewayServer } from './http/gateway-server';
 import { modelEndpoint } from './http/model-endpoint';
 import { modelsEndpoint } from './http/models-endpoint';
@@ -24,8 +27,12 @@ import type { ModelApi } from './plugin';
 import { UpstreamProxy } from './proxy/upstream-proxy';
 import { Catalogue } from './routing/catalogue';
 import { EmbeddedKeyStore } from './stores/embedded/embedded-key-store';
+import { EmbeddedTaskStore } from './stores/embedded/embedded-task-store';
 import { EmbeddedUsageStore } from './stores/embedded/embedded-usage-store';
+import type { TaskStore } from './stores/task-store';
 import type { UsageStore } from './stores/usage-store';
+import type { TaskPoller } from './tasks/poller';
+import { buildVideo } from './tasks/build-video';
 import { buildUpstreams } from './upstream/build-upstreams';
 
 export interface StartOptions {
@@ -39,6 +46,9 @@ export interface RunningGateway {
   readonly adminToken: string;
   readonly keys: KeyService;
   readonly usage: UsageStore;
+  readonly tasks: TaskStore;
+  /** This instance's video poller, when `video.poller` is on. */
+  readonly poller: TaskPoller | undefined;
   /** The key created on a first start with no keys (shown once), if any. */
   readonly firstKey: CreatedKey | undefined;
   /** Graceful stop: stop accepting, let requests finish within the grace period, end open streams, flush usage. */
@@ -58,6 +68,7 @@ export async function startGateway(
   const adminToken = await loadOrCreateSecret(dataDir, ADMIN_TOKEN_FILE, env.GATEWAY_ADMIN_TOKEN);
   const keyStore = await EmbeddedKeyStore.open(dataDir);
   const usage = await EmbeddedUsageStore.open(dataDir, { flushEveryMs: 200, maxBatch: 1000 });
+  const taskStore = await EmbeddedTaskStore.open(dataDir);
   const keys = new KeyService(keyStore, new KeyHasher(Buffer.from(secret)), {
     cacheTtlMs: config.keys.cache_ttl,
     cacheMax: config.keys.cache_max,
@@ -74,7 +85,16 @@ export async function startGateway(
   scope.register(CatalogueToken, { useValue: catalogue });
   const pipeline = new Pipeline(buildMiddlewares(config.pipeline, scope));
   const proxy = new UpstreamProxy();
-  const routes = buildRoutes(catalogue, proxy, pipeline);
+  const video = buildVideo({
+    config,
+    scope,
+    upstreams,
+    tasks: taskStore,
+    usage,
+    logger,
+    instanceId: instanceId(),
+  });
+  const routes = buildRoutes(catalogue, proxy, pipeline, video.endpoints);
 
   const server = new GatewayServer(
     routes,
@@ -83,9 +103,11 @@ export async function startGateway(
     bodyReader({ maxBytes: config.server.body_limit, idleMs: config.server.timeouts.body_read }),
     logger,
   );
-  const admin = new AdminServer(adminToken, keys, usage);
+  const { poller } = video;
+  const admin = new AdminServer(adminToken, keys, usage, poller && (() => poller.stats()));
   const port = await server.listen(config.server.host, config.server.port);
   const adminPort = await admin.listen(config.admin.host, config.admin.port);
+  poller?.start();
   const firstKey = (await keys.isEmpty())
     ? await keys.create({ description: 'created on first start' })
     : undefined;
@@ -97,7 +119,9 @@ export async function startGateway(
       await server.waitIdle(1_000);
     }
     server.closeAllConnections();
+    await poller?.stop(); // polls under way finish and release their leases
     await admin.close();
+    await taskStore.close();
     await usage.close();
     await keyStore.close();
     for (const u of upstreams) u.close();
@@ -109,15 +133,25 @@ export async function startGateway(
     adminToken,
     keys,
     usage,
+    tasks: taskStore,
+    poller,
     firstKey,
     close,
   };
 }
 
-/** The route table: one endpoint per API the configured upstreams serve, plus the model list. */
-function buildRoutes(catalogue: Catalogue, proxy: UpstreamProxy, pipeline: Pipeline): RouteTable {
+/**
+ * The route table: one endpoint per request/response API the configured upstreams serve, the task
+ * protocols' endpoints, and the model list.
+ */
+function buildRoutes(
+  catalogue: Catalogue,
+  proxy: UpstreamProxy,
+  pipeline: Pipeline,
+  taskEndpoints: readonly Endpoint[],
+): RouteTable {
   const apis = new Map<string, ModelApi>();
-  for (const spec of catalogue.models()) apis.set(spec.api.id, spec.api);
+  for (const spec of catalogue.models()) if (spec.api.kind !== 'task') apis.set(spec.api.id, spec.api);
   if (apis.size > 0 && !pipeline.has('model-router')) {
     throw new ConfigError(
       'pipeline',
@@ -126,8 +160,13 @@ function buildRoutes(catalogue: Catalogue, proxy: UpstreamProxy, pipeline: Pipel
   }
   const routes = new RouteTable();
   for (const api of apis.values()) routes.add(modelEndpoint(api, proxy, pipeline.eventHooks));
+  for (const endpoint of taskEndpoints) routes.add(endpoint);
   routes.add(modelsEndpoint(catalogue));
+  catalogue.bind(routes.endpoints());
   return routes;
 }
+
+/** This process's name in leases: a restarted process does not mistake its predecessor's leases for its own. */
+const instanceId = (): string => `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
 
 const urlHost = (host: string): string => (host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host);

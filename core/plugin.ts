@@ -10,6 +10,8 @@ import { z } from 'zod';
 import type { GatewayContext, JsonObject } from './context';
 import type { GatewayError } from './errors';
 import type { SseEvent } from './sse';
+import type { TaskProtocol } from './tasks/protocol';
+import type { TaskError, TaskParams, TaskUsage } from './tasks/task';
 import type { Usage } from './usage';
 import { token, type Token } from './di';
 
@@ -40,6 +42,11 @@ export interface ModelApi {
   readonly method: 'POST';
   readonly path: string;
   readonly dialect: StreamDialect;
+  /**
+   * `task` for an asynchronous task API (video): its endpoints come from the task protocol plugins and
+   * its upstream plugins provide `tasks`. Absent for a request/response API, which the proxy forwards.
+   */
+  readonly kind?: 'task';
 }
 
 /** One model an upstream plugin serves. */
@@ -80,17 +87,64 @@ export interface UpstreamRequest {
   readonly responseHeaders?: Readonly<Record<string, string>>;
 }
 
-/** A family of upstreams that speak one protocol. One instance per `upstreams:` entry in gateway.yaml. */
+/**
+ * A family of upstreams that speak one protocol. One instance per `upstreams:` entry in gateway.yaml.
+ * A request/response family implements `prepare`; a task family (video) provides `tasks`.
+ */
 export interface UpstreamPlugin {
   readonly models: readonly ModelSpec[];
   /**
    * Validates the client's request for `model` (throwing a 400 GatewayError naming the field) and maps it
    * for the upstream, which knows the model as `upstreamModel`.
    */
-  prepare(ctx: GatewayContext, model: ModelSpec, upstreamModel: string): Promise<UpstreamRequest>;
+  prepare?(ctx: GatewayContext, model: ModelSpec, upstreamModel: string): Promise<UpstreamRequest>;
+  readonly tasks?: TaskUpstream;
 }
 
-export type PluginKind = 'middleware' | 'upstream';
+/** How often and how hard the poller may ask one upstream about its tasks. Durations in ms. */
+export interface PollPolicy {
+  /** The first interval between polls of a task; later ones back off by half again, up to `maxEveryMs`. */
+  readonly everyMs: number;
+  readonly maxEveryMs: number;
+  /** A task not finished this long after submit fails with `deadline_exceeded`. */
+  readonly deadlineMs: number;
+  /** Polls in flight at once to this upstream, per gateway instance. */
+  readonly concurrency: number;
+  /** Polls started per second to this upstream, per gateway instance; 0 for no limit. */
+  readonly perSecond: number;
+}
+
+/** The upstream's answer to a submit: the task it accepted, or its refusal, passed on to the client. */
+export type SubmitOutcome =
+  | { readonly accepted: true; readonly upstreamTaskId: string }
+  | {
+      readonly accepted: false;
+      readonly status: number;
+      readonly contentType: string;
+      readonly body: Buffer;
+    };
+
+/**
+ * What one poll learnt. `unknown` (the upstream does not know the task, or answered in a way that
+ * settles nothing) is not a failure: the task is polled again until its deadline.
+ */
+export type PollOutcome =
+  | { readonly state: 'queued' | 'running' | 'unknown' }
+  | { readonly state: 'succeeded'; readonly videoUrl: string; readonly usage: TaskUsage }
+  | { readonly state: 'failed' | 'cancelled'; readonly error: TaskError };
+
+/** A task upstream: checks the native body, submits it, and reads the upstream task's state. */
+export interface TaskUpstream {
+  readonly polling: PollPolicy;
+  /** Checks what the gateway needs from the native body (400 naming the field); returns the billing facts. */
+  check(body: JsonObject, model: ModelSpec): TaskParams;
+  /** Sends the client's body (renamed to `upstreamModel` if the route says so). Throws 502/504 on transport failure. */
+  submit(body: JsonObject, raw: Buffer, upstreamModel: string, requestId: string): Promise<SubmitOutcome>;
+  /** Reads the upstream task once. Throws on a transient failure (transport, 5xx, 429). */
+  poll(upstreamTaskId: string): Promise<PollOutcome>;
+}
+
+export type PluginKind = 'middleware' | 'upstream' | 'task-protocol';
 
 export interface PluginRegistration<T> {
   readonly kind: PluginKind;
@@ -102,6 +156,7 @@ export interface PluginRegistration<T> {
 
 const MiddlewarePlugins = token<PluginRegistration<Middleware>>('MiddlewarePlugins');
 const UpstreamPlugins = token<PluginRegistration<UpstreamPlugin>>('UpstreamPlugins');
+const TaskProtocolPlugins = token<PluginRegistration<TaskProtocol>>('TaskProtocolPlugins');
 
 const NO_OPTIONS = z.object({}).strict();
 
@@ -125,6 +180,10 @@ export const middlewarePlugin = (name: string, options: z.ZodType = NO_OPTIONS) 
 export const upstreamPlugin = (name: string, options: z.ZodType) =>
   register<UpstreamPlugin>(UpstreamPlugins, 'upstream', name, options);
 
+/** Registers a video task protocol under `name` (a key of `video.protocols` in gateway.yaml). */
+export const taskProtocolPlugin = (name: string, options: z.ZodType) =>
+  register<TaskProtocol>(TaskProtocolPlugins, 'task-protocol', name, options);
+
 function registered<T>(
   c: DependencyContainer,
   registry: Token<PluginRegistration<T>>,
@@ -136,3 +195,5 @@ function registered<T>(
 
 export const registeredMiddlewares = (c: DependencyContainer = container) => registered(c, MiddlewarePlugins);
 export const registeredUpstreams = (c: DependencyContainer = container) => registered(c, UpstreamPlugins);
+export const registeredTaskProtocols = (c: DependencyContainer = container) =>
+  registered(c, TaskProtocolPlugins);

@@ -17,3 +17,10 @@ export { ModelbUpstream } from './upstreams/modelb';
 export { ModelcUpstream } from './upstreams/modelc';
 export { ModeldUpstream } from './upstreams/modeld';
 export { ModelbImageUpstream } from './upstreams/modelb-image';
+export { VideoaUpstream } from './upstreams/videoa';
+export { VideobUpstream } from './upstreams/videob';
+
+// Video task protocols.
+export { GenericVideoProtocol } from './video-protocols/generic';
+export { NativeAVideoProtocol } from './video-protocols/native-a';
+export { NativeBVideoProtocol } from './video-protocols/native-b';

@@ -5,6 +5,7 @@
  *   POST   /admin/keys/:id/disable     and /enable
  *   DELETE /admin/keys/:id
  *   GET    /admin/usage?id=&key_id=&limit=
+ *   GET    /admin/video/stats          the video poller's figures: tasks by state, polls, lag, upstream errors
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { timingSafeEqual } from 'node:crypto';
@@ -43,6 +44,8 @@ export class AdminServer {
     token: string,
     private readonly keys: KeyService,
     private readonly usage: UsageStore,
+    /** The video poller's figures; absent when this instance runs no poller. */
+    private readonly videoStats?: () => Promise<unknown>,
   ) {
     this.token = Buffer.from(token);
     this.server = createServer((req, res) => void this.handle(req, res));
@@ -96,6 +99,9 @@ export class AdminServer {
         ...(limit ? { limit: Number(limit) } : {}),
       });
       return { status: 200, body: { data: records } };
+    }
+    if (url.pathname === '/admin/video/stats' && method === 'GET' && this.videoStats) {
+      return { status: 200, body: await this.videoStats() };
     }
     throw Errors.notFound(method, url.pathname);
   }

@@ -1,4 +1,5 @@
 import type { GatewayContext } from '../context';
+import type { ModelSpec } from '../plugin';
 
 /** The last stage of a request: what runs after the pipeline passed it on. */
 export type Handler = (ctx: GatewayContext) => Promise<void>;
@@ -12,6 +13,8 @@ export interface Endpoint {
   readonly path: string;
   /** True when the body's `model` picks the upstream (model-router resolves `ctx.target`). */
   readonly routedByModel: boolean;
+  /** For an endpoint routed by model: whether it accepts `model` (else 404 naming the endpoints that do). */
+  serves?(model: ModelSpec): boolean;
   readonly handle: Handler;
 }
 

@@ -14,11 +14,16 @@ export function modelEndpoint(api: ModelApi, proxy: UpstreamProxy, hooks: readon
     method: api.method,
     path: api.path,
     routedByModel: true,
+    serves: (model) => model.api.id === api.id,
     async handle(ctx) {
       const target = ctx.target;
       // The composition root refuses a pipeline without model-router, so this is a programming error.
       if (!target) throw Errors.internal(new Error('no model-router stage in the pipeline'));
-      const request = await target.upstream.plugin.prepare(ctx, target.spec, target.upstreamModel);
+      const plugin = target.upstream.plugin;
+      // The composition root checks that every proxied model's plugin can prepare requests.
+      if (!plugin.prepare)
+        throw Errors.internal(new Error(`${target.upstream.name} cannot prepare requests`));
+      const request = await plugin.prepare(ctx, target.spec, target.upstreamModel);
       await proxy.forward(ctx, target.upstream, request, {
         dialect: api.dialect,
         relay: ctx.get(RELAY_POLICY),

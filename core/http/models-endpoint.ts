@@ -1,6 +1,7 @@
 /** `GET /v1/models` in OpenAI's list shape, limited to the models the calling key may use. */
 import type { Catalogue } from '../routing/catalogue';
 import type { Endpoint } from './endpoint';
+import { replyJson } from './json-reply';
 
 export function modelsEndpoint(catalogue: Catalogue): Endpoint {
   return {
@@ -14,14 +15,7 @@ export function modelsEndpoint(catalogue: Catalogue): Endpoint {
         .models()
         .filter((m) => allowed.length === 0 || allowed.includes(m.id))
         .map((m) => ({ id: m.id, object: 'model', created: m.created, owned_by: m.ownedBy }));
-      const body = JSON.stringify({ object: 'list', data });
-      ctx.status = 200;
-      ctx.res.writeHead(200, {
-        'content-type': 'application/json',
-        'content-length': Buffer.byteLength(body),
-        'x-request-id': ctx.requestId,
-      });
-      ctx.res.end(body);
+      replyJson(ctx, 200, { object: 'list', data });
       return Promise.resolve();
     },
   };

@@ -20,7 +20,7 @@ export class ModelRouterMiddleware implements Middleware {
     if (typeof model !== 'string' || model === '') {
       throw Errors.invalidRequest("field 'model' is required and must be a non-empty string");
     }
-    const target = this.catalogue.resolve(ctx.endpoint.id, model);
+    const target = this.catalogue.resolve(ctx.endpoint, model);
     const allowed = ctx.key?.allowed_models;
     if (allowed?.length && !allowed.includes(model)) throw Errors.modelNotAllowed(model);
     ctx.target = target;

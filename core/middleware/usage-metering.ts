@@ -31,6 +31,7 @@ export class UsageMeteringMiddleware implements Middleware {
   finish(ctx: GatewayContext): void {
     const target = ctx.target;
     if (!target) return; // never routed: nothing was or will be spent
+    if (target.spec.api.kind === 'task') return; // billed by the poller when the task succeeds
     const usage = ctx.usage ?? NO_USAGE;
     // One fixed shape for every record (absent cache and image counts stay undefined and are not serialised).
     this.store.record({

@@ -6,7 +6,8 @@
 import type { RouteConfig } from '../../config/schema';
 import { ConfigError } from '../../config/errors';
 import { Errors } from '../errors';
-import { describeEndpoint } from '../http/endpoint';
+import { globMatch } from './glob';
+import { describeEndpoint, type Endpoint } from '../http/endpoint';
 import type { ModelSpec } from '../plugin';
 import type { Upstream } from '../upstream/upstream';
 
@@ -26,6 +27,7 @@ interface Entry {
 
 export class Catalogue {
   private readonly entries = new Map<string, Entry>();
+  private endpoints: readonly Endpoint[] = [];
 
   constructor(upstreams: readonly Upstream[], routes: Readonly<Record<string, RouteConfig>>) {
     const byName = new Map(upstreams.map((u) => [u.name, u]));
@@ -54,16 +56,22 @@ export class Catalogue {
     }
   }
 
+  /** The endpoints routed by model, so a refusal can name the endpoints that do serve a model. */
+  bind(endpoints: readonly Endpoint[]): void {
+    this.endpoints = endpoints.filter((e) => e.routedByModel);
+  }
+
   /**
-   * The target for `model` on `apiId`, weighted at random among the route's targets.
+   * The target for `model` on `endpoint`, weighted at random among the route's targets.
    * Throws 404 model_not_found, naming the endpoints that do serve the model.
    */
-  resolve(apiId: string, model: string): RouteTarget {
+  resolve(endpoint: Endpoint, model: string): RouteTarget {
     const entry = this.entries.get(model);
-    if (!entry || entry.spec.api.id !== apiId) {
-      const api = [...this.entries.values()].find((e) => e.spec.api.id === apiId)?.spec.api;
-      const here = api ? describeEndpoint(api) : apiId;
-      throw Errors.modelNotFound(model, here, entry ? [describeEndpoint(entry.spec.api)] : []);
+    if (!entry || !endpoint.serves?.(entry.spec)) {
+      const servedOn = entry
+        ? this.endpoints.filter((e) => e.serves?.(entry.spec)).map(describeEndpoint)
+        : [];
+      throw Errors.modelNotFound(model, describeEndpoint(endpoint), servedOn);
     }
     return pickWeighted(entry);
   }
@@ -106,11 +114,4 @@ function pickWeighted(entry: Entry): RouteTarget {
     if (roll < 0) return target;
   }
   return entry.targets[entry.targets.length - 1]!;
-}
-
-/** `modelc-*` style patterns: `*` matches any run of characters. */
-function globMatch(pattern: string, id: string): boolean {
-  if (!pattern.includes('*')) return pattern === id;
-  const escaped = pattern.split('*').map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&'));
-  return new RegExp(`^${escaped.join('.*')}$`).test(id);
 }

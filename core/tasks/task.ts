@@ -54,7 +54,8 @@ export interface Idempotency {
 
 export interface VideoTask {
   readonly id: string;
-  readonly key_id: string;
+  /** The API key that submitted it (null when the pipeline has no auth stage); only it may read the task. */
+  readonly key_id: string | null;
   readonly model: string;
   /** The configured upstream (its `upstreams:` name) and the model id it knows. */
   readonly upstream: string;
@@ -100,6 +101,7 @@ export type TaskChange = Partial<
     | 'poll_errors'
     | 'lease'
     | 'billed'
+    | 'idempotency'
   >
 >;
 

@@ -7,8 +7,8 @@ import type { DependencyContainer } from 'tsyringe';
 import type { GatewayConfig } from '../../config/schema';
 import { ConfigError } from '../../config/errors';
 import { parseSection } from '../../config/validate';
-import { PluginOptionsToken, UpstreamNameToken } from '../di';
-import { registeredUpstreams } from '../plugin';
+import { PluginOptionsToken, UpstreamNameToken, UpstreamTimeoutsToken } from '../di';
+import { registeredUpstreams, type UpstreamPlugin } from '../plugin';
 import { Upstream } from './upstream';
 import type { UpstreamOptions } from './upstream-options';
 
@@ -23,13 +23,24 @@ export function buildUpstreams(config: GatewayConfig, parent: DependencyContaine
       );
     }
     const options = parseSection(registration.options, raw, `upstreams.${name}`) as UpstreamOptions;
-    const child = parent.createChildContainer();
-    child.register(PluginOptionsToken, { useValue: options });
-    child.register(UpstreamNameToken, { useValue: name });
     const timeouts = {
       connectMs: options.timeouts.connect ?? config.server.timeouts.upstream_connect,
       responseMs: options.timeouts.response ?? config.server.timeouts.upstream_response,
     };
-    return new Upstream(name, child.resolve(registration.cls), options, timeouts);
+    const child = parent.createChildContainer();
+    child.register(PluginOptionsToken, { useValue: options });
+    child.register(UpstreamNameToken, { useValue: name });
+    child.register(UpstreamTimeoutsToken, { useValue: timeouts });
+    const plugin = child.resolve(registration.cls);
+    checkPlugin(raw.plugin, plugin);
+    return new Upstream(name, plugin, options, timeouts);
   });
+}
+
+/** A plugin serves task models only with `tasks`, and request/response models only with `prepare`. */
+function checkPlugin(name: string, plugin: UpstreamPlugin): void {
+  for (const model of plugin.models) {
+    const able = model.api.kind === 'task' ? plugin.tasks !== undefined : plugin.prepare !== undefined;
+    if (!able) throw new Error(`upstream plugin "${name}" lists ${model.id} but cannot serve its API`);
+  }
 }

@@ -30,6 +30,15 @@ export interface TestGateway {
 
 export type ConfigDoc = Record<string, unknown>;
 
+/** Video polls in tests: often, so tasks of a few hundred milliseconds finish promptly. */
+export const FAST_POLL = {
+  every: '25ms',
+  max_every: '100ms',
+  deadline: '30s',
+  concurrency: 16,
+  per_second: 0,
+};
+
 /** A configuration document like the shipped gateway.yaml, pointing at `simUrl`. */
 export function testConfig(simUrl: string, dataDir: string): ConfigDoc {
   return {
@@ -62,6 +71,23 @@ export function testConfig(simUrl: string, dataDir: string): ConfigDoc {
         base_url: `${simUrl}/modelb/v1beta/openai`,
         api_key: 'sim-modelb-key',
       },
+      'videoa-main': {
+        plugin: 'videoa',
+        base_url: `${simUrl}/videoa`,
+        api_key: 'sim-videoa-key',
+        poll: FAST_POLL,
+      },
+      'videob-main': {
+        plugin: 'videob',
+        base_url: `${simUrl}/videob/api/v3`,
+        api_key: 'sim-videob-key',
+        poll: FAST_POLL,
+      },
+    },
+    video: { lease: '2s', sweep_every: '200ms' },
+    prices: {
+      'videoa-*': { per_second: { '720P': 0.1, '1080P': 0.15 } },
+      'videob-2-0-260128': { per_million_tokens: 10 },
     },
   };
 }

@@ -1,0 +1,13 @@
+/** A complete JSON answer written by an endpoint of the gateway's own (not relayed from an upstream). */
+import type { GatewayContext } from '../context';
+
+export function replyJson(ctx: GatewayContext, status: number, payload: unknown): void {
+  const body = JSON.stringify(payload);
+  ctx.status = status;
+  ctx.res.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(body),
+    'x-request-id': ctx.requestId,
+  });
+  ctx.res.end(body);
+}

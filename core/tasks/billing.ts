@@ -1,0 +1,47 @@
+/**
+ * Bills a succeeded task: one usage record, unique by task id (UsageStore.recordOnce), so billing again
+ * after a crash between the record and the task's `billed` flag writes nothing twice.
+ */
+import type { UsageRecord, UsageStore } from '../stores/usage-store';
+import type { Pricing } from './pricing';
+import type { VideoTask } from './task';
+
+export const VIDEO_ENDPOINT = 'video';
+
+export function usageRecordOf(task: VideoTask, pricing: Pricing): UsageRecord {
+  // Upstreams that report no duration are billed the duration the client asked for.
+  const usage = { video_seconds: task.params.duration_s, ...task.usage };
+  const tokens = usage.tokens ?? 0;
+  return {
+    id: task.id,
+    key_id: task.key_id,
+    model: task.model,
+    upstream: task.upstream,
+    endpoint: VIDEO_ENDPOINT,
+    status: 200,
+    stream: false,
+    // Video upstreams count no input tokens; token-billed ones report output tokens (UPSTREAMS.md §4).
+    prompt_tokens: 0,
+    completion_tokens: tokens,
+    total_tokens: tokens,
+    video_seconds: usage.video_seconds,
+    resolution: task.params.resolution,
+    cost: pricing.cost(task.model, task.params, usage),
+    estimated: false,
+    outcome: 'ok',
+    latency_ms: (task.finished_at ?? task.updated_at) - task.created_at,
+    created_at: new Date(task.finished_at ?? task.updated_at).toISOString(),
+  };
+}
+
+export class Biller {
+  constructor(
+    private readonly usage: UsageStore,
+    private readonly pricing: Pricing,
+  ) {}
+
+  /** Writes the task's usage record unless it exists; true when this call wrote it. */
+  bill(task: VideoTask): Promise<boolean> {
+    return this.usage.recordOnce(usageRecordOf(task, this.pricing));
+  }
+}

@@ -1,0 +1,82 @@
+/**
+ * Composes the video side from gateway.yaml: the task protocols listed under `video.protocols` (each a
+ * registered plugin with its own options), their endpoints, the submit flow, and this instance's poller.
+ */
+import type { DependencyContainer } from 'tsyringe';
+import type { Logger } from 'pino';
+import type { GatewayConfig } from '../../config/schema';
+import { ConfigError } from '../../config/errors';
+import { parseSection } from '../../config/validate';
+import { PluginOptionsToken } from '../di';
+import type { Endpoint } from '../http/endpoint';
+import { taskEndpoints } from '../http/task-endpoints';
+import { registeredTaskProtocols, type TaskUpstream } from '../plugin';
+import type { TaskStore } from '../stores/task-store';
+import type { UsageStore } from '../stores/usage-store';
+import type { Upstream } from '../upstream/upstream';
+import { Biller } from './billing';
+import { TaskPoller } from './poller';
+import { Pricing } from './pricing';
+import { TaskSubmission } from './submission';
+
+export interface VideoRuntime {
+  readonly endpoints: readonly Endpoint[];
+  /** Undefined when `video.poller` is off on this instance. */
+  readonly poller: TaskPoller | undefined;
+}
+
+export interface VideoDeps {
+  readonly config: GatewayConfig;
+  readonly scope: DependencyContainer;
+  readonly upstreams: readonly Upstream[];
+  readonly tasks: TaskStore;
+  readonly usage: UsageStore;
+  readonly logger: Logger;
+  /** Unique per process start: leases of a previous run of this instance are not mistaken for its own. */
+  readonly instanceId: string;
+}
+
+export function buildVideo(deps: VideoDeps): VideoRuntime {
+  const { config, tasks, instanceId } = deps;
+  const submission = new TaskSubmission(tasks, {
+    owner: `${instanceId}/submit`,
+    idempotencyWindowMs: config.video.idempotency_window,
+  });
+  const endpoints = protocols(config, deps.scope).flatMap(([name, protocol]) =>
+    taskEndpoints(name, protocol, submission, tasks),
+  );
+  const taskUpstreams = new Map<string, TaskUpstream>();
+  for (const u of deps.upstreams) if (u.plugin.tasks) taskUpstreams.set(u.name, u.plugin.tasks);
+  const poller = config.video.poller
+    ? new TaskPoller(
+        tasks,
+        taskUpstreams,
+        new Biller(deps.usage, new Pricing(config.prices)),
+        {
+          owner: `${instanceId}/poller`,
+          leaseMs: config.video.lease,
+          sweepEveryMs: config.video.sweep_every,
+        },
+        deps.logger,
+      )
+    : undefined;
+  return { endpoints, poller };
+}
+
+function protocols(config: GatewayConfig, scope: DependencyContainer) {
+  const known = registeredTaskProtocols(scope);
+  return Object.entries(config.video.protocols).map(([name, raw]) => {
+    const registration = known.get(name);
+    if (!registration) {
+      throw new ConfigError(
+        `video.protocols.${name}`,
+        `unknown video protocol "${name}" (known: ${[...known.keys()].join(', ')})`,
+      );
+    }
+    const child = scope.createChildContainer();
+    child.register(PluginOptionsToken, {
+      useValue: parseSection(registration.options, raw ?? {}, `video.protocols.${name}`),
+    });
+    return [name, child.resolve(registration.cls)] as const;
+  });
+}

@@ -1,0 +1,275 @@
+/**
+ * The video poller: it owns every task from submit to a terminal state, and bills each success once,
+ * whether or not a client ever asks. It hears of tasks from the store's change events and from a periodic
+ * sweep of due tasks (so a missed event or a restart loses nothing), takes a lease before each poll (so
+ * pollers on several instances never poll one task at once), and asks each upstream no harder than its
+ * poll policy allows (concurrency and rate, per instance).
+ */
+import Bottleneck from 'bottleneck';
+import type { Logger } from 'pino';
+import type { PollOutcome, PollPolicy, TaskUpstream } from '../plugin';
+import type { TaskStore } from '../stores/task-store';
+import type { Biller } from './billing';
+import { canMove, needsWork, type TaskChange, type TaskError, type TaskStatus, type VideoTask } from './task';
+
+export interface PollerOptions {
+  /** This poller's name in leases; unique per poller. */
+  readonly owner: string;
+  readonly leaseMs: number;
+  readonly sweepEveryMs: number;
+}
+
+/** What operators read about the poller (admin API `GET /admin/video/stats`). */
+export interface PollerStats {
+  readonly tasks: Record<TaskStatus, number>;
+  readonly polls: number;
+  readonly billed: number;
+  /** Transient poll failures (transport, 5xx, 429) by upstream. */
+  readonly upstream_errors: Record<string, number>;
+  /** How late polls started after they were due, in ms. */
+  readonly poll_lag_ms: { readonly last: number; readonly max: number };
+  /** Polls waiting for their upstream's concurrency or rate cap, and polls under way. */
+  readonly queued: number;
+  readonly running: number;
+}
+
+const SUBMIT_LOST: TaskError = {
+  code: 'submit_interrupted',
+  message: 'the gateway stopped before the upstream confirmed the task; nothing was billed',
+};
+
+const deadlineError = (task: VideoTask): TaskError => ({
+  code: 'deadline_exceeded',
+  message: `the upstream did not finish the task within ${Math.round((task.deadline_at - task.created_at) / 1000)} s`,
+});
+
+/** The wait before the next poll of a task in progress: half again longer each time, up to the cap. */
+const nextInterval = (policy: PollPolicy, polls: number): number =>
+  Math.min(policy.maxEveryMs, policy.everyMs * 1.5 ** Math.min(polls, 30));
+
+/** The wait after a failed poll: doubling with each failure in a row, up to the cap. */
+const errorBackoff = (policy: PollPolicy, errors: number): number =>
+  Math.min(policy.maxEveryMs, policy.everyMs * 2 ** Math.min(errors, 30));
+
+const SWEEP_BATCH = 10_000;
+
+export class TaskPoller {
+  private readonly timers = new Map<string, NodeJS.Timeout>();
+  /** Tasks queued for or in a step here; events about them wait for the step's own outcome. */
+  private readonly busy = new Set<string>();
+  private readonly limiters = new Map<string, Bottleneck>();
+  private stopWatching: (() => void) | undefined;
+  private sweeper: NodeJS.Timeout | undefined;
+  private stopped = false;
+  private polls = 0;
+  private billed = 0;
+  private readonly errors: Record<string, number> = {};
+  private lag = { last: 0, max: 0 };
+
+  constructor(
+    private readonly store: TaskStore,
+    private readonly upstreams: ReadonlyMap<string, TaskUpstream>,
+    private readonly biller: Biller,
+    private readonly options: PollerOptions,
+    private readonly logger: Logger,
+  ) {
+    for (const [name, upstream] of upstreams) this.limiters.set(name, limiterFor(upstream.polling));
+  }
+
+  start(): void {
+    this.stopWatching = this.store.watch((task) => this.schedule(task));
+    this.sweeper = setInterval(() => void this.sweep(), this.options.sweepEveryMs);
+    void this.sweep();
+  }
+
+  /** Stops taking work and waits for polls under way; their tasks are left consistent (leases released). */
+  async stop(): Promise<void> {
+    this.halt();
+    await Promise.all([...this.limiters.values()].map((l) => l.stop({ dropWaitingJobs: true })));
+  }
+
+  /** Stops at once, releasing nothing: what a killed process leaves behind (for tests of lease expiry). */
+  abandon(): void {
+    this.halt();
+    for (const l of this.limiters.values()) void l.stop({ dropWaitingJobs: true }).catch(() => undefined);
+  }
+
+  async stats(): Promise<PollerStats> {
+    const counts = [...this.limiters.values()].map((l) => l.counts());
+    return {
+      tasks: await this.store.countByStatus(),
+      polls: this.polls,
+      billed: this.billed,
+      upstream_errors: { ...this.errors },
+      poll_lag_ms: { ...this.lag },
+      queued: counts.reduce((n, c) => n + c.QUEUED + c.RECEIVED, 0),
+      running: counts.reduce((n, c) => n + c.RUNNING + c.EXECUTING, 0),
+    };
+  }
+
+  private halt(): void {
+    this.stopped = true;
+    this.stopWatching?.();
+    clearInterval(this.sweeper);
+    for (const timer of this.timers.values()) clearTimeout(timer);
+    this.timers.clear();
+  }
+
+  private async sweep(): Promise<void> {
+    try {
+      for (const task of await this.store.due(Date.now(), SWEEP_BATCH)) this.schedule(task);
+    } catch (e) {
+      this.logger.error({ err: e }, 'video poller: sweep failed');
+    }
+  }
+
+  /** Sets the task's timer for when it is next due (or its lease expires); clears it when no work is left. */
+  private schedule(task: VideoTask): void {
+    if (this.stopped || this.busy.has(task.id)) return;
+    clearTimeout(this.timers.get(task.id));
+    this.timers.delete(task.id);
+    if (!needsWork(task)) return;
+    const leasedElsewhere = task.lease && task.lease.owner !== this.options.owner ? task.lease.until : 0;
+    const at = Math.max(task.next_poll_at, leasedElsewhere);
+    const timer = setTimeout(() => this.enqueue(task, at), Math.max(0, at - Date.now()));
+    this.timers.set(task.id, timer);
+  }
+
+  /** Waits for the upstream's cap, then works on the task; afterwards schedules what the work left. */
+  private enqueue(task: VideoTask, dueAt: number): void {
+    this.timers.delete(task.id);
+    this.busy.add(task.id);
+    const limiter = this.limiters.get(task.upstream) ?? this.fallbackLimiter(task.upstream);
+    limiter
+      .schedule(() => this.work(task.id, dueAt))
+      .then(
+        (latest) => this.settled(task.id, latest),
+        (e: unknown) => {
+          if (!this.stopped) this.logger.error({ err: e, task: task.id }, 'video poller: step failed');
+          this.settled(task.id, undefined);
+        },
+      );
+  }
+
+  private settled(id: string, latest: VideoTask | undefined): void {
+    this.busy.delete(id);
+    if (latest) this.schedule(latest);
+    // Without a result (lease lost, store error), the lease's expiry and the sweep bring the task back.
+  }
+
+  /** A task of an upstream no longer configured is still owned: it waits (and fails at its deadline). */
+  private fallbackLimiter(name: string): Bottleneck {
+    const limiter = new Bottleneck({ maxConcurrent: 1 });
+    this.limiters.set(name, limiter);
+    return limiter;
+  }
+
+  private async work(id: string, dueAt: number): Promise<VideoTask | undefined> {
+    if (this.stopped) return undefined;
+    const now = Date.now();
+    const task = await this.store.acquire(
+      id,
+      { owner: this.options.owner, until: now + this.options.leaseMs },
+      now,
+    );
+    if (!task) return this.store.get(id); // done meanwhile, or leased by another poller: reschedule from its state
+    this.lag = { last: now - dueAt, max: Math.max(this.lag.max, now - dueAt) };
+    return this.step(task);
+  }
+
+  private async step(task: VideoTask): Promise<VideoTask | undefined> {
+    if (task.status === 'succeeded') return this.bill(task);
+    if (task.upstream_task_id === null) return this.change(task, terminal('failed', SUBMIT_LOST));
+    if (Date.now() >= task.deadline_at) return this.change(task, terminal('failed', deadlineError(task)));
+    const upstream = this.upstreams.get(task.upstream);
+    if (!upstream) return this.retryLater(task, errorBackoff(FALLBACK_POLICY, task.poll_errors + 1));
+    let outcome: PollOutcome;
+    try {
+      outcome = await upstream.poll(task.upstream_task_id);
+    } catch (e) {
+      this.errors[task.upstream] = (this.errors[task.upstream] ?? 0) + 1;
+      this.logger.warn({ err: e, task: task.id, upstream: task.upstream }, 'video poll failed; retrying');
+      return this.retryLater(task, errorBackoff(upstream.polling, task.poll_errors + 1));
+    }
+    this.polls++;
+    return this.apply(task, outcome, upstream.polling);
+  }
+
+  private async apply(
+    task: VideoTask,
+    outcome: PollOutcome,
+    policy: PollPolicy,
+  ): Promise<VideoTask | undefined> {
+    const polled: TaskChange = { polls: task.polls + 1, poll_errors: 0 };
+    switch (outcome.state) {
+      case 'succeeded': {
+        const done = await this.change(task, {
+          ...polled,
+          ...terminal('succeeded', null),
+          video_url: outcome.videoUrl,
+          usage: outcome.usage,
+          lease: task.lease, // kept: billing comes next, under the same lease
+        });
+        return done && this.bill(done);
+      }
+      case 'failed':
+      case 'cancelled':
+        return this.change(task, { ...polled, ...terminal(outcome.state, outcome.error) });
+      default: {
+        // queued, running or unknown: poll again later; the status never moves backwards.
+        const status =
+          outcome.state !== 'unknown' && canMove(task.status, outcome.state) ? outcome.state : task.status;
+        const next = Date.now() + nextInterval(policy, task.polls + 1);
+        return this.change(task, { ...polled, status, next_poll_at: next, lease: null });
+      }
+    }
+  }
+
+  /** Writes the usage record (once, whatever happened before), then marks the task billed. */
+  private async bill(task: VideoTask): Promise<VideoTask | undefined> {
+    try {
+      if (await this.biller.bill(task)) this.billed++;
+    } catch (e) {
+      this.logger.error({ err: e, task: task.id }, 'video billing failed; retrying');
+      return this.retryLater(task, errorBackoff(FALLBACK_POLICY, 1));
+    }
+    return this.change(task, { billed: true, lease: null });
+  }
+
+  private retryLater(task: VideoTask, waitMs: number): Promise<VideoTask | undefined> {
+    return this.change(task, {
+      poll_errors: task.poll_errors + 1,
+      next_poll_at: Date.now() + waitMs,
+      lease: null,
+    });
+  }
+
+  /** A conditional update under this poller's lease; undefined when the lease was lost meanwhile. */
+  private change(task: VideoTask, change: TaskChange): Promise<VideoTask | undefined> {
+    return this.store.update(task.id, this.options.owner, change, Date.now());
+  }
+}
+
+/** The change that ends a task. */
+const terminal = (status: TaskStatus, error: TaskError | null): TaskChange => ({
+  status,
+  error,
+  finished_at: Date.now(),
+  lease: null,
+});
+
+/** Backoff for work that is not a poll (billing retries, tasks of an upstream no longer configured). */
+const FALLBACK_POLICY: PollPolicy = {
+  everyMs: 1_000,
+  maxEveryMs: 60_000,
+  deadlineMs: 0,
+  concurrency: 1,
+  perSecond: 0,
+};
+
+function limiterFor(policy: PollPolicy): Bottleneck {
+  return new Bottleneck({
+    maxConcurrent: policy.concurrency,
+    minTime: policy.perSecond > 0 ? Math.ceil(1000 / policy.perSecond) : 0,
+  });
+}

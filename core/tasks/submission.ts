@@ -1,0 +1,145 @@
+/**
+ * Submitting a video task. The task is stored (durably) before the upstream is called, under a short
+ * submit lease, so a crash in between leaves a record the poller resolves; the client's answer goes out
+ * only after the upstream accepted, with the gateway's own task id. An Idempotency-Key replays the first
+ * task for the same body and refuses another body (409).
+ */
+import { createHash } from 'node:crypto';
+import type { GatewayContext } from '../context';
+import { Errors } from '../errors';
+import { replyJson } from '../http/json-reply';
+import type { PollPolicy, SubmitOutcome } from '../plugin';
+import type { RouteTarget } from '../routing/catalogue';
+import { IdempotencyKeyTaken, type TaskStore } from '../stores/task-store';
+import type { TaskProtocol } from './protocol';
+import type { Idempotency, TaskChange, VideoTask } from './task';
+
+export interface SubmissionSettings {
+  /** The lease owner of tasks being submitted by this instance. */
+  readonly owner: string;
+  readonly idempotencyWindowMs: number;
+}
+
+const IDEMPOTENCY_HEADER = 'idempotency-key';
+const MAX_IDEMPOTENCY_KEY = 255;
+
+function idempotencyOf(ctx: GatewayContext, raw: Buffer): Idempotency | null {
+  const key = ctx.req.headers[IDEMPOTENCY_HEADER];
+  if (key === undefined) return null;
+  if (typeof key !== 'string' || key.length === 0 || key.length > MAX_IDEMPOTENCY_KEY) {
+    throw Errors.invalidRequest(`header 'Idempotency-Key' must be 1 to ${MAX_IDEMPOTENCY_KEY} characters`);
+  }
+  return { key, body_hash: createHash('sha256').update(raw).digest('base64url') };
+}
+
+export class TaskSubmission {
+  constructor(
+    private readonly store: TaskStore,
+    private readonly settings: SubmissionSettings,
+  ) {}
+
+  async submit(ctx: GatewayContext, protocol: TaskProtocol, protocolName: string): Promise<void> {
+    protocol.checkSubmit(ctx.req.headers);
+    const target = ctx.target;
+    const tasks = target?.upstream.plugin.tasks;
+    // model-router resolved a model of the task API, and the composition root checked its plugin.
+    if (!target || !tasks) throw Errors.internal(new Error('a task submit without a task upstream'));
+    const body = await ctx.json();
+    const raw = await ctx.rawBody();
+    const params = tasks.check(body, target.spec);
+    const task = this.newTask(ctx, target, tasks.polling, protocol, protocolName, {
+      params,
+      idempotency: idempotencyOf(ctx, raw),
+    });
+    try {
+      await this.store.insert(task, task.created_at - this.settings.idempotencyWindowMs);
+    } catch (e) {
+      if (e instanceof IdempotencyKeyTaken) return this.replay(ctx, e.existing, task, protocol);
+      throw e;
+    }
+    let outcome: SubmitOutcome;
+    try {
+      outcome = await tasks.submit(body, raw, target.upstreamModel, ctx.requestId);
+    } catch (e) {
+      await this.settle(task, failed('upstream_unreachable', (e as Error).message));
+      throw e;
+    }
+    if (!outcome.accepted) {
+      await this.settle(task, failed('upstream_refused', `the upstream answered ${outcome.status}`));
+      ctx.status = outcome.status;
+      ctx.res.writeHead(outcome.status, {
+        'content-type': outcome.contentType,
+        'content-length': outcome.body.length,
+        'x-request-id': ctx.requestId,
+      });
+      ctx.res.end(outcome.body);
+      return;
+    }
+    const accepted = await this.settle(task, {
+      upstream_task_id: outcome.upstreamTaskId,
+      next_poll_at: Date.now() + tasks.polling.everyMs,
+      lease: null,
+    });
+    replyJson(ctx, 200, protocol.submitted(accepted ?? task, ctx.requestId));
+  }
+
+  private newTask(
+    ctx: GatewayContext,
+    target: RouteTarget,
+    polling: PollPolicy,
+    protocol: TaskProtocol,
+    protocolName: string,
+    { params, idempotency }: Pick<VideoTask, 'params' | 'idempotency'>,
+  ): VideoTask {
+    const now = Date.now();
+    const { timeouts } = target.upstream;
+    return {
+      id: protocol.newTaskId(),
+      key_id: ctx.key?.id ?? null,
+      model: target.spec.id,
+      upstream: target.upstream.name,
+      upstream_model: target.upstreamModel,
+      protocol: protocolName,
+      request_id: ctx.requestId,
+      params,
+      upstream_task_id: null,
+      status: 'queued',
+      video_url: null,
+      error: null,
+      usage: null,
+      created_at: now,
+      updated_at: now,
+      finished_at: null,
+      deadline_at: now + polling.deadlineMs,
+      next_poll_at: now,
+      polls: 0,
+      poll_errors: 0,
+      // Held while the upstream is called; if this process dies first, the poller resolves the task after it.
+      lease: { owner: this.settings.owner, until: now + timeouts.connectMs + timeouts.responseMs + 1_000 },
+      billed: false,
+      idempotency,
+    };
+  }
+
+  /** The same key again: the first task for the same body (and protocol), else 409. */
+  private replay(ctx: GatewayContext, existing: VideoTask, attempt: VideoTask, protocol: TaskProtocol): void {
+    const same =
+      existing.idempotency?.body_hash === attempt.idempotency?.body_hash &&
+      existing.protocol === attempt.protocol;
+    if (!same) throw Errors.idempotencyConflict(attempt.idempotency?.key ?? '');
+    replyJson(ctx, 200, protocol.submitted(existing, ctx.requestId));
+  }
+
+  private settle(task: VideoTask, change: TaskChange): Promise<VideoTask | undefined> {
+    return this.store.update(task.id, this.settings.owner, change, Date.now());
+  }
+}
+
+/** A submit that never became an upstream task: failed, unbilled, and its idempotency key freed for a retry. */
+const failed = (code: string, message: string): TaskChange => ({
+  status: 'failed',
+  error: { code, message },
+  finished_at: Date.now(),
+  lease: null,
+  idempotency: null,
+});

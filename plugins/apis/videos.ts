@@ -1,0 +1,18 @@
+/**
+ * The video generation API: asynchronous tasks. Its models are routed like any other, but its endpoints
+ * come from the task protocol plugins (plugins/video-protocols/), one submit and one query route each.
+ */
+import type { ModelApi } from '../../core/plugin';
+import { OpenAiStreamDialect } from './chat-completions';
+
+export const VideoApi: ModelApi = Object.freeze({
+  id: 'video',
+  method: 'POST',
+  path: '/v1/videos/generations',
+  // Task answers are JSON; no stream is ever relayed on this API.
+  dialect: OpenAiStreamDialect,
+  kind: 'task',
+});
+
+/** Unix seconds, as the generic and native-b answers give times. */
+export const unixSeconds = (ms: number): number => Math.floor(ms / 1000);

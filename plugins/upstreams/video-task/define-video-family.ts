@@ -1,0 +1,26 @@
+import { inject } from 'tsyringe';
+import type { constructor } from 'tsyringe/dist/typings/types';
+import { PluginOptionsToken, UpstreamNameToken, UpstreamTimeoutsToken } from '../../../core/di';
+import { upstreamPlugin, type UpstreamPlugin } from '../../../core/plugin';
+import type { UpstreamTimeouts } from '../../../core/upstream/upstream';
+import { videoOptions, type VideoOptions, type VideoPaths } from './video-options';
+import { VideoUpstream, type VideoFamilySpec } from './video-upstream';
+
+/** Registers a video family under `name`: its spec, and the default paths of its vendor's task API. */
+export function defineVideoFamily(
+  name: string,
+  spec: VideoFamilySpec,
+  paths: VideoPaths,
+): constructor<UpstreamPlugin> {
+  @upstreamPlugin(name, videoOptions(paths))
+  class VideoFamilyUpstream extends VideoUpstream {
+    constructor(
+      @inject(PluginOptionsToken) options: VideoOptions,
+      @inject(UpstreamNameToken) upstreamName: string,
+      @inject(UpstreamTimeoutsToken) timeouts: UpstreamTimeouts,
+    ) {
+      super(spec, options, upstreamName, timeouts);
+    }
+  }
+  return VideoFamilyUpstream;
+}

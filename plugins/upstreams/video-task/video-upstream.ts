@@ -1,0 +1,108 @@
+/**
+ * What every video family shares: submit the client's native body (only the model renamed, when a route
+ * says so), read the upstream's task id, poll the upstream task and map its answer. A family is data
+ * (VideoFamilySpec): its models, what it checks in a body, and how it reads its vendor's answers.
+ */
+import type { JsonObject } from '../../../core/context';
+import { Errors } from '../../../core/errors';
+import type {
+  ModelSpec,
+  PollOutcome,
+  PollPolicy,
+  SubmitOutcome,
+  TaskUpstream,
+  UpstreamPlugin,
+} from '../../../core/plugin';
+import type { TaskParams } from '../../../core/tasks/task';
+import type { UpstreamTimeouts } from '../../../core/upstream/upstream';
+import {
+  answerJson,
+  callUpstream,
+  isTransient,
+  type UpstreamAnswer,
+} from '../../../core/upstream/upstream-call';
+import { credentialHeaders, upstreamUrl } from '../../../core/upstream/upstream-options';
+import { pollPolicy } from '../../../core/upstream/poll-options';
+import { VideoApi } from '../../apis/videos';
+import type { VideoOptions } from './video-options';
+
+export interface VideoFamilySpec {
+  readonly vendor: string;
+  readonly models: readonly string[];
+  /** Unix seconds shown as `created` in the model list. */
+  readonly created: number;
+  /** Checks what the gateway needs from the native body; throws a 400 naming the field. */
+  check(body: JsonObject): TaskParams;
+  /** The upstream task id in a 2xx submit answer. */
+  taskIdOf(answer: unknown): string | undefined;
+  /** A 2xx poll answer as a normalised outcome. */
+  read(answer: unknown): PollOutcome;
+}
+
+const JSON_HEADERS = { 'content-type': 'application/json' };
+
+export class VideoUpstream implements UpstreamPlugin, TaskUpstream {
+  readonly models: readonly ModelSpec[];
+  readonly polling: PollPolicy;
+  readonly tasks: TaskUpstream = this;
+  private readonly auth: Readonly<Record<string, string>>;
+
+  constructor(
+    private readonly spec: VideoFamilySpec,
+    private readonly options: VideoOptions,
+    private readonly name: string,
+    private readonly timeouts: UpstreamTimeouts,
+  ) {
+    this.models = spec.models.map((id) => ({
+      id,
+      api: VideoApi,
+      created: spec.created,
+      ownedBy: spec.vendor,
+    }));
+    this.polling = pollPolicy(options.poll);
+    this.auth = credentialHeaders(options);
+  }
+
+  check(body: JsonObject): TaskParams {
+    return this.spec.check(body);
+  }
+
+  async submit(body: JsonObject, raw: Buffer, upstreamModel: string): Promise<SubmitOutcome> {
+    const renamed = body.model !== upstreamModel;
+    const answer = await callUpstream(
+      this.name,
+      {
+        method: 'POST',
+        url: upstreamUrl(this.options, this.options.submit_path),
+        headers: { ...this.auth, ...this.options.submit_headers, ...JSON_HEADERS },
+        body: renamed ? Buffer.from(JSON.stringify({ ...body, model: upstreamModel })) : raw,
+      },
+      this.timeouts,
+    );
+    if (answer.status >= 300) return refusal(answer);
+    const upstreamTaskId = this.spec.taskIdOf(answerJson(answer));
+    if (!upstreamTaskId) throw Errors.upstreamBadAnswer(this.name, 'a submit answer without a task id');
+    return { accepted: true, upstreamTaskId };
+  }
+
+  async poll(upstreamTaskId: string): Promise<PollOutcome> {
+    const path = this.options.task_path.replace('{id}', encodeURIComponent(upstreamTaskId));
+    const answer = await callUpstream(
+      this.name,
+      { method: 'GET', url: upstreamUrl(this.options, path), headers: this.auth },
+      this.timeouts,
+    );
+    if (isTransient(answer.status))
+      throw Errors.upstreamBadAnswer(this.name, `a poll answered ${answer.status}`);
+    // Any other refusal (a task the upstream does not know, say) settles nothing before the deadline.
+    if (answer.status >= 300) return { state: 'unknown' };
+    return this.spec.read(answerJson(answer));
+  }
+}
+
+const refusal = (answer: UpstreamAnswer): SubmitOutcome => ({
+  accepted: false,
+  status: answer.status,
+  contentType: answer.contentType,
+  body: answer.body,
+});

@@ -1,0 +1,72 @@
+/**
+ * `videoa-*`: the DashScope-style async video synthesis API (UPSTREAMS.md §3b). Submit needs the async
+ * header (`X-nativea-Async: enable` here, `X-DashScope-Async` at the vendor); tasks are polled at
+ * `/api/v1/tasks/{id}`; a failure arrives with HTTP 200 and `code`/`message` inside `output`.
+ * @example upstreams: { videoa-main: { plugin: videoa, base_url: https://dashscope-intl.aliyuncs.com, api_key: "${VIDEOA_API_KEY}", submit_headers: { x-dashscope-async: enable } } }
+ */
+import type { JsonObject } from '../../core/context';
+import type { PollOutcome } from '../../core/plugin';
+import { countOf, isObject, objectField, positiveIntField, textField } from './video-task/body-fields';
+import { defineVideoFamily } from './video-task/define-video-family';
+
+type Reader = (output: JsonObject, usage: JsonObject) => PollOutcome;
+
+const failure =
+  (state: 'failed' | 'cancelled'): Reader =>
+  (output) => ({
+    state,
+    error: {
+      code: typeof output.code === 'string' ? output.code : `task_${state}`,
+      message: typeof output.message === 'string' ? output.message : `the upstream reports the task ${state}`,
+    },
+  });
+
+/** The vendor's usage fields differ by model generation; the first one present wins. */
+const videoSeconds = (usage: JsonObject): number | undefined =>
+  countOf(usage.video_duration) ?? countOf(usage.output_video_duration) ?? countOf(usage.duration);
+
+/** `task_status` → what it means. UNKNOWN (a task the vendor does not know, or expired) settles nothing. */
+const BY_STATUS: Readonly<Record<string, Reader>> = {
+  PENDING: () => ({ state: 'queued' }),
+  RUNNING: () => ({ state: 'running' }),
+  SUSPENDED: () => ({ state: 'running' }),
+  SUCCEEDED: (output, usage) =>
+    typeof output.video_url === 'string'
+      ? { state: 'succeeded', videoUrl: output.video_url, usage: { video_seconds: videoSeconds(usage) } }
+      : { state: 'unknown' },
+  FAILED: failure('failed'),
+  CANCELED: failure('cancelled'),
+  UNKNOWN: () => ({ state: 'unknown' }),
+};
+
+export const VideoaUpstream = defineVideoFamily(
+  'videoa',
+  {
+    vendor: 'videoa',
+    models: ['videoa-1.1-t2v', 'videoa-1.1-i2v', 'videoa-1.0-t2v', 'videoa-1.0-r2v'],
+    created: 1767225600,
+    check(body) {
+      textField(objectField(body, 'input'), 'prompt', 'input.prompt');
+      const parameters = objectField(body, 'parameters');
+      return {
+        resolution: textField(parameters, 'resolution', 'parameters.resolution'),
+        duration_s: positiveIntField(parameters, 'duration', 'parameters.duration'),
+      };
+    },
+    taskIdOf: (answer) => {
+      const output = isObject(answer) ? answer.output : undefined;
+      return isObject(output) && typeof output.task_id === 'string' ? output.task_id : undefined;
+    },
+    read(answer) {
+      const output = isObject(answer) && isObject(answer.output) ? answer.output : {};
+      const usage = isObject(answer) && isObject(answer.usage) ? answer.usage : {};
+      const status = typeof output.task_status === 'string' ? output.task_status : '';
+      return (Object.hasOwn(BY_STATUS, status) ? BY_STATUS[status]! : BY_STATUS.UNKNOWN!)(output, usage);
+    },
+  },
+  {
+    submit_path: '/api/v1/services/aigc/video-generation/video-synthesis',
+    task_path: '/api/v1/tasks/{id}',
+    submit_headers: { 'x-nativea-async': 'enable' },
+  },
+);

@@ -1,0 +1,91 @@
+/**
+ * `videob-*`: the Ark-style content-generation task API (UPSTREAMS.md §4). The body's `content` must hold
+ * a text item; resolution and duration come from top-level fields or the prompt's inline flags
+ * (`--resolution 720p --duration 5`, or `--rs`/`--dur`). Billing is in upstream tokens.
+ * @example upstreams: { videob-main: { plugin: videob, base_url: https://ark.cn-beijing.volces.com/api/v3, api_key: "${VIDEOB_API_KEY}" } }
+ */
+import type { JsonObject } from '../../core/context';
+import { Errors } from '../../core/errors';
+import type { PollOutcome } from '../../core/plugin';
+import type { TaskParams } from '../../core/tasks/task';
+import { countOf, isObject } from './video-task/body-fields';
+import { defineVideoFamily } from './video-task/define-video-family';
+
+type Reader = (answer: JsonObject) => PollOutcome;
+
+const failure =
+  (state: 'failed' | 'cancelled', fallbackCode: string): Reader =>
+  (answer) => {
+    const error = isObject(answer.error) ? answer.error : {};
+    return {
+      state,
+      error: {
+        code: typeof error.code === 'string' ? error.code : fallbackCode,
+        message:
+          typeof error.message === 'string' ? error.message : `the upstream reports the task ${fallbackCode}`,
+      },
+    };
+  };
+
+/** `status` → what it means; `expired` (a task past its execution window) is a failure. */
+const BY_STATUS: Readonly<Record<string, Reader>> = {
+  queued: () => ({ state: 'queued' }),
+  running: () => ({ state: 'running' }),
+  succeeded: (answer) => {
+    const url = isObject(answer.content) ? answer.content.video_url : undefined;
+    const tokens = isObject(answer.usage) ? countOf(answer.usage.completion_tokens) : undefined;
+    return typeof url === 'string'
+      ? { state: 'succeeded', videoUrl: url, usage: { tokens } }
+      : { state: 'unknown' };
+  },
+  failed: failure('failed', 'failed'),
+  cancelled: failure('cancelled', 'cancelled'),
+  expired: failure('failed', 'expired'),
+};
+
+const FLAGS: Readonly<Record<keyof TaskParams, RegExp>> = {
+  resolution: /--(?:resolution|rs)\s+(\S+)/,
+  duration_s: /--(?:duration|dur)\s+(\d+)/,
+};
+
+/** The prompt of the body: its first text item. */
+function promptOf(body: JsonObject): string {
+  const items = Array.isArray(body.content) ? (body.content as unknown[]) : undefined;
+  const text = items?.find((i): i is JsonObject => isObject(i) && i.type === 'text')?.text;
+  if (typeof text !== 'string' || text.trim() === '') {
+    throw Errors.invalidRequest(
+      "field 'content' must be an array holding a text item with a non-empty 'text'",
+    );
+  }
+  return text;
+}
+
+export const VideobUpstream = defineVideoFamily(
+  'videob',
+  {
+    vendor: 'videob',
+    models: ['videob-2-0-260128'],
+    created: 1769558400,
+    check(body) {
+      const prompt = promptOf(body);
+      const resolution =
+        typeof body.resolution === 'string' ? body.resolution : FLAGS.resolution.exec(prompt)?.[1];
+      const duration = countOf(body.duration) ?? Number(FLAGS.duration_s.exec(prompt)?.[1] ?? NaN);
+      return {
+        ...(resolution ? { resolution } : {}),
+        ...(Number.isFinite(duration) ? { duration_s: duration } : {}),
+      };
+    },
+    taskIdOf: (answer) => (isObject(answer) && typeof answer.id === 'string' ? answer.id : undefined),
+    read(answer) {
+      const body = isObject(answer) ? answer : {};
+      const status = typeof body.status === 'string' ? body.status : '';
+      return Object.hasOwn(BY_STATUS, status) ? BY_STATUS[status]!(body) : { state: 'unknown' };
+    },
+  },
+  {
+    submit_path: '/contents/generations/tasks',
+    task_path: '/contents/generations/tasks/{id}',
+    submit_headers: {},
+  },
+);

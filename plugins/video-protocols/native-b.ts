@@ -1,0 +1,65 @@
+/**
+ * `native-b`: the videob vendor's content-generation task API (UPSTREAMS.md §4), for `videob-*`. Status
+ * words `queued`, `running`, `succeeded`, `failed`, `cancelled`; the video under `content.video_url`;
+ * times in Unix seconds; `error` null unless the task failed.
+ */
+import { randomBytes } from 'node:crypto';
+import { inject } from 'tsyringe';
+import type { JsonObject } from '../../core/context';
+import { PluginOptionsToken } from '../../core/di';
+import { taskProtocolPlugin } from '../../core/plugin';
+import { protocolOptions, type ProtocolOptions, type TaskProtocol } from '../../core/tasks/protocol';
+import type { TaskStatus, VideoTask } from '../../core/tasks/task';
+import { unixSeconds } from '../apis/videos';
+
+/** `20250622134237`: the vendor's ids carry their creation time. */
+const stamp = (ms: number): string => new Date(ms).toISOString().replace(/\D/g, '').slice(0, 14);
+
+@taskProtocolPlugin('native-b', protocolOptions(['videob-*']))
+export class NativeBVideoProtocol implements TaskProtocol {
+  readonly submitPath = '/api/v3/contents/generations/tasks';
+  readonly queryPath = '/api/v3/contents/generations/tasks/:id';
+  readonly words: Readonly<Record<TaskStatus, string>> = {
+    queued: 'queued',
+    running: 'running',
+    succeeded: 'succeeded',
+    failed: 'failed',
+    cancelled: 'cancelled',
+  };
+  readonly models: readonly string[];
+
+  constructor(@inject(PluginOptionsToken) options: ProtocolOptions) {
+    this.models = options.models;
+  }
+
+  checkSubmit(): void {}
+
+  /** The vendor's `cgt-<time>-<suffix>`, with 120 random bits in the suffix. */
+  newTaskId(): string {
+    return `cgt-${stamp(Date.now())}-${randomBytes(15).toString('hex')}`;
+  }
+
+  /** The contract's submit answer: the task and the word `submitted`. */
+  submitted(task: VideoTask): JsonObject {
+    return { id: task.id, status: 'submitted' };
+  }
+
+  queried(task: VideoTask): JsonObject {
+    const succeeded = task.status === 'succeeded';
+    const tokens = task.usage?.tokens;
+    return {
+      id: task.id,
+      model: task.model,
+      status: this.words[task.status],
+      ...(succeeded && task.video_url ? { content: { video_url: task.video_url } } : {}),
+      ...(succeeded && tokens !== undefined
+        ? { usage: { completion_tokens: tokens, total_tokens: tokens } }
+        : {}),
+      error: task.error,
+      created_at: unixSeconds(task.created_at),
+      updated_at: unixSeconds(task.updated_at),
+      ...(task.params.resolution ? { resolution: task.params.resolution } : {}),
+      ...(task.params.duration_s !== undefined ? { duration: task.params.duration_s } : {}),
+    };
+  }
+}

@@ -1,0 +1,113 @@
+/**
+ * Shared by the video tests: the three task protocols as a client sees them (paths, headers, where each
+ * puts its task id, status and video URL), native bodies for each model, and waiting for a task to end.
+ */
+import type { TestGateway } from '../helpers/gateway';
+import { eventually, getJson, postJson, type JsonResponse } from '../helpers/http';
+
+export type ProtocolName = 'generic' | 'native-a' | 'native-b';
+type Body = Record<string, unknown>;
+
+interface ClientView {
+  readonly submitPath: string;
+  readonly queryPath: (id: string) => string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly models: readonly string[];
+  taskId(submitted: Body): string;
+  status(queried: Body): string;
+  videoUrl(queried: Body): string | undefined;
+  /** The protocol's words for a finished task. */
+  readonly done: { readonly succeeded: string; readonly failed: string; readonly cancelled: string };
+}
+
+export const VIDEOA_MODELS = ['videoa-1.1-t2v', 'videoa-1.1-i2v', 'videoa-1.0-t2v', 'videoa-1.0-r2v'];
+export const VIDEOB_MODEL = 'videob-2-0-260128';
+
+const field = (body: Body, ...path: string[]): unknown =>
+  path.reduce<unknown>((v, k) => (v && typeof v === 'object' ? (v as Body)[k] : undefined), body);
+
+export const PROTOCOLS: Readonly<Record<ProtocolName, ClientView>> = {
+  generic: {
+    submitPath: '/v1/videos/generations',
+    queryPath: (id) => `/v1/videos/generations/${id}`,
+    headers: {},
+    models: [...VIDEOA_MODELS, VIDEOB_MODEL],
+    taskId: (b) => String(b.id),
+    status: (b) => String(b.status),
+    videoUrl: (b) => field(b, 'data', '0', 'url') as string | undefined,
+    done: { succeeded: 'completed', failed: 'failed', cancelled: 'cancelled' },
+  },
+  'native-a': {
+    submitPath: '/api/v1/services/aigc/video-generation/video-synthesis',
+    queryPath: (id) => `/api/v1/tasks/${id}`,
+    headers: { 'x-nativea-async': 'enable' },
+    models: VIDEOA_MODELS,
+    taskId: (b) => String(field(b, 'output', 'task_id')),
+    status: (b) => String(field(b, 'output', 'task_status')),
+    videoUrl: (b) => field(b, 'output', 'video_url') as string | undefined,
+    done: { succeeded: 'SUCCEEDED', failed: 'FAILED', cancelled: 'CANCELED' },
+  },
+  'native-b': {
+    submitPath: '/api/v3/contents/generations/tasks',
+    queryPath: (id) => `/api/v3/contents/generations/tasks/${id}`,
+    headers: {},
+    models: [VIDEOB_MODEL],
+    taskId: (b) => String(b.id),
+    status: (b) => String(b.status),
+    videoUrl: (b) => field(b, 'content', 'video_url') as string | undefined,
+    done: { succeeded: 'succeeded', failed: 'failed', cancelled: 'cancelled' },
+  },
+};
+
+export const PROTOCOL_NAMES = Object.keys(PROTOCOLS) as ProtocolName[];
+
+/** A native body for `model` whose prompt carries `directives` for the simulator (`task_ms=100 fail`). */
+export function videoBody(model: string, directives = '', resolution = '720P', duration = 5): Body {
+  const prompt = `A lighthouse in a storm${directives ? ` #sim ${directives}` : ''}`;
+  if (model.startsWith('videob')) {
+    return {
+      model,
+      content: [
+        { type: 'text', text: `${prompt}\n--resolution ${resolution.toLowerCase()} --duration ${duration}` },
+      ],
+    };
+  }
+  return { model, input: { prompt }, parameters: { resolution, duration } };
+}
+
+export function submitVideo(
+  gw: TestGateway,
+  protocol: ProtocolName,
+  body: unknown,
+  headers: Record<string, string> = {},
+  key = gw.key,
+): Promise<JsonResponse> {
+  const view = PROTOCOLS[protocol];
+  return postJson(`${gw.url}${view.submitPath}`, body, key, { ...view.headers, ...headers });
+}
+
+export function queryVideo(
+  gw: TestGateway,
+  protocol: ProtocolName,
+  id: string,
+  key = gw.key,
+): Promise<JsonResponse> {
+  return getJson(`${gw.url}${PROTOCOLS[protocol].queryPath(id)}`, key);
+}
+
+/** Queries until the task reaches one of the protocol's terminal words; returns the last answer. */
+export async function untilFinished(
+  gw: TestGateway,
+  protocol: ProtocolName,
+  id: string,
+  timeoutMs = 10_000,
+): Promise<JsonResponse> {
+  const { done, status } = PROTOCOLS[protocol];
+  const terminal = new Set(Object.values(done));
+  let last: JsonResponse | undefined;
+  await eventually(async () => {
+    last = await queryVideo(gw, protocol, id);
+    return terminal.has(status(last.body));
+  }, timeoutMs);
+  return last!;
+}
