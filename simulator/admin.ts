@@ -1,11 +1,62 @@
 import type { RequestLog } from './request-log';
+import type { RouteParams } from './route-table';
+import type { TaskRegistry } from './tasks/registry';
+import { VIDEO_BYTES, videoTaskId } from './tasks/video-file';
 
-/** An inspection endpoint: the query string in, the JSON answer out. */
-type AdminHandler = (log: RequestLog, query: URLSearchParams) => unknown;
+/** What an inspection endpoint reads: the simulator's state and the request's parameters. */
+export interface AdminRequest {
+  readonly log: RequestLog;
+  readonly tasks: TaskRegistry;
+  readonly query: URLSearchParams;
+  /** The values of the route's `{name}` path segments. */
+  readonly params: RouteParams;
+}
 
-/** Routes under `/_sim/`, keyed `METHOD /path`. These requests are not logged themselves. */
+/** An inspection answer: JSON, or raw bytes of a content type. */
+export type AdminReply =
+  | { readonly status: number; readonly json: unknown }
+  | { readonly status: number; readonly bytes: Buffer; readonly contentType: string };
+
+/** An inspection endpoint. */
+type AdminHandler = (req: AdminRequest) => AdminReply;
+
+const ok = (json: unknown): AdminReply => ({ status: 200, json });
+const notFound = (what: string): AdminReply => ({ status: 404, json: { error: `no ${what}`, status: 404 } });
+
+/** `/_sim/tasks/<id>`: one id the simulator issued or was asked about. */
+const oneTask: AdminHandler = ({ tasks, params }) => {
+  const view = tasks.get(params.id ?? '');
+  return view ? ok(view) : notFound(`task ${params.id}`);
+};
+
+/** `/_sim/videos/<id>.mp4`: the video of a task that succeeded; 404 until then. */
+const video: AdminHandler = ({ tasks, params }) => {
+  const id = videoTaskId(params.file ?? '');
+  const task = id === undefined ? undefined : tasks.succeeded(id);
+  return task
+    ? { status: 200, bytes: VIDEO_BYTES, contentType: 'video/mp4' }
+    : notFound(`video ${params.file}`);
+};
+
+/**
+ * Routes under `/_sim/`, keyed `METHOD /path` (`{name}` matches one segment). These requests are
+ * not logged and need no key; the video files are what task results point at, as the vendors'
+ * signed URLs need no key either.
+ */
 export const adminRoutes: Readonly<Record<string, AdminHandler>> = {
-  'GET /_sim/health': () => ({ ok: true }),
-  'GET /_sim/requests': (log, query) => ({ requests: log.list(query.get('request_id')) }),
-  'DELETE /_sim/requests': (log) => ({ ok: true, cleared: log.clear() }),
+  'GET /_sim/health': () => ok({ ok: true }),
+  'GET /_sim/requests': ({ log, query }) => ok({ requests: log.list(query.get('request_id')) }),
+  'DELETE /_sim/requests': ({ log }) => ok({ ok: true, cleared: log.clear() }),
+  'GET /_sim/tasks': ({ tasks, query }) => ok(tasks.list(query.get('family'))),
+  'DELETE /_sim/tasks': ({ tasks }) => ok({ ok: true, cleared: tasks.clear() }),
+  'GET /_sim/tasks/stats': ({ tasks, query }) => {
+    const family = query.get('family');
+    return ok(family === null ? tasks.stats() : tasks.statsOf(family));
+  },
+  'DELETE /_sim/tasks/stats': ({ tasks }) => {
+    tasks.resetStats();
+    return ok({ ok: true });
+  },
+  'GET /_sim/tasks/{id}': oneTask,
+  'GET /_sim/videos/{file}': video,
 };

@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { SimErrors } from './sim-error';
+import { MAX_TASK_MS } from './tasks/timeline';
 
 /** Per-request behaviour chosen by `x-sim-*` headers or a `#sim` directive in the prompt. */
 export interface Controls {
@@ -24,6 +25,20 @@ export interface Controls {
    * is uncertain, so clients must cope with both; absent means it is sent. Chat routes ignore it.
    */
   usage?: boolean;
+  /** Video tasks: milliseconds from submit to the terminal status (default 2000). */
+  taskMs?: number;
+  /** Video tasks: milliseconds from submit that the task stays queued (default `task_ms` / 4). */
+  queueMs?: number;
+  /** Video tasks: the task ends failed, with the vendor's failure details. */
+  fail?: boolean;
+  /** Video tasks: the task ends cancelled (wins over `fail`). */
+  cancel?: boolean;
+  /** Video tasks: the first N polls of the task answer a transient 500 in the vendor's error body. */
+  pollErrors?: number;
+  /** videoa: the N polls after any `poll_errors` answer `task_status: UNKNOWN`; videob ignores it. */
+  unknownPolls?: number;
+  /** Video tasks: delay before each poll's answer, so that a poller's polls overlap measurably. */
+  pollLatencyMs?: number;
 }
 
 /** How one control is spelled as a header and as a directive, and how its value is read. */
@@ -79,6 +94,14 @@ export const CONTROLS: readonly AnyControlSpec[] = [
   control('silenceMs', 'x-sim-silence-ms', 'silence_ms', integer(0, MAX_MS)),
   control('echo', 'x-sim-echo', 'echo', flag),
   control('usage', 'x-sim-usage', 'usage', flag),
+  // Read at submit; they apply to the task's whole life (`latency_ms` and `status` to the submit).
+  control('taskMs', 'x-sim-task-ms', 'task_ms', integer(0, MAX_TASK_MS)),
+  control('queueMs', 'x-sim-queue-ms', 'queue_ms', integer(0, MAX_TASK_MS)),
+  control('fail', 'x-sim-fail', 'fail', flag),
+  control('cancel', 'x-sim-cancel', 'cancel', flag),
+  control('pollErrors', 'x-sim-poll-errors', 'poll_errors', integer(0, MAX_COUNT)),
+  control('unknownPolls', 'x-sim-unknown-polls', 'unknown_polls', integer(0, MAX_COUNT)),
+  control('pollLatencyMs', 'x-sim-poll-latency-ms', 'poll_latency_ms', integer(0, MAX_MS)),
 ];
 
 const BY_DIRECTIVE = new Map<string, AnyControlSpec>(CONTROLS.map((c) => [c.directive, c]));

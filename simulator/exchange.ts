@@ -2,7 +2,9 @@ import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:
 import type { Family } from './family';
 import { writeJson } from './http-io';
 import type { LoggedRequest } from './request-log';
+import type { RouteParams } from './route-table';
 import { SimError } from './sim-error';
+import type { TaskRegistry } from './tasks/registry';
 
 // 429 answers tell clients when to come back, as the vendors do.
 const EXTRA_ERROR_HEADERS: Readonly<Record<number, OutgoingHttpHeaders>> = { 429: { 'retry-after': '1' } };
@@ -17,6 +19,8 @@ export class Exchange {
   closed = false;
   /** True when the body was not valid JSON (the log then holds the raw text). */
   bodyInvalid = false;
+  /** The values of the route's `{name}` path segments. */
+  params: RouteParams = {};
   private cutByServer = false;
   private readonly cleanups: (() => void)[] = [];
 
@@ -25,6 +29,8 @@ export class Exchange {
     readonly res: ServerResponse,
     readonly entry: LoggedRequest,
     readonly family: Family,
+    /** The simulator's video tasks, which outlive any one exchange. */
+    readonly tasks: TaskRegistry,
   ) {
     res.once('close', this.handleClose);
   }

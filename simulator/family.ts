@@ -18,7 +18,10 @@ export interface Family {
   readonly defaultKey: string;
   /** Response header carrying the simulator's request id, named as the vendor names it. */
   readonly requestIdHeader: string;
-  /** Routes below the mount, keyed `METHOD /path`, e.g. `POST /v1/chat/completions`. */
+  /**
+   * Routes below the mount, keyed `METHOD /path`, e.g. `POST /v1/chat/completions`; a `{name}`
+   * segment matches any one segment and reaches the handler as `ex.params.name`.
+   */
   readonly routes: Readonly<Record<string, RouteHandler>>;
   /** Whether the request carries the expected credential in the vendor's auth style. */
   authorized(headers: IncomingHttpHeaders, key: string): boolean;

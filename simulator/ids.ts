@@ -1,4 +1,5 @@
-import { randomUUID } from 'node:crypto';
+import { randomInt, randomUUID } from 'node:crypto';
+import { beijingStamp } from './tasks/vendor-clock';
 
 // randomUUID draws from a pre-filled entropy cache, so it stays cheap at thousands of calls a second.
 const hex = (): string => randomUUID().replaceAll('-', '');
@@ -20,3 +21,15 @@ export const newToolUseId = (): string => `toolu_${hex().slice(0, 24)}`;
 
 /** Unix seconds, the `created` field of completions. */
 export const unixSeconds = (): number => Math.floor(Date.now() / 1000);
+
+/** A DashScope task id: a bare UUID. */
+export const newUuidTaskId = (): string => randomUUID();
+
+const ID_CHARS = 'abcdefghijklmnopqrstuvwxyz0123456789';
+
+/** An Ark content-generation task id, `cgt-<Beijing yyyyMMddHHmmss>-<5 random characters>`. */
+export function newContentTaskId(now: number): string {
+  let suffix = '';
+  for (let i = 0; i < 5; i++) suffix += ID_CHARS.charAt(randomInt(ID_CHARS.length));
+  return `cgt-${beijingStamp(now)}-${suffix}`;
+}

@@ -1,16 +1,18 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { adminRoutes } from './admin';
+import { adminRoutes, type AdminReply } from './admin';
 import { Exchange } from './exchange';
 import type { Family, RouteHandler } from './family';
 import { readBody, writeJson } from './http-io';
 import { entryFor, type RequestLog } from './request-log';
+import { RouteTable } from './route-table';
 import { SimErrors } from './sim-error';
+import type { TaskRegistry } from './tasks/registry';
 
-/** A family as mounted: its credential and its routes by `METHOD /path`. */
+/** A family as mounted: its credential and its routes. */
 interface Mounted {
   readonly family: Family;
   readonly key: string;
-  readonly routes: ReadonlyMap<string, RouteHandler>;
+  readonly routes: RouteTable<RouteHandler>;
 }
 
 /** What the router needs; `keys` overrides each family's default credential by family name. */
@@ -18,6 +20,7 @@ export interface RouterOptions {
   readonly families: readonly Family[];
   readonly keys: Readonly<Record<string, string | undefined>>;
   readonly log: RequestLog;
+  readonly tasks: TaskRegistry;
 }
 
 /** Stands in for a family on paths no family is mounted at: a plain JSON 404. */
@@ -38,16 +41,25 @@ const mountOf = (path: string): string => {
   return slash < 0 ? path : path.slice(0, slash);
 };
 
+const ADMIN = new RouteTable(adminRoutes);
+
+function writeReply(res: ServerResponse, reply: AdminReply): void {
+  if ('json' in reply) return writeJson(res, reply.status, reply.json);
+  res.writeHead(reply.status, { 'content-type': reply.contentType, 'content-length': reply.bytes.length });
+  res.end(reply.bytes);
+}
+
 function serveAdmin(
   req: IncomingMessage,
   res: ServerResponse,
   path: string,
   query: string,
-  log: RequestLog,
+  opts: RouterOptions,
 ): void {
-  const handler = adminRoutes[`${req.method} ${path}`];
-  if (handler) writeJson(res, 200, handler(log, new URLSearchParams(query)));
-  else writeJson(res, 404, { error: `no simulator route ${req.method} ${path}`, status: 404 });
+  const match = ADMIN.match(req.method ?? 'GET', path);
+  if (!match) return writeJson(res, 404, { error: `no simulator route ${req.method} ${path}`, status: 404 });
+  const { log, tasks } = opts;
+  writeReply(res, match.handler({ log, tasks, query: new URLSearchParams(query), params: match.params }));
 }
 
 /** Body, then route, then auth, then JSON validity: the order the vendors check in. */
@@ -56,11 +68,12 @@ async function serve(ex: Exchange, path: string, mounted: Mounted | undefined): 
     const body = await readBody(ex.req);
     ex.entry.body = body.value;
     ex.bodyInvalid = body.invalid;
-    const route = mounted?.routes.get(`${ex.req.method} ${path.slice(ex.family.mount.length)}`);
+    const route = mounted?.routes.match(ex.entry.method, path.slice(ex.family.mount.length));
     if (!mounted || !route) throw SimErrors.notFound(ex.entry.method, path);
     if (!ex.family.authorized(ex.req.headers, mounted.key)) throw SimErrors.unauthorized();
     if (ex.bodyInvalid) throw SimErrors.badJson();
-    await route(ex);
+    ex.params = route.params;
+    await route.handler(ex);
   } catch (err) {
     ex.fail(err);
   }
@@ -75,16 +88,16 @@ export function createRouter(opts: RouterOptions): (req: IncomingMessage, res: S
   const mounts = new Map<string, Mounted>();
   for (const family of opts.families) {
     const key = opts.keys[family.name] ?? family.defaultKey;
-    mounts.set(family.mount, { family, key, routes: new Map(Object.entries(family.routes)) });
+    mounts.set(family.mount, { family, key, routes: new RouteTable(family.routes) });
   }
   return (req, res) => {
     const url = req.url ?? '/';
     const q = url.indexOf('?');
     const path = q < 0 ? url : url.slice(0, q);
-    if (path.startsWith(ADMIN_PREFIX))
-      return serveAdmin(req, res, path, q < 0 ? '' : url.slice(q + 1), opts.log);
+    if (path.startsWith(ADMIN_PREFIX)) return serveAdmin(req, res, path, q < 0 ? '' : url.slice(q + 1), opts);
     const mounted = mounts.get(mountOf(path));
-    const ex = new Exchange(req, res, opts.log.add(entryFor(req)), mounted?.family ?? NO_FAMILY);
+    const family = mounted?.family ?? NO_FAMILY;
+    const ex = new Exchange(req, res, opts.log.add(entryFor(req)), family, opts.tasks);
     void serve(ex, path, mounted);
   };
 }

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { families } from './families';
 import { RequestLog } from './request-log';
 import { createRouter } from './router';
+import { TaskRegistry } from './tasks/registry';
 
 /** Options of {@link startSimulator}. */
 export interface SimulatorOptions {
@@ -12,8 +13,8 @@ export interface SimulatorOptions {
   readonly host?: string;
   /**
    * Credential each family expects, by family name. Families left out keep their default:
-   * `sim-modela-key`, `sim-modelb-key`, `sim-modelc-key`, and `sim-modeld-key` (which `modeld`
-   * accepts as `x-api-key` or as a bearer token).
+   * `sim-modela-key`, `sim-modelb-key`, `sim-modelc-key`, `sim-modeld-key` (which `modeld`
+   * accepts as `x-api-key` or as a bearer token), `sim-videoa-key` and `sim-videob-key`.
    */
   readonly keys?: Readonly<Record<string, string | undefined>>;
 }
@@ -25,6 +26,11 @@ export interface RunningSimulator {
   readonly port: number;
   /** Every request received (the last 2,000). */
   readonly log: RequestLog;
+  /**
+   * The video tasks submitted and every task id polled, with poll counts (`get`, `list`) and each
+   * family's poll high-water marks (`stats`, `statsOf`), as `/_sim/tasks` shows them.
+   */
+  readonly tasks: TaskRegistry;
   /** Stops listening and destroys every connection, open streams included. */
   close(): Promise<void>;
 }
@@ -52,7 +58,8 @@ function close(server: Server): Promise<void> {
 }
 
 /**
- * Starts the upstream simulator: a real HTTP server speaking each family's chat protocol.
+ * Starts the upstream simulator: a real HTTP server speaking each family's protocol (chat,
+ * messages, images, video tasks).
  * @example
  * const sim = await startSimulator();
  * await fetch(`${sim.url}/modela/v1/chat/completions`, { method: 'POST', headers: { authorization: 'Bearer sim-modela-key' }, body });
@@ -61,9 +68,10 @@ function close(server: Server): Promise<void> {
 export async function startSimulator(opts: SimulatorOptions = {}): Promise<RunningSimulator> {
   const host = opts.host ?? '127.0.0.1';
   const log = new RequestLog();
-  const server = createServer(createRouter({ families, keys: opts.keys ?? {}, log }));
+  const tasks = new TaskRegistry();
+  const server = createServer(createRouter({ families, keys: opts.keys ?? {}, log, tasks }));
   server.keepAliveTimeout = KEEP_ALIVE_MS;
   const port = await listen(server, opts.port ?? 0, host);
   const urlHost = host.includes(':') ? `[${host}]` : host;
-  return { url: `http://${urlHost}:${port}`, port, log, close: () => close(server) };
+  return { url: `http://${urlHost}:${port}`, port, log, tasks, close: () => close(server) };
 }

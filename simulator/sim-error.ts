@@ -55,4 +55,9 @@ export const SimErrors = {
     new SimError(500, {
       message: 'The server had an error while processing your request (simulated mid-stream).',
     }),
+  /** The transient failure a task's first `poll_errors` polls answer with. */
+  pollFailed: () =>
+    new SimError(500, {
+      message: 'The server had an error while processing your request (simulated poll error).',
+    }),
 } as const;

@@ -4,6 +4,8 @@ import { modela } from './modela';
 import { modelb, modelbImageRoutes } from './modelb';
 import { modelc } from './modelc';
 import { modeld } from './modeld';
+import { videoa } from './videoa';
+import { videob } from './videob';
 
 /** Every family the simulator speaks; the only list of them. Add a family by adding a line. */
 export const families: readonly Family[] = [
@@ -11,4 +13,6 @@ export const families: readonly Family[] = [
   withRoutes(chatFamily(modelb), modelbImageRoutes),
   chatFamily(modelc),
   modeld,
+  videoa,
+  videob,
 ];
