@@ -13,9 +13,9 @@ interface ClientView {
   readonly queryPath: (id: string) => string;
   readonly headers: Readonly<Record<string, string>>;
   readonly models: readonly string[];
-  taskId(submitted: Body): string;
-  status(queried: Body): string;
-  videoUrl(queried: Body): string | undefined;
+  readonly taskId: (submitted: Body) => string;
+  readonly status: (queried: Body) => string;
+  readonly videoUrl: (queried: Body) => string | undefined;
   /** The protocol's words for a finished task. */
   readonly done: { readonly succeeded: string; readonly failed: string; readonly cancelled: string };
 }

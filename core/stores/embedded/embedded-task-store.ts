@@ -67,7 +67,8 @@ export class EmbeddedTaskStore implements TaskStore {
     if (this.tasks.has(task.id)) throw new Error(`task ${task.id} exists`);
     const slot = idempotencySlot(task);
     const holder = slot ? this.tasks.get(this.idempotent.get(slot) ?? '') : undefined;
-    if (holder && holder.created_at >= idempotentSince) throw new IdempotencyKeyTaken(holder);
+    const claimed = holder?.idempotency?.key === task.idempotency?.key;
+    if (holder && claimed && holder.created_at >= idempotentSince) throw new IdempotencyKeyTaken(holder);
     this.remember(task);
     await this.persist(task);
   }
@@ -126,6 +127,8 @@ export class EmbeddedTaskStore implements TaskStore {
   private async apply(task: VideoTask, change: TaskChange, now: number): Promise<VideoTask> {
     const next: VideoTask = { ...task, ...change, updated_at: now };
     this.tasks.set(next.id, next);
+    const slot = idempotencySlot(task);
+    if (slot && !next.idempotency && this.idempotent.get(slot) === task.id) this.idempotent.delete(slot);
     await this.persist(next);
     return next;
   }
