@@ -78,7 +78,8 @@ export class TaskPoller {
 
   start(): void {
     this.stopWatching = this.store.watch((task) => this.schedule(task));
-    this.sweeper = setInterval(() => void this.sweep(), this.options.sweepEveryMs);
+    // The server keeps the process alive; the poller's timers alone should not.
+    this.sweeper = setInterval(() => void this.sweep(), this.options.sweepEveryMs).unref();
     void this.sweep();
   }
 
@@ -131,7 +132,7 @@ export class TaskPoller {
     if (!needsWork(task)) return;
     const leasedElsewhere = task.lease && task.lease.owner !== this.options.owner ? task.lease.until : 0;
     const at = Math.max(task.next_poll_at, leasedElsewhere);
-    const timer = setTimeout(() => this.enqueue(task, at), Math.max(0, at - Date.now()));
+    const timer = setTimeout(() => this.enqueue(task, at), Math.max(0, at - Date.now())).unref();
     this.timers.set(task.id, timer);
   }
 

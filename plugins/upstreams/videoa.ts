@@ -8,6 +8,8 @@ import type { JsonObject } from '../../core/context';
 import type { PollOutcome } from '../../core/plugin';
 import { countOf, isObject, objectField, positiveIntField, textField } from './video-task/body-fields';
 import { defineVideoFamily } from './video-task/define-video-family';
+import type { VideoPaths } from './video-task/video-options';
+import type { VideoFamilySpec } from './video-task/video-upstream';
 
 type Reader = (output: JsonObject, usage: JsonObject) => PollOutcome;
 
@@ -39,34 +41,35 @@ const BY_STATUS: Readonly<Record<string, Reader>> = {
   UNKNOWN: () => ({ state: 'unknown' }),
 };
 
-export const VideoaUpstream = defineVideoFamily(
-  'videoa',
-  {
-    vendor: 'videoa',
-    models: ['videoa-1.1-t2v', 'videoa-1.1-i2v', 'videoa-1.0-t2v', 'videoa-1.0-r2v'],
-    created: 1767225600,
-    check(body) {
-      textField(objectField(body, 'input'), 'prompt', 'input.prompt');
-      const parameters = objectField(body, 'parameters');
-      return {
-        resolution: textField(parameters, 'resolution', 'parameters.resolution'),
-        duration_s: positiveIntField(parameters, 'duration', 'parameters.duration'),
-      };
-    },
-    taskIdOf: (answer) => {
-      const output = isObject(answer) ? answer.output : undefined;
-      return isObject(output) && typeof output.task_id === 'string' ? output.task_id : undefined;
-    },
-    read(answer) {
-      const output = isObject(answer) && isObject(answer.output) ? answer.output : {};
-      const usage = isObject(answer) && isObject(answer.usage) ? answer.usage : {};
-      const status = typeof output.task_status === 'string' ? output.task_status : '';
-      return (Object.hasOwn(BY_STATUS, status) ? BY_STATUS[status]! : BY_STATUS.UNKNOWN!)(output, usage);
-    },
+export const VIDEOA: VideoFamilySpec = {
+  vendor: 'videoa',
+  models: ['videoa-1.1-t2v', 'videoa-1.1-i2v', 'videoa-1.0-t2v', 'videoa-1.0-r2v'],
+  created: 1767225600,
+  check(body) {
+    textField(objectField(body, 'input'), 'prompt', 'input.prompt');
+    const parameters = objectField(body, 'parameters');
+    return {
+      resolution: textField(parameters, 'resolution', 'parameters.resolution'),
+      duration_s: positiveIntField(parameters, 'duration', 'parameters.duration'),
+    };
   },
-  {
-    submit_path: '/api/v1/services/aigc/video-generation/video-synthesis',
-    task_path: '/api/v1/tasks/{id}',
-    submit_headers: { 'x-nativea-async': 'enable' },
+  taskIdOf: (answer) => {
+    const output = isObject(answer) ? answer.output : undefined;
+    return isObject(output) && typeof output.task_id === 'string' ? output.task_id : undefined;
   },
-);
+  read(answer) {
+    const output = isObject(answer) && isObject(answer.output) ? answer.output : {};
+    const usage = isObject(answer) && isObject(answer.usage) ? answer.usage : {};
+    const status = typeof output.task_status === 'string' ? output.task_status : '';
+    return (Object.hasOwn(BY_STATUS, status) ? BY_STATUS[status]! : BY_STATUS.UNKNOWN!)(output, usage);
+  },
+};
+
+/** Where the vendor's task API lives under `base_url`, and the header only its submit needs. */
+export const VIDEOA_PATHS: VideoPaths = {
+  submit_path: '/api/v1/services/aigc/video-generation/video-synthesis',
+  task_path: '/api/v1/tasks/{id}',
+  submit_headers: { 'x-nativea-async': 'enable' },
+};
+
+export const VideoaUpstream = defineVideoFamily('videoa', VIDEOA, VIDEOA_PATHS);

@@ -10,6 +10,8 @@ import type { PollOutcome } from '../../core/plugin';
 import type { TaskParams } from '../../core/tasks/task';
 import { countOf, isObject } from './video-task/body-fields';
 import { defineVideoFamily } from './video-task/define-video-family';
+import type { VideoPaths } from './video-task/video-options';
+import type { VideoFamilySpec } from './video-task/video-upstream';
 
 type Reader = (answer: JsonObject) => PollOutcome;
 
@@ -60,32 +62,33 @@ function promptOf(body: JsonObject): string {
   return text;
 }
 
-export const VideobUpstream = defineVideoFamily(
-  'videob',
-  {
-    vendor: 'videob',
-    models: ['videob-2-0-260128'],
-    created: 1769558400,
-    check(body) {
-      const prompt = promptOf(body);
-      const resolution =
-        typeof body.resolution === 'string' ? body.resolution : FLAGS.resolution.exec(prompt)?.[1];
-      const duration = countOf(body.duration) ?? Number(FLAGS.duration_s.exec(prompt)?.[1] ?? NaN);
-      return {
-        ...(resolution ? { resolution } : {}),
-        ...(Number.isFinite(duration) ? { duration_s: duration } : {}),
-      };
-    },
-    taskIdOf: (answer) => (isObject(answer) && typeof answer.id === 'string' ? answer.id : undefined),
-    read(answer) {
-      const body = isObject(answer) ? answer : {};
-      const status = typeof body.status === 'string' ? body.status : '';
-      return Object.hasOwn(BY_STATUS, status) ? BY_STATUS[status]!(body) : { state: 'unknown' };
-    },
+export const VIDEOB: VideoFamilySpec = {
+  vendor: 'videob',
+  models: ['videob-2-0-260128'],
+  created: 1769558400,
+  check(body) {
+    const prompt = promptOf(body);
+    const resolution =
+      typeof body.resolution === 'string' ? body.resolution : FLAGS.resolution.exec(prompt)?.[1];
+    const duration = countOf(body.duration) ?? Number(FLAGS.duration_s.exec(prompt)?.[1] ?? NaN);
+    return {
+      ...(resolution ? { resolution } : {}),
+      ...(Number.isFinite(duration) ? { duration_s: duration } : {}),
+    };
   },
-  {
-    submit_path: '/contents/generations/tasks',
-    task_path: '/contents/generations/tasks/{id}',
-    submit_headers: {},
+  taskIdOf: (answer) => (isObject(answer) && typeof answer.id === 'string' ? answer.id : undefined),
+  read(answer) {
+    const body = isObject(answer) ? answer : {};
+    const status = typeof body.status === 'string' ? body.status : '';
+    return Object.hasOwn(BY_STATUS, status) ? BY_STATUS[status]!(body) : { state: 'unknown' };
   },
-);
+};
+
+/** Where the vendor's task API lives under `base_url`, and the header only its submit needs. */
+export const VIDEOB_PATHS: VideoPaths = {
+  submit_path: '/contents/generations/tasks',
+  task_path: '/contents/generations/tasks/{id}',
+  submit_headers: {},
+};
+
+export const VideobUpstream = defineVideoFamily('videob', VIDEOB, VIDEOB_PATHS);
