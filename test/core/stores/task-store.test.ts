@@ -4,7 +4,7 @@
  * by a crash mid-append.
  */
 import t from 'tap';
-import { appendFile, readFile } from 'node:fs/promises';
+import { appendFile, readFile, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { EmbeddedTaskStore } from '../../../core/stores/embedded/embedded-task-store';
 import { MongoTaskStore } from '../../../core/stores/mongodb/mongo-task-store';
@@ -70,3 +70,31 @@ t.test(
     );
   },
 );
+
+t.test('embedded journal: an append that fails part-way does not swallow the next one', async (t) => {
+  const dir = await tempDir(t);
+  const open = closingAtEnd(t, () => EmbeddedTaskStore.open(dir));
+  const store = await open();
+  await store.insert(newTask(), 0);
+  // A disk that fills up mid-write: half the line reaches the file, then the append fails. The store's
+  // file handle is private; reaching it is the only way to inject the fault.
+  const handle = (store as unknown as { handle: FileHandle }).handle;
+  const append = handle.appendFile.bind(handle);
+  handle.appendFile = async (data: string | Uint8Array) => {
+    handle.appendFile = append;
+    await append(String(data).slice(0, String(data).length >> 1));
+    throw Object.assign(new Error('no space left on device'), { code: 'ENOSPC' });
+  };
+  const lost = newTask();
+  await t.rejects(store.insert(lost, 0), { code: 'ENOSPC' }, 'the failed write is reported');
+  const next = newTask();
+  await store.insert(next, 0);
+  await store.close();
+
+  const reopened = await open();
+  t.strictSame(
+    await reopened.get(next.id),
+    next,
+    'the change acknowledged after the failure survives a reopen',
+  );
+});
