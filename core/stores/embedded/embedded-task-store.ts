@@ -42,6 +42,8 @@ export class EmbeddedTaskStore implements TaskStore {
   private waiters: { resolve: () => void; reject: (e: unknown) => void }[] = [];
   private writing = false;
   private journalLines = 0;
+  /** Set when an append failed, maybe part-way: the next one starts on a new line, not glued to the torn one. */
+  private torn = false;
 
   private constructor(
     private readonly file: string,
@@ -152,11 +154,13 @@ export class EmbeddedTaskStore implements TaskStore {
       this.pending = [];
       this.waiters = [];
       try {
-        await this.handle.appendFile(lines.join('\n') + '\n');
+        await this.handle.appendFile((this.torn ? '\n' : '') + lines.join('\n') + '\n');
+        this.torn = false;
         await this.handle.datasync();
         this.journalLines += lines.length;
         for (const w of waiters) w.resolve();
       } catch (e) {
+        this.torn = true;
         for (const w of waiters) w.reject(e);
       }
       if (this.journalLines > COMPACT_MIN_LINES && this.journalLines > COMPACT_RATIO * this.tasks.size) {

@@ -1,0 +1,82 @@
+/**
+ * Keys in a MongoDB collection, one document per key. `_id` is the driver's ObjectId, so `list` keeps
+ * insertion order like the embedded store; `id` and `hash` are unique by index.
+ */
+import { type Collection, type Db, type UpdateFilter } from 'mongodb';
+import { type KeyChange, type KeyRecord, type KeyStore } from '../key-store';
+import { COLLECTIONS, isDuplicateKey, STORE_COLLECTION_OPTIONS, STORE_INDEXES } from './connect';
+
+/** Documents are read without `_id`: callers get exactly a KeyRecord. */
+const WITHOUT_ID = { projection: { _id: 0 } } as const;
+
+/** `$set` for the fields given, `$unset` for those given as undefined (the embedded store drops them when it writes JSON). */
+function toUpdate(change: KeyChange): UpdateFilter<KeyRecord> | undefined {
+  const set: Record<string, unknown> = {};
+  const unset: Record<string, ''> = {};
+  for (const [field, value] of Object.entries(change) as [string, unknown][]) {
+    if (value === undefined) unset[field] = '';
+    else set[field] = value;
+  }
+  if (Object.keys(set).length + Object.keys(unset).length === 0) return undefined;
+  return {
+    ...(Object.keys(set).length > 0 ? { $set: set } : {}),
+    ...(Object.keys(unset).length > 0 ? { $unset: unset } : {}),
+  };
+}
+
+export class MongoKeyStore implements KeyStore {
+  private constructor(private readonly keys: Collection<KeyRecord>) {}
+
+  static async open(db: Db, collectionName: string = COLLECTIONS.keys): Promise<MongoKeyStore> {
+    const keys = db.collection<KeyRecord>(collectionName, STORE_COLLECTION_OPTIONS);
+    await keys.createIndexes([...STORE_INDEXES.keys]);
+    return new MongoKeyStore(keys);
+  }
+
+  async insert(record: KeyRecord): Promise<void> {
+    try {
+      await this.keys.insertOne({ ...record }); // a copy: the driver adds `_id` to what it inserts
+    } catch (e) {
+      if (!isDuplicateKey(e)) throw e;
+      // Read as the primary has it: the key that caused the error may not be majority-committed yet.
+      const taken = await this.keys.countDocuments(
+        { id: record.id },
+        { limit: 1, readConcern: { level: 'local' }, readPreference: 'primary' },
+      );
+      throw new Error(
+        taken ? `key id ${record.id} already exists` : `key hash of ${record.id} already exists`,
+      );
+    }
+  }
+
+  async findByHash(hash: string): Promise<KeyRecord | undefined> {
+    return (await this.keys.findOne<KeyRecord>({ hash }, WITHOUT_ID)) ?? undefined;
+  }
+
+  async findById(id: string): Promise<KeyRecord | undefined> {
+    return (await this.keys.findOne<KeyRecord>({ id }, WITHOUT_ID)) ?? undefined;
+  }
+
+  list(): Promise<KeyRecord[]> {
+    return this.keys.find<KeyRecord>({}, WITHOUT_ID).sort({ _id: 1 }).toArray();
+  }
+
+  async update(id: string, change: KeyChange): Promise<KeyRecord | undefined> {
+    const update = toUpdate(change);
+    if (!update) return this.findById(id);
+    const updated = await this.keys.findOneAndUpdate({ id }, update, {
+      ...WITHOUT_ID,
+      returnDocument: 'after',
+    });
+    return updated ?? undefined;
+  }
+
+  async delete(id: string): Promise<KeyRecord | undefined> {
+    return (await this.keys.findOneAndDelete({ id }, WITHOUT_ID)) ?? undefined;
+  }
+
+  /** Nothing to release: the client belongs to whoever connected it. */
+  close(): Promise<void> {
+    return Promise.resolve();
+  }
+}

@@ -1,0 +1,117 @@
+/**
+ * Usage records in a MongoDB collection. `record` only queues, like the embedded store; a timer (or a
+ * full batch) writes the queue with one unordered insertMany, so metering adds no round trip to a request.
+ * `recordOnce` is one insert against a unique partial index on `id` over the `once` records.
+ */
+import { MongoBulkWriteError, ObjectId, type Collection, type Db, type Filter } from 'mongodb';
+import { type UsageFilter, type UsageRecord, type UsageStore } from '../usage-store';
+import { COLLECTIONS, isDuplicateKey, STORE_COLLECTION_OPTIONS, STORE_INDEXES } from './connect';
+
+export interface MongoUsageOptions {
+  readonly flushEveryMs: number;
+  readonly maxBatch: number;
+}
+
+/**
+ * `_id` is chosen when the record is queued: it orders `list` (queue order within an instance, the
+ * second of writing across instances), and it makes a retried batch idempotent (documents an earlier,
+ * failed-looking try did write come back as duplicates).
+ */
+type UsageDoc = UsageRecord & { _id: ObjectId };
+
+const WITHOUT_ID = { projection: { _id: 0 } } as const;
+
+/** An unordered insertMany whose only failures are duplicates (of `_id`s an earlier try wrote), fully acknowledged. */
+function onlyDuplicates(e: unknown): boolean {
+  if (!(e instanceof MongoBulkWriteError) || e.result.getWriteConcernError()) return false;
+  const errors = [e.writeErrors].flat();
+  return errors.length > 0 && errors.every((w) => w.code === 11000);
+}
+
+export class MongoUsageStore implements UsageStore {
+  private queue: UsageDoc[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private writing: Promise<void> = Promise.resolve();
+
+  private constructor(
+    private readonly usage: Collection<UsageDoc>,
+    private readonly options: MongoUsageOptions,
+  ) {}
+
+  static async open(
+    db: Db,
+    options: MongoUsageOptions,
+    collectionName: string = COLLECTIONS.usage,
+  ): Promise<MongoUsageStore> {
+    const usage = db.collection<UsageDoc>(collectionName, STORE_COLLECTION_OPTIONS);
+    await usage.createIndexes([...STORE_INDEXES.usage]);
+    return new MongoUsageStore(usage, options);
+  }
+
+  record(entry: UsageRecord): void {
+    this.queue.push({ ...entry, _id: new ObjectId() });
+    if (this.queue.length >= this.options.maxBatch) this.flushInBackground();
+    else this.timer ??= setTimeout(() => this.flushInBackground(), this.options.flushEveryMs).unref();
+  }
+
+  flush(): Promise<void> {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    if (this.queue.length > 0) {
+      const batch = this.queue;
+      this.queue = [];
+      this.writing = this.writing.catch(() => undefined).then(() => this.write(batch));
+    }
+    return this.writing;
+  }
+
+  /** A failed write puts the batch back, so a transient error loses nothing; the `_id`s make the retry safe. */
+  private async write(batch: UsageDoc[]): Promise<void> {
+    try {
+      await this.usage.insertMany(batch, { ordered: false });
+    } catch (e) {
+      if (onlyDuplicates(e)) return;
+      this.queue.unshift(...batch);
+      throw e;
+    }
+  }
+
+  /** A failed background write keeps its batch queued for the next flush; nothing to report here. */
+  private flushInBackground(): void {
+    this.flush().catch(() => undefined);
+  }
+
+  async recordOnce(entry: UsageRecord): Promise<boolean> {
+    try {
+      // Acknowledged with majority and journal (STORE_COLLECTION_OPTIONS): durable once it resolves.
+      await this.usage.insertOne({ ...entry, once: true, _id: new ObjectId() });
+      return true;
+    } catch (e) {
+      if (isDuplicateKey(e)) return false;
+      throw e;
+    }
+  }
+
+  async list(filter: UsageFilter = {}): Promise<UsageRecord[]> {
+    await this.flush();
+    const query: Filter<UsageDoc> = {
+      ...(filter.id !== undefined ? { id: filter.id } : {}),
+      ...(filter.key_id !== undefined ? { key_id: filter.key_id } : {}),
+    };
+    if (filter.limit === undefined) {
+      return this.usage.find<UsageRecord>(query, WITHOUT_ID).sort({ _id: 1 }).toArray();
+    }
+    // The last `limit` records, returned in insertion order as the embedded store does.
+    const last = await this.usage
+      .find<UsageRecord>(query, WITHOUT_ID)
+      .sort({ _id: -1 })
+      .limit(filter.limit)
+      .toArray();
+    return last.reverse();
+  }
+
+  /** Writes what is queued; the client belongs to whoever connected it. */
+  async close(): Promise<void> {
+    await this.flush();
+  }
+}

@@ -1,0 +1,374 @@
+/**
+ * What every TaskStore promises its users (the video endpoints and the poller), run against each
+ * implementation. `makeStore(t)` gives fresh, empty storage and opens stores over it; opening again is
+ * a reopen (a restart, or another instance). Times are explicit, so nothing here depends on the clock.
+ */
+import type { Test } from 'tap';
+import { IdempotencyKeyTaken, type TaskStore } from '../../../core/stores/task-store';
+import { STATUS_RANK, type VideoTask } from '../../../core/tasks/task';
+import { until, type Opener } from '../../helpers/stores';
+
+export type MakeTaskStore = (t: Test) => Promise<Opener<TaskStore>>;
+
+const T0 = 1_700_000_000_000;
+const MINUTE = 60_000;
+let seq = 0;
+
+/** A task as the submit path stores it: queued, unleased, due at once. */
+export function newTask(over: Partial<VideoTask> = {}): VideoTask {
+  const id = over.id ?? `vt-${process.pid}-${++seq}`;
+  return {
+    id,
+    key_id: 'sk-keyAAAAA',
+    model: 'video-1',
+    upstream: 'video-main',
+    upstream_model: 'video-1-upstream',
+    protocol: 'generic',
+    request_id: `req-${id}`,
+    params: { resolution: '720p', duration_s: 5 },
+    upstream_task_id: null,
+    status: 'queued',
+    video_url: null,
+    error: null,
+    usage: null,
+    created_at: T0,
+    updated_at: T0,
+    finished_at: null,
+    deadline_at: T0 + 60 * MINUTE,
+    next_poll_at: T0,
+    polls: 0,
+    poll_errors: 0,
+    lease: null,
+    billed: false,
+    idempotency: null,
+    ...over,
+  };
+}
+
+/** The error an insert rejected with, or undefined when it resolved. */
+const insertError = (store: TaskStore, task: VideoTask, since: number): Promise<unknown> =>
+  store.insert(task, since).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+
+export function taskStoreContract(t: Test, makeStore: MakeTaskStore): void {
+  t.test('insert then get', async (t) => {
+    const store = await (await makeStore(t))();
+    const task = newTask();
+    await store.insert(task, T0);
+    t.strictSame(await store.get(task.id), task, 'the task comes back as stored');
+    t.equal(await store.get('vt-unknown'), undefined, 'an unknown id is undefined');
+    await t.rejects(store.insert({ ...task, model: 'other' }, T0), 'a taken id is refused');
+    t.equal((await store.get(task.id))?.model, task.model, 'and the first task is untouched');
+  });
+
+  t.test('every acknowledged change survives a reopen', async (t) => {
+    const open = await makeStore(t);
+    const first = await open();
+    const a = newTask();
+    const b = newTask({ idempotency: { key: 'idem-reopen', body_hash: 'h1' } });
+    await first.insert(a, T0);
+    await first.insert(b, T0);
+    await first.acquire(a.id, { owner: 'p1', until: T0 + MINUTE }, T0);
+    const running = await first.update(
+      a.id,
+      'p1',
+      { status: 'running', polls: 1, upstream_task_id: 'up-1' },
+      T0 + 1,
+    );
+    await first.close();
+
+    const second = await open();
+    t.strictSame(await second.get(a.id), running, 'the last change of a task is there');
+    t.strictSame(await second.get(b.id), b, 'an unchanged task is there');
+    const again = newTask({ idempotency: { key: 'idem-reopen', body_hash: 'h1' } });
+    t.type(await insertError(second, again, T0), IdempotencyKeyTaken, 'idempotency keys are remembered');
+    const done = await second.update(a.id, 'p1', { status: 'succeeded', video_url: 'https://v/1' }, T0 + 2);
+    t.ok(done, 'the lease taken before the reopen still holds');
+    await second.close();
+
+    const third = await open();
+    t.strictSame(await third.get(a.id), done, 'a change written after a reopen survives the next one');
+    t.strictSame(await third.countByStatus(), {
+      queued: 1,
+      running: 0,
+      succeeded: 1,
+      failed: 0,
+      cancelled: 0,
+    });
+  });
+
+  t.test('idempotency keys: one task per API key and key within the window', async (t) => {
+    const store = await (await makeStore(t))();
+    const idem = { key: 'idem-1', body_hash: 'hash-1' };
+    const first = newTask({ idempotency: idem, created_at: T0 });
+    await store.insert(first, T0 - MINUTE);
+
+    const retry = newTask({ idempotency: idem, created_at: T0 + 1000 });
+    const taken = await insertError(store, retry, T0 + 1000 - MINUTE);
+    t.type(taken, IdempotencyKeyTaken, 'the same key within the window is refused');
+    t.strictSame((taken as IdempotencyKeyTaken).existing, first, 'and the error carries the first task');
+    t.equal(await store.get(retry.id), undefined, 'the refused task is not stored');
+
+    const otherKey = newTask({ key_id: 'sk-keyBBBBB', idempotency: idem });
+    t.equal(
+      await insertError(store, otherKey, T0 - MINUTE),
+      undefined,
+      'another API key may use the same key',
+    );
+    for (let i = 0; i < 3; i++) {
+      t.equal(await insertError(store, newTask(), T0 - MINUTE), undefined, `a task without a key (${i + 1})`);
+    }
+
+    // Later the window has moved past the first task: its key is released and the new task takes it.
+    const later = T0 + 10 * MINUTE;
+    const successor = newTask({ idempotency: idem, created_at: later });
+    t.equal(
+      await insertError(store, successor, later - MINUTE),
+      undefined,
+      'a key older than the window is free',
+    );
+    t.strictSame(await store.get(successor.id), successor, 'the new task is stored');
+    t.equal((await store.get(first.id))?.status, 'queued', 'the old task itself stays');
+    const third = newTask({ idempotency: idem, created_at: later + 1000 });
+    const nowTaken = await insertError(store, third, later + 1000 - MINUTE);
+    t.equal(
+      (nowTaken as IdempotencyKeyTaken | undefined)?.existing.id,
+      successor.id,
+      'the key is now held by the new task',
+    );
+  });
+
+  t.test('acquire: only a task that needs work, and only from a free or expired lease', async (t) => {
+    const store = await (await makeStore(t))();
+    const task = newTask();
+    await store.insert(task, T0);
+    t.equal(
+      await store.acquire('vt-unknown', { owner: 'p1', until: T0 + MINUTE }, T0),
+      undefined,
+      'unknown id',
+    );
+
+    const leased = await store.acquire(task.id, { owner: 'p1', until: T0 + MINUTE }, T0 + 5);
+    t.strictSame(leased?.lease, { owner: 'p1', until: T0 + MINUTE }, 'a free task is leased');
+    t.equal(leased?.updated_at, T0 + 5, 'updated_at is the time of the change');
+    t.strictSame(await store.get(task.id), leased, 'what acquire returns is what is stored');
+
+    t.equal(
+      await store.acquire(task.id, { owner: 'p2', until: T0 + 2 * MINUTE }, T0 + MINUTE - 1),
+      undefined,
+      'a live lease of another owner is respected',
+    );
+    const renewed = await store.acquire(task.id, { owner: 'p1', until: T0 + 2 * MINUTE }, T0 + 10);
+    t.equal(renewed?.lease?.until, T0 + 2 * MINUTE, 'the owner may renew its own lease');
+    const takenOver = await store.acquire(task.id, { owner: 'p2', until: T0 + 3 * MINUTE }, T0 + 2 * MINUTE);
+    t.equal(takenOver?.lease?.owner, 'p2', 'a lease that has run out (until <= now) is taken over');
+
+    const cases: [string, Partial<VideoTask>, boolean][] = [
+      ['succeeded and billed', { status: 'succeeded', billed: true }, false],
+      ['failed', { status: 'failed' }, false],
+      ['cancelled', { status: 'cancelled' }, false],
+      ['succeeded, not billed yet', { status: 'succeeded', billed: false }, true],
+      ['running', { status: 'running' }, true],
+    ];
+    for (const [name, over, leasable] of cases) {
+      const other = newTask(over);
+      await store.insert(other, T0);
+      const got = await store.acquire(other.id, { owner: 'p1', until: T0 + MINUTE }, T0);
+      t.equal(got !== undefined, leasable, `${name}: ${leasable ? 'leasable' : 'not leasable'}`);
+    }
+  });
+
+  t.test('update: only by the lease holder, and the status never moves backwards', async (t) => {
+    const store = await (await makeStore(t))();
+    const task = newTask();
+    await store.insert(task, T0);
+    const lease = { owner: 'p1', until: T0 + MINUTE };
+    t.equal(await store.update(task.id, 'p1', { polls: 1 }, T0), undefined, 'no lease, no update');
+    await store.acquire(task.id, lease, T0);
+    t.equal(await store.update(task.id, 'p2', { polls: 1 }, T0 + 1), undefined, 'not by another owner');
+    t.equal(await store.update('vt-unknown', 'p1', { polls: 1 }, T0 + 1), undefined, 'not on an unknown id');
+
+    const running = await store.update(
+      task.id,
+      'p1',
+      { status: 'running', upstream_task_id: 'up-9' },
+      T0 + 2,
+    );
+    t.match(running, { status: 'running', upstream_task_id: 'up-9', updated_at: T0 + 2 }, 'the holder may');
+    t.equal(
+      await store.update(task.id, 'p1', { status: 'queued' }, T0 + 3),
+      undefined,
+      'running → queued refused',
+    );
+    const polled = await store.update(
+      task.id,
+      'p1',
+      { status: 'running', polls: 1, next_poll_at: T0 + 5000 },
+      T0 + 4,
+    );
+    t.match(
+      polled,
+      { status: 'running', polls: 1, next_poll_at: T0 + 5000 },
+      'same status: bookkeeping applies',
+    );
+    t.equal(
+      await store.update(task.id, 'p1', { polls: 2 }, T0 + MINUTE),
+      undefined,
+      'not once the lease ran out',
+    );
+    t.equal((await store.get(task.id))?.polls, 1, 'refused updates changed nothing');
+
+    await store.acquire(task.id, { owner: 'p1', until: T0 + 3 * MINUTE }, T0 + MINUTE);
+    const done = await store.update(
+      task.id,
+      'p1',
+      {
+        status: 'succeeded',
+        video_url: 'https://v/2',
+        finished_at: T0 + MINUTE + 1,
+        usage: { video_seconds: 5 },
+      },
+      T0 + MINUTE + 1,
+    );
+    t.equal(done?.status, 'succeeded');
+    t.equal(
+      await store.update(task.id, 'p1', { status: 'running' }, T0 + MINUTE + 2),
+      undefined,
+      'succeeded → running refused',
+    );
+    t.equal(
+      await store.update(task.id, 'p1', { status: 'failed' }, T0 + MINUTE + 2),
+      undefined,
+      'succeeded → failed refused',
+    );
+    const billed = await store.update(task.id, 'p1', { billed: true, lease: null }, T0 + MINUTE + 3);
+    t.match(billed, { status: 'succeeded', billed: true, lease: null }, 'bill, and give the lease back');
+    t.equal(
+      await store.update(task.id, 'p1', { polls: 9 }, T0 + MINUTE + 4),
+      undefined,
+      'a released lease holds nothing',
+    );
+
+    const jump = newTask();
+    await store.insert(jump, T0);
+    await store.acquire(jump.id, lease, T0);
+    const skipped = await store.update(jump.id, 'p1', { status: 'succeeded' }, T0 + 1);
+    t.equal(skipped?.status, 'succeeded', 'queued → succeeded is forward: allowed');
+    t.strictSame(await store.get(task.id), billed, 'the store holds the last accepted change');
+  });
+
+  t.test('concurrent acquirers of one task: exactly one wins', async (t) => {
+    const store = await (await makeStore(t))();
+    const task = newTask();
+    await store.insert(task, T0);
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        store.acquire(task.id, { owner: `poller-${i}`, until: T0 + MINUTE }, T0),
+      ),
+    );
+    const winners = results.filter((r) => r !== undefined);
+    t.equal(winners.length, 1, 'one acquire got the lease');
+    t.equal(
+      (await store.get(task.id))?.lease?.owner,
+      winners[0]?.lease?.owner,
+      'and the store says it is that one',
+    );
+  });
+
+  t.test('due: tasks needing work, due, with no live lease, earliest first, limited', async (t) => {
+    const store = await (await makeStore(t))();
+    const now = T0 + 10 * MINUTE;
+    const tasks: Record<string, VideoTask> = {
+      d1: newTask({ next_poll_at: now - 3000 }),
+      d2: newTask({ status: 'running', next_poll_at: now - 1000 }),
+      d3: newTask({ status: 'succeeded', billed: false, next_poll_at: now - 2000 }),
+      d4: newTask({ next_poll_at: now - 500, lease: { owner: 'gone', until: now } }),
+      d5: newTask({ next_poll_at: now }),
+      later: newTask({ next_poll_at: now + 1 }),
+      billed: newTask({ status: 'succeeded', billed: true, next_poll_at: now - 5000 }),
+      failed: newTask({ status: 'failed', next_poll_at: now - 5000 }),
+      cancelled: newTask({ status: 'cancelled', next_poll_at: now - 5000 }),
+      leased: newTask({ next_poll_at: now - 4000, lease: { owner: 'busy', until: now + 1 } }),
+    };
+    for (const task of Object.values(tasks)) await store.insert(task, T0);
+    const ids = (list: VideoTask[]) => list.map((task) => task.id);
+    const name = (id: string) => Object.keys(tasks).find((k) => tasks[k]?.id === id);
+    t.strictSame(
+      (await store.due(now, 10)).map((task) => name(task.id)),
+      ['d1', 'd3', 'd2', 'd4', 'd5'],
+      'due, in order',
+    );
+    t.strictSame(ids(await store.due(now, 2)), [tasks.d1?.id, tasks.d3?.id], 'limited to the earliest');
+    t.strictSame(await store.due(now, 0), [], 'a limit of 0 gives none');
+    t.strictSame((await store.due(now, 10))[1], tasks.d3, 'whole tasks');
+    t.strictSame(ids(await store.due(now - 3000, 10)), [tasks.d1?.id], 'nothing before its time');
+  });
+
+  t.test('watch: inserts and changes reach the listener, in order, until stopped', async (t) => {
+    const store = await (await makeStore(t))();
+    const seen: VideoTask[] = [];
+    const alsoSeen: VideoTask[] = [];
+    const stop = store.watch((task) => seen.push(task));
+    const stopOther = store.watch((task) => alsoSeen.push(task));
+
+    const a = newTask();
+    const b = newTask();
+    await store.insert(a, T0);
+    await store.acquire(a.id, { owner: 'p1', until: T0 + MINUTE }, T0 + 1);
+    await store.update(a.id, 'p1', { status: 'running' }, T0 + 2);
+    await store.update(a.id, 'p1', { status: 'succeeded', video_url: 'https://v/3' }, T0 + 3);
+    await store.insert(b, T0);
+    await until(() => seen.some((task) => task.id === b.id), 10_000, 'the second insert');
+
+    const ofA = seen.filter((task) => task.id === a.id);
+    t.equal(ofA.length, 4, 'one call per change: insert, acquire, two updates');
+    t.strictSame(ofA[0], a, 'the insert, as inserted');
+    const ranks = ofA.map((task) => STATUS_RANK[task.status]);
+    t.strictSame(
+      ranks,
+      [...ranks].sort((x, y) => x - y),
+      'statuses arrive in order',
+    );
+    t.match(
+      ofA.at(-1),
+      { status: 'succeeded', video_url: 'https://v/3', lease: { owner: 'p1' } },
+      'the last one is current',
+    );
+    t.equal(seen.at(-1)?.id, b.id, 'changes of different tasks arrive in the order they were made');
+
+    stop();
+    const c = newTask();
+    await store.update(a.id, 'p1', { billed: true }, T0 + 4);
+    await store.insert(c, T0);
+    await until(() => alsoSeen.some((task) => task.id === c.id), 10_000, 'the other watcher');
+    t.notOk(
+      seen.some((task) => task.id === c.id || task.billed),
+      'a stopped listener is not called',
+    );
+    t.equal(alsoSeen.length, 7, 'the other listener saw every change');
+    stopOther();
+  });
+
+  t.test('countByStatus counts every status, zeros included', async (t) => {
+    const store = await (await makeStore(t))();
+    t.strictSame(await store.countByStatus(), {
+      queued: 0,
+      running: 0,
+      succeeded: 0,
+      failed: 0,
+      cancelled: 0,
+    });
+    for (const status of ['queued', 'queued', 'running', 'succeeded', 'failed'] as const) {
+      await store.insert(newTask({ status }), T0);
+    }
+    t.strictSame(await store.countByStatus(), {
+      queued: 2,
+      running: 1,
+      succeeded: 1,
+      failed: 1,
+      cancelled: 0,
+    });
+  });
+}

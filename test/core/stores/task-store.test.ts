@@ -1,0 +1,100 @@
+/**
+ * The TaskStore contract against the embedded store always, and against MongoDB when MONGODB_URI is set
+ * (a replica set: `watch` is a change stream). Then what only the embedded journal can show: a line torn
+ * by a crash mid-append.
+ */
+import t from 'tap';
+import { appendFile, readFile, type FileHandle } from 'node:fs/promises';
+import { join } from 'node:path';
+import { EmbeddedTaskStore } from '../../../core/stores/embedded/embedded-task-store';
+import { MongoTaskStore } from '../../../core/stores/mongodb/mongo-task-store';
+import { tempDir } from '../../helpers/gateway';
+import { closingAtEnd, collectionNames, MONGODB_URI, mongoTestDb, NO_MONGODB } from '../../helpers/stores';
+import { newTask, taskStoreContract } from './task-store.contract';
+
+t.test('embedded', (t) => {
+  taskStoreContract(t, async (t) => {
+    const dir = await tempDir(t);
+    return closingAtEnd(t, () => EmbeddedTaskStore.open(dir));
+  });
+  t.end();
+});
+
+t.test('MongoDB', MONGODB_URI ? {} : { skip: NO_MONGODB }, async (t) => {
+  const db = await mongoTestDb(t, MONGODB_URI ?? '');
+  const nextName = collectionNames('tasks');
+  taskStoreContract(t, (t) => {
+    const name = nextName();
+    return Promise.resolve(closingAtEnd(t, () => MongoTaskStore.open(db, name)));
+  });
+});
+
+t.test(
+  'embedded journal: a line torn mid-write is skipped, and the next append is not swallowed',
+  async (t) => {
+    const dir = await tempDir(t);
+    const open = closingAtEnd(t, () => EmbeddedTaskStore.open(dir));
+    const first = await open();
+    const a = newTask();
+    const b = newTask();
+    await first.insert(a, 0);
+    await first.insert(b, 0);
+    const leased = await first.acquire(a.id, { owner: 'p1', until: a.created_at + 60_000 }, a.created_at);
+    await first.close();
+
+    // A crash in the middle of an append: half a snapshot, no newline.
+    const torn = JSON.stringify(newTask({ id: 'vt-torn' }));
+    await appendFile(join(dir, 'tasks.jsonl'), torn.slice(0, torn.length >> 1));
+
+    const second = await open();
+    t.strictSame(await second.get(a.id), leased, 'the journal is read up to the tear');
+    t.strictSame(await second.get(b.id), b);
+    t.equal(
+      await second.get('vt-torn'),
+      undefined,
+      'the torn change was never acknowledged: it is not there',
+    );
+    const c = newTask();
+    await second.insert(c, 0);
+    await second.close();
+
+    const third = await open();
+    t.strictSame(await third.get(c.id), c, 'the first change after the tear survives the next reopen');
+    t.strictSame(await third.get(a.id), leased);
+    const lines = (await readFile(join(dir, 'tasks.jsonl'), 'utf8')).split('\n');
+    t.ok(
+      lines.some(
+        (line) => line.startsWith('{') && line.includes(`"id":"${c.id}"`) && !line.includes('vt-torn'),
+      ),
+      'the append after the tear starts a line of its own',
+    );
+  },
+);
+
+t.test('embedded journal: an append that fails part-way does not swallow the next one', async (t) => {
+  const dir = await tempDir(t);
+  const open = closingAtEnd(t, () => EmbeddedTaskStore.open(dir));
+  const store = await open();
+  await store.insert(newTask(), 0);
+  // A disk that fills up mid-write: half the line reaches the file, then the append fails. The store's
+  // file handle is private; reaching it is the only way to inject the fault.
+  const handle = (store as unknown as { handle: FileHandle }).handle;
+  const append = handle.appendFile.bind(handle);
+  handle.appendFile = async (data: string | Uint8Array) => {
+    handle.appendFile = append;
+    await append(String(data).slice(0, String(data).length >> 1));
+    throw Object.assign(new Error('no space left on device'), { code: 'ENOSPC' });
+  };
+  const lost = newTask();
+  await t.rejects(store.insert(lost, 0), { code: 'ENOSPC' }, 'the failed write is reported');
+  const next = newTask();
+  await store.insert(next, 0);
+  await store.close();
+
+  const reopened = await open();
+  t.strictSame(
+    await reopened.get(next.id),
+    next,
+    'the change acknowledged after the failure survives a reopen',
+  );
+});

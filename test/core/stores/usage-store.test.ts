@@ -1,0 +1,27 @@
+/** The UsageStore contract against the embedded store always, and against MongoDB when MONGODB_URI is set. */
+import t from 'tap';
+import { EmbeddedUsageStore } from '../../../core/stores/embedded/embedded-usage-store';
+import { MongoUsageStore } from '../../../core/stores/mongodb/mongo-usage-store';
+import { tempDir } from '../../helpers/gateway';
+import { closingAtEnd, collectionNames, MONGODB_URI, mongoTestDb, NO_MONGODB } from '../../helpers/stores';
+import { usageStoreContract } from './usage-store.contract';
+
+/** A small batch, so the contract's bursts go out in several writes. */
+const options = { flushEveryMs: 20, maxBatch: 8 };
+
+t.test('embedded', (t) => {
+  usageStoreContract(t, async (t) => {
+    const dir = await tempDir(t);
+    return closingAtEnd(t, () => EmbeddedUsageStore.open(dir, options));
+  });
+  t.end();
+});
+
+t.test('MongoDB', MONGODB_URI ? {} : { skip: NO_MONGODB }, async (t) => {
+  const db = await mongoTestDb(t, MONGODB_URI ?? '');
+  const nextName = collectionNames('usage');
+  usageStoreContract(t, (t) => {
+    const name = nextName();
+    return Promise.resolve(closingAtEnd(t, () => MongoUsageStore.open(db, options, name)));
+  });
+});

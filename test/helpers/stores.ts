@@ -1,0 +1,49 @@
+/** What the store contract suites share: openers that close what they open, MongoDB test databases, waiting. */
+import { randomBytes } from 'node:crypto';
+import type { Db } from 'mongodb';
+import { connectMongo } from '../../core/stores/mongodb/connect';
+import type { Teardown } from './gateway';
+
+/** Opens a store over one storage; each call opens another store over the same storage (a reopen). */
+export type Opener<S> = () => Promise<S>;
+
+/** Opens stores with `open` and closes them at the test's end (a store the test closed itself included). */
+export function closingAtEnd<S extends { close(): Promise<void> }>(
+  t: Teardown,
+  open: () => Promise<S>,
+): Opener<S> {
+  return async () => {
+    const store = await open();
+    t.teardown(() => store.close().catch(() => undefined));
+    return store;
+  };
+}
+
+export const MONGODB_URI = process.env.MONGODB_URI;
+export const NO_MONGODB = 'MONGODB_URI is not set: no MongoDB server here';
+
+/** A fresh database on MONGODB_URI, dropped (and the client closed) at the test's end. */
+export async function mongoTestDb(t: Teardown, uri: string): Promise<Db> {
+  const client = await connectMongo(uri, { serverSelectionTimeoutMS: 5_000 });
+  const db = client.db(`gateway_test_${process.pid}_${randomBytes(4).toString('hex')}`);
+  t.teardown(async () => {
+    await db.dropDatabase().catch(() => undefined);
+    await client.close();
+  });
+  return db;
+}
+
+/** Distinct collection names within one test database. */
+export const collectionNames = (prefix: string): (() => string) => {
+  let n = 0;
+  return () => `${prefix}_${++n}`;
+};
+
+/** Resolves once `check` is true; fails after `ms` (changes may reach a change stream a little later). */
+export async function until(check: () => boolean, ms = 10_000, what = 'condition'): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
