@@ -84,9 +84,7 @@ const simulator = z
 const video = z
   .object({
     /** Protocol plugin name → its options; a protocol left out is not served. */
-    protocols: z
-      .record(z.string(), z.unknown())
-      .default({ generic: {}, 'native-a': {}, 'native-b': {} }),
+    protocols: z.record(z.string(), z.unknown()).default({ generic: {}, 'native-a': {}, 'native-b': {} }),
     /** Whether this instance polls (every instance may; leases keep them apart). */
     poller: z.union([z.boolean(), z.stringbool()]).default(true),
     /** How long a poller holds a task while it polls it; a poller that dies frees it after this. */
@@ -101,7 +99,9 @@ const video = z
 /** A model's price: per second of video (flat, or by resolution), or per million upstream tokens. */
 const price = z
   .object({
-    per_second: z.union([z.number().nonnegative(), z.record(z.string(), z.number().nonnegative())]).optional(),
+    per_second: z
+      .union([z.number().nonnegative(), z.record(z.string(), z.number().nonnegative())])
+      .optional(),
     per_million_tokens: z.number().nonnegative().optional(),
   })
   .strict();

@@ -112,7 +112,8 @@ export async function startGateway(
     ? await keys.create({ description: 'created on first start' })
     : undefined;
 
-  const close = async (graceMs = config.server.shutdown_grace): Promise<void> => {
+  let closing: Promise<void> | undefined;
+  const shutdown = async (graceMs: number): Promise<void> => {
     server.stopAccepting();
     if (!(await server.waitIdle(graceMs))) {
       proxy.endOpenStreams(); // each ends with its API's error frame, never a silent cut
@@ -126,6 +127,8 @@ export async function startGateway(
     await keyStore.close();
     for (const u of upstreams) u.close();
   };
+  // Closing twice (a signal during a test's own close, say) waits for the first close.
+  const close = (graceMs = config.server.shutdown_grace): Promise<void> => (closing ??= shutdown(graceMs));
 
   return {
     url: `http://${urlHost(config.server.host)}:${port}`,

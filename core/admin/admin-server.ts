@@ -93,6 +93,9 @@ export class AdminServer {
     if (parts[0] === 'admin' && parts[1] === 'keys') return this.keysRoute(method, parts.slice(2), req);
     if (parts[0] === 'admin' && parts[1] === 'usage' && method === 'GET') {
       const limit = url.searchParams.get('limit');
+      if (limit !== null && !/^[1-9]\d{0,6}$/.test(limit)) {
+        throw Errors.invalidRequest("query parameter 'limit' must be a positive integer");
+      }
       const records = await this.usage.list({
         ...(url.searchParams.get('id') ? { id: url.searchParams.get('id')! } : {}),
         ...(url.searchParams.get('key_id') ? { key_id: url.searchParams.get('key_id')! } : {}),

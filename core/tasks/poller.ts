@@ -85,12 +85,14 @@ export class TaskPoller {
 
   /** Stops taking work and waits for polls under way; their tasks are left consistent (leases released). */
   async stop(): Promise<void> {
+    if (this.stopped) return;
     this.halt();
     await Promise.all([...this.limiters.values()].map((l) => l.stop({ dropWaitingJobs: true })));
   }
 
   /** Stops at once, releasing nothing: what a killed process leaves behind (for tests of lease expiry). */
   abandon(): void {
+    if (this.stopped) return;
     this.halt();
     for (const l of this.limiters.values()) void l.stop({ dropWaitingJobs: true }).catch(() => undefined);
   }

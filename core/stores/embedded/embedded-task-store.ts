@@ -104,8 +104,16 @@ export class EmbeddedTaskStore implements TaskStore {
   }
 
   watch(listener: (task: VideoTask) => void): () => void {
-    this.events.on('change', listener);
-    return () => this.events.off('change', listener);
+    // A listener that throws must not fail the write that was already stored, nor starve other listeners.
+    const guarded = (task: VideoTask): void => {
+      try {
+        listener(task);
+      } catch {
+        // the listener's own failure; the change is stored either way
+      }
+    };
+    this.events.on('change', guarded);
+    return () => this.events.off('change', guarded);
   }
 
   countByStatus(): Promise<Record<TaskStatus, number>> {

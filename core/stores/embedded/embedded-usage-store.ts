@@ -20,6 +20,7 @@ export class EmbeddedUsageStore implements UsageStore {
   private timer: NodeJS.Timeout | undefined;
   private writing: Promise<void> = Promise.resolve();
   private onceIds: Promise<Set<string>> | undefined;
+  private readonly onceWrites = new Map<string, Promise<boolean>>();
 
   private constructor(
     private readonly file: string,
@@ -61,19 +62,42 @@ export class EmbeddedUsageStore implements UsageStore {
 
   async recordOnce(entry: UsageRecord): Promise<boolean> {
     const written = await (this.onceIds ??= this.readOnceIds());
+    // A call for an id whose write is under way waits for it: false only once that record is durable.
+    const pending = this.onceWrites.get(entry.id);
+    if (pending) {
+      return pending.then(
+        () => false,
+        () => this.recordOnce(entry), // that write failed: this call makes its own attempt
+      );
+    }
     if (written.has(entry.id)) return false;
-    written.add(entry.id); // before the write: a second call for the same id in the meantime sees it
-    this.queue.push(JSON.stringify({ ...entry, once: true }));
-    await this.flush();
-    await this.handle.datasync(); // a bill survives a power cut, not only a crash
-    return true;
+    const write = this.appendDurably(JSON.stringify({ ...entry, once: true })).then(() => {
+      written.add(entry.id);
+      return true;
+    });
+    this.onceWrites.set(entry.id, write);
+    try {
+      return await write;
+    } finally {
+      this.onceWrites.delete(entry.id);
+    }
+  }
+
+  /** Appends one line on its own (behind any batch under way) and syncs it: a bill survives a power cut. */
+  private appendDurably(line: string): Promise<void> {
+    const done = this.writing
+      .catch(() => undefined)
+      .then(() => this.handle.appendFile(line + '\n'))
+      .then(() => this.handle.datasync());
+    this.writing = done;
+    return done;
   }
 
   /** Ids of the records `recordOnce` wrote, read from the file once. */
   private async readOnceIds(): Promise<Set<string>> {
     const ids = new Set<string>();
-    await this.scan((line) => {
-      if (line.includes('"once":true')) ids.add((JSON.parse(line) as UsageRecord).id);
+    await this.scan((record) => {
+      if (record.once) ids.add(record.id);
     });
     return ids;
   }
@@ -86,8 +110,7 @@ export class EmbeddedUsageStore implements UsageStore {
   async list(filter: UsageFilter = {}): Promise<UsageRecord[]> {
     await this.flush();
     const out: UsageRecord[] = [];
-    await this.scan((line) => {
-      const record = JSON.parse(line) as UsageRecord;
+    await this.scan((record) => {
       if (filter.id !== undefined && record.id !== filter.id) return;
       if (filter.key_id !== undefined && record.key_id !== filter.key_id) return;
       out.push(record);
@@ -95,11 +118,17 @@ export class EmbeddedUsageStore implements UsageStore {
     return filter.limit !== undefined ? out.slice(-filter.limit) : out;
   }
 
-  /** Calls `onLine` with every non-empty line of the file (none when there is no file yet). */
-  private async scan(onLine: (line: string) => void): Promise<void> {
+  /**
+   * Calls `onRecord` with every record in the file (none when there is no file yet). A line torn by a
+   * failed or interrupted append is skipped: its write was never acknowledged.
+   */
+  private async scan(onRecord: (record: UsageRecord) => void): Promise<void> {
     try {
       const lines = createInterface({ input: createReadStream(this.file), crlfDelay: Infinity });
-      for await (const line of lines) if (line) onLine(line);
+      for await (const line of lines) {
+        const record = parseLine(line);
+        if (record) onRecord(record);
+      }
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
     }
@@ -108,5 +137,14 @@ export class EmbeddedUsageStore implements UsageStore {
   async close(): Promise<void> {
     await this.flush();
     await this.handle.close();
+  }
+}
+
+function parseLine(line: string): UsageRecord | undefined {
+  if (!line) return undefined;
+  try {
+    return JSON.parse(line) as UsageRecord;
+  } catch {
+    return undefined;
   }
 }

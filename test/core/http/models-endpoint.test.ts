@@ -7,7 +7,7 @@ interface ModelList {
   data: { id: string; object: string; created: number; owned_by: string }[];
 }
 
-/** Every model of the contract's model table except video (served by issue 4's plugins). */
+/** Every model of the contract's model table. */
 const MODELS = [
   'modela-5.6-luna',
   'modela-5.5',
@@ -24,6 +24,11 @@ const MODELS = [
   'modeld-sonnet-4-5-20250929',
   'modeld-opus-4-6',
   'modelb-3.1-flash-image-preview',
+  'videoa-1.1-t2v',
+  'videoa-1.1-i2v',
+  'videoa-1.0-t2v',
+  'videoa-1.0-r2v',
+  'videob-2-0-260128',
 ];
 
 t.test('GET /v1/models lists the models this key may use, in the OpenAI list shape', async (t) => {
