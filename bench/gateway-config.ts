@@ -8,6 +8,23 @@ import { SIM_UPSTREAMS } from './upstreams';
 /** Far above any rate a benchmark reaches, so the limiter is exercised but never refuses. */
 const NEVER_LIMITING_RPM = 100_000_000;
 
+export const VIDEO_UPSTREAM = 'videoa-main';
+/** The video drain's poll policy: the cap it is measured under (printed with the figures). */
+export const VIDEO_POLL = {
+  every: '200ms',
+  max_every: '2s',
+  deadline: '10m',
+  concurrency: 16,
+  per_second: 200,
+};
+
+const videoUpstream = (simUrl: string) => ({
+  plugin: 'videoa',
+  base_url: `${simUrl}/videoa`,
+  api_key: 'sim-videoa-key',
+  poll: VIDEO_POLL,
+});
+
 /** The configuration document for a gateway in front of the simulator at `simUrl`. */
 export function gatewayYaml(simUrl: string): string {
   const upstreams = Object.fromEntries(
@@ -31,7 +48,8 @@ export function gatewayYaml(simUrl: string): string {
       'usage-metering',
       { 'sse-relay': { ping_every: '15s' } },
     ],
-    upstreams,
+    upstreams: { ...upstreams, [VIDEO_UPSTREAM]: videoUpstream(simUrl) },
+    video: { protocols: { generic: {} }, sweep_every: '1s' },
     routes: {},
     simulator: { enabled: false },
   });

@@ -9,10 +9,12 @@ export interface BenchOptions {
   readonly connections: number;
   readonly rounds: number;
   readonly cases: readonly CaseName[];
+  /** Video tasks drained after the load cases; 0 skips the video case. */
+  readonly videoTasks: number;
 }
 
 export const USAGE =
-  'usage: npm run bench -- [--duration 8] [--warmup 2] [--connections 64] [--rounds 2] [--cases json,stream,messages]';
+  'usage: npm run bench -- [--duration 8] [--warmup 2] [--connections 64] [--rounds 2] [--cases json,stream,messages] [--video 1000]';
 
 function positiveInt(flag: string, raw: string, min: number): number {
   const n = Number(raw);
@@ -41,6 +43,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
       connections: { type: 'string', default: '64' },
       rounds: { type: 'string', default: '2' },
       cases: { type: 'string', default: CASE_NAMES.join(',') },
+      video: { type: 'string', default: '1000' },
     },
   });
   return {
@@ -49,5 +52,6 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     connections: positiveInt('connections', values.connections, 1),
     rounds: positiveInt('rounds', values.rounds, 1),
     cases: caseList(values.cases),
+    videoTasks: positiveInt('video', values.video, 0),
   };
 }

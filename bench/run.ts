@@ -13,25 +13,43 @@ import { stopAll } from './processes';
 import { figuresTable, goalLines, ratiosTable } from './report';
 import { goals, ratios, summarise, type Sample } from './summary';
 import { startBare, startGateway, startSimulator } from './targets';
+import { drainReport, drainVideo, type DrainFigures } from './video-drain';
 
 /** Startup, sample checks and shutdown, on top of the load time. */
 const OVERHEAD_S = 60;
 
 /** The longest a run may take before it is abandoned, so it always stops by itself. */
 const deadlineMs = (o: BenchOptions): number =>
-  (o.rounds * o.cases.length * 2 * (o.warmupS + o.durationS) + OVERHEAD_S) * 1000;
+  (o.rounds * o.cases.length * 2 * (o.warmupS + o.durationS) +
+    OVERHEAD_S +
+    (o.videoTasks ? VIDEO_TIMEOUT_S : 0)) *
+  1000;
 
-async function bench(options: BenchOptions, cleanup: Cleanup): Promise<Sample[]> {
+/** The longest the video drain may take. */
+const VIDEO_TIMEOUT_S = 300;
+
+interface Results {
+  readonly samples: Sample[];
+  readonly video: DrainFigures | undefined;
+}
+
+async function bench(options: BenchOptions, cleanup: Cleanup): Promise<Results> {
   const tmp = await mkdtemp(join(tmpdir(), 'gateway-bench-'));
   cleanup.add('temp dir', () => rm(tmp, { recursive: true, force: true }));
   cleanup.add('child processes', stopAll);
   const sim = await startSimulator();
-  const targets = [await startBare(sim.url), await startGateway(sim.url, tmp)];
+  const gateway = await startGateway(sim.url, tmp);
+  const targets = [await startBare(sim.url), gateway];
   await checkSamples(targets, options);
-  return measureAll(targets, [sim.child, ...targets.map((t) => t.child)], options);
+  const samples = await measureAll(targets, [sim.child, ...targets.map((t) => t.child)], options);
+  const video =
+    options.videoTasks > 0
+      ? await drainVideo(gateway, sim.url, options.videoTasks, VIDEO_TIMEOUT_S * 1000)
+      : undefined;
+  return { samples, video };
 }
 
-function print(samples: readonly Sample[], options: BenchOptions): void {
+function print({ samples, video }: Results, options: BenchOptions): void {
   const rows = summarise(samples, options.cases, ['bare', 'gateway']);
   const all = ratios(rows);
   const checked = goals(all);
@@ -43,7 +61,8 @@ function print(samples: readonly Sample[], options: BenchOptions): void {
   console.log(`${figuresTable(rows)}\n`);
   console.log(`${ratiosTable(all)}\n`);
   console.log(goalLines(checked));
-  console.log(`BENCH_JSON ${JSON.stringify({ options, rows, ratios: all, goals: checked })}`);
+  if (video) console.log(`\n${drainReport(video)}`);
+  console.log(`BENCH_JSON ${JSON.stringify({ options, rows, ratios: all, goals: checked, video })}`);
 }
 
 /** Ends the run with `code` after cleaning up, on a signal or when the deadline passes. */

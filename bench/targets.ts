@@ -2,6 +2,7 @@
  * Starting the benchmark's three processes from the compiled project: the upstream simulator, and the two
  * targets measured in front of it (the bare passthrough and the gateway).
  */
+import { randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { BenchCase } from './cases';
@@ -33,6 +34,14 @@ export interface Target {
   request(benchCase: BenchCase): LoadRequest;
 }
 
+/** The gateway also has an API key and an admin API (for the video drain). */
+export interface GatewayTarget extends Target {
+  readonly url: string;
+  readonly key: string;
+  readonly adminUrl: string;
+  readonly adminToken: string;
+}
+
 const JSON_TYPE = { 'content-type': 'application/json' };
 
 async function listeningUrl(child: Child): Promise<string> {
@@ -62,15 +71,17 @@ export async function startBare(simUrl: string): Promise<Target> {
 }
 
 /** Starts the gateway on a fresh data dir under `tmpDir`, and reads the API key it creates on first start. */
-export async function startGateway(simUrl: string, tmpDir: string): Promise<Target> {
+export async function startGateway(simUrl: string, tmpDir: string): Promise<GatewayTarget> {
   const config = join(tmpDir, 'gateway.yaml');
   await writeFile(config, gatewayYaml(simUrl));
   const [port, adminPort] = [await freePort(), await freePort()];
+  const adminToken = randomBytes(24).toString('base64url');
   const child = Child.start('gateway', join(DIST, 'core', 'main.js'), [], {
     GATEWAY_CONFIG: config,
     GATEWAY_DATA_DIR: join(tmpDir, 'data'),
     PORT: String(port),
     ADMIN_PORT: String(adminPort),
+    GATEWAY_ADMIN_TOKEN: adminToken,
   });
   const key = await child.waitForLine(KEY_LINE, STARTUP_MS);
   await waitForPort(port, STARTUP_MS);
@@ -79,6 +90,10 @@ export async function startGateway(simUrl: string, tmpDir: string): Promise<Targ
   return {
     name: 'gateway',
     child,
+    url: base,
+    key: key ?? '',
+    adminUrl: `http://${LOOPBACK}:${adminPort}`,
+    adminToken,
     request: (c) => ({ url: `${base}${c.gatewayPath}`, headers: { ...headers, ...c.headers }, body: c.body }),
   };
 }

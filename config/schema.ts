@@ -40,12 +40,31 @@ const admin = z
   })
   .strict();
 
-const storage = z
-  .object({
-    driver: z.enum(['embedded']).default('embedded'),
-    data_dir: z.string().default('./data'),
-  })
-  .strict();
+/**
+ * Where keys, usage and video tasks live. `embedded`: files under `data_dir`, for one instance.
+ * `mongodb`: a replica set (change streams need one) shared by any number of instances.
+ * `data_dir` is kept in both cases for the instance's own secrets (key hashing secret, admin token).
+ */
+const storage = z.preprocess(
+  // `driver` may be left out: embedded is the default.
+  (v) => (v !== null && typeof v === 'object' && !('driver' in v) ? { driver: 'embedded', ...v } : v),
+  z.discriminatedUnion('driver', [
+    z
+      .object({
+        driver: z.literal('embedded'),
+        data_dir: z.string().default('./data'),
+      })
+      .strict(),
+    z
+      .object({
+        driver: z.literal('mongodb'),
+        data_dir: z.string().default('./data'),
+        uri: z.string().regex(/^mongodb(\+srv)?:\/\//, 'must be a mongodb:// or mongodb+srv:// URI'),
+        database: z.string().min(1).default('gateway'),
+      })
+      .strict(),
+  ]),
+);
 
 const keys = z
   .object({
@@ -114,7 +133,7 @@ export const gatewayConfigSchema = z
   .object({
     server: server.default(server.parse({})),
     admin: admin.default(admin.parse({})),
-    storage: storage.default(storage.parse({})),
+    storage: storage.default({ driver: 'embedded', data_dir: './data' }),
     keys: keys.default(keys.parse({})),
     logging: logging.default(logging.parse({})),
     pipeline: z.array(pipelineEntry).min(1),
@@ -132,3 +151,4 @@ export type RouteConfig = z.output<typeof route>;
 export type UpstreamEntry = z.output<typeof upstream>;
 export type VideoConfig = GatewayConfig['video'];
 export type PriceConfig = z.output<typeof price>;
+export type StorageConfig = GatewayConfig['storage'];

@@ -26,9 +26,7 @@ import { buildMiddlewares, Pipeline } from './pipeline';
 import type { ModelApi } from './plugin';
 import { UpstreamProxy } from './proxy/upstream-proxy';
 import { Catalogue } from './routing/catalogue';
-import { EmbeddedKeyStore } from './stores/embedded/embedded-key-store';
-import { EmbeddedTaskStore } from './stores/embedded/embedded-task-store';
-import { EmbeddedUsageStore } from './stores/embedded/embedded-usage-store';
+import { openStores } from './stores/open-stores';
 import type { TaskStore } from './stores/task-store';
 import type { UsageStore } from './stores/usage-store';
 import type { TaskPoller } from './tasks/poller';
@@ -64,12 +62,17 @@ export async function startGateway(
   const dataDir = config.storage.data_dir;
   await mkdir(dataDir, { recursive: true });
 
+  if (config.storage.driver === 'mongodb' && !env.GATEWAY_KEY_SECRET) {
+    throw new ConfigError(
+      'storage.driver',
+      'mongodb is shared by several instances, so they must hash keys alike: set GATEWAY_KEY_SECRET to the same value on each',
+    );
+  }
   const secret = await loadOrCreateSecret(dataDir, KEY_SECRET_FILE, env.GATEWAY_KEY_SECRET);
   const adminToken = await loadOrCreateSecret(dataDir, ADMIN_TOKEN_FILE, env.GATEWAY_ADMIN_TOKEN);
-  const keyStore = await EmbeddedKeyStore.open(dataDir);
-  const usage = await EmbeddedUsageStore.open(dataDir, { flushEveryMs: 200, maxBatch: 1000 });
-  const taskStore = await EmbeddedTaskStore.open(dataDir);
-  const keys = new KeyService(keyStore, new KeyHasher(Buffer.from(secret)), {
+  const stores = await openStores(config.storage);
+  const { usage, tasks: taskStore } = stores;
+  const keys = new KeyService(stores.keys, new KeyHasher(Buffer.from(secret)), {
     cacheTtlMs: config.keys.cache_ttl,
     cacheMax: config.keys.cache_max,
   });
@@ -122,9 +125,7 @@ export async function startGateway(
     server.closeAllConnections();
     await poller?.stop(); // polls under way finish and release their leases
     await admin.close();
-    await taskStore.close();
-    await usage.close();
-    await keyStore.close();
+    await stores.close();
     for (const u of upstreams) u.close();
   };
   // Closing twice (a signal during a test's own close, say) waits for the first close.

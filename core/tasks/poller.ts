@@ -270,9 +270,15 @@ const FALLBACK_POLICY: PollPolicy = {
   perSecond: 0,
 };
 
+/**
+ * Polls start at least 1/perSecond apart, plus a tenth: requests sent evenly still arrive bunched by the
+ * network and the event loop, and the cap holds for any second the upstream counts, not only on average.
+ */
+const RATE_MARGIN = 1.1;
+
 function limiterFor(policy: PollPolicy): Bottleneck {
   return new Bottleneck({
     maxConcurrent: policy.concurrency,
-    minTime: policy.perSecond > 0 ? Math.ceil(1000 / policy.perSecond) : 0,
+    minTime: policy.perSecond > 0 ? Math.ceil((1000 / policy.perSecond) * RATE_MARGIN) : 0,
   });
 }

@@ -106,6 +106,43 @@ t.test('bad configurations stop start-up with the path of the bad field', async 
     'routes.modela-5.5.targets[0].upstream',
     /no upstream named "missing"/,
   );
+  await expectConfigError(
+    t,
+    { video: { protocols: { 'native-c': {} } } },
+    'video.protocols.native-c',
+    /unknown video protocol/,
+  );
+  await expectConfigError(
+    t,
+    { video: { protocols: { generic: { models: [] } } } },
+    'video.protocols.generic.models',
+    /at least 1|too small|>=1/i,
+  );
+  await expectConfigError(
+    t,
+    { upstreams: { v: { plugin: 'videoa', base_url: 'http://a', poll: { concurrency: 0 } } } },
+    'upstreams.v.poll.concurrency',
+    /1/,
+  );
+  await expectConfigError(
+    t,
+    { prices: { 'videoa-*': { per_second: 'cheap' } } },
+    'prices.videoa-*.per_second',
+    /.+/,
+  );
+  await expectConfigError(
+    t,
+    { storage: { driver: 'mongodb', uri: 'http://not-mongo' } },
+    'storage.uri',
+    /mongodb:\/\//,
+  );
+  // Several instances on one MongoDB must hash keys alike; caught before any connection is tried.
+  await expectConfigError(
+    t,
+    { storage: { driver: 'mongodb', uri: 'mongodb://127.0.0.1:1/?replicaSet=rs0' } },
+    'storage.driver',
+    /GATEWAY_KEY_SECRET/,
+  );
 });
 
 t.test('a file with an unset variable names the variable and its place', async (t) => {

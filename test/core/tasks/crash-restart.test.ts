@@ -1,0 +1,106 @@
+/**
+ * The gateway process killed (SIGKILL: no shutdown, no flush) while video tasks are in flight, twice, and
+ * restarted on the same data directory: every task still reaches its terminal state, every success is
+ * billed exactly once, and no failure is billed. The simulator runs in this process and keeps the
+ * upstream tasks going while the gateway is down.
+ */
+import t from 'tap';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
+import type { UsageRecord } from '../../../core/stores/usage-store';
+import { startSimulator } from '../../../simulator/server';
+import { tempDir, testConfig, type TestGateway } from '../../helpers/gateway';
+import { eventually } from '../../helpers/http';
+import { freePort, spawnGateway, type GatewayProcess } from '../../helpers/process';
+import {
+  PROTOCOLS,
+  queryVideo,
+  submitVideo,
+  videoBody,
+  VIDEOB_MODEL,
+  type ProtocolName,
+} from '../../plugins/video-helpers';
+
+const KEY_LINE = /^(sk-[A-Za-z0-9_-]{43})$/m;
+const READY = /admin API listening/;
+
+void t.test('SIGKILL mid-flight, twice: every task finishes, each success billed once', async (t) => {
+  const sim = await startSimulator();
+  t.teardown(() => sim.close());
+  const dir = await tempDir(t);
+  const dataDir = join(dir, 'data');
+  const doc = testConfig(sim.url, dataDir);
+  doc.video = { lease: '500ms', sweep_every: '100ms' };
+  doc.logging = { level: 'info' }; // the start-up lines say when it is ready
+  const file = join(dir, 'gateway.yaml');
+  await writeFile(file, stringify(doc));
+  const port = await freePort();
+  const env = { GATEWAY_CONFIG: file, PORT: String(port), ADMIN_PORT: String(await freePort()) };
+  const url = `http://127.0.0.1:${port}`;
+
+  let gateway: GatewayProcess = spawnGateway(t, env);
+  const [, key] = await gateway.waitFor(KEY_LINE);
+  await gateway.waitFor(READY);
+  // The video helpers need only a URL and a key of the gateway.
+  const client = { url, key: key! } as TestGateway;
+
+  const plan: { protocol: ProtocolName; model: string; directives: string; fails: boolean }[] = [];
+  for (let i = 0; i < 24; i++) {
+    const protocol = (['generic', 'native-a', 'native-b'] as const)[i % 3]!;
+    const model = protocol === 'native-b' ? VIDEOB_MODEL : 'videoa-1.1-t2v';
+    const fails = i % 6 === 5;
+    plan.push({ protocol, model, directives: `task_ms=${400 + 50 * i}${fails ? ' fail' : ''}`, fails });
+  }
+  const ids = await Promise.all(
+    plan.map(async ({ protocol, model, directives }) => {
+      const res = await submitVideo(client, protocol, videoBody(model, directives));
+      t.equal(res.status, 200, 'submitted');
+      return PROTOCOLS[protocol].taskId(res.body);
+    }),
+  );
+
+  for (const afterMs of [250, 500]) {
+    await new Promise((r) => setTimeout(r, afterMs));
+    gateway.child.kill('SIGKILL');
+    t.equal(await gateway.exited, null, 'killed, no clean exit');
+    gateway = spawnGateway(t, env);
+    await gateway.waitFor(READY);
+  }
+
+  const finals = await Promise.all(
+    plan.map(async ({ protocol }, i) => {
+      const view = PROTOCOLS[protocol];
+      let status = '';
+      await eventually(async () => {
+        status = view.status((await queryVideo(client, protocol, ids[i]!)).body);
+        return status === view.done.succeeded || status === view.done.failed;
+      }, 20_000);
+      return status;
+    }),
+  );
+  plan.forEach(({ protocol, fails }, i) => {
+    t.equal(
+      finals[i],
+      fails ? PROTOCOLS[protocol].done.failed : PROTOCOLS[protocol].done.succeeded,
+      String(ids[i]),
+    );
+  });
+
+  // The usage file as the restarted gateway wrote it, once the last bill is in.
+  const succeeded = ids.filter((_, i) => !plan[i]!.fails);
+  const records = async (): Promise<UsageRecord[]> =>
+    (await readFile(join(dataDir, 'usage.jsonl'), 'utf8'))
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as UsageRecord);
+  await eventually(async () => {
+    const billed = new Set((await records()).map((r) => r.id));
+    return succeeded.every((id) => billed.has(id));
+  }, 10_000);
+  const all = await records();
+  for (const [i, id] of ids.entries()) {
+    const count = all.filter((r) => r.id === id).length;
+    t.equal(count, plan[i]!.fails ? 0 : 1, `${id}: ${plan[i]!.fails ? 'failed, not billed' : 'billed once'}`);
+  }
+});

@@ -1,0 +1,45 @@
+/**
+ * 1,000 video tasks submitted at once all finish and are billed exactly once, and the upstream is never
+ * asked harder than the configured cap: the simulator measures polls in any one second and polls at once.
+ */
+import t from 'tap';
+import { FAST_POLL, startTestGateway } from '../../helpers/gateway';
+import { eventually } from '../../helpers/http';
+import { submitVideo, videoBody } from '../../plugins/video-helpers';
+
+const TASKS = 1_000;
+const CAP = { per_second: 250, concurrency: 4 };
+
+void t.test(`${TASKS} tasks at once: all finish, each billed once, polls under the cap`, async (t) => {
+  const gw = await startTestGateway(t, (doc) => {
+    const upstreams = doc.upstreams as Record<string, Record<string, unknown>>;
+    upstreams['videoa-main']!.poll = { ...FAST_POLL, ...CAP };
+  });
+  // A little latency per poll, so polls overlap and the concurrency cap is actually exercised.
+  const answers = await Promise.all(
+    Array.from({ length: TASKS }, () =>
+      submitVideo(gw, 'generic', videoBody('videoa-1.1-t2v', 'task_ms=0 poll_latency_ms=10')),
+    ),
+  );
+  t.equal(answers.filter((a) => a.status === 200).length, TASKS, 'every submit accepted');
+  const ids = answers.map((a) => String(a.body.id));
+  t.equal(new Set(ids).size, TASKS, 'distinct task ids');
+
+  await eventually(async () => (await gw.gateway.poller!.stats()).billed >= TASKS, 30_000);
+  const records = (await gw.gateway.usage.list()).filter((r) => r.once);
+  t.equal(records.length, TASKS, 'one usage record per task');
+  t.equal(new Set(records.map((r) => r.id)).size, TASKS, 'never two for one task');
+  const stats = await gw.gateway.poller!.stats();
+  t.match(stats.tasks, { succeeded: TASKS, queued: 0, running: 0, failed: 0 });
+
+  const upstream = gw.sim.tasks.statsOf('videoa');
+  t.ok(
+    upstream.max_polls_per_second <= CAP.per_second,
+    `at most ${upstream.max_polls_per_second} polls in any second (cap ${CAP.per_second})`,
+  );
+  t.ok(
+    upstream.max_concurrent_polls <= CAP.concurrency,
+    `at most ${upstream.max_concurrent_polls} polls at once (cap ${CAP.concurrency})`,
+  );
+  t.ok(upstream.polls >= TASKS, `${upstream.polls} polls for ${TASKS} tasks`);
+});
