@@ -6,7 +6,6 @@ import 'reflect-metadata';
 import '../plugins';
 import { configPath, loadConfigFile } from '../config/load';
 import { ConfigError } from '../config/errors';
-import { startSimulator } from '../simulator/server';
 import { startGateway } from './gateway';
 import { createLogger } from './logger';
 
@@ -14,8 +13,14 @@ async function main(): Promise<void> {
   const file = configPath();
   const config = loadConfigFile(file);
   const logger = createLogger(config.logging.level);
+  // Loaded only when asked for: a gateway in front of real vendors carries no simulator (nor its image codec).
   const simulator = config.simulator.enabled
-    ? await startSimulator({ host: config.simulator.host, port: config.simulator.port })
+    ? await (
+        await import('../simulator/server')
+      ).startSimulator({
+        host: config.simulator.host,
+        port: config.simulator.port,
+      })
     : undefined;
   if (simulator) {
     logger.warn(

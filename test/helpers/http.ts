@@ -92,3 +92,15 @@ export async function eventually(
     await new Promise((r) => setTimeout(r, 20));
   }
 }
+
+/** Resolves once a streamed response has delivered text containing `marker` (it must be set to utf8). */
+export function untilData(res: IncomingMessage, marker: string): Promise<void> {
+  return new Promise((resolve) => {
+    const onData = (text: string): void => {
+      if (!text.includes(marker)) return;
+      res.off('data', onData);
+      resolve();
+    };
+    res.on('data', onData);
+  });
+}

@@ -8,56 +8,34 @@ import { createReadStream } from 'node:fs';
 import { mkdir, open, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { BatchWriter, type BatchOptions } from '../batch-writer';
 import { type UsageFilter, type UsageRecord, type UsageStore } from '../usage-store';
 
-export interface EmbeddedUsageOptions {
-  readonly flushEveryMs: number;
-  readonly maxBatch: number;
-}
-
 export class EmbeddedUsageStore implements UsageStore {
-  private queue: string[] = [];
-  private timer: NodeJS.Timeout | undefined;
-  private writing: Promise<void> = Promise.resolve();
+  private readonly batches: BatchWriter<string>;
   private onceIds: Promise<Set<string>> | undefined;
   private readonly onceWrites = new Map<string, Promise<boolean>>();
 
   private constructor(
     private readonly file: string,
     private readonly handle: FileHandle,
-    private readonly options: EmbeddedUsageOptions,
-  ) {}
+    options: BatchOptions,
+  ) {
+    this.batches = new BatchWriter((lines) => this.handle.appendFile(lines.join('\n') + '\n'), options);
+  }
 
-  static async open(dataDir: string, options: EmbeddedUsageOptions): Promise<EmbeddedUsageStore> {
+  static async open(dataDir: string, options: BatchOptions): Promise<EmbeddedUsageStore> {
     await mkdir(dataDir, { recursive: true });
     const file = join(dataDir, 'usage.jsonl');
     return new EmbeddedUsageStore(file, await open(file, 'a', 0o600), options);
   }
 
   record(entry: UsageRecord): void {
-    this.queue.push(JSON.stringify(entry));
-    if (this.queue.length >= this.options.maxBatch) this.flushInBackground();
-    else this.timer ??= setTimeout(() => this.flushInBackground(), this.options.flushEveryMs).unref();
+    this.batches.add(JSON.stringify(entry));
   }
 
   flush(): Promise<void> {
-    clearTimeout(this.timer);
-    this.timer = undefined;
-    if (this.queue.length > 0) {
-      const batch = this.queue;
-      this.queue = [];
-      const lines = batch.join('\n') + '\n';
-      // A failed append puts the batch back, so a transient disk error loses nothing.
-      this.writing = this.writing
-        .catch(() => undefined)
-        .then(() =>
-          this.handle.appendFile(lines).catch((e: unknown) => {
-            this.queue.unshift(...batch);
-            throw e;
-          }),
-        );
-    }
-    return this.writing;
+    return this.batches.flush();
   }
 
   async recordOnce(entry: UsageRecord): Promise<boolean> {
@@ -85,12 +63,10 @@ export class EmbeddedUsageStore implements UsageStore {
 
   /** Appends one line on its own (behind any batch under way) and syncs it: a bill survives a power cut. */
   private appendDurably(line: string): Promise<void> {
-    const done = this.writing
-      .catch(() => undefined)
-      .then(() => this.handle.appendFile(line + '\n'))
-      .then(() => this.handle.datasync());
-    this.writing = done;
-    return done;
+    return this.batches.after(async () => {
+      await this.handle.appendFile(line + '\n');
+      await this.handle.datasync();
+    });
   }
 
   /** Ids of the records `recordOnce` wrote, read from the file once. */
@@ -100,11 +76,6 @@ export class EmbeddedUsageStore implements UsageStore {
       if (record.once) ids.add(record.id);
     });
     return ids;
-  }
-
-  /** A failed background write keeps its batch queued for the next flush; nothing to report here. */
-  private flushInBackground(): void {
-    this.flush().catch(() => undefined);
   }
 
   async list(filter: UsageFilter = {}): Promise<UsageRecord[]> {

@@ -4,13 +4,9 @@
  * `recordOnce` is one insert against a unique partial index on `id` over the `once` records.
  */
 import { MongoBulkWriteError, ObjectId, type Collection, type Db, type Filter } from 'mongodb';
+import { BatchWriter, type BatchOptions } from '../batch-writer';
 import { type UsageFilter, type UsageRecord, type UsageStore } from '../usage-store';
 import { COLLECTIONS, isDuplicateKey, STORE_COLLECTION_OPTIONS, STORE_INDEXES } from './connect';
-
-export interface MongoUsageOptions {
-  readonly flushEveryMs: number;
-  readonly maxBatch: number;
-}
 
 /**
  * `_id` is chosen when the record is queued: it orders `list` (queue order within an instance, the
@@ -29,18 +25,18 @@ function onlyDuplicates(e: unknown): boolean {
 }
 
 export class MongoUsageStore implements UsageStore {
-  private queue: UsageDoc[] = [];
-  private timer: NodeJS.Timeout | undefined;
-  private writing: Promise<void> = Promise.resolve();
+  private readonly batches: BatchWriter<UsageDoc>;
 
   private constructor(
     private readonly usage: Collection<UsageDoc>,
-    private readonly options: MongoUsageOptions,
-  ) {}
+    options: BatchOptions,
+  ) {
+    this.batches = new BatchWriter((batch) => this.write(batch), options);
+  }
 
   static async open(
     db: Db,
-    options: MongoUsageOptions,
+    options: BatchOptions,
     collectionName: string = COLLECTIONS.usage,
   ): Promise<MongoUsageStore> {
     const usage = db.collection<UsageDoc>(collectionName, STORE_COLLECTION_OPTIONS);
@@ -49,36 +45,20 @@ export class MongoUsageStore implements UsageStore {
   }
 
   record(entry: UsageRecord): void {
-    this.queue.push({ ...entry, _id: new ObjectId() });
-    if (this.queue.length >= this.options.maxBatch) this.flushInBackground();
-    else this.timer ??= setTimeout(() => this.flushInBackground(), this.options.flushEveryMs).unref();
+    this.batches.add({ ...entry, _id: new ObjectId() });
   }
 
   flush(): Promise<void> {
-    clearTimeout(this.timer);
-    this.timer = undefined;
-    if (this.queue.length > 0) {
-      const batch = this.queue;
-      this.queue = [];
-      this.writing = this.writing.catch(() => undefined).then(() => this.write(batch));
-    }
-    return this.writing;
+    return this.batches.flush();
   }
 
-  /** A failed write puts the batch back, so a transient error loses nothing; the `_id`s make the retry safe. */
+  /** A retried batch may meet documents an earlier, failed-looking try wrote: their `_id`s make that a no-op. */
   private async write(batch: UsageDoc[]): Promise<void> {
     try {
       await this.usage.insertMany(batch, { ordered: false });
     } catch (e) {
-      if (onlyDuplicates(e)) return;
-      this.queue.unshift(...batch);
-      throw e;
+      if (!onlyDuplicates(e)) throw e;
     }
-  }
-
-  /** A failed background write keeps its batch queued for the next flush; nothing to report here. */
-  private flushInBackground(): void {
-    this.flush().catch(() => undefined);
   }
 
   async recordOnce(entry: UsageRecord): Promise<boolean> {

@@ -2,7 +2,7 @@ import t from 'tap';
 import type { IncomingMessage } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { startTestGateway, type ConfigDoc, type TestGateway } from '../../helpers/gateway';
-import { eventually, openStream, parseSse, sseJson, type ErrorBody } from '../../helpers/http';
+import { eventually, openStream, parseSse, sseJson, type ErrorBody, untilData } from '../../helpers/http';
 
 const streamChat = { model: 'modela-5.5', messages: [{ role: 'user', content: 'hi' }], stream: true };
 
@@ -89,14 +89,7 @@ t.test('streams are relayed event by event', async (t) => {
       'x-sim-tokens': '50',
     });
     res.setEncoding('utf8');
-    await new Promise<void>((resolve) => {
-      const onData = (text: string) => {
-        if (!text.includes('"content":"Lorem"')) return;
-        res.off('data', onData);
-        resolve();
-      };
-      res.on('data', onData);
-    });
+    await untilData(res, '"content":"Lorem"');
     const gone = performance.now();
     res.socket.destroy();
     await eventually(() => upstreamEntry(gw, id)?.aborted === true, 1_000);

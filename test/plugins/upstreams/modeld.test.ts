@@ -6,7 +6,7 @@
  */
 import t, { type Test } from 'tap';
 import { startTestGateway, type TestGateway } from '../../helpers/gateway';
-import { eventually, openStream, parseSse, type JsonResponse } from '../../helpers/http';
+import { eventually, openStream, parseSse, type JsonResponse, untilData } from '../../helpers/http';
 import { newId, upstreamOf, usageOf } from '../chat-helpers';
 import { messages, MODELD, VERSION } from '../messages-helpers';
 
@@ -267,14 +267,7 @@ void t.test('the modeld upstream, there and back', async (t) => {
       },
     );
     res.setEncoding('utf8');
-    await new Promise<void>((resolve) => {
-      const onData = (text: string) => {
-        if (!text.includes('text_delta')) return;
-        res.off('data', onData);
-        resolve();
-      };
-      res.on('data', onData);
-    });
+    await untilData(res, 'text_delta');
     res.socket.destroy();
     await eventually(() => upstreamOf(gw, id)[0]?.aborted === true, 1_000);
     t.equal(upstreamOf(gw, id)[0]?.finished, false, 'the upstream never finished its stream');
