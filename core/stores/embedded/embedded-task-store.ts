@@ -72,7 +72,10 @@ export class EmbeddedTaskStore implements TaskStore {
     const claimed = holder?.idempotency?.key === task.idempotency?.key;
     if (holder && claimed && holder.created_at >= idempotentSince) throw new IdempotencyKeyTaken(holder);
     this.remember(task);
-    await this.persist(task);
+    await this.persist(task).catch((e: unknown) => {
+      this.undo(task, holder);
+      throw e;
+    });
   }
 
   get(id: string): Promise<VideoTask | undefined> {
@@ -139,8 +142,23 @@ export class EmbeddedTaskStore implements TaskStore {
     this.tasks.set(next.id, next);
     const slot = idempotencySlot(task);
     if (slot && !next.idempotency && this.idempotent.get(slot) === task.id) this.idempotent.delete(slot);
-    await this.persist(next);
+    await this.persist(next).catch((e: unknown) => {
+      this.undo(next, task);
+      throw e;
+    });
     return next;
+  }
+
+  /**
+   * A change whose write failed is taken back from memory (unless a later change already replaced it),
+   * so memory never holds what the journal does not: no phantom lease, no task a restart would forget.
+   */
+  private undo(failed: VideoTask, previous: VideoTask | undefined): void {
+    if (this.tasks.get(failed.id) !== failed) return;
+    this.tasks.delete(failed.id);
+    const slot = idempotencySlot(failed);
+    if (slot && this.idempotent.get(slot) === failed.id) this.idempotent.delete(slot);
+    if (previous) this.remember(previous); // the task as it was, or the one that held the key before
   }
 
   /** Appends the snapshot and resolves once it is on disk; then tells the watchers. */

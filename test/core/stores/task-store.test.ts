@@ -98,3 +98,28 @@ t.test('embedded journal: an append that fails part-way does not swallow the nex
     'the change acknowledged after the failure survives a reopen',
   );
 });
+
+t.test('embedded: a change whose write failed is not kept in memory either', async (t) => {
+  const dir = await tempDir(t);
+  const store = await closingAtEnd(t, () => EmbeddedTaskStore.open(dir))();
+  const task = newTask();
+  await store.insert(task, 0);
+  const handle = (store as unknown as { handle: FileHandle }).handle;
+  const append = handle.appendFile.bind(handle);
+  const failOnce = (): void => {
+    handle.appendFile = () => {
+      handle.appendFile = append;
+      return Promise.reject(Object.assign(new Error('I/O error'), { code: 'EIO' }));
+    };
+  };
+  failOnce();
+  const now = Date.now();
+  await t.rejects(store.acquire(task.id, { owner: 'a', until: now + 60_000 }, now), { code: 'EIO' });
+  t.equal((await store.get(task.id))?.lease, null, 'no lease left behind by the failed write');
+  t.ok(await store.acquire(task.id, { owner: 'b', until: now + 60_000 }, now), 'another poller can take it');
+
+  failOnce();
+  const lost = newTask();
+  await t.rejects(store.insert(lost, 0), { code: 'EIO' });
+  t.equal(await store.get(lost.id), undefined, 'a task whose insert failed is not there');
+});

@@ -71,8 +71,9 @@ void t.test('two pollers on one store: one poll at a time per task, one bill per
   const ids = await submitMany(gw, 30, 'task_ms=250 poll_latency_ms=15');
   const upstream = videoaUpstream(gw);
   const pollsBy = { a: 0, b: 0 };
+  // A low concurrency cap on each: neither can lease every task at once, so both get work.
   const counting = (name: 'a' | 'b'): TaskUpstream => ({
-    polling: upstream.polling,
+    polling: { ...upstream.polling, concurrency: 3 },
     check: upstream.check.bind(upstream),
     submit: upstream.submit.bind(upstream),
     poll: (id) => {
