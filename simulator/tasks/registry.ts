@@ -94,17 +94,28 @@ const newEntry = (family: string, id: string, firstSeen: number, task: SimTask |
   lastPolledAt: null,
 });
 
+/** How long the vendors answer for a task (UPSTREAMS §3b: 24 h); after that it is unknown, as there. */
+export const TASK_RETENTION_MS = 24 * 3_600_000;
+/** The most ids kept at once, so a long-running simulator (a demo, a soak) stays bounded. */
+export const MAX_ENTRIES = 100_000;
+
 /**
- * Every video task of one simulator, by upstream task id, kept for the simulator's life (tasks
- * hold no timers: a task's phase is computed from the clock when asked). Ids that were polled but
- * never issued are remembered too, so their polls can be counted.
+ * Every video task of one simulator, by upstream task id, kept for 24 h as the vendors keep them and
+ * at most {@link MAX_ENTRIES} (tasks hold no timers: a task's phase is computed from the clock when
+ * asked). Ids that were polled but never issued are remembered too, so their polls can be counted.
  */
 export class TaskRegistry {
   private readonly entries = new Map<string, Entry>();
   private meters = new Map<string, PollMeter>();
 
+  constructor(
+    private readonly retentionMs = TASK_RETENTION_MS,
+    private readonly maxEntries = MAX_ENTRIES,
+  ) {}
+
   /** Records a new task. */
   submit(task: SimTask): SimTask {
+    this.forgetOld(task.submittedAt);
     this.entries.set(task.id, newEntry(task.family, task.id, task.submittedAt, task));
     this.meter(task.family).submit();
     return task;
@@ -179,6 +190,14 @@ export class TaskRegistry {
     this.entries.clear();
     this.resetStats();
     return n;
+  }
+
+  /** Drops the oldest ids while they are past retention or too many (a Map keeps insertion order). */
+  private forgetOld(now: number): void {
+    for (const [id, e] of this.entries) {
+      if (this.entries.size < this.maxEntries && e.firstSeen > now - this.retentionMs) return;
+      this.entries.delete(id);
+    }
   }
 
   private meter(family: string): PollMeter {

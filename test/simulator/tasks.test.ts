@@ -131,6 +131,28 @@ void t.test('TaskRegistry counts polls per id and per family', (t) => {
   t.end();
 });
 
+void t.test('TaskRegistry forgets tasks after the retention, as the vendors do, and stays bounded', (t) => {
+  const reg = new TaskRegistry(1_000, 3);
+  const at = (id: string, submittedAt: number): SimTask => ({
+    ...task(planTask({ taskMs: 0 }), submittedAt),
+    id,
+  });
+  reg.submit(at('old', 0));
+  reg.submit(at('a', 500));
+  reg.submit(at('b', 1_200)); // `old` is past the 1 s retention now
+  t.equal(reg.get('old'), undefined, 'a task past retention is forgotten');
+  t.ok(reg.get('a') && reg.get('b'));
+  reg.submit(at('c', 1_300));
+  reg.submit(at('d', 1_400)); // four would be over the cap of three
+  t.strictSame(
+    reg.list().map((v) => v.id),
+    ['b', 'c', 'd'],
+    'the oldest go first',
+  );
+  t.notOk(reg.beginPoll('videoa', 'a').task, 'a forgotten task answers as unknown');
+  t.end();
+});
+
 void t.test('RouteTable', (t) => {
   const table = new RouteTable({
     'GET /tasks/stats': 'stats',
