@@ -7,9 +7,9 @@ import type { DependencyContainer } from 'tsyringe';
 import { ConfigError } from '../config/errors';
 import { parseSection } from '../config/validate';
 import type { GatewayContext } from './context';
-import { PluginOptionsToken } from './di';
 import type { Handler } from './http/endpoint';
 import { registeredMiddlewares, type Middleware } from './plugin';
+import { pluginRegistration, resolvePlugin } from './plugin-instances';
 import type { EventHook } from './proxy/stream-relay';
 
 export interface NamedMiddleware {
@@ -34,19 +34,11 @@ export function buildMiddlewares(
   const seen = new Set<string>();
   return entries.map((entry, i) => {
     const [name, raw] = entryParts(entry, `pipeline[${i}]`);
-    const registration = known.get(name);
-    if (!registration) {
-      throw new ConfigError(
-        `pipeline[${i}]`,
-        `unknown middleware "${name}" (known: ${[...known.keys()].join(', ')})`,
-      );
-    }
+    const registration = pluginRegistration(known, name, `pipeline[${i}]`, 'middleware');
     if (seen.has(name)) throw new ConfigError(`pipeline[${i}]`, `middleware "${name}" is listed twice`);
     seen.add(name);
     const options: unknown = parseSection(registration.options, raw, `pipeline[${i}].${name}`);
-    const child = parent.createChildContainer();
-    child.register(PluginOptionsToken, { useValue: options });
-    return { name, instance: child.resolve(registration.cls) };
+    return { name, instance: resolvePlugin(registration, options, parent) };
   });
 }
 

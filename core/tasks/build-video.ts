@@ -5,12 +5,11 @@
 import type { DependencyContainer } from 'tsyringe';
 import type { Logger } from 'pino';
 import type { GatewayConfig } from '../../config/schema';
-import { ConfigError } from '../../config/errors';
 import { parseSection } from '../../config/validate';
-import { PluginOptionsToken } from '../di';
 import type { Endpoint } from '../http/endpoint';
 import { taskEndpoints } from '../http/task-endpoints';
 import { registeredTaskProtocols, type TaskUpstream } from '../plugin';
+import { pluginRegistration, resolvePlugin } from '../plugin-instances';
 import type { TaskStore } from '../stores/task-store';
 import type { UsageStore } from '../stores/usage-store';
 import type { Upstream } from '../upstream/upstream';
@@ -66,17 +65,9 @@ export function buildVideo(deps: VideoDeps): VideoRuntime {
 function protocols(config: GatewayConfig, scope: DependencyContainer) {
   const known = registeredTaskProtocols(scope);
   return Object.entries(config.video.protocols).map(([name, raw]) => {
-    const registration = known.get(name);
-    if (!registration) {
-      throw new ConfigError(
-        `video.protocols.${name}`,
-        `unknown video protocol "${name}" (known: ${[...known.keys()].join(', ')})`,
-      );
-    }
-    const child = scope.createChildContainer();
-    child.register(PluginOptionsToken, {
-      useValue: parseSection(registration.options, raw ?? {}, `video.protocols.${name}`),
-    });
-    return [name, child.resolve(registration.cls)] as const;
+    const path = `video.protocols.${name}`;
+    const registration = pluginRegistration(known, name, path, 'video protocol');
+    const options = parseSection(registration.options, raw ?? {}, path);
+    return [name, resolvePlugin(registration, options, scope)] as const;
   });
 }

@@ -5,9 +5,9 @@
  */
 import type { DependencyContainer } from 'tsyringe';
 import type { GatewayConfig } from '../../config/schema';
-import { ConfigError } from '../../config/errors';
 import { parseSection } from '../../config/validate';
-import { PluginOptionsToken, UpstreamNameToken, UpstreamTimeoutsToken } from '../di';
+import { UpstreamNameToken, UpstreamTimeoutsToken } from '../di';
+import { pluginRegistration, resolvePlugin } from '../plugin-instances';
 import { registeredUpstreams, type UpstreamPlugin } from '../plugin';
 import { Upstream } from './upstream';
 import type { UpstreamOptions } from './upstream-options';
@@ -15,23 +15,16 @@ import type { UpstreamOptions } from './upstream-options';
 export function buildUpstreams(config: GatewayConfig, parent: DependencyContainer): Upstream[] {
   const known = registeredUpstreams(parent);
   return Object.entries(config.upstreams).map(([name, raw]) => {
-    const registration = known.get(raw.plugin);
-    if (!registration) {
-      throw new ConfigError(
-        `upstreams.${name}.plugin`,
-        `unknown upstream plugin "${raw.plugin}" (known: ${[...known.keys()].join(', ')})`,
-      );
-    }
+    const registration = pluginRegistration(known, raw.plugin, `upstreams.${name}.plugin`, 'upstream plugin');
     const options = parseSection(registration.options, raw, `upstreams.${name}`) as UpstreamOptions;
     const timeouts = {
       connectMs: options.timeouts.connect ?? config.server.timeouts.upstream_connect,
       responseMs: options.timeouts.response ?? config.server.timeouts.upstream_response,
     };
-    const child = parent.createChildContainer();
-    child.register(PluginOptionsToken, { useValue: options });
-    child.register(UpstreamNameToken, { useValue: name });
-    child.register(UpstreamTimeoutsToken, { useValue: timeouts });
-    const plugin = child.resolve(registration.cls);
+    const plugin = resolvePlugin(registration, options, parent, [
+      [UpstreamNameToken, name],
+      [UpstreamTimeoutsToken, timeouts],
+    ]);
     checkPlugin(raw.plugin, plugin);
     return new Upstream(name, plugin, options, timeouts);
   });

@@ -1,0 +1,39 @@
+/**
+ * Turning a plugin named in gateway.yaml into an instance: find its registration (or stop start-up with
+ * the path of the name and the plugins that do exist), then resolve its class in a child container that
+ * holds its validated options and whatever else that kind of plugin is given.
+ */
+import type { DependencyContainer } from 'tsyringe';
+import { ConfigError } from '../config/errors';
+import { PluginOptionsToken, type Token } from './di';
+import type { PluginRegistration } from './plugin';
+
+/** The registration of `name`; `what` names the kind in the error (`middleware`, `upstream plugin`). */
+export function pluginRegistration<T>(
+  known: ReadonlyMap<string, PluginRegistration<T>>,
+  name: string,
+  path: string,
+  what: string,
+): PluginRegistration<T> {
+  const registration = known.get(name);
+  if (!registration) {
+    throw new ConfigError(path, `unknown ${what} "${name}" (known: ${[...known.keys()].join(', ')})`);
+  }
+  return registration;
+}
+
+/** A value the plugin's constructor may inject beside its options. */
+export type Provided = readonly [Token<unknown>, unknown];
+
+/** The plugin's instance, built in its own child container holding `options` and `provided`. */
+export function resolvePlugin<T>(
+  registration: PluginRegistration<T>,
+  options: unknown,
+  parent: DependencyContainer,
+  provided: readonly Provided[] = [],
+): T {
+  const child = parent.createChildContainer();
+  child.register(PluginOptionsToken, { useValue: options });
+  for (const [token, value] of provided) child.register(token, { useValue: value });
+  return child.resolve(registration.cls);
+}
