@@ -13,6 +13,10 @@ import { type BodyReader } from './http/body';
 
 export type JsonObject = Record<string, unknown>;
 
+/** A JSON object (not null, not an array). */
+export const isJsonObject = (value: unknown): value is JsonObject =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
+
 /** A typed, namespaced slot in `ctx.state` (STYLE.md, convention 9). */
 export class StateKey<T> {
   declare private readonly type: T;
@@ -67,10 +71,8 @@ export class GatewayContext {
     } catch (e) {
       throw Errors.invalidJson((e as Error).message);
     }
-    if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-      throw Errors.invalidRequest('the request body must be a JSON object');
-    }
-    this.parsed = value as JsonObject;
+    if (!isJsonObject(value)) throw Errors.invalidRequest('the request body must be a JSON object');
+    this.parsed = value;
     return this.parsed;
   }
 

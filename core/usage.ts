@@ -10,6 +10,9 @@ export interface Usage {
   estimated: boolean;
 }
 
+/** A count from an upstream's usage object: a non-negative number, else 0 (a field left out counts nothing). */
+export const tokenCount = (value: unknown): number => (typeof value === 'number' && value >= 0 ? value : 0);
+
 /** Rough tokens for text the upstream never counted for us: about four characters a token. */
 export const estimateTokens = (chars: number): number => (chars > 0 ? Math.ceil(chars / 4) : 0);
 

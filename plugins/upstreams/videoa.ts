@@ -4,9 +4,9 @@
  * `/api/v1/tasks/{id}`; a failure arrives with HTTP 200 and `code`/`message` inside `output`.
  * @example upstreams: { videoa-main: { plugin: videoa, base_url: https://dashscope-intl.aliyuncs.com, api_key: "${VIDEOA_API_KEY}", submit_headers: { x-dashscope-async: enable } } }
  */
-import type { JsonObject } from '../../core/context';
+import { isJsonObject, type JsonObject } from '../../core/context';
 import type { PollOutcome } from '../../core/plugin';
-import { countOf, isObject, objectField, positiveIntField, textField } from './video-task/body-fields';
+import { countOf, objectField, positiveIntField, textField } from './video-task/body-fields';
 import { defineVideoFamily } from './video-task/define-video-family';
 import type { VideoPaths } from './video-task/video-options';
 import type { VideoFamilySpec } from './video-task/video-upstream';
@@ -54,12 +54,12 @@ export const VIDEOA: VideoFamilySpec = {
     };
   },
   taskIdOf: (answer) => {
-    const output = isObject(answer) ? answer.output : undefined;
-    return isObject(output) && typeof output.task_id === 'string' ? output.task_id : undefined;
+    const output = isJsonObject(answer) ? answer.output : undefined;
+    return isJsonObject(output) && typeof output.task_id === 'string' ? output.task_id : undefined;
   },
   read(answer) {
-    const output = isObject(answer) && isObject(answer.output) ? answer.output : {};
-    const usage = isObject(answer) && isObject(answer.usage) ? answer.usage : {};
+    const output = isJsonObject(answer) && isJsonObject(answer.output) ? answer.output : {};
+    const usage = isJsonObject(answer) && isJsonObject(answer.usage) ? answer.usage : {};
     const status = typeof output.task_status === 'string' ? output.task_status : '';
     return (Object.hasOwn(BY_STATUS, status) ? BY_STATUS[status]! : BY_STATUS.UNKNOWN!)(output, usage);
   },

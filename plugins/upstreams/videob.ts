@@ -4,11 +4,11 @@
  * (`--resolution 720p --duration 5`, or `--rs`/`--dur`). Billing is in upstream tokens.
  * @example upstreams: { videob-main: { plugin: videob, base_url: https://ark.cn-beijing.volces.com/api/v3, api_key: "${VIDEOB_API_KEY}" } }
  */
-import type { JsonObject } from '../../core/context';
+import { isJsonObject, type JsonObject } from '../../core/context';
 import { Errors } from '../../core/errors';
 import type { PollOutcome } from '../../core/plugin';
 import type { TaskParams } from '../../core/tasks/task';
-import { countOf, isObject } from './video-task/body-fields';
+import { countOf } from './video-task/body-fields';
 import { defineVideoFamily } from './video-task/define-video-family';
 import type { VideoPaths } from './video-task/video-options';
 import type { VideoFamilySpec } from './video-task/video-upstream';
@@ -18,7 +18,7 @@ type Reader = (answer: JsonObject) => PollOutcome;
 const failure =
   (state: 'failed' | 'cancelled', fallbackCode: string): Reader =>
   (answer) => {
-    const error = isObject(answer.error) ? answer.error : {};
+    const error = isJsonObject(answer.error) ? answer.error : {};
     return {
       state,
       error: {
@@ -34,8 +34,8 @@ const BY_STATUS: Readonly<Record<string, Reader>> = {
   queued: () => ({ state: 'queued' }),
   running: () => ({ state: 'running' }),
   succeeded: (answer) => {
-    const url = isObject(answer.content) ? answer.content.video_url : undefined;
-    const tokens = isObject(answer.usage) ? countOf(answer.usage.completion_tokens) : undefined;
+    const url = isJsonObject(answer.content) ? answer.content.video_url : undefined;
+    const tokens = isJsonObject(answer.usage) ? countOf(answer.usage.completion_tokens) : undefined;
     return typeof url === 'string'
       ? { state: 'succeeded', videoUrl: url, usage: { tokens } }
       : { state: 'unknown' };
@@ -53,7 +53,7 @@ const FLAGS: Readonly<Record<keyof TaskParams, RegExp>> = {
 /** The prompt of the body: its first text item. */
 function promptOf(body: JsonObject): string {
   const items = Array.isArray(body.content) ? (body.content as unknown[]) : undefined;
-  const text = items?.find((i): i is JsonObject => isObject(i) && i.type === 'text')?.text;
+  const text = items?.find((i): i is JsonObject => isJsonObject(i) && i.type === 'text')?.text;
   if (typeof text !== 'string' || text.trim() === '') {
     throw Errors.invalidRequest(
       "field 'content' must be an array holding a text item with a non-empty 'text'",
@@ -76,9 +76,9 @@ export const VIDEOB: VideoFamilySpec = {
       ...(Number.isFinite(duration) ? { duration_s: duration } : {}),
     };
   },
-  taskIdOf: (answer) => (isObject(answer) && typeof answer.id === 'string' ? answer.id : undefined),
+  taskIdOf: (answer) => (isJsonObject(answer) && typeof answer.id === 'string' ? answer.id : undefined),
   read(answer) {
-    const body = isObject(answer) ? answer : {};
+    const body = isJsonObject(answer) ? answer : {};
     const status = typeof body.status === 'string' ? body.status : '';
     return Object.hasOwn(BY_STATUS, status) ? BY_STATUS[status]!(body) : { state: 'unknown' };
   },

@@ -3,12 +3,10 @@
  * upstream's tokens when it reports them (the OpenAI image models do; whether Gemini's endpoint does is
  * uncertain, UPSTREAMS.md §5), so a call is billed per image either way.
  */
-import type { JsonObject } from '../../../core/context';
+import { isJsonObject, type JsonObject } from '../../../core/context';
 import type { ResponseReader } from '../../../core/plugin';
 import type { SseEvent } from '../../../core/sse';
-import type { Usage } from '../../../core/usage';
-
-const count = (value: unknown): number => (typeof value === 'number' && value >= 0 ? value : 0);
+import { tokenCount, type Usage } from '../../../core/usage';
 
 export class ImagesResponseReader implements ResponseReader {
   // The contract's image API answers in JSON only; there is no stream to complete or fail.
@@ -18,11 +16,11 @@ export class ImagesResponseReader implements ResponseReader {
 
   json(body: JsonObject): { usage: Usage } {
     this.images = Array.isArray(body.data) ? body.data.length : 0;
-    const usage = body.usage !== null && typeof body.usage === 'object' ? (body.usage as JsonObject) : {};
+    const usage = isJsonObject(body.usage) ? body.usage : {};
     return {
       usage: {
-        promptTokens: count(usage.input_tokens),
-        completionTokens: count(usage.output_tokens),
+        promptTokens: tokenCount(usage.input_tokens),
+        completionTokens: tokenCount(usage.output_tokens),
         images: this.images,
         estimated: false,
       },

@@ -4,10 +4,10 @@
  * `output_tokens` of `message_start` is a placeholder and is never added. A stream cut before its
  * `message_delta` is estimated from the deltas that reached the client, and marked so.
  */
-import type { JsonObject } from '../../../core/context';
+import { isJsonObject, type JsonObject } from '../../../core/context';
 import type { ResponseReader } from '../../../core/plugin';
 import type { SseEvent } from '../../../core/sse';
-import { estimateTokens, type Usage } from '../../../core/usage';
+import { estimateTokens, tokenCount, type Usage } from '../../../core/usage';
 
 /** Input-side counts: the vendor reports uncached input and cache reads and writes apart. */
 interface InputCounts {
@@ -16,15 +16,11 @@ interface InputCounts {
   readonly cacheWrite: number;
 }
 
-const count = (value: unknown): number => (typeof value === 'number' && value >= 0 ? value : 0);
-const isObject = (value: unknown): value is JsonObject =>
-  value !== null && typeof value === 'object' && !Array.isArray(value);
-
 function inputCounts(usage: JsonObject): InputCounts {
   return {
-    input: count(usage.input_tokens),
-    cacheRead: count(usage.cache_read_input_tokens),
-    cacheWrite: count(usage.cache_creation_input_tokens),
+    input: tokenCount(usage.input_tokens),
+    cacheRead: tokenCount(usage.cache_read_input_tokens),
+    cacheWrite: tokenCount(usage.cache_creation_input_tokens),
   };
 }
 
@@ -32,7 +28,7 @@ function inputCounts(usage: JsonObject): InputCounts {
 const DELTA_TEXT: readonly string[] = ['text', 'thinking', 'partial_json'];
 
 function deltaChars(delta: unknown): number {
-  if (!isObject(delta)) return 0;
+  if (!isJsonObject(delta)) return 0;
   let chars = 0;
   for (const key of DELTA_TEXT) {
     const text = delta[key];
@@ -57,15 +53,15 @@ type EventHandler = (reader: MessagesResponseReader, data: JsonObject) => void;
 const ON_EVENT: ReadonlyMap<string, EventHandler> = new Map(
   Object.entries({
     message_start: (r, data) => {
-      const usage = isObject(data.message) ? data.message.usage : undefined;
-      if (isObject(usage)) r.input = inputCounts(usage);
+      const usage = isJsonObject(data.message) ? data.message.usage : undefined;
+      if (isJsonObject(usage)) r.input = inputCounts(usage);
     },
     content_block_delta: (r, data) => {
       r.delivered += deltaChars(data.delta);
     },
     message_delta: (r, data) => {
-      if (!isObject(data.usage)) return;
-      if (typeof data.usage.output_tokens === 'number') r.output = count(data.usage.output_tokens);
+      if (!isJsonObject(data.usage)) return;
+      if (typeof data.usage.output_tokens === 'number') r.output = tokenCount(data.usage.output_tokens);
       // Newer APIs repeat cumulative input counts here; the latest figures win.
       if (typeof data.usage.input_tokens === 'number') r.input = inputCounts(data.usage);
     },
@@ -89,8 +85,8 @@ export class MessagesResponseReader implements ResponseReader {
   constructor(private readonly promptTokens: () => number) {}
 
   json(body: JsonObject): { usage: Usage; replace?: JsonObject } {
-    if (isObject(body.usage))
-      return { usage: toUsage(inputCounts(body.usage), count(body.usage.output_tokens), false) };
+    if (isJsonObject(body.usage))
+      return { usage: toUsage(inputCounts(body.usage), tokenCount(body.usage.output_tokens), false) };
     // The contract promises `usage` on every response: supply an estimate when the upstream left it out.
     const blocks = Array.isArray(body.content) ? body.content : [];
     const output = estimateTokens(blocks.reduce((n: number, b) => n + deltaChars(b), 0));
@@ -108,7 +104,7 @@ export class MessagesResponseReader implements ResponseReader {
     } catch {
       return ev; // not JSON: relayed as it came
     }
-    if (isObject(data) && typeof data.type === 'string') ON_EVENT.get(data.type)?.(this, data);
+    if (isJsonObject(data) && typeof data.type === 'string') ON_EVENT.get(data.type)?.(this, data);
     return ev;
   }
 

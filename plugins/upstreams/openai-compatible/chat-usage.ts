@@ -1,8 +1,6 @@
 /** Reading OpenAI-shaped `usage` objects (`prompt_tokens`, `completion_tokens`, cached prompt tokens). */
 import type { JsonObject } from '../../../core/context';
-import type { Usage } from '../../../core/usage';
-
-const count = (value: unknown): number => (typeof value === 'number' && value >= 0 ? value : 0);
+import { tokenCount, type Usage } from '../../../core/usage';
 
 export function readChatUsage(usage: unknown): Usage | undefined {
   if (usage === null || typeof usage !== 'object') return undefined;
@@ -10,8 +8,8 @@ export function readChatUsage(usage: unknown): Usage | undefined {
   const details = u.prompt_tokens_details as JsonObject | null | undefined;
   const cached = details?.cached_tokens;
   return {
-    promptTokens: count(u.prompt_tokens),
-    completionTokens: count(u.completion_tokens),
+    promptTokens: tokenCount(u.prompt_tokens),
+    completionTokens: tokenCount(u.completion_tokens),
     ...(typeof cached === 'number' && cached > 0 ? { cacheReadTokens: cached } : {}),
     estimated: false,
   };

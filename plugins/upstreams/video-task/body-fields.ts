@@ -1,14 +1,11 @@
 /** Reading the few fields of a native video body the gateway needs; a 400 names the field otherwise. */
-import type { JsonObject } from '../../../core/context';
+import { isJsonObject, type JsonObject } from '../../../core/context';
 import { Errors } from '../../../core/errors';
-
-export const isObject = (value: unknown): value is JsonObject =>
-  value !== null && typeof value === 'object' && !Array.isArray(value);
 
 /** The object at `field` of `body` (`input`, `parameters`). */
 export function objectField(body: JsonObject, field: string): JsonObject {
   const value = body[field];
-  if (!isObject(value)) throw Errors.invalidRequest(`field '${field}' must be an object`);
+  if (!isJsonObject(value)) throw Errors.invalidRequest(`field '${field}' must be an object`);
   return value;
 }
 
