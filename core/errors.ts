@@ -17,9 +17,14 @@ export class GatewayError extends Error {
     this.name = 'GatewayError';
   }
 
+  /** The contract's error object, `{code, message, type: "error"}`. */
+  object(): { code: string; message: string; type: 'error' } {
+    return { code: this.code, message: this.message, type: 'error' };
+  }
+
   /** The contract's error body. */
   body(): string {
-    return JSON.stringify({ error: { code: this.code, message: this.message, type: 'error' } });
+    return JSON.stringify({ error: this.object() });
   }
 }
 

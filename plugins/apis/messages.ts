@@ -21,8 +21,8 @@ export const MessagesApi: ModelApi = Object.freeze({
     // The vendor's own keep-alive: SDKs skip `ping` events.
     ping: 'event: ping\ndata: {"type":"ping"}\n\n',
     // The vendor's in-stream error event, carrying the contract's error object; SDKs raise it.
-    errorFrame: ({ code, message }: GatewayError) =>
-      `event: error\ndata: ${JSON.stringify({ type: 'error', error: { code, message, type: 'error' } })}\n\n`,
+    errorFrame: (error: GatewayError) =>
+      `event: error\ndata: ${JSON.stringify({ type: 'error', error: error.object() })}\n\n`,
   }),
 });
 
