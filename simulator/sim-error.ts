@@ -61,3 +61,11 @@ export const SimErrors = {
       message: 'The server had an error while processing your request (simulated poll error).',
     }),
 } as const;
+
+/** A vendor's per-status defaults; `400` and `500` must be present, as they cover unlisted statuses. */
+export type StatusCatalog<T> = Readonly<Record<number, T>> & { readonly 400: T; readonly 500: T };
+
+/** The catalog entry for a status, falling back to the 400 or 500 entry by class. */
+export function statusDefaults<T>(catalog: StatusCatalog<T>, status: number): T {
+  return catalog[status] ?? (status >= 500 ? catalog[500] : catalog[400]);
+}

@@ -1,7 +1,7 @@
 import type { ChatDialect } from '../chat/dialect';
 import type { RouteHandler } from '../family';
 import { handleImageGeneration } from '../images/handler';
-import type { SimError } from '../sim-error';
+import { type SimError, statusDefaults, type StatusCatalog } from '../sim-error';
 
 /** Google RPC status word and default message per HTTP status. */
 interface RpcDefaults {
@@ -16,7 +16,7 @@ const INTERNAL: RpcDefaults = {
 };
 
 // The canonical google.rpc codes for each HTTP status, with the messages the Gemini API sends.
-const ERRORS: Readonly<Record<number, RpcDefaults>> = {
+const ERRORS: StatusCatalog<RpcDefaults> = {
   400: INVALID,
   401: { status: 'UNAUTHENTICATED', message: 'API key not valid. Please pass a valid API key.' },
   403: { status: 'PERMISSION_DENIED', message: 'The caller does not have permission' },
@@ -31,7 +31,7 @@ const ERRORS: Readonly<Record<number, RpcDefaults>> = {
 };
 
 function errorBody(err: SimError): unknown {
-  const d = ERRORS[err.status] ?? (err.status >= 500 ? INTERNAL : INVALID);
+  const d = statusDefaults(ERRORS, err.status);
   return { error: { code: err.status, message: err.detail.message ?? d.message, status: d.status } };
 }
 

@@ -1,4 +1,4 @@
-import type { SimError } from '../sim-error';
+import { statusDefaults, type SimError, type StatusCatalog } from '../sim-error';
 
 /** The defaults of one status in an OpenAI-shaped error catalog. */
 export interface OpenAiErrorDefaults {
@@ -8,15 +8,7 @@ export interface OpenAiErrorDefaults {
 }
 
 /** Status → defaults; `400` and `500` must be present, as they cover unlisted statuses. */
-export type OpenAiErrorCatalog = Readonly<Record<number, OpenAiErrorDefaults>> & {
-  readonly 400: OpenAiErrorDefaults;
-  readonly 500: OpenAiErrorDefaults;
-};
-
-/** The catalog entry for a status, falling back to the 400 or 500 entry by class. */
-export function errorDefaults(catalog: OpenAiErrorCatalog, status: number): OpenAiErrorDefaults {
-  return catalog[status] ?? (status >= 500 ? catalog[500] : catalog[400]);
-}
+export type OpenAiErrorCatalog = StatusCatalog<OpenAiErrorDefaults>;
 
 /**
  * The `error` object of OpenAI-shaped families: all four keys always present, the error's own
@@ -28,7 +20,7 @@ export function openAiError(
   err: SimError,
   codeRequired = false,
 ): Record<string, unknown> {
-  const d = errorDefaults(catalog, err.status);
+  const d = statusDefaults(catalog, err.status);
   const code =
     err.detail.code === undefined || (codeRequired && err.detail.code === null) ? d.code : err.detail.code;
   return { message: err.detail.message ?? d.message, type: d.type, param: err.detail.param ?? null, code };

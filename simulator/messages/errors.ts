@@ -1,4 +1,4 @@
-import { SimErrors, type SimError } from '../sim-error';
+import { SimErrors, type SimError, statusDefaults, type StatusCatalog } from '../sim-error';
 
 /** The `error` object of the vendor's error body and stream error event. */
 interface ErrorObject {
@@ -16,7 +16,7 @@ const API_ERROR: ErrorObject = {
 };
 
 // The vendor's type per HTTP status, with messages after its error documentation.
-const ERRORS: Readonly<Record<number, ErrorObject>> = {
+const ERRORS: StatusCatalog<ErrorObject> = {
   400: INVALID,
   401: { type: 'authentication_error', message: 'invalid x-api-key' },
   402: { type: 'billing_error', message: 'Your credit balance is too low to access the API.' },
@@ -34,7 +34,7 @@ const ERRORS: Readonly<Record<number, ErrorObject>> = {
 
 /** The type for the status (other 5xx `api_error`, other 4xx `invalid_request_error`), the error's own message first. */
 function errorObject(err: SimError): ErrorObject {
-  const d = ERRORS[err.status] ?? (err.status >= 500 ? API_ERROR : INVALID);
+  const d = statusDefaults(ERRORS, err.status);
   return { type: d.type, message: err.detail.message ?? d.message };
 }
 

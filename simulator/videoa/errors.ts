@@ -1,4 +1,4 @@
-import { SimError } from '../sim-error';
+import { SimError, statusDefaults, type StatusCatalog } from '../sim-error';
 
 /** The code and default message of one status. */
 interface CodeDefaults {
@@ -13,7 +13,7 @@ const INTERNAL: CodeDefaults = {
 };
 
 // DashScope's codes per HTTP status (UPSTREAMS §3b); 404 and 503 are not in its table.
-const ERRORS: Readonly<Record<number, CodeDefaults>> = {
+const ERRORS: StatusCatalog<CodeDefaults> = {
   400: INVALID,
   401: { code: 'InvalidApiKey', message: 'Invalid API-key provided.' },
   403: { code: 'AccessDenied', message: 'Access denied.' },
@@ -27,7 +27,7 @@ const ERRORS: Readonly<Record<number, CodeDefaults>> = {
 
 /** The vendor's non-2xx body, `{request_id, code, message}`; the error's own code and message win. */
 export function errorBody(err: SimError, simId: string): unknown {
-  const d = ERRORS[err.status] ?? (err.status >= 500 ? INTERNAL : INVALID);
+  const d = statusDefaults(ERRORS, err.status);
   return { request_id: simId, code: err.detail.code ?? d.code, message: err.detail.message ?? d.message };
 }
 

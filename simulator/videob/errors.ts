@@ -1,4 +1,4 @@
-import { SimError } from '../sim-error';
+import { SimError, statusDefaults, type StatusCatalog } from '../sim-error';
 
 /** The type, code and default message of one status. */
 interface ArkDefaults {
@@ -19,7 +19,7 @@ const INTERNAL: ArkDefaults = {
 };
 
 // Ark's types (HTTP reason words) and codes per status (UPSTREAMS §4).
-const ERRORS: Readonly<Record<number, ArkDefaults>> = {
+const ERRORS: StatusCatalog<ArkDefaults> = {
   400: INVALID,
   401: {
     type: 'Unauthorized',
@@ -55,7 +55,7 @@ const ERRORS: Readonly<Record<number, ArkDefaults>> = {
  * it ends the message with one, so the simulator's id goes there.
  */
 export function errorBody(err: SimError, simId: string): unknown {
-  const d = ERRORS[err.status] ?? (err.status >= 500 ? INTERNAL : INVALID);
+  const d = statusDefaults(ERRORS, err.status);
   const message = `${err.detail.message ?? d.message} Request id: ${simId}`;
   const param = err.detail.param === undefined ? {} : { param: err.detail.param };
   return { error: { code: err.detail.code ?? d.code, message, ...param, type: d.type } };
