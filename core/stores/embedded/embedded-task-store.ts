@@ -35,6 +35,8 @@ const leaseLive = (lease: Lease | null, now: number): boolean => lease !== null 
 
 export class EmbeddedTaskStore implements TaskStore {
   private readonly tasks = new Map<string, VideoTask>();
+  /** Ids of the tasks that still need work, so a sweep reads those and not every task ever stored. */
+  private readonly working = new Set<string>();
   /** `key_id \0 idempotency key` → task id. */
   private readonly idempotent = new Map<string, string>();
   private readonly events = new EventEmitter();
@@ -99,8 +101,9 @@ export class EmbeddedTaskStore implements TaskStore {
 
   due(now: number, limit: number): Promise<VideoTask[]> {
     const due: VideoTask[] = [];
-    for (const task of this.tasks.values()) {
-      if (needsWork(task) && task.next_poll_at <= now && !leaseLive(task.lease, now)) due.push(task);
+    for (const id of this.working) {
+      const task = this.tasks.get(id)!;
+      if (task.next_poll_at <= now && !leaseLive(task.lease, now)) due.push(task);
     }
     due.sort((a, b) => a.next_poll_at - b.next_poll_at);
     return Promise.resolve(due.slice(0, limit));
@@ -131,15 +134,22 @@ export class EmbeddedTaskStore implements TaskStore {
     await this.handle.close();
   }
 
-  private remember(task: VideoTask): void {
+  /** Stores the task's latest state, and whether the poller still has work on it. */
+  private put(task: VideoTask): void {
     this.tasks.set(task.id, task);
+    if (needsWork(task)) this.working.add(task.id);
+    else this.working.delete(task.id);
+  }
+
+  private remember(task: VideoTask): void {
+    this.put(task);
     const slot = idempotencySlot(task);
     if (slot) this.idempotent.set(slot, task.id);
   }
 
   private async apply(task: VideoTask, change: TaskChange, now: number): Promise<VideoTask> {
     const next: VideoTask = { ...task, ...change, updated_at: now };
-    this.tasks.set(next.id, next);
+    this.put(next);
     const slot = idempotencySlot(task);
     if (slot && !next.idempotency && this.idempotent.get(slot) === task.id) this.idempotent.delete(slot);
     await this.persist(next).catch((e: unknown) => {
@@ -156,6 +166,7 @@ export class EmbeddedTaskStore implements TaskStore {
   private undo(failed: VideoTask, previous: VideoTask | undefined): void {
     if (this.tasks.get(failed.id) !== failed) return;
     this.tasks.delete(failed.id);
+    this.working.delete(failed.id);
     const slot = idempotencySlot(failed);
     if (slot && this.idempotent.get(slot) === failed.id) this.idempotent.delete(slot);
     if (previous) this.remember(previous); // the task as it was, or the one that held the key before
