@@ -12,6 +12,8 @@ const timeouts = z
     headers: duration.default(10_000),
     /** Longest silence between two chunks of a request body (408). */
     body_read: duration.default(30_000),
+    /** The longest a whole request body may take to arrive (408), however steadily it trickles. */
+    body_total: duration.default(60_000),
     upstream_connect: duration.default(5_000),
     /** From the upstream request to the upstream's response headers (504). */
     upstream_response: duration.default(60_000),
@@ -27,6 +29,8 @@ const server = z
     body_limit: size.default(1024 * 1024),
     max_header_size: size.default(16 * 1024),
     max_headers: z.number().int().min(1).default(100),
+    /** The deepest nesting of arrays and objects a JSON body may have (400 beyond it). */
+    max_json_depth: z.number().int().min(2).max(1_000).default(64),
     timeouts: timeouts.default(timeouts.parse({})),
     /** How long requests in flight may run after SIGTERM before open streams are ended. */
     shutdown_grace: duration.default(30_000),
@@ -125,6 +129,17 @@ const price = z
   })
   .strict();
 
+/** Consumption ceilings of a model (core/routing/model-limits.ts); each tightens or loosens the plugin's default. */
+const modelLimits = z
+  .object({
+    max_output_tokens: z.int().min(1).optional(),
+    max_n: z.int().min(1).optional(),
+    max_images: z.int().min(1).optional(),
+    max_video_seconds: z.int().min(1).optional(),
+    video_resolutions: z.array(z.string().min(1)).min(1).optional(),
+  })
+  .strict();
+
 const logging = z
   .object({ level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info') })
   .strict();
@@ -141,6 +156,8 @@ export const gatewayConfigSchema = z
     routes: z.record(z.string(), route).default({}),
     video: video.default(video.parse({})),
     prices: z.record(z.string(), price).default({}),
+    /** Per model id or `*` pattern: ceilings over the plugins' defaults (the vendors' documented limits). */
+    limits: z.record(z.string(), modelLimits).default({}),
     simulator: simulator.default(simulator.parse({})),
   })
   .strict();
@@ -152,3 +169,4 @@ export type UpstreamEntry = z.output<typeof upstream>;
 export type VideoConfig = GatewayConfig['video'];
 export type PriceConfig = z.output<typeof price>;
 export type StorageConfig = GatewayConfig['storage'];
+export type LimitsConfig = GatewayConfig['limits'];

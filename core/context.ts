@@ -8,8 +8,7 @@ import { type KeyRecord } from './stores/key-store';
 import { type Usage } from './usage';
 import { type RouteTarget } from './routing/catalogue';
 import { type Endpoint } from './http/endpoint';
-import { Errors } from './errors';
-import { type BodyReader } from './http/body';
+import { type RequestBodies } from './http/body';
 
 export type JsonObject = Record<string, unknown>;
 
@@ -52,27 +51,21 @@ export class GatewayContext {
     readonly endpoint: Endpoint,
     readonly params: Readonly<Record<string, string>>,
     readonly startedAt: number,
-    private readonly bodyReader: BodyReader,
+    private readonly bodies: RequestBodies,
   ) {}
 
   /** The request body, read once under the configured size and time limits. */
   rawBody(): Promise<Buffer> {
-    this.raw ??= this.bodyReader(this.req);
+    this.raw ??= this.bodies.read(this.req);
     return this.raw;
   }
 
-  /** The request body parsed once as a JSON object (400 otherwise). */
+  /**
+   * The request body parsed once as a JSON object (400 otherwise: see core/http/json-body.ts). The raw
+   * bytes forwarded upstream are exactly the ones parsed here.
+   */
   async json(): Promise<JsonObject> {
-    if (this.parsed) return this.parsed;
-    const raw = await this.rawBody();
-    let value: unknown;
-    try {
-      value = JSON.parse(raw.toString('utf8'));
-    } catch (e) {
-      throw Errors.invalidJson((e as Error).message);
-    }
-    if (!isJsonObject(value)) throw Errors.invalidRequest('the request body must be a JSON object');
-    this.parsed = value;
+    this.parsed ??= this.bodies.parseJson(await this.rawBody());
     return this.parsed;
   }
 

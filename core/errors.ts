@@ -53,12 +53,35 @@ export const Errors = {
   invalidJson: (reason: string) =>
     new GatewayError(400, 'invalid_json', `the request body is not valid JSON: ${reason}`),
   invalidRequest: (message: string) => new GatewayError(400, 'invalid_request', message),
+  duplicateKey: (key: string) =>
+    new GatewayError(
+      400,
+      'invalid_json',
+      `the request body repeats the key '${key}': a key may appear once in an object`,
+    ),
+  forbiddenKey: (key: string) =>
+    new GatewayError(400, 'invalid_request', `the key '${key}' is not allowed in a request body`),
+  jsonTooDeep: (limit: number) =>
+    new GatewayError(400, 'invalid_request', `the request body is nested deeper than ${limit} levels`),
+  /** A body field some upstreams or SDKs read as a destination or a credential. */
+  forbiddenField: (field: string) =>
+    new GatewayError(
+      400,
+      'invalid_request',
+      `field '${field}' is not accepted: the gateway chooses the upstream and its credentials`,
+    ),
   /** `form` narrows which use of the field is refused, e.g. `as an array`. */
   unsupportedField: (field: string, model: string, form?: string) =>
     new GatewayError(
       400,
       'unsupported_field',
       `field '${field}'${form ? ` ${form}` : ''} is not supported by model '${model}'`,
+    ),
+  overCeiling: (field: string, ceiling: number, model: string) =>
+    new GatewayError(
+      400,
+      'invalid_request',
+      `field '${field}' must be at most ${ceiling} for model '${model}'`,
     ),
   invalidHeader: (name: string, expected: string, got: string | undefined) =>
     new GatewayError(
@@ -76,6 +99,17 @@ export const Errors = {
     new GatewayError(408, 'request_timeout', 'the request body did not arrive in time', {
       connection: 'close',
     }),
+  bodyDeadline: (ms: number) =>
+    new GatewayError(408, 'request_timeout', `the request body did not arrive within ${ms / 1000} s`, {
+      connection: 'close',
+    }),
+  /** The client went away mid-request (nginx's 499): nobody reads this answer; it is logged and metered. */
+  clientClosed: () =>
+    new GatewayError(
+      499,
+      'client_closed_request',
+      'the client closed the connection before the request was complete',
+    ),
   headersTimeout: () =>
     new GatewayError(408, 'request_timeout', 'the request headers did not arrive in time', {
       connection: 'close',

@@ -12,7 +12,7 @@ import { ConfigError } from '../config/errors';
 import type { Env } from '../config/env';
 import { AdminServer } from './admin/admin-server';
 import { CatalogueToken, ConfigToken, KeyServiceToken, LoggerToken, UsageStoreToken } from './di';
-import { bodyReader } from './http/body';
+import { requestBodies } from './http/body';
 import type { Endpoint } from './http/endpoint';
 import { GatewayServer } from './http/gateway-server';
 import { modelEndpoint } from './http/model-endpoint';
@@ -84,7 +84,7 @@ export async function startGateway(
   scope.register(UsageStoreToken, { useValue: usage });
 
   const upstreams = buildUpstreams(config, scope);
-  const catalogue = new Catalogue(upstreams, config.routes);
+  const catalogue = new Catalogue(upstreams, config.routes, config.limits);
   scope.register(CatalogueToken, { useValue: catalogue });
   const pipeline = new Pipeline(buildMiddlewares(config.pipeline, scope));
   const proxy = new UpstreamProxy();
@@ -103,7 +103,12 @@ export async function startGateway(
     routes,
     pipeline,
     config.server,
-    bodyReader({ maxBytes: config.server.body_limit, idleMs: config.server.timeouts.body_read }),
+    requestBodies({
+      maxBytes: config.server.body_limit,
+      idleMs: config.server.timeouts.body_read,
+      totalMs: config.server.timeouts.body_total,
+      maxJsonDepth: config.server.max_json_depth,
+    }),
     logger,
   );
   const { poller } = video;

@@ -13,6 +13,7 @@ import type { SseEvent } from './sse';
 import type { TaskProtocol } from './tasks/protocol';
 import type { TaskError, TaskParams, TaskUsage } from './tasks/task';
 import type { Usage } from './usage';
+import type { ModelLimits } from './routing/model-limits';
 import { token, type Token } from './di';
 
 export type Next = () => Promise<void>;
@@ -56,6 +57,11 @@ export interface ModelSpec {
   /** Unix seconds, for `GET /v1/models`. */
   readonly created: number;
   readonly ownedBy: string;
+  /**
+   * Consumption ceilings. A plugin declares its vendor's documented limits; the catalogue hands the
+   * plugin back specs whose limits include gateway.yaml's `limits:`.
+   */
+  readonly limits?: ModelLimits;
 }
 
 /**

@@ -24,7 +24,7 @@ const newKeyBody = z
   })
   .strict();
 
-const readAdminBody = bodyReader({ maxBytes: 64 * 1024, idleMs: 10_000 });
+const readAdminBody = bodyReader({ maxBytes: 64 * 1024, idleMs: 10_000, totalMs: 30_000 });
 
 type AdminReply = { status: number; body: unknown };
 

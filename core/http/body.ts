@@ -1,59 +1,74 @@
 /**
  * Reads a request body once, with a size limit (413 before anything goes upstream, decided from
- * Content-Length when the client sends one) and a limit on the silence between two chunks (408).
+ * Content-Length when the client sends one), a limit on the silence between two chunks and a deadline
+ * for the whole body (408, so a client trickling one byte at a time cannot hold a request open), and
+ * parses it as JSON under the gateway's rules (json-body.ts).
  */
 import { type IncomingMessage } from 'node:http';
+import type { JsonObject } from '../context';
 import { Errors } from '../errors';
+import { parseJsonBody } from './json-body';
 
 export type BodyReader = (req: IncomingMessage) => Promise<Buffer>;
 
 export interface BodyLimits {
   readonly maxBytes: number;
+  /** The longest silence between two chunks. */
   readonly idleMs: number;
+  /** The longest the whole body may take. */
+  readonly totalMs: number;
+}
+
+/** How a client's body is read and parsed; one per server, shared by its requests. */
+export interface RequestBodies {
+  readonly read: BodyReader;
+  parseJson(raw: Buffer): JsonObject;
 }
 
 export function bodyReader(limits: BodyLimits): BodyReader {
   return (req) => readBody(req, limits);
 }
 
-function readBody(req: IncomingMessage, { maxBytes, idleMs }: BodyLimits): Promise<Buffer> {
+export function requestBodies(limits: BodyLimits & { readonly maxJsonDepth: number }): RequestBodies {
+  return { read: bodyReader(limits), parseJson: (raw) => parseJsonBody(raw, limits.maxJsonDepth) };
+}
+
+function readBody(req: IncomingMessage, { maxBytes, idleMs, totalMs }: BodyLimits): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
   if (declared > maxBytes) return Promise.reject(Errors.bodyTooLarge(maxBytes));
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let received = 0;
-    const timer = setTimeout(onIdle, idleMs);
+    const idle = setTimeout(() => stop(Errors.bodyTimeout()), idleMs);
+    const deadline = setTimeout(() => stop(Errors.bodyDeadline(totalMs)), totalMs);
     function cleanup(): void {
-      clearTimeout(timer);
+      clearTimeout(idle);
+      clearTimeout(deadline);
       req.off('data', onData).off('end', onEnd).off('error', onError).off('close', onClose);
+    }
+    /** Stops reading (the answer closes the connection) and rejects with `error`. */
+    function stop(error: Error): void {
+      cleanup();
+      req.pause();
+      reject(error);
     }
     function onData(chunk: Buffer): void {
       received += chunk.length;
-      if (received > maxBytes) {
-        cleanup();
-        req.pause();
-        reject(Errors.bodyTooLarge(maxBytes));
-        return;
-      }
+      if (received > maxBytes) return stop(Errors.bodyTooLarge(maxBytes));
       chunks.push(chunk);
-      timer.refresh();
+      idle.refresh();
     }
     function onEnd(): void {
       cleanup();
       resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received));
     }
-    function onError(e: unknown): void {
+    function onError(): void {
       cleanup();
-      reject(e instanceof Error ? e : new Error(String(e)));
+      reject(Errors.clientClosed());
     }
-    /** The client went away before the body was complete. */
+    /** The client went away before the body was complete: its event, not the gateway's failure. */
     function onClose(): void {
-      if (!req.complete) onError(new Error('request aborted'));
-    }
-    function onIdle(): void {
-      cleanup();
-      req.pause();
-      reject(Errors.bodyTimeout());
+      if (!req.complete) onError();
     }
     req.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose);
   });

@@ -16,7 +16,7 @@ import type { ServerConfig } from '../../config/schema';
 import { GatewayContext } from '../context';
 import { Errors, GatewayError, sendError, toGatewayError } from '../errors';
 import type { Pipeline } from '../pipeline';
-import type { BodyReader } from './body';
+import type { RequestBodies } from './body';
 import { requestIdFor } from './request-id';
 import type { RouteTable } from './route-table';
 
@@ -54,7 +54,7 @@ export class GatewayServer {
     private readonly routes: RouteTable,
     private readonly pipeline: Pipeline,
     private readonly config: ServerConfig,
-    private readonly bodyReader: BodyReader,
+    private readonly bodies: RequestBodies,
     private readonly logger: Logger,
   ) {
     this.server = createServer(
@@ -127,12 +127,24 @@ export class GatewayServer {
         match.endpoint,
         match.params,
         performance.now(),
-        this.bodyReader,
+        this.bodies,
       );
       this.run(ctx);
     } catch (e) {
-      sendError(res, toGatewayError(e), requestId);
+      const error = toGatewayError(e);
+      this.log(e, error, { requestId, method: req.method, path: req.url?.slice(0, 256) });
+      sendError(res, error, requestId);
     }
+  }
+
+  /**
+   * Failures of the gateway (5xx, anything not from the catalog) are errors; a request refused for what
+   * the client sent or did (4xx, a client that went away) is the client's event, logged at info.
+   */
+  private log(e: unknown, error: GatewayError, fields: Record<string, unknown>): void {
+    if (!(e instanceof GatewayError) || error.status >= 500)
+      this.logger.error({ err: e, ...fields }, error.message);
+    else this.logger.info({ code: error.code, status: error.status, ...fields }, error.message);
   }
 
   private run(ctx: GatewayContext): void {
@@ -151,9 +163,7 @@ export class GatewayServer {
   /** The error boundary: every failure becomes the contract's error body with the right status. */
   private fail(ctx: GatewayContext, e: unknown): void {
     const error = toGatewayError(e);
-    if (!(e instanceof GatewayError) || error.status >= 500) {
-      this.logger.error({ err: e, requestId: ctx.requestId, path: ctx.endpoint.path }, error.message);
-    }
+    this.log(e, error, { requestId: ctx.requestId, path: ctx.endpoint.path });
     ctx.status = error.status;
     if (ctx.res.headersSent) ctx.res.destroy();
     else sendError(ctx.res, error, ctx.requestId);

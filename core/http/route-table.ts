@@ -68,8 +68,17 @@ function matchSegments(
     const value = actual[i]!;
     if (expected.startsWith(':')) {
       if (!value) return undefined;
-      params[expected.slice(1)] = decodeURIComponent(value);
+      params[expected.slice(1)] = decodeSegment(value);
     } else if (expected !== value) return undefined;
   }
   return params;
+}
+
+/** A path parameter, percent-decoded; a malformed escape (`%zz`, a lone `%`) is the client's error. */
+function decodeSegment(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    throw Errors.invalidRequest(`the path segment '${value.slice(0, 64)}' has a malformed percent-escape`);
+  }
 }

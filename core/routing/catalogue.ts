@@ -3,10 +3,11 @@
  * plugins' model tables and the `routes:` of gateway.yaml: a model with a route goes to the route's
  * targets (weighted); a model without one goes to every configured upstream whose plugin serves it.
  */
-import type { RouteConfig } from '../../config/schema';
+import type { LimitsConfig, RouteConfig } from '../../config/schema';
 import { ConfigError } from '../../config/errors';
 import { Errors } from '../errors';
 import { globMatch } from './glob';
+import { effectiveLimits } from './model-limits';
 import { describeEndpoint, type Endpoint } from '../http/endpoint';
 import type { ModelSpec } from '../plugin';
 import type { Upstream } from '../upstream/upstream';
@@ -29,10 +30,26 @@ export class Catalogue {
   private readonly entries = new Map<string, Entry>();
   private endpoints: readonly Endpoint[] = [];
 
-  constructor(upstreams: readonly Upstream[], routes: Readonly<Record<string, RouteConfig>>) {
+  constructor(
+    upstreams: readonly Upstream[],
+    routes: Readonly<Record<string, RouteConfig>>,
+    limits: LimitsConfig = {},
+  ) {
     const byName = new Map(upstreams.map((u) => [u.name, u]));
     const specs = new Map<string, ModelSpec>();
-    for (const u of upstreams) for (const spec of u.plugin.models) specs.set(spec.id, spec);
+    for (const u of upstreams) {
+      for (const spec of u.plugin.models) {
+        specs.set(spec.id, { ...spec, limits: effectiveLimits(spec.id, spec.limits ?? {}, limits) });
+      }
+    }
+    for (const pattern of Object.keys(limits)) {
+      if (![...specs.keys()].some((id) => globMatch(pattern, id))) {
+        throw new ConfigError(
+          `limits.${pattern}`,
+          'no configured upstream plugin serves a model of this name',
+        );
+      }
+    }
     for (const [pattern, route] of Object.entries(routes)) {
       if (![...specs.keys()].some((id) => globMatch(pattern, id))) {
         throw new ConfigError(

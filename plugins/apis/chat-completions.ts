@@ -7,6 +7,8 @@ import { z } from 'zod';
 import type { JsonObject } from '../../core/context';
 import { Errors } from '../../core/errors';
 import type { ModelApi, StreamDialect } from '../../core/plugin';
+import { checkCeiling, type ModelLimits } from '../../core/routing/model-limits';
+import { checkParts, type PartTable } from './content-parts';
 import { forEachListedField } from './field-table';
 
 export type ChatFamily = 'A' | 'B' | 'C';
@@ -73,11 +75,38 @@ export const CHAT_FIELDS: Readonly<Record<string, FieldRule>> = {
   user: { schema: z.string(), expect: 'a string', families: ['A'] },
 };
 
+const url = z.looseObject({ url: z.string().min(1) });
+
+/**
+ * Content parts of a message: the contract's text part, and the other parts OpenAI's API and DashScope's
+ * compatible mode define (images, audio, files, videos, an assistant's refusal).
+ */
+const CHAT_PARTS: PartTable = {
+  text: z.looseObject({ text: z.string() }),
+  image_url: z.looseObject({ image_url: url }),
+  input_audio: z.looseObject({ input_audio: z.looseObject({ data: z.string(), format: z.string() }) }),
+  file: z.looseObject({ file: object }),
+  refusal: z.looseObject({ refusal: z.string() }),
+  video_url: z.looseObject({ video_url: url }),
+  video: z.looseObject({ video: z.array(z.string()) }),
+};
+
 /** Roles the contract names, plus `tool`, without which the tool results of a multi-turn call could not be sent. */
 const ROLES = new Set(['system', 'user', 'assistant', 'tool']);
 
-/** Checks a chat request against the table for `family`; throws a 400 naming the field (and the model). */
-export function validateChatRequest(body: JsonObject, family: ChatFamily, model: string): void {
+/** Fields that ask for generated tokens: the contract's name and OpenAI's current one, which passes through. */
+const OUTPUT_TOKEN_FIELDS: readonly string[] = ['max_tokens', 'max_completion_tokens'];
+
+/**
+ * Checks a chat request against the table for `family` and the model's ceilings; throws a 400 naming the
+ * field (and the model).
+ */
+export function validateChatRequest(
+  body: JsonObject,
+  family: ChatFamily,
+  model: string,
+  limits: ModelLimits = {},
+): void {
   validateMessages(body.messages);
   forEachListedField(body, CHAT_FIELDS, (field, value, rule) => {
     if (!rule.families.includes(family)) throw Errors.unsupportedField(field, model);
@@ -89,6 +118,8 @@ export function validateChatRequest(body: JsonObject, family: ChatFamily, model:
   if (body.top_logprobs != null && body.logprobs !== true) {
     throw Errors.invalidRequest("field 'top_logprobs' requires 'logprobs': true");
   }
+  for (const field of OUTPUT_TOKEN_FIELDS) checkCeiling(field, body[field], limits.max_output_tokens, model);
+  checkCeiling('n', body.n, limits.max_n, model);
 }
 
 function validateMessages(messages: unknown): void {
@@ -111,5 +142,6 @@ function validateMessages(messages: unknown): void {
         `field 'messages[${i}].content' must be a string or an array of content parts`,
       );
     }
+    if (Array.isArray(content)) checkParts(content, CHAT_PARTS, `messages[${i}].content`);
   });
 }

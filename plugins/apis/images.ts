@@ -6,6 +6,7 @@ import { z } from 'zod';
 import type { JsonObject } from '../../core/context';
 import { Errors } from '../../core/errors';
 import type { ModelApi } from '../../core/plugin';
+import { checkCeiling, type ModelLimits } from '../../core/routing/model-limits';
 import { OpenAiStreamDialect } from './chat-completions';
 import { forEachListedField } from './field-table';
 
@@ -45,17 +46,15 @@ const DEFAULT_FORMAT = 'png';
 const COMPRESSIBLE = new Set(['jpeg', 'webp']);
 const WITH_ALPHA = new Set(['png', 'webp']);
 
-/** Checks an image request; `maxImages` is the configured ceiling of `n`. Throws a 400 naming the field. */
-export function validateImageRequest(body: JsonObject, maxImages: number): void {
+/** Checks an image request against the table and the model's ceilings. Throws a 400 naming the field. */
+export function validateImageRequest(body: JsonObject, model: string, limits: ModelLimits = {}): void {
   if (body.prompt == null) throw Errors.invalidRequest("field 'prompt' is required");
   forEachListedField(body, IMAGE_FIELDS, (field, value, rule) => {
     if (!rule.schema.safeParse(value).success) {
       throw Errors.invalidRequest(`field '${field}' must be ${rule.expect}`);
     }
   });
-  if (typeof body.n === 'number' && body.n > maxImages) {
-    throw Errors.invalidRequest(`field 'n' must be at most ${maxImages}`);
-  }
+  checkCeiling('n', body.n, limits.max_images, model);
   const format = typeof body.output_format === 'string' ? body.output_format : DEFAULT_FORMAT;
   if (body.output_compression != null && !COMPRESSIBLE.has(format)) {
     throw Errors.invalidRequest(

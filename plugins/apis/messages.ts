@@ -8,6 +8,8 @@ import { z } from 'zod';
 import type { JsonObject } from '../../core/context';
 import { Errors, type GatewayError } from '../../core/errors';
 import type { ModelApi } from '../../core/plugin';
+import { checkCeiling, type ModelLimits } from '../../core/routing/model-limits';
+import { checkParts, type PartTable } from './content-parts';
 import { forEachListedField } from './field-table';
 
 export const MESSAGES_VERSION_HEADER = 'modeld-version';
@@ -56,6 +58,27 @@ const form = (
   models: readonly string[],
   extra: Pick<FieldForm, 'as' | 'deprecated'> = {},
 ): FieldForm => ({ schema, expect, models, ...extra });
+
+const source = (types: readonly [string, ...string[]]) =>
+  z.looseObject({ source: z.looseObject({ type: z.enum(types) }) });
+
+/** Content blocks the vendor's Messages API defines for requests (UPSTREAMS.md §2). */
+const BLOCKS: PartTable = {
+  text: z.looseObject({ text: z.string() }),
+  image: source(['base64', 'url', 'file']),
+  document: source(['base64', 'url', 'text', 'content', 'file']),
+  tool_use: z.looseObject({ id: z.string().min(1), name: z.string().min(1), input: object }),
+  tool_result: z.looseObject({
+    tool_use_id: z.string().min(1),
+    content: z.union([z.string(), z.array(block)]).optional(),
+    is_error: z.boolean().optional(),
+  }),
+  thinking: z.looseObject({ thinking: z.string(), signature: z.string() }),
+  redacted_thinking: z.looseObject({ data: z.string() }),
+};
+
+/** A top-level `system` array holds text blocks only. */
+const SYSTEM_BLOCKS: PartTable = { text: BLOCKS.text! };
 
 const THINKING_DEPRECATED = `thinking type 'enabled' with budget_tokens is deprecated on ${SONNET_46}; use type 'adaptive'`;
 
@@ -109,7 +132,11 @@ export function validateMessagesHeaders(headers: IncomingHttpHeaders): void {
 }
 
 /** Checks a messages request against the table for `model`; throws a 400 naming the field (and the model). */
-export function validateMessagesRequest(body: JsonObject, model: string): MessagesCheck {
+export function validateMessagesRequest(
+  body: JsonObject,
+  model: string,
+  limits: ModelLimits = {},
+): MessagesCheck {
   if (body.max_tokens == null) throw Errors.invalidRequest("field 'max_tokens' is required");
   validateMessages(body.messages);
   const warnings: string[] = [];
@@ -117,6 +144,8 @@ export function validateMessagesRequest(body: JsonObject, model: string): Messag
     const used = formOf(field, forms, value, model);
     if (used.deprecated) warnings.push(used.deprecated);
   });
+  if (Array.isArray(body.system)) checkParts(body.system, SYSTEM_BLOCKS, 'system');
+  checkCeiling('max_tokens', body.max_tokens, limits.max_output_tokens, model);
   validateCombinations(body);
   return { warnings };
 }
@@ -163,10 +192,11 @@ function validateMessages(messages: unknown): void {
     if (typeof role !== 'string' || !ROLES.has(role)) {
       throw Errors.invalidRequest(`field 'messages[${i}].role' must be user or assistant`);
     }
-    if (typeof content !== 'string' && !z.array(block).safeParse(content).success) {
+    if (typeof content !== 'string' && !Array.isArray(content)) {
       throw Errors.invalidRequest(
         `field 'messages[${i}].content' must be a string or an array of content blocks`,
       );
     }
+    if (Array.isArray(content)) checkParts(content, BLOCKS, `messages[${i}].content`);
   });
 }

@@ -12,4 +12,6 @@ export const ModelaUpstream = defineChatFamily('modela', {
   created: 1767225600,
   renames: { max_tokens: 'max_completion_tokens' },
   streamUsage: 'ask',
+  // OpenAI's API reference: up to 128,000 output tokens on its current models; `n` from 1 to 128.
+  limits: { max_output_tokens: 128_000, max_n: 128 },
 });

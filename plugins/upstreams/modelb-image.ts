@@ -15,27 +15,32 @@ import { ImagesResponseReader } from './modelb-image/images-reader';
 
 export const modelbImageOptions = upstreamOptions.extend({
   images_path: z.string().startsWith('/').default('/images/generations'),
-  /** The ceiling of `n`: one call may not ask for more images than this. */
-  max_images: z.int().min(1).default(10),
 });
 export type ModelbImageOptions = z.output<typeof modelbImageOptions>;
 
 @upstreamPlugin('modelb-image', modelbImageOptions)
 export class ModelbImageUpstream implements UpstreamPlugin {
   readonly models: readonly ModelSpec[] = [
-    { id: 'modelb-3.1-flash-image-preview', api: ImagesApi, created: 1767225600, ownedBy: 'modelb' },
+    {
+      id: 'modelb-3.1-flash-image-preview',
+      api: ImagesApi,
+      created: 1767225600,
+      ownedBy: 'modelb',
+      // OpenAI's images API takes 1 to 10 images a call; Gemini's compatible endpoint documents no other.
+      limits: { max_images: 10 },
+    },
   ];
   private readonly url: URL;
   private readonly headers: Readonly<Record<string, string>>;
 
-  constructor(@inject(PluginOptionsToken) private readonly options: ModelbImageOptions) {
+  constructor(@inject(PluginOptionsToken) options: ModelbImageOptions) {
     this.url = upstreamUrl(options, options.images_path);
     this.headers = credentialHeaders(options);
   }
 
-  async prepare(ctx: GatewayContext, _model: ModelSpec, upstreamModel: string): Promise<UpstreamRequest> {
+  async prepare(ctx: GatewayContext, model: ModelSpec, upstreamModel: string): Promise<UpstreamRequest> {
     const body = await ctx.json();
-    validateImageRequest(body, this.options.max_images);
+    validateImageRequest(body, model.id, model.limits);
     const upstreamBody = { ...body, model: upstreamModel, response_format: 'b64_json' };
     return {
       url: this.url,

@@ -12,4 +12,6 @@ export const ModelbUpstream = defineChatFamily('modelb', {
   created: 1767225600,
   renames: {},
   streamUsage: 'always',
+  // Gemini's model cards: 65,536 output tokens; `candidateCount` (OpenAI's `n`) from 1 to 8.
+  limits: { max_output_tokens: 65_536, max_n: 8 },
 });

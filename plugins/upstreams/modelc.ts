@@ -19,4 +19,8 @@ export const ModelcUpstream = defineChatFamily('modelc', {
   created: 1767225600,
   renames: {},
   streamUsage: 'ask',
+  // DashScope's model list: 65,536 output tokens on the current plus and max models (32,768 on flash);
+  // `n` from 1 to 4.
+  limits: { max_output_tokens: 65_536, max_n: 4 },
+  modelLimits: { 'modelc-3.6-flash': { max_output_tokens: 32_768 } },
 });

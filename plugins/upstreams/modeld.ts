@@ -43,6 +43,14 @@ export type ModeldOptions = z.output<typeof modeldOptions>;
 /** Unix seconds shown as `created` in the model list. */
 const CREATED = 1767225600;
 
+/** The vendor's documented output ceilings: 128k tokens on its Opus models, 64k on Sonnet. */
+const MAX_OUTPUT: Readonly<Record<(typeof MESSAGES_MODELS)[number], number>> = {
+  'modeld-sonnet-4-6': 64_000,
+  'modeld-opus-4-8': 128_000,
+  'modeld-sonnet-4-5-20250929': 64_000,
+  'modeld-opus-4-6': 128_000,
+};
+
 /** A `Warning` header (RFC 9111 §5.5 code 299, as Kubernetes sends for deprecated API use). */
 const warningHeader = (warnings: readonly string[]): Record<string, string> =>
   warnings.length ? { warning: warnings.map((w) => `299 - "${w}"`).join(', ') } : {};
@@ -54,6 +62,7 @@ export class ModeldUpstream implements UpstreamPlugin {
     api: MessagesApi,
     created: CREATED,
     ownedBy: 'modeld',
+    limits: { max_output_tokens: MAX_OUTPUT[id] },
   }));
   private readonly url: URL;
   private readonly headers: Readonly<Record<string, string>>;
@@ -69,7 +78,7 @@ export class ModeldUpstream implements UpstreamPlugin {
   async prepare(ctx: GatewayContext, model: ModelSpec, upstreamModel: string): Promise<UpstreamRequest> {
     validateMessagesHeaders(ctx.req.headers);
     const body = await ctx.json();
-    const { warnings } = validateMessagesRequest(body, model.id);
+    const { warnings } = validateMessagesRequest(body, model.id, model.limits);
     const renamed = upstreamModel !== model.id;
     if (renamed) body.model = upstreamModel;
     const { messages, system } = body;

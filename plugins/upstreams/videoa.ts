@@ -53,6 +53,9 @@ export const VIDEOA: VideoFamilySpec = {
       duration_s: positiveIntField(parameters, 'duration', 'parameters.duration'),
     };
   },
+  paramFields: { duration_s: 'parameters.duration', resolution: 'parameters.resolution' },
+  // The vendor's Wan models: 480P, 720P or 1080P, and at most 15 s (the 2.6 line; older ones less).
+  limits: { max_video_seconds: 15, video_resolutions: ['480P', '720P', '1080P'] },
   taskIdOf: (answer) => {
     const output = isJsonObject(answer) ? answer.output : undefined;
     return isJsonObject(output) && typeof output.task_id === 'string' ? output.task_id : undefined;

@@ -76,6 +76,9 @@ export const VIDEOB: VideoFamilySpec = {
       ...(Number.isFinite(duration) ? { duration_s: duration } : {}),
     };
   },
+  paramFields: { duration_s: 'duration (or --duration)', resolution: 'resolution (or --resolution)' },
+  // Seedance: 480p, 720p or 1080p, and 2 to 15 s across its generations.
+  limits: { max_video_seconds: 15, video_resolutions: ['480p', '720p', '1080p'] },
   taskIdOf: (answer) => (isJsonObject(answer) && typeof answer.id === 'string' ? answer.id : undefined),
   read(answer) {
     const body = isJsonObject(answer) ? answer : {};

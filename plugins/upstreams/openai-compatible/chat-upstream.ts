@@ -6,6 +6,7 @@
 import type { GatewayContext, JsonObject } from '../../../core/context';
 import type { ModelSpec, UpstreamPlugin, UpstreamRequest } from '../../../core/plugin';
 import { streamIsRelayed } from '../../../core/proxy/stream-relay';
+import type { ModelLimits } from '../../../core/routing/model-limits';
 import { estimateTokens, promptChars } from '../../../core/usage';
 import {
   credentialHeaders,
@@ -29,6 +30,10 @@ export interface ChatFamilySpec {
    * `always`: the upstream puts usage into streams on its own.
    */
   readonly streamUsage: 'ask' | 'always';
+  /** The vendor's documented ceilings for every model of the family… */
+  readonly limits: ModelLimits;
+  /** …and where one model's differ. */
+  readonly modelLimits?: Readonly<Record<string, ModelLimits>>;
 }
 
 export abstract class OpenAiCompatibleChat implements UpstreamPlugin {
@@ -45,6 +50,7 @@ export abstract class OpenAiCompatibleChat implements UpstreamPlugin {
       api: ChatCompletionsApi,
       created: spec.created,
       ownedBy: spec.vendor,
+      limits: { ...spec.limits, ...spec.modelLimits?.[id] },
     }));
     this.url = upstreamUrl(options, options.chat_path);
     this.headers = credentialHeaders(options);
@@ -52,7 +58,7 @@ export abstract class OpenAiCompatibleChat implements UpstreamPlugin {
 
   async prepare(ctx: GatewayContext, model: ModelSpec, upstreamModel: string): Promise<UpstreamRequest> {
     const body = await ctx.json();
-    validateChatRequest(body, this.spec.family, model.id);
+    validateChatRequest(body, this.spec.family, model.id, model.limits);
     const stream = body.stream === true;
     const clientWantsUsage =
       stream && (body.stream_options as JsonObject | undefined)?.include_usage === true;

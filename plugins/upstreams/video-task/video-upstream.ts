@@ -14,6 +14,7 @@ import type {
   UpstreamPlugin,
 } from '../../../core/plugin';
 import type { TaskParams } from '../../../core/tasks/task';
+import { checkCeiling, checkResolution, type ModelLimits } from '../../../core/routing/model-limits';
 import type { UpstreamTimeouts } from '../../../core/upstream/upstream';
 import {
   answerJson,
@@ -33,6 +34,10 @@ export interface VideoFamilySpec {
   readonly created: number;
   /** Checks what the gateway needs from the native body; throws a 400 naming the field. */
   check(body: JsonObject): TaskParams;
+  /** Where a body says its duration and resolution, for the 400 that refuses one over the model's limits. */
+  readonly paramFields: Readonly<Record<keyof TaskParams, string>>;
+  /** The vendor's allowed durations and resolutions, for every model of the family. */
+  readonly limits: ModelLimits;
   /** The upstream task id in a 2xx submit answer. */
   taskIdOf(answer: unknown): string | undefined;
   /** A 2xx poll answer as a normalised outcome. */
@@ -58,13 +63,19 @@ export class VideoUpstream implements UpstreamPlugin, TaskUpstream {
       api: VideoApi,
       created: spec.created,
       ownedBy: spec.vendor,
+      limits: spec.limits,
     }));
     this.polling = pollPolicy(options.poll);
     this.auth = credentialHeaders(options);
   }
 
-  check(body: JsonObject): TaskParams {
-    return this.spec.check(body);
+  check(body: JsonObject, model: ModelSpec): TaskParams {
+    const params = this.spec.check(body);
+    const limits = model.limits ?? {};
+    const fields = this.spec.paramFields;
+    checkCeiling(fields.duration_s, params.duration_s, limits.max_video_seconds, model.id);
+    checkResolution(fields.resolution, params.resolution, limits.video_resolutions, model.id);
+    return params;
   }
 
   async submit(body: JsonObject, raw: Buffer, upstreamModel: string): Promise<SubmitOutcome> {

@@ -44,8 +44,7 @@ async function decoded(
 
 void t.test('image generation', async (t) => {
   const gw = await startTestGateway(t, (doc) => {
-    const upstreams = doc.upstreams as Record<string, Record<string, unknown>>;
-    upstreams['modelb-image']!.max_images = 4;
+    doc.limits = { [MODEL]: { max_images: 4 } };
   });
 
   await t.test(

@@ -164,7 +164,7 @@ void t.test('messages request, as the contract defines it', async (t) => {
       [[{ role: 'system', content: 'be brief' }], ["'messages[0].role'", "top-level 'system'"]],
       [[{ role: 'tool', content: 'x' }], ["'messages[0].role'", 'user or assistant']],
       [[{ role: 'user', content: 5 }], ["'messages[0].content'"]],
-      [[{ role: 'user', content: [{ text: 'no type' }] }], ["'messages[0].content'"]],
+      [[{ role: 'user', content: [{ text: 'no type' }] }], ["'messages[0].content[0].type'"]],
     ];
     for (const [value, mentions] of cases) {
       const res = await messages(gw, minimal(model, { messages: value }), newId('messages'));

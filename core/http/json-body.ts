@@ -1,0 +1,97 @@
+/**
+ * Parses a client's JSON body so that what is forwarded is exactly what was validated. JSON.parse alone
+ * would accept things an upstream may read differently from the gateway: bytes that are not UTF-8 (the
+ * gateway would check a lossy decode while the raw bytes go upstream), duplicate keys (the gateway reads
+ * the last `model`, an upstream may read the first), and `__proto__` keys (prototype pollution in any
+ * JavaScript that merges the body). It also caps nesting, so no later recursive walk (validation,
+ * re-serialisation, an upstream's parser) can be made to overflow its stack.
+ *
+ * One pass over the bytes (iterative, so 300,000 levels cost nothing but time) checks structure; then
+ * V8's JSON.parse builds the value. No JSON library does both checks without recursion at this speed.
+ */
+import { isUtf8 } from 'node:buffer';
+import { Errors } from '../errors';
+import { isJsonObject, type JsonObject } from '../context';
+import { rejectDestinationFields } from './destination-fields';
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const COLON = 0x3a;
+const OPEN_OBJECT = 0x7b;
+const CLOSE_OBJECT = 0x7d;
+const OPEN_ARRAY = 0x5b;
+const CLOSE_ARRAY = 0x5d;
+
+/** Keys no client body may carry at any depth: they reach JavaScript prototypes, not data. */
+const POISON_KEYS: ReadonlySet<string> = new Set(['__proto__']);
+
+/** An array level in the scan's stack (objects hold the set of keys seen so far). */
+const ARRAY = null;
+
+/** The key a string token spells, decoding escapes only when it has any. */
+function keyAt(raw: Buffer, start: number, end: number, escaped: boolean): string {
+  return escaped
+    ? (JSON.parse(raw.toString('utf8', start, end + 1)) as string)
+    : raw.toString('utf8', start + 1, end);
+}
+
+/**
+ * Checks nesting depth and keys in one pass. Garbage is tolerated here (JSON.parse rejects it next):
+ * the scan only has to be right for input that JSON.parse would accept.
+ */
+function scanStructure(raw: Buffer, maxDepth: number): void {
+  const levels: (Set<string> | typeof ARRAY)[] = [];
+  let inString = false;
+  let escapedChar = false;
+  let stringHasEscape = false;
+  let stringStart = -1;
+  let stringEnd = -1;
+  for (let i = 0; i < raw.length; i++) {
+    const c = raw[i]!;
+    if (inString) {
+      if (escapedChar) escapedChar = false;
+      else if (c === BACKSLASH) escapedChar = stringHasEscape = true;
+      else if (c === QUOTE) {
+        inString = false;
+        stringEnd = i;
+      }
+      continue;
+    }
+    if (c === QUOTE) {
+      inString = true;
+      stringHasEscape = false;
+      stringStart = i;
+    } else if (c === OPEN_OBJECT || c === OPEN_ARRAY) {
+      if (levels.length >= maxDepth) throw Errors.jsonTooDeep(maxDepth);
+      levels.push(c === OPEN_OBJECT ? new Set() : ARRAY);
+    } else if (c === CLOSE_OBJECT || c === CLOSE_ARRAY) {
+      levels.pop();
+    } else if (c === COLON && stringEnd > stringStart) {
+      const keys = levels[levels.length - 1];
+      if (!keys) continue; // not inside an object: invalid JSON, JSON.parse will say so
+      const key = keyAt(raw, stringStart, stringEnd, stringHasEscape);
+      stringStart = stringEnd = -1; // a string names at most one key
+      if (POISON_KEYS.has(key)) throw Errors.forbiddenKey(key);
+      if (keys.has(key)) throw Errors.duplicateKey(key);
+      keys.add(key);
+    }
+  }
+}
+
+/**
+ * The body as a JSON object, or a 400 saying what is wrong: not UTF-8, too deep, a duplicate or
+ * forbidden key, not JSON, not an object, or a field that would choose the upstream or its credential.
+ */
+export function parseJsonBody(raw: Buffer, maxDepth: number): JsonObject {
+  if (!isUtf8(raw)) throw Errors.invalidJson('the body is not valid UTF-8');
+  scanStructure(raw, maxDepth);
+  let value: unknown;
+  try {
+    value = JSON.parse(raw.toString('utf8'));
+  } catch (e) {
+    throw Errors.invalidJson((e as Error).message);
+  }
+  if (!isJsonObject(value)) throw Errors.invalidRequest('the request body must be a JSON object');
+  rejectDestinationFields(value);
+  return value;
+}
