@@ -26,8 +26,10 @@ export function effectiveLimits(model: string, defaults: ModelLimits, config: Li
   const patterns = Object.entries(config).filter(
     ([p]) => p !== model && p.includes('*') && globMatch(p, model),
   );
-  const merged: ModelLimits = Object.assign({}, defaults, ...patterns.map(([, l]) => l), config[model]);
-  return merged;
+  return [...patterns.map(([, l]) => l), config[model]].reduce<ModelLimits>(
+    (limits, layer) => ({ ...limits, ...layer }),
+    defaults,
+  );
 }
 
 /** Throws 400 when a numeric field is over its ceiling. */
