@@ -119,9 +119,18 @@ const video = z
   })
   .strict();
 
-/** A model's price: per second of video (flat, or by resolution), or per million upstream tokens. */
+/**
+ * A model's price. Text and images: per million tokens of each kind (cache reads and writes default to
+ * the input rate) and per image. Video: per second (flat, or by resolution), or per million upstream tokens.
+ */
+const rate = z.number().nonnegative();
 const price = z
   .object({
+    input_per_mtok: rate.optional(),
+    cached_input_per_mtok: rate.optional(),
+    cache_write_per_mtok: rate.optional(),
+    output_per_mtok: rate.optional(),
+    per_image: rate.optional(),
     per_second: z
       .union([z.number().nonnegative(), z.record(z.string(), z.number().nonnegative())])
       .optional(),

@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import type { GatewayConfig } from '../config/schema';
 import type { KeyService } from './keys/key-service';
 import type { UsageStore } from './stores/usage-store';
+import type { Pricing } from './pricing';
 import type { Catalogue } from './routing/catalogue';
 import type { UpstreamProxy } from './proxy/upstream-proxy';
 import type { UpstreamTimeouts } from './upstream/upstream';
@@ -17,6 +18,7 @@ export const ConfigToken = token<GatewayConfig>('GatewayConfig');
 export const LoggerToken = token<Logger>('Logger');
 export const KeyServiceToken = token<KeyService>('KeyService');
 export const UsageStoreToken = token<UsageStore>('UsageStore');
+export const PricingToken = token<Pricing>('Pricing');
 export const CatalogueToken = token<Catalogue>('Catalogue');
 export const ProxyToken = token<UpstreamProxy>('UpstreamProxy');
 /** The validated options block of the plugin being constructed (registered in its own child container). */

@@ -11,7 +11,15 @@ import type { GatewayConfig } from '../config/schema';
 import { ConfigError } from '../config/errors';
 import type { Env } from '../config/env';
 import { AdminServer } from './admin/admin-server';
-import { CatalogueToken, ConfigToken, KeyServiceToken, LoggerToken, UsageStoreToken } from './di';
+import {
+  CatalogueToken,
+  ConfigToken,
+  KeyServiceToken,
+  LoggerToken,
+  PricingToken,
+  UsageStoreToken,
+} from './di';
+import { Pricing } from './pricing';
 import { requestBodies } from './http/body';
 import type { Endpoint } from './http/endpoint';
 import { GatewayServer } from './http/gateway-server';
@@ -82,6 +90,8 @@ export async function startGateway(
   scope.register(LoggerToken, { useValue: logger });
   scope.register(KeyServiceToken, { useValue: keys });
   scope.register(UsageStoreToken, { useValue: usage });
+  const pricing = new Pricing(config.prices);
+  scope.register(PricingToken, { useValue: pricing });
 
   const upstreams = buildUpstreams(config, scope);
   const catalogue = new Catalogue(upstreams, config.routes, config.limits);
@@ -94,6 +104,7 @@ export async function startGateway(
     upstreams,
     tasks: taskStore,
     usage,
+    pricing,
     logger,
     instanceId: instanceId(),
   });

@@ -1,9 +1,20 @@
-/** Token counts of one call, as the upstream reported them or as estimated from what was delivered. */
+/**
+ * Token counts of one call, as the upstream reported them or as estimated from what was delivered, in
+ * one meaning for every vendor (each reader maps its vendor's fields onto it), so that prices apply alike.
+ */
 export interface Usage {
+  /** Every input token, cached ones included. */
   promptTokens: number;
+  /** Every output token the vendor bills, reasoning included (some vendors report thinking apart). */
   completionTokens: number;
+  /** Of `completionTokens`, those spent thinking, where the vendor says. */
+  reasoningTokens?: number;
+  /** Of `promptTokens`, those read from the vendor's prompt cache. */
   cacheReadTokens?: number;
+  /** Of `promptTokens`, those written to the vendor's prompt cache. */
   cacheWriteTokens?: number;
+  /** The vendor's own total, where it reports one. */
+  totalTokens?: number;
   /** Images generated (image endpoints bill per image, and per token when the upstream counts them). */
   images?: number;
   /** True when any count is an estimate (the upstream's own figures never arrived). */

@@ -7,7 +7,8 @@
 import { performance } from 'node:perf_hooks';
 import { inject } from 'tsyringe';
 import type { GatewayContext } from '../context';
-import { UsageStoreToken } from '../di';
+import { PricingToken, UsageStoreToken } from '../di';
+import type { Pricing } from '../pricing';
 import { middlewarePlugin, type Middleware } from '../plugin';
 import type { UsageStore } from '../stores/usage-store';
 import { NO_USAGE } from '../usage';
@@ -26,7 +27,10 @@ function isoNow(): string {
 
 @middlewarePlugin('usage-metering')
 export class UsageMeteringMiddleware implements Middleware {
-  constructor(@inject(UsageStoreToken) private readonly store: UsageStore) {}
+  constructor(
+    @inject(UsageStoreToken) private readonly store: UsageStore,
+    @inject(PricingToken) private readonly pricing: Pricing,
+  ) {}
 
   finish(ctx: GatewayContext): void {
     const target = ctx.target;
@@ -44,10 +48,12 @@ export class UsageMeteringMiddleware implements Middleware {
       stream: ctx.stream,
       prompt_tokens: usage.promptTokens,
       completion_tokens: usage.completionTokens,
-      total_tokens: usage.promptTokens + usage.completionTokens,
+      reasoning_tokens: usage.reasoningTokens,
+      total_tokens: usage.totalTokens ?? usage.promptTokens + usage.completionTokens,
       cache_read_tokens: usage.cacheReadTokens,
       cache_write_tokens: usage.cacheWriteTokens,
       images: usage.images,
+      cost: this.pricing.callCost(target.spec.id, usage),
       estimated: usage.estimated,
       outcome: ctx.outcome,
       latency_ms: Math.round(performance.now() - ctx.startedAt),

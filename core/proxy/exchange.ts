@@ -200,11 +200,17 @@ export class Exchange {
     });
   }
 
+  /**
+   * The client went away before its response was complete. The upstream request is aborted, but the
+   * upstream may already have spent the prompt: the record gets the reader's estimate (the prompt, and
+   * whatever output was relayed), marked estimated, never a silent zero.
+   */
   private onClientClose(): void {
     if (this.finished || this.ctx.res.writableFinished) return;
     if (this.relay) this.relay.abandon();
     else {
       this.ctx.outcome = 'client_closed';
+      this.ctx.usage = { ...this.request.reader.usage(), estimated: true };
       this.finish();
     }
   }

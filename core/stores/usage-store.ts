@@ -10,7 +10,11 @@ export interface UsageRecord {
   readonly stream: boolean;
   readonly prompt_tokens: number;
   readonly completion_tokens: number;
+  /** Of completion_tokens, those spent thinking (where the vendor says). */
+  readonly reasoning_tokens?: number | undefined;
+  /** The vendor's total where it reports one, else prompt + completion. */
   readonly total_tokens: number;
+  /** Of prompt_tokens, those read from and written to the vendor's prompt cache. */
   readonly cache_read_tokens?: number | undefined;
   readonly cache_write_tokens?: number | undefined;
   readonly images?: number | undefined;

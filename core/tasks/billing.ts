@@ -3,14 +3,18 @@
  * after a crash between the record and the task's `billed` flag writes nothing twice.
  */
 import type { UsageRecord, UsageStore } from '../stores/usage-store';
-import type { Pricing } from './pricing';
-import type { VideoTask } from './task';
+import type { Pricing } from '../pricing';
+import type { TaskUsage, VideoTask } from './task';
 
 export const VIDEO_ENDPOINT = 'video';
 
 export function usageRecordOf(task: VideoTask, pricing: Pricing): UsageRecord {
-  // Upstreams that report no duration are billed the duration the client asked for.
-  const usage = { video_seconds: task.params.duration_s, ...task.usage };
+  // Upstreams that report no duration or resolution are billed what the client asked for.
+  const usage: TaskUsage = {
+    ...task.usage,
+    video_seconds: task.usage?.video_seconds ?? task.params.duration_s,
+    resolution: task.usage?.resolution ?? task.params.resolution,
+  };
   const tokens = usage.tokens ?? 0;
   return {
     id: task.id,
@@ -25,8 +29,8 @@ export function usageRecordOf(task: VideoTask, pricing: Pricing): UsageRecord {
     completion_tokens: tokens,
     total_tokens: tokens,
     video_seconds: usage.video_seconds,
-    resolution: task.params.resolution,
-    cost: pricing.cost(task.model, task.params, usage),
+    resolution: usage.resolution,
+    cost: pricing.taskCost(task.model, task.params, usage),
     estimated: false,
     outcome: 'ok',
     latency_ms: (task.finished_at ?? task.updated_at) - task.created_at,

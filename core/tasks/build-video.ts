@@ -15,7 +15,7 @@ import type { UsageStore } from '../stores/usage-store';
 import type { Upstream } from '../upstream/upstream';
 import { Biller } from './billing';
 import { TaskPoller } from './poller';
-import { Pricing } from './pricing';
+import type { Pricing } from '../pricing';
 import { TaskSubmission } from './submission';
 
 export interface VideoRuntime {
@@ -30,6 +30,7 @@ export interface VideoDeps {
   readonly upstreams: readonly Upstream[];
   readonly tasks: TaskStore;
   readonly usage: UsageStore;
+  readonly pricing: Pricing;
   readonly logger: Logger;
   /** Unique per process start: leases of a previous run of this instance are not mistaken for its own. */
   readonly instanceId: string;
@@ -50,7 +51,7 @@ export function buildVideo(deps: VideoDeps): VideoRuntime {
     ? new TaskPoller(
         tasks,
         taskUpstreams,
-        new Biller(deps.usage, new Pricing(config.prices)),
+        new Biller(deps.usage, deps.pricing),
         {
           owner: `${instanceId}/poller`,
           leaseMs: config.video.lease,

@@ -32,6 +32,8 @@ export interface TaskUsage {
   readonly video_seconds?: number;
   /** Upstream tokens (videob bills in tokens). */
   readonly tokens?: number;
+  /** The resolution the upstream says it made, where it says (it wins over the one asked for). */
+  readonly resolution?: string;
 }
 
 /** What the gateway read from the submitted body for billing and display. */

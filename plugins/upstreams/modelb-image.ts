@@ -9,6 +9,7 @@ import { z } from 'zod';
 import type { GatewayContext } from '../../core/context';
 import { PluginOptionsToken } from '../../core/di';
 import { upstreamPlugin, type ModelSpec, type UpstreamPlugin, type UpstreamRequest } from '../../core/plugin';
+import { estimateTokens } from '../../core/usage';
 import { credentialHeaders, upstreamOptions, upstreamUrl } from '../../core/upstream/upstream-options';
 import { ImagesApi, validateImageRequest } from '../apis/images';
 import { ImagesResponseReader } from './modelb-image/images-reader';
@@ -46,7 +47,9 @@ export class ModelbImageUpstream implements UpstreamPlugin {
       url: this.url,
       headers: this.headers,
       body: Buffer.from(JSON.stringify(upstreamBody)),
-      reader: new ImagesResponseReader(),
+      reader: new ImagesResponseReader(() =>
+        estimateTokens(typeof body.prompt === 'string' ? body.prompt.length : 0),
+      ),
     };
   }
 }

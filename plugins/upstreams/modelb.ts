@@ -1,6 +1,8 @@
 /**
- * `modelb-*` chat: Gemini's OpenAI-compatible endpoint (UPSTREAMS.md §5). It reports usage in streams on
- * its own (on the finish chunk), and its vendor options travel in a literal top-level `extra_body`.
+ * `modelb-*` chat: Gemini's OpenAI-compatible endpoint (UPSTREAMS.md §5). Streams report usage (on the
+ * finish chunk) when asked with `stream_options.include_usage`, which the gateway adds and strips again
+ * (the contract gives modelb clients no `stream_options`). Its thinking counts only in `total_tokens`
+ * (chat-usage.ts bills it as output). Vendor options travel in a literal top-level `extra_body`.
  * @example upstreams: { modelb-main: { plugin: modelb, base_url: https://generativelanguage.googleapis.com/v1beta/openai, api_key: "${MODELB_API_KEY}" } }
  */
 import { defineChatFamily } from './openai-compatible/define-chat-family';
@@ -11,7 +13,7 @@ export const ModelbUpstream = defineChatFamily('modelb', {
   models: ['modelb-3.5-flash', 'modelb-3.1-pro-preview'],
   created: 1767225600,
   renames: {},
-  streamUsage: 'always',
+  streamUsage: 'ask',
   // Gemini's model cards: 65,536 output tokens; `candidateCount` (OpenAI's `n`) from 1 to 8.
   limits: { max_output_tokens: 65_536, max_n: 8 },
 });

@@ -6,6 +6,7 @@
  */
 import { isJsonObject, type JsonObject } from '../../core/context';
 import type { PollOutcome } from '../../core/plugin';
+import type { TaskUsage } from '../../core/tasks/task';
 import { countOf, objectField, positiveIntField, textField } from './video-task/body-fields';
 import { defineVideoFamily } from './video-task/define-video-family';
 import type { VideoPaths } from './video-task/video-options';
@@ -27,6 +28,18 @@ const failure =
 const videoSeconds = (usage: JsonObject): number | undefined =>
   countOf(usage.video_duration) ?? countOf(usage.output_video_duration) ?? countOf(usage.duration);
 
+/** `SR`, the short side in pixels (a number, or a string in some models' answers), as a resolution name. */
+function resolutionOf(usage: JsonObject): string | undefined {
+  const sr = typeof usage.SR === 'string' ? Number(usage.SR) : usage.SR;
+  return typeof sr === 'number' && Number.isInteger(sr) && sr > 0 ? `${sr}P` : undefined;
+}
+
+/** What the vendor says it made: per-second prices bill this, not what was asked. */
+function madeOf(usage: JsonObject): TaskUsage {
+  const resolution = resolutionOf(usage);
+  return { video_seconds: videoSeconds(usage), ...(resolution ? { resolution } : {}) };
+}
+
 /** `task_status` → what it means. UNKNOWN (a task the vendor does not know, or expired) settles nothing. */
 const BY_STATUS: Readonly<Record<string, Reader>> = {
   PENDING: () => ({ state: 'queued' }),
@@ -34,7 +47,7 @@ const BY_STATUS: Readonly<Record<string, Reader>> = {
   SUSPENDED: () => ({ state: 'running' }),
   SUCCEEDED: (output, usage) =>
     typeof output.video_url === 'string'
-      ? { state: 'succeeded', videoUrl: output.video_url, usage: { video_seconds: videoSeconds(usage) } }
+      ? { state: 'succeeded', videoUrl: output.video_url, usage: madeOf(usage) }
       : { state: 'unknown' },
   FAILED: failure('failed'),
   CANCELED: failure('cancelled'),

@@ -7,7 +7,7 @@
 import { isJsonObject, type JsonObject } from '../../core/context';
 import { Errors } from '../../core/errors';
 import type { PollOutcome } from '../../core/plugin';
-import type { TaskParams } from '../../core/tasks/task';
+import type { TaskParams, TaskUsage } from '../../core/tasks/task';
 import { countOf } from './video-task/body-fields';
 import { defineVideoFamily } from './video-task/define-video-family';
 import type { VideoPaths } from './video-task/video-options';
@@ -36,9 +36,13 @@ const BY_STATUS: Readonly<Record<string, Reader>> = {
   succeeded: (answer) => {
     const url = isJsonObject(answer.content) ? answer.content.video_url : undefined;
     const tokens = isJsonObject(answer.usage) ? countOf(answer.usage.completion_tokens) : undefined;
-    return typeof url === 'string'
-      ? { state: 'succeeded', videoUrl: url, usage: { tokens } }
-      : { state: 'unknown' };
+    // What the vendor made, as its answer states it: per-second prices bill this, not what was asked.
+    const usage: TaskUsage = {
+      tokens,
+      video_seconds: countOf(answer.duration),
+      ...(typeof answer.resolution === 'string' ? { resolution: answer.resolution } : {}),
+    };
+    return typeof url === 'string' ? { state: 'succeeded', videoUrl: url, usage } : { state: 'unknown' };
   },
   failed: failure('failed', 'failed'),
   cancelled: failure('cancelled', 'cancelled'),

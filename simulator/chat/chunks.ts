@@ -79,8 +79,8 @@ export function* chatChunks(
   }
   const last = plan.choices.length - 1;
   for (const c of plan.choices) {
-    const usage = placement.onLastFinish && c.index === last ? d.usage(plan.usage) : noUsage;
+    const usage = placement.onLastFinish && c.index === last ? d.usage(plan.usage, req) : noUsage;
     yield { frame: frame([choice(d, c.index, {}, c.finishReason)], usage), step: null };
   }
-  if (placement.usageChunk) yield { frame: frame([], d.usage(plan.usage)), step: null };
+  if (placement.usageChunk) yield { frame: frame([], d.usage(plan.usage, req)), step: null };
 }

@@ -46,7 +46,7 @@ export function completionBody(
     created: meta.created,
     model: req.model,
     choices,
-    usage: d.usage(plan.usage),
+    usage: d.usage(plan.usage, req),
     ...d.envelopeExtras,
   };
 }

@@ -32,8 +32,8 @@ export interface ChatDialect {
   readonly logprobs: boolean;
   /** The vendor's error body. */
   errorBody(err: SimError, simId: string): unknown;
-  /** The vendor's `usage` object. */
-  usage(totals: UsageTotals): Record<string, unknown>;
+  /** The vendor's `usage` object for the reply to `req`. */
+  usage(totals: UsageTotals, req: ChatRequest): Record<string, unknown>;
   streamUsage(req: ChatRequest): StreamUsagePlacement;
   /** Reasoning tokens per choice; 0 when the request does not ask the dialect to think. */
   reasoningTokens(req: ChatRequest, tokens: number): number;

@@ -1,4 +1,5 @@
 import type { ChatDialect } from '../chat/dialect';
+import type { ChatRequest } from '../chat/request';
 import type { RouteHandler } from '../family';
 import { handleImageGeneration } from '../images/handler';
 import { type SimError, statusDefaults, type StatusCatalog } from '../sim-error';
@@ -35,9 +36,22 @@ function errorBody(err: SimError): unknown {
   return { error: { code: err.status, message: err.detail.message ?? d.message, status: d.status } };
 }
 
+/** Thought tokens per choice by `reasoning_effort`; the Gemini 3 models think even when it is left out. */
+const THOUGHTS: Readonly<Record<string, number>> = { low: 16, medium: 48, high: 96 };
+
+/** Hidden thinking of the whole reply: the model thinks, and returns none of its thoughts. */
+function thoughtTokens(req: ChatRequest): number {
+  const effort = req.body.reasoning_effort;
+  return (
+    req.n *
+    (typeof effort === 'string' && Object.hasOwn(THOUGHTS, effort) ? THOUGHTS[effort]! : THOUGHTS.medium!)
+  );
+}
+
 /**
- * `modelb`: Gemini's OpenAI-compatible endpoint (UPSTREAMS §5). No separate usage chunk: the
- * last finish chunk always carries `usage`, whatever `stream_options` says. Errors use the
+ * `modelb`: Gemini's OpenAI-compatible endpoint (UPSTREAMS §5). Streams carry usage only when asked
+ * with `stream_options.include_usage` (as every capture of the vendor's was made), on the last finish
+ * chunk, not in a chunk of its own. Its thinking shows only in `total_tokens`. Errors use the
  * google.rpc shape `{error:{code,message,status}}`.
  */
 export const modelb: ChatDialect = {
@@ -50,12 +64,13 @@ export const modelb: ChatDialect = {
   messageExtras: {},
   logprobs: false,
   errorBody,
-  usage: (t) => ({
+  // Thinking is left out of completion_tokens but counted in total_tokens (and billed as output).
+  usage: (t, req) => ({
     prompt_tokens: t.prompt,
     completion_tokens: t.completion,
-    total_tokens: t.prompt + t.completion,
+    total_tokens: t.prompt + t.completion + thoughtTokens(req),
   }),
-  streamUsage: () => ({ nullOnChunks: false, usageChunk: false, onLastFinish: true }),
+  streamUsage: (req) => ({ nullOnChunks: false, usageChunk: false, onLastFinish: req.includeUsage }),
   reasoningTokens: () => 0,
   validate: () => undefined,
 };

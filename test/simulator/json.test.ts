@@ -45,12 +45,25 @@ void t.test('JSON completions', async (t) => {
     t.equal(sim.log.list().at(-1)?.id, res.headers.get('x-request-id'), 'header carries the log id');
   });
 
-  await t.test('modelb: Gemini compat shape, plain usage', async (t) => {
+  await t.test('modelb: Gemini compat shape; thinking counted in the total only', async (t) => {
     const res = await chat(sim, 'modelb', { model: 'modelb-flash', messages: user('abcd') });
     const body = (await res.json()) as Completion;
     t.equal(res.status, 200);
     t.match(body, { object: 'chat.completion', model: 'modelb-flash', choices: [{ finish_reason: 'stop' }] });
-    t.strictSame(body.usage, { prompt_tokens: 1, completion_tokens: 12, total_tokens: 13 });
+    // 48 thought tokens at the default effort, in no other field (as the vendor's captures show).
+    t.strictSame(body.usage, { prompt_tokens: 1, completion_tokens: 12, total_tokens: 61 });
+    const low = await chat(sim, 'modelb', {
+      model: 'modelb-flash',
+      messages: user('abcd'),
+      reasoning_effort: 'low',
+      n: 2,
+    });
+    const lowBody = (await low.json()) as Completion;
+    t.strictSame(
+      lowBody.usage,
+      { prompt_tokens: 1, completion_tokens: 24, total_tokens: 57 },
+      'low: 16 a choice',
+    );
   });
 
   await t.test('modelc: DashScope shape with reasoning details', async (t) => {

@@ -54,20 +54,26 @@ void t.test('streaming', async (t) => {
     },
   );
 
-  await t.test('modelb: usage rides on the finish chunk, with or without stream_options', async (t) => {
-    for (const extra of [
-      {},
-      { stream_options: { include_usage: true } },
-      { stream_options: { include_usage: false } },
-    ]) {
-      const { events, done } = await readSse(await chat(sim, 'modelb', body(extra)));
-      t.ok(done);
-      t.equal(events.length, 5, JSON.stringify(extra));
-      t.strictSame(usageKeys(events), ['absent', 'absent', 'absent', 'absent', 'set']);
-      t.match(events.at(-1), {
-        choices: [{ finish_reason: 'stop' }],
-        usage: { completion_tokens: 3, total_tokens: 7 },
-      });
+  await t.test('modelb: usage rides on the finish chunk, only with include_usage', async (t) => {
+    const { events, done } = await readSse(
+      await chat(sim, 'modelb', body({ stream_options: { include_usage: true } })),
+    );
+    t.ok(done);
+    t.equal(events.length, 5);
+    t.strictSame(usageKeys(events), ['absent', 'absent', 'absent', 'absent', 'set']);
+    t.match(events.at(-1), {
+      choices: [{ finish_reason: 'stop' }],
+      // Thinking (48 tokens) shows in the total only.
+      usage: { completion_tokens: 3, total_tokens: 55 },
+    });
+    for (const extra of [{}, { stream_options: { include_usage: false } }]) {
+      const without = await readSse(await chat(sim, 'modelb', body(extra)));
+      t.ok(without.done);
+      t.strictSame(
+        usageKeys(without.events),
+        ['absent', 'absent', 'absent', 'absent', 'absent'],
+        JSON.stringify(extra),
+      );
     }
   });
 

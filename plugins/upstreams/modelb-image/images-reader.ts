@@ -13,8 +13,13 @@ export class ImagesResponseReader implements ResponseReader {
   readonly complete = false;
   readonly failed = false;
   private images = 0;
+  private answered = false;
+
+  /** `promptTokens` estimates the prompt, for a call that ends before the upstream's answer. */
+  constructor(private readonly promptTokens: () => number) {}
 
   json(body: JsonObject): { usage: Usage } {
+    this.answered = true;
     this.images = Array.isArray(body.data) ? body.data.length : 0;
     const usage = isJsonObject(body.usage) ? body.usage : {};
     return {
@@ -32,6 +37,7 @@ export class ImagesResponseReader implements ResponseReader {
   }
 
   usage(): Usage {
-    return { promptTokens: 0, completionTokens: 0, images: this.images, estimated: false };
+    if (this.answered) return { promptTokens: 0, completionTokens: 0, images: this.images, estimated: false };
+    return { promptTokens: this.promptTokens(), completionTokens: 0, images: 0, estimated: true };
   }
 }

@@ -37,9 +37,10 @@ function deltaChars(delta: unknown): number {
   return chars;
 }
 
+/** The vendor reports uncached input apart from cache reads and writes; the prompt is all three. */
 function toUsage(input: InputCounts, output: number, estimated: boolean): Usage {
   return {
-    promptTokens: input.input,
+    promptTokens: input.input + input.cacheRead + input.cacheWrite,
     completionTokens: output,
     ...(input.cacheRead > 0 ? { cacheReadTokens: input.cacheRead } : {}),
     ...(input.cacheWrite > 0 ? { cacheWriteTokens: input.cacheWrite } : {}),

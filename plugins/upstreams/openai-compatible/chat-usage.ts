@@ -1,16 +1,38 @@
-/** Reading OpenAI-shaped `usage` objects (`prompt_tokens`, `completion_tokens`, cached prompt tokens). */
-import type { JsonObject } from '../../../core/context';
+/**
+ * Reading OpenAI-shaped `usage` objects: prompt and completion tokens, cached prompt tokens, reasoning
+ * tokens and the vendor's total.
+ */
+import { isJsonObject, type JsonObject } from '../../../core/context';
 import { tokenCount, type Usage } from '../../../core/usage';
 
+/** A count from an optional details object, when it is a positive number. */
+function detail(details: unknown, key: string): number | undefined {
+  const value = isJsonObject(details) ? details[key] : undefined;
+  return typeof value === 'number' && value > 0 ? value : undefined;
+}
+
+/**
+ * OpenAI and DashScope count reasoning inside `completion_tokens`. Gemini's compatible endpoint leaves its
+ * thinking out of `completion_tokens` but counts it in `total_tokens`, and bills it as output: whatever
+ * the total holds beyond prompt and completion is output the vendor bills, so it is added to completion
+ * (and is the reasoning count, where the vendor gives no `reasoning_tokens`).
+ */
 export function readChatUsage(usage: unknown): Usage | undefined {
-  if (usage === null || typeof usage !== 'object') return undefined;
-  const u = usage as JsonObject;
-  const details = u.prompt_tokens_details as JsonObject | null | undefined;
-  const cached = details?.cached_tokens;
+  if (!isJsonObject(usage)) return undefined;
+  const u: JsonObject = usage;
+  const prompt = tokenCount(u.prompt_tokens);
+  const completion = tokenCount(u.completion_tokens);
+  const total = typeof u.total_tokens === 'number' ? tokenCount(u.total_tokens) : undefined;
+  const unaccounted = total === undefined ? 0 : Math.max(0, total - prompt - completion);
+  const reasoning =
+    detail(u.completion_tokens_details, 'reasoning_tokens') ?? (unaccounted > 0 ? unaccounted : undefined);
+  const cached = detail(u.prompt_tokens_details, 'cached_tokens');
   return {
-    promptTokens: tokenCount(u.prompt_tokens),
-    completionTokens: tokenCount(u.completion_tokens),
-    ...(typeof cached === 'number' && cached > 0 ? { cacheReadTokens: cached } : {}),
+    promptTokens: prompt,
+    completionTokens: completion + unaccounted,
+    ...(reasoning !== undefined ? { reasoningTokens: reasoning } : {}),
+    ...(cached !== undefined ? { cacheReadTokens: cached } : {}),
+    ...(total !== undefined ? { totalTokens: total } : {}),
     estimated: false,
   };
 }

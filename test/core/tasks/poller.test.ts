@@ -9,7 +9,7 @@ import t, { type Test } from 'tap';
 import pino from 'pino';
 import { Biller } from '../../../core/tasks/billing';
 import { TaskPoller } from '../../../core/tasks/poller';
-import { Pricing } from '../../../core/tasks/pricing';
+import { Pricing } from '../../../core/pricing';
 import type { TaskUpstream } from '../../../core/plugin';
 import type { VideoTask } from '../../../core/tasks/task';
 import { VIDEOA, VIDEOA_PATHS } from '../../../plugins/upstreams/videoa';

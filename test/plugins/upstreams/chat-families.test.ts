@@ -28,6 +28,11 @@ const PROMPT_TOKENS = 10;
 const TOKENS = 5;
 const SIM = { 'x-sim-tokens': String(TOKENS) };
 const WORDS = 'Lorem ipsum dolor sit amet';
+/**
+ * modelb thinks (48 tokens a choice at its default effort, in the simulator) and, like the vendor, counts
+ * its thinking only in `total_tokens`: the gateway bills it as output and records it as reasoning.
+ */
+const HIDDEN_THOUGHTS: Record<ChatFamily, number> = { A: 0, B: 48, C: 0 };
 
 /** Asserts the single usage record of request `id`. */
 async function meteredAs(
@@ -35,10 +40,17 @@ async function meteredAs(
   gw: TestGateway,
   id: string,
   family: ChatFamily,
-  expected: { stream: boolean; completion: number },
+  expected: { stream: boolean; completion: number; choices?: number; reasoning?: number },
 ): Promise<void> {
   const records = await usageOf(gw, id);
   t.equal(records.length, 1, 'exactly one usage record');
+  const thoughts = HIDDEN_THOUGHTS[family] * (expected.choices ?? 1);
+  const completion = expected.completion + thoughts;
+  t.equal(
+    records[0]?.reasoning_tokens,
+    expected.reasoning ?? (thoughts || undefined),
+    'reasoning tokens, where the vendor counts them',
+  );
   t.match(records[0], {
     model: MODEL[family],
     upstream: UPSTREAM[family].name,
@@ -46,8 +58,8 @@ async function meteredAs(
     status: 200,
     stream: expected.stream,
     prompt_tokens: PROMPT_TOKENS,
-    completion_tokens: expected.completion,
-    total_tokens: PROMPT_TOKENS + expected.completion,
+    completion_tokens: completion,
+    total_tokens: PROMPT_TOKENS + completion,
     estimated: false,
     outcome: 'ok',
   });
@@ -107,10 +119,11 @@ void t.test('the chat families, upstream and back', async (t) => {
         created: Number,
         model: MODEL[family],
         choices: [{ index: 0, message: { role: 'assistant', content: WORDS }, finish_reason: 'stop' }],
+        // The client sees the vendor's own usage, unchanged.
         usage: {
           prompt_tokens: PROMPT_TOKENS,
           completion_tokens: TOKENS,
-          total_tokens: PROMPT_TOKENS + TOKENS,
+          total_tokens: PROMPT_TOKENS + TOKENS + HIDDEN_THOUGHTS[family],
         },
         ...own[family],
       });
@@ -133,7 +146,7 @@ void t.test('the chat families, upstream and back', async (t) => {
           [1, 'stop'],
         ],
       );
-      await meteredAs(t, gw, id, family, { stream: false, completion: 2 * TOKENS });
+      await meteredAs(t, gw, id, family, { stream: false, completion: 2 * TOKENS, choices: 2 });
 
       const sid = newId(`n2-stream-${family}`);
       const stream = await chat(gw, { model: MODEL[family], messages: PROMPT, n: 2, stream: true }, sid, SIM);
@@ -145,7 +158,7 @@ void t.test('the chat families, upstream and back', async (t) => {
         'a finish chunk per choice',
       );
       t.equal(streamedText(stream.text, 1).split(' ').length, TOKENS, 'choice 1 has its own text');
-      await meteredAs(t, gw, sid, family, { stream: true, completion: 2 * TOKENS });
+      await meteredAs(t, gw, sid, family, { stream: true, completion: 2 * TOKENS, choices: 2 });
     }
   });
 
@@ -160,10 +173,9 @@ void t.test('the chat families, upstream and back', async (t) => {
         t.equal(chunks.filter((c) => 'usage' in c).length, 0, `${MODEL[family]}: no usage key in any chunk`);
         t.equal(chunks.filter((c) => c.choices.length === 0).length, 0, 'no usage chunk');
         t.equal(streamedText(res.text), WORDS);
-        // modela and modelc report stream usage only when asked, so the gateway asks; modelb always reports.
+        // Every family reports stream usage only when asked, so the gateway asks (and strips it again).
         const sent = upstreamBody(gw, id);
-        if (family === 'B') t.notOk('stream_options' in sent, 'modelb: nothing added');
-        else t.strictSame(sent.stream_options, { include_usage: true }, 'usage asked for upstream');
+        t.strictSame(sent.stream_options, { include_usage: true }, 'usage asked for upstream');
         await meteredAs(t, gw, id, family, { stream: true, completion: TOKENS });
       }
     },
@@ -235,7 +247,7 @@ void t.test('the chat families, upstream and back', async (t) => {
     t.ok(deltas.indexOf(reasoning.at(-1)!) < firstContent, 'reasoning first, then content');
     t.equal(streamedText(res.text), WORDS);
     // completion_tokens includes the reasoning tokens (UPSTREAMS.md §3a).
-    await meteredAs(t, gw, id, 'C', { stream: true, completion: 2 * TOKENS });
+    await meteredAs(t, gw, id, 'C', { stream: true, completion: 2 * TOKENS, reasoning: TOKENS });
   });
 
   await t.test(

@@ -130,15 +130,16 @@ void t.test('the modeld upstream, there and back', async (t) => {
     },
   );
 
-  await t.test('cache tokens are kept apart from input tokens', async (t) => {
+  await t.test('cache reads are counted in the prompt and recorded apart', async (t) => {
     const cached = 'A long, stable preamble worth caching.!!'; // 40 characters: 10 tokens
     const system = [{ type: 'text', text: cached, cache_control: { type: 'ephemeral' } }];
     for (const stream of [false, true]) {
       const id = newId(`modeld-cache-${stream}`);
       const res = await messages(gw, body('modeld-sonnet-4-6', { system, stream }), id, SIM);
       t.equal(res.status, 200);
+      // The vendor reports uncached input (INPUT_TOKENS) and cache reads apart; the prompt is both.
       t.match(await onlyRecord(t, gw, id), {
-        prompt_tokens: INPUT_TOKENS,
+        prompt_tokens: INPUT_TOKENS + 10,
         cache_read_tokens: 10,
         completion_tokens: TOKENS,
       });
