@@ -29,8 +29,17 @@ export interface TaskStore {
   /**
    * Applies `change` if `owner` holds the lease and the status does not move backwards. Returns the
    * updated task, or undefined when the condition failed (the lease was lost, or the change was stale).
+   * A change that sets `idempotency` to null frees the task's key in the same write: the next insert
+   * with that key is a new task.
    */
   update(id: string, owner: string, change: TaskChange, now: number): Promise<VideoTask | undefined>;
+  /**
+   * Frees the idempotency key of a task that no longer needs work, if it still holds `key`, so that a
+   * new task may take the key within the window. For a finished task only: nobody leases one, so this
+   * cannot race a lease holder. Returns the updated task, or undefined when the condition failed. (Tasks
+   * whose submit was interrupted used to keep their key; a retry frees it with this.)
+   */
+  freeIdempotencyKey(id: string, key: string, now: number): Promise<VideoTask | undefined>;
   /** Tasks that need work and are due at `now` with no live lease, earliest due first. */
   due(now: number, limit: number): Promise<VideoTask[]>;
   /** Calls `listener` with every inserted or changed task (after the change is stored). Returns a stop function. */

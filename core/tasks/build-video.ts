@@ -38,10 +38,11 @@ export interface VideoDeps {
 
 export function buildVideo(deps: VideoDeps): VideoRuntime {
   const { config, tasks, instanceId } = deps;
-  const submission = new TaskSubmission(tasks, {
-    owner: `${instanceId}/submit`,
-    idempotencyWindowMs: config.video.idempotency_window,
-  });
+  const submission = new TaskSubmission(
+    tasks,
+    { owner: `${instanceId}/submit`, idempotencyWindowMs: config.video.idempotency_window },
+    deps.logger,
+  );
   const endpoints = protocols(config, deps.scope).flatMap(([name, protocol]) =>
     taskEndpoints(name, protocol, submission, tasks),
   );

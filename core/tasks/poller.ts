@@ -10,6 +10,7 @@ import type { Logger } from 'pino';
 import type { PollOutcome, PollPolicy, TaskUpstream } from '../plugin';
 import type { TaskStore } from '../stores/task-store';
 import type { Biller } from './billing';
+import { interruptedChange, warnInterrupted } from './interrupted-submit';
 import { canMove, needsWork, type TaskChange, type TaskError, type TaskStatus, type VideoTask } from './task';
 
 export interface PollerOptions {
@@ -32,11 +33,6 @@ export interface PollerStats {
   readonly queued: number;
   readonly running: number;
 }
-
-const SUBMIT_LOST: TaskError = {
-  code: 'submit_interrupted',
-  message: 'the gateway stopped before the upstream confirmed the task; nothing was billed',
-};
 
 const deadlineError = (task: VideoTask): TaskError => ({
   code: 'deadline_exceeded',
@@ -182,7 +178,7 @@ export class TaskPoller {
 
   private async step(task: VideoTask): Promise<VideoTask | undefined> {
     if (task.status === 'succeeded') return this.bill(task);
-    if (task.upstream_task_id === null) return this.change(task, terminal('failed', SUBMIT_LOST));
+    if (task.upstream_task_id === null) return this.failInterrupted(task);
     if (Date.now() >= task.deadline_at) return this.change(task, terminal('failed', deadlineError(task)));
     const upstream = this.upstreams.get(task.upstream);
     if (!upstream) return this.retryLater(task, errorBackoff(FALLBACK_POLICY, task.poll_errors + 1));
@@ -226,6 +222,16 @@ export class TaskPoller {
         return this.change(task, { ...polled, status, next_poll_at: next, lease: null });
       }
     }
+  }
+
+  /**
+   * A task leased with no upstream id: its submit lease ran out, so its instance died before the
+   * upstream's answer was stored. Failed, with its idempotency key freed so a retry submits anew.
+   */
+  private async failInterrupted(task: VideoTask): Promise<VideoTask | undefined> {
+    const failed = await this.change(task, interruptedChange(Date.now()));
+    if (failed) warnInterrupted(this.logger, task, 'poller');
+    return failed;
   }
 
   /** Writes the usage record (once, whatever happened before), then marks the task billed. */

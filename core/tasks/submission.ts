@@ -2,17 +2,21 @@
  * Submitting a video task. The task is stored (durably) before the upstream is called, under a short
  * submit lease, so a crash in between leaves a record the poller resolves; the client's answer goes out
  * only after the upstream accepted, with the gateway's own task id. An Idempotency-Key replays the first
- * task for the same body and refuses another body (409).
+ * task for the same body and refuses another body (409), unless that task's submit was interrupted: then
+ * the retry fails it (if the poller has not yet) and becomes a new submit.
  */
 import { createHash } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Logger } from 'pino';
 import type { GatewayContext } from '../context';
 import { Errors } from '../errors';
 import { replyJson } from '../http/json-reply';
 import type { PollPolicy, SubmitOutcome } from '../plugin';
 import type { RouteTarget } from '../routing/catalogue';
 import { IdempotencyKeyTaken, type TaskStore } from '../stores/task-store';
+import { interruptedChange, interruption, warnInterrupted } from './interrupted-submit';
 import type { TaskProtocol } from './protocol';
-import type { Idempotency, TaskChange, VideoTask } from './task';
+import { isTerminal, type Idempotency, type TaskChange, type VideoTask } from './task';
 
 export interface SubmissionSettings {
   /** The lease owner of tasks being submitted by this instance. */
@@ -22,6 +26,16 @@ export interface SubmissionSettings {
 
 const IDEMPOTENCY_HEADER = 'idempotency-key';
 const MAX_IDEMPOTENCY_KEY = 255;
+/**
+ * Inserts tried per submit: a retry that frees an interrupted task's key tries again, and may then find
+ * the key taken by a concurrent retry's new task (which it answers). More tries would only mean a fault.
+ */
+const MAX_CLAIMS = 3;
+/** Held while a retry fails an abandoned submit: two conditional writes. */
+const TAKEOVER_LEASE_MS = 5_000;
+/** How long a retry waits for another party (a poller, another retry) to finish failing such a task. */
+const TAKEOVER_WAIT_MS = 25;
+const TAKEOVER_WAITS = 20;
 
 function idempotencyOf(ctx: GatewayContext, raw: Buffer): Idempotency | null {
   const key = ctx.req.headers[IDEMPOTENCY_HEADER];
@@ -36,6 +50,7 @@ export class TaskSubmission {
   constructor(
     private readonly store: TaskStore,
     private readonly settings: SubmissionSettings,
+    private readonly logger: Logger,
   ) {}
 
   async submit(ctx: GatewayContext, protocol: TaskProtocol, protocolName: string): Promise<void> {
@@ -51,12 +66,8 @@ export class TaskSubmission {
       params,
       idempotency: idempotencyOf(ctx, raw),
     });
-    try {
-      await this.store.insert(task, task.created_at - this.settings.idempotencyWindowMs);
-    } catch (e) {
-      if (e instanceof IdempotencyKeyTaken) return this.replay(ctx, e.existing, task, protocol);
-      throw e;
-    }
+    const holder = await this.claim(task);
+    if (holder) return this.replay(ctx, holder, task, protocol);
     let outcome: SubmitOutcome;
     try {
       outcome = await tasks.submit(body, raw, target.upstreamModel, ctx.requestId);
@@ -119,6 +130,72 @@ export class TaskSubmission {
       billed: false,
       idempotency,
     };
+  }
+
+  /**
+   * Stores the new task, or returns the task that holds its idempotency key. A holder whose submit was
+   * interrupted is first failed (or, failed by an older version, made to let go of the key), and the
+   * insert tried again: the retry becomes a new submit instead of replaying a task that never ran.
+   */
+  private async claim(task: VideoTask): Promise<VideoTask | undefined> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.store.insert(task, task.created_at - this.settings.idempotencyWindowMs);
+        return undefined;
+      } catch (e) {
+        if (!(e instanceof IdempotencyKeyTaken)) throw e;
+        if (attempt >= MAX_CLAIMS || !(await this.release(e.existing, task.id))) return e.existing;
+      }
+    }
+  }
+
+  /**
+   * Frees the key of a holder whose submit was interrupted, or waits while another party does; false
+   * when the holder is a task to answer.
+   */
+  private async release(holder: VideoTask, attemptId: string): Promise<boolean> {
+    const now = Date.now();
+    switch (interruption(holder, now)) {
+      case 'abandoned':
+        await this.failAbandoned(holder, attemptId, now);
+        return true;
+      case 'failing':
+        await this.whileTakenOver(holder.id);
+        return true;
+      case 'failed':
+        // No migration exists: a key an older version kept is freed when a retry first needs it.
+        if (holder.idempotency) await this.store.freeIdempotencyKey(holder.id, holder.idempotency.key, now);
+        return true;
+      default:
+        return false;
+    }
+  }
+
+  /**
+   * Fails a task whose submit lease ran out (its instance died; the poller has not got to it yet) and
+   * frees its key, under a lease of this attempt's own: of two retries, here or on other instances, and
+   * the poller, only one can take it. The others wait until the winner has failed it.
+   */
+  private async failAbandoned(holder: VideoTask, attemptId: string, now: number): Promise<void> {
+    const owner = `${this.settings.owner}/${attemptId}`;
+    const leased = await this.store.acquire(holder.id, { owner, until: now + TAKEOVER_LEASE_MS }, now);
+    if (!leased) return this.whileTakenOver(holder.id);
+    if (leased.upstream_task_id !== null) {
+      // Settled in the meantime by an instance whose clock runs behind: a live task, given back untouched.
+      await this.store.update(holder.id, owner, { lease: null }, Date.now());
+      return;
+    }
+    const failed = await this.store.update(holder.id, owner, interruptedChange(Date.now()), Date.now());
+    if (failed) warnInterrupted(this.logger, holder, 'retry');
+  }
+
+  /** Waits (briefly) while another party fails the task, so the next insert finds the key freed. */
+  private async whileTakenOver(id: string): Promise<void> {
+    for (let i = 0; i < TAKEOVER_WAITS; i++) {
+      const task = await this.store.get(id);
+      if (!task?.idempotency || isTerminal(task.status) || task.upstream_task_id !== null) return;
+      await sleep(TAKEOVER_WAIT_MS);
+    }
   }
 
   /** The same key again: the first task for the same body (and protocol), else 409. */

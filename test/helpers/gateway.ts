@@ -8,7 +8,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildConfig } from '../../config/load';
-import { startGateway, type RunningGateway } from '../../core/gateway';
+import { startGateway, type RunningGateway, type StartOptions } from '../../core/gateway';
 import type { NewKey } from '../../core/stores/key-store';
 import { startSimulator, type RunningSimulator } from '../../simulator/server';
 
@@ -100,18 +100,19 @@ export async function tempDir(t: Teardown, prefix = 'gateway-test-'): Promise<st
 
 /**
  * Starts a simulator and a gateway. `adjust` may change the configuration document before it is
- * validated (e.g. another pipeline, a short timeout).
+ * validated (e.g. another pipeline, a short timeout); `options` reach startGateway (a logger to read).
  */
 export async function startTestGateway(
   t: Teardown,
   adjust: (doc: ConfigDoc, sim: RunningSimulator) => void = () => undefined,
+  options: StartOptions = {},
 ): Promise<TestGateway> {
   const sim = await startSimulator();
   t.teardown(() => sim.close());
   const dataDir = await tempDir(t);
   const doc = testConfig(sim.url, dataDir);
   adjust(doc, sim);
-  const gateway = await startGateway(buildConfig(doc, {}));
+  const gateway = await startGateway(buildConfig(doc, {}), options);
   t.teardown(() => gateway.close(1_000));
   const key = gateway.firstKey?.key ?? (await gateway.keys.create({})).key;
   return {

@@ -99,6 +99,12 @@ export class EmbeddedTaskStore implements TaskStore {
     return this.apply(task, change, now);
   }
 
+  async freeIdempotencyKey(id: string, key: string, now: number): Promise<VideoTask | undefined> {
+    const task = this.tasks.get(id);
+    if (!task || needsWork(task) || task.idempotency?.key !== key) return undefined;
+    return this.apply(task, { idempotency: null }, now);
+  }
+
   due(now: number, limit: number): Promise<VideoTask[]> {
     const due: VideoTask[] = [];
     for (const id of this.working) {

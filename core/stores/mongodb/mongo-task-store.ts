@@ -139,6 +139,17 @@ export class MongoTaskStore implements TaskStore {
     return doc ? fromDoc(doc) : undefined;
   }
 
+  async freeIdempotencyKey(id: string, key: string, now: number): Promise<VideoTask | undefined> {
+    await this.watchesOpen();
+    const doc = await this.tasks.findOneAndUpdate(
+      { _id: id, 'idempotency.key': key, $nor: [NEEDS_WORK] },
+      // Null rather than $unset, as in `insert`: the partial index then skips the task.
+      { $set: { idempotency: null, updated_at: now } },
+      { returnDocument: 'after' },
+    );
+    return doc ? fromDoc(doc) : undefined;
+  }
+
   async due(now: number, limit: number): Promise<VideoTask[]> {
     if (limit <= 0) return []; // a limit of 0 means "no limit" to MongoDB
     const docs = await this.tasks

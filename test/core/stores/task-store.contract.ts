@@ -140,6 +140,73 @@ export function taskStoreContract(t: Test, makeStore: MakeTaskStore): void {
     );
   });
 
+  t.test('freeing a key in an update lets a new insert take it', async (t) => {
+    const open = await makeStore(t);
+    const store = await open();
+    const idem = { key: 'idem-freed', body_hash: 'hash-1' };
+    const holder = newTask({ idempotency: idem });
+    await store.insert(holder, T0 - MINUTE);
+    await store.acquire(holder.id, { owner: 'p1', until: T0 + MINUTE }, T0);
+    const failed = { status: 'failed', idempotency: null, lease: null } as const;
+
+    t.equal(await store.update(holder.id, 'p2', failed, T0 + 1), undefined, 'not by another owner');
+    const early = newTask({ idempotency: idem, created_at: T0 + 2 });
+    t.type(await insertError(store, early, T0 - MINUTE), IdempotencyKeyTaken, 'so the key is still held');
+
+    const freed = await store.update(holder.id, 'p1', failed, T0 + 3);
+    t.match(freed, { status: 'failed', idempotency: null }, 'the holder frees it with its change');
+    const successor = newTask({ idempotency: idem, created_at: T0 + 4 });
+    t.equal(
+      await insertError(store, successor, T0 - MINUTE),
+      undefined,
+      'a new task takes the key in the window',
+    );
+    const third = newTask({ idempotency: idem, created_at: T0 + 5 });
+    const taken = await insertError(store, third, T0 - MINUTE);
+    t.equal((taken as IdempotencyKeyTaken | undefined)?.existing.id, successor.id, 'which it then holds');
+    await store.close();
+
+    const reopened = await open();
+    const again = await insertError(reopened, newTask({ idempotency: idem }), T0 - MINUTE);
+    t.equal((again as IdempotencyKeyTaken | undefined)?.existing.id, successor.id, 'also after a reopen');
+    t.equal((await reopened.get(holder.id))?.idempotency, null, 'and the old task holds nothing');
+  });
+
+  t.test('freeIdempotencyKey: only a finished task, and only the key it holds', async (t) => {
+    const store = await (await makeStore(t))();
+    const idem = (key: string) => ({ key, body_hash: 'hash-1' });
+    const cases: [string, Partial<VideoTask>, boolean][] = [
+      ['queued', { status: 'queued' }, false],
+      ['running', { status: 'running' }, false],
+      ['succeeded, not billed yet', { status: 'succeeded', billed: false }, false],
+      ['succeeded and billed', { status: 'succeeded', billed: true }, true],
+      ['cancelled', { status: 'cancelled' }, true],
+      ['failed', { status: 'failed' }, true],
+    ];
+    for (const [name, over, frees] of cases) {
+      const task = newTask({ ...over, idempotency: idem(`idem-free-${name}`) });
+      await store.insert(task, T0);
+      const freed = await store.freeIdempotencyKey(task.id, `idem-free-${name}`, T0 + 7);
+      t.equal(freed !== undefined, frees, `${name}: ${frees ? 'freed' : 'refused'}`);
+      const next = newTask({ idempotency: idem(`idem-free-${name}`) });
+      const err = await insertError(store, next, T0 - MINUTE);
+      t.equal(
+        err === undefined,
+        frees,
+        `${name}: the next insert ${frees ? 'takes' : 'does not take'} the key`,
+      );
+    }
+
+    const failed = newTask({ status: 'failed', idempotency: idem('idem-free-once') });
+    await store.insert(failed, T0);
+    t.equal(await store.freeIdempotencyKey('vt-unknown', 'idem-free-once', T0 + 1), undefined, 'unknown id');
+    t.equal(await store.freeIdempotencyKey(failed.id, 'another-key', T0 + 1), undefined, 'another key');
+    const freed = await store.freeIdempotencyKey(failed.id, 'idem-free-once', T0 + 2);
+    t.strictSame(freed, { ...failed, idempotency: null, updated_at: T0 + 2 }, 'only the key changes');
+    t.strictSame(await store.get(failed.id), freed, 'as stored');
+    t.equal(await store.freeIdempotencyKey(failed.id, 'idem-free-once', T0 + 3), undefined, 'once');
+  });
+
   t.test('acquire: only a task that needs work, and only from a free or expired lease', async (t) => {
     const store = await (await makeStore(t))();
     const task = newTask();
