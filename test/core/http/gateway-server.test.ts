@@ -1,7 +1,10 @@
 import t from 'tap';
 import { connect } from 'node:net';
-import { startTestGateway } from '../../helpers/gateway';
-import { postJson, type ErrorBody } from '../../helpers/http';
+import { performance } from 'node:perf_hooks';
+import { startTestGateway, type ConfigDoc } from '../../helpers/gateway';
+import { isError } from '../../helpers/errors';
+import { eventually, getJson, postJson, type ErrorBody } from '../../helpers/http';
+import { LEVEL, recordingLogger } from '../../helpers/logs';
 
 const chat = { model: 'modela-5.5', messages: [{ role: 'user', content: 'hi' }] };
 
@@ -151,3 +154,86 @@ t.test('errors the gateway makes have the contract shape and status', async (t) 
     t.equal(upstream.length, 1, 'the upstream received the same id');
   });
 });
+
+void t.test('a malformed percent-escape in a task URL is a logged 400, not a 500', async (t) => {
+  const { logger, lines } = recordingLogger('info');
+  const gw = await startTestGateway(t, () => undefined, { logger });
+  for (const path of [
+    '/v1/videos/generations/%zz',
+    '/api/v1/tasks/%',
+    '/api/v3/contents/generations/tasks/%E0%A4%A',
+  ]) {
+    const res = await getJson(`${gw.url}${path}`, gw.key);
+    isError(t, res, 400, 'invalid_request', 'percent-escape');
+    t.ok(
+      lines.some(
+        (l) => l.level === LEVEL.info && String(l.path).includes(path.split('/').at(-1)!) && l.status === 400,
+      ),
+      `${path}: logged`,
+    );
+  }
+  t.notOk(
+    lines.some((l) => l.level >= LEVEL.error),
+    'no error logged',
+  );
+});
+
+void t.test('a request body has a deadline however steadily it trickles (408)', async (t) => {
+  const gw = await startTestGateway(t, (doc) => {
+    (doc.server as ConfigDoc).timeouts = { body_read: '5s', body_total: '400ms' };
+  });
+  const { port } = new URL(gw.url);
+  const started = performance.now();
+  const answer = await new Promise<string>((resolve, reject) => {
+    const socket = connect(Number(port), '127.0.0.1', () => {
+      socket.write(
+        `POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${gw.key}\r\n` +
+          'content-type: application/json\r\ncontent-length: 1000\r\n\r\n{',
+      );
+      // One byte every 100 ms: never idle for long, never done.
+      const trickle = setInterval(() => socket.write(' '), 100);
+      let text = '';
+      socket.on('data', (d: Buffer) => (text += d.toString()));
+      socket.on('close', () => {
+        clearInterval(trickle);
+        resolve(text);
+      });
+      socket.on('error', reject);
+    });
+  });
+  const elapsed = performance.now() - started;
+  t.match(answer, /^HTTP\/1\.1 408 /, '408');
+  t.match(answer, /"code":"request_timeout"/);
+  t.match(answer, /within 0\.4 s/);
+  t.ok(elapsed >= 350 && elapsed < 3_000, `after the deadline (${Math.round(elapsed)} ms)`);
+});
+
+void t.test(
+  'a client that goes away while its body is read is logged at info, not as an error',
+  async (t) => {
+    const { logger, lines } = recordingLogger('info');
+    const gw = await startTestGateway(t, () => undefined, { logger });
+    const { port } = new URL(gw.url);
+    await new Promise<void>((resolve) => {
+      const socket = connect(Number(port), '127.0.0.1', () => {
+        socket.write(
+          `POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${gw.key}\r\n` +
+            'content-type: application/json\r\ncontent-length: 100\r\n\r\n{"model":',
+        );
+        setTimeout(() => {
+          socket.destroy();
+          resolve();
+        }, 100);
+      });
+    });
+    await eventually(() => lines.some((l) => l.code === 'client_closed_request'));
+    t.ok(
+      lines.some((l) => l.code === 'client_closed_request' && l.level === LEVEL.info),
+      'a client event, at info',
+    );
+    t.notOk(
+      lines.some((l) => l.level >= LEVEL.error),
+      'nothing logged as an error',
+    );
+  },
+);

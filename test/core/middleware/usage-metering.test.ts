@@ -1,5 +1,6 @@
 import t from 'tap';
 import { readFile } from 'node:fs/promises';
+import { request } from 'node:http';
 import { join } from 'node:path';
 import { EmbeddedUsageStore } from '../../../core/stores/embedded/embedded-usage-store';
 import type { UsageRecord } from '../../../core/stores/usage-store';
@@ -211,4 +212,47 @@ t.test('without sse-relay a piped stream is still metered', async (t) => {
   const records = await recordOf(gw, id);
   t.equal(records.length, 1, 'one record');
   t.ok(records[0]!.total_tokens > 0 || records[0]!.estimated, 'not billed as an exact zero');
+});
+
+t.test('a client that leaves before the first byte: the prompt estimate, marked estimated', async (t) => {
+  const gw = await startTestGateway(t);
+  const cases = [
+    { path: '/v1/chat/completions', body: chat(), headers: {} },
+    { path: '/v1/chat/completions', body: chat({ stream: true }), headers: {} },
+    {
+      path: '/v1/messages',
+      body: {
+        model: 'modeld-sonnet-4-6',
+        max_tokens: 64,
+        messages: [{ role: 'user', content: 'How many tokens is this?' }],
+      },
+      headers: { 'modeld-version': '2023-06-01' },
+    },
+    {
+      path: '/v1/images/generations',
+      body: { model: 'modelb-3.1-flash-image-preview', prompt: 'a lighthouse at dusk, in oils' },
+      headers: {},
+    },
+  ];
+  for (const [i, c] of cases.entries()) {
+    const id = `meter-gone-early-${i}`;
+    const req = request(`${gw.url}${c.path}`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        authorization: `Bearer ${gw.key}`,
+        'x-request-id': id,
+        'x-sim-latency-ms': '5000',
+        ...c.headers,
+      },
+    });
+    req.on('error', () => undefined); // destroyed on purpose
+    req.end(JSON.stringify(c.body));
+    await eventually(() => gw.sim.log.list(id).length > 0);
+    req.destroy();
+    const records = await recordOf(gw, id);
+    t.equal(records.length, 1, `${c.path}: one record`);
+    t.match(records[0], { outcome: 'client_closed', estimated: true, completion_tokens: 0 }, c.path);
+    t.ok(records[0]!.prompt_tokens > 0, `${c.path}: the prompt the upstream received is estimated, not zero`);
+  }
 });

@@ -9,7 +9,7 @@
 import 'reflect-metadata';
 import t, { type Test } from 'tap';
 import { createHash, randomUUID } from 'node:crypto';
-import pino, { type Logger } from 'pino';
+import { recordingLogger, type LogLine } from '../../helpers/logs';
 import { keyId } from '../../../core/keys/api-key';
 import type { VideoTask } from '../../../core/tasks/task';
 import { startTestGateway, type ConfigDoc, type TestGateway } from '../../helpers/gateway';
@@ -19,22 +19,6 @@ import { submitVideo, untilFinished, videoBody } from '../../plugins/video-helpe
 const IDEMPOTENCY_KEY = 'order-after-a-crash';
 const WITH_KEY = { 'idempotency-key': IDEMPOTENCY_KEY };
 const MODEL = 'videoa-1.1-t2v';
-
-interface LogLine {
-  readonly level: number;
-  readonly msg: string;
-  readonly [field: string]: unknown;
-}
-
-/** A logger whose warnings the test reads back. */
-function recordingLogger(): { logger: Logger; lines: LogLine[] } {
-  const lines: LogLine[] = [];
-  const logger = pino(
-    { level: 'warn' },
-    { write: (line: string) => void lines.push(JSON.parse(line) as LogLine) },
-  );
-  return { logger, lines };
-}
 
 const withoutPoller = (doc: ConfigDoc): void => {
   (doc.video as Record<string, unknown>).poller = false;
