@@ -8,6 +8,8 @@ import { isJsonObject, type JsonObject } from '../../core/context';
 import { Errors } from '../../core/errors';
 import type { PollOutcome } from '../../core/plugin';
 import type { TaskParams, TaskUsage } from '../../core/tasks/task';
+import { z } from 'zod';
+import { checkParts, type PartTable } from '../apis/content-parts';
 import { countOf } from './video-task/body-fields';
 import { defineVideoFamily } from './video-task/define-video-family';
 import type { VideoPaths } from './video-task/video-options';
@@ -54,9 +56,23 @@ const FLAGS: Readonly<Record<keyof TaskParams, RegExp>> = {
   duration_s: /--(?:duration|dur)\s+(\d+)/,
 };
 
-/** The prompt of the body: its first text item. */
+const url = z.looseObject({ url: z.string().min(1) });
+/** `first_frame`, `last_frame`, `reference_image`, …: the vendor adds roles with its models. */
+const ROLE = z.string().min(1);
+
+/** The `content` items the vendor's API defines (UPSTREAMS.md §4), each with what it must carry. */
+const CONTENT_ITEMS: PartTable = {
+  text: z.looseObject({ text: z.string() }),
+  image_url: z.looseObject({ image_url: url, role: ROLE.optional() }),
+  video_url: z.looseObject({ video_url: url, role: ROLE.optional() }),
+  audio_url: z.looseObject({ audio_url: url, role: ROLE.optional() }),
+  draft_task: z.looseObject({ draft_task: z.looseObject({ id: z.string().min(1) }) }),
+};
+
+/** The prompt of the body: its first text item, once every item is checked. */
 function promptOf(body: JsonObject): string {
   const items = Array.isArray(body.content) ? (body.content as unknown[]) : undefined;
+  if (items) checkParts(items, CONTENT_ITEMS, 'content');
   const text = items?.find((i): i is JsonObject => isJsonObject(i) && i.type === 'text')?.text;
   if (typeof text !== 'string' || text.trim() === '') {
     throw Errors.invalidRequest(

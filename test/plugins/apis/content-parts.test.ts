@@ -8,6 +8,7 @@ import { isError } from '../../helpers/errors';
 import { postJson } from '../../helpers/http';
 import { newId, upstreamBody } from '../chat-helpers';
 import { VERSION } from '../messages-helpers';
+import { submitVideo, VIDEOB_MODEL } from '../video-helpers';
 
 const user = (content: unknown) => [{ role: 'user', content }];
 
@@ -99,4 +100,23 @@ void t.test('messages content blocks and system blocks', async (t) => {
   });
   t.equal(ok.status, 200);
   t.strictSame(upstreamBody(gw, id).messages, conversation, 'forwarded as sent');
+});
+
+void t.test('videob content items', async (t) => {
+  const gw = await startTestGateway(t);
+  const text = { type: 'text', text: 'a cat on a wall --duration 5' };
+  const refused: [unknown[], string][] = [
+    [[text, { type: 'gif_url', gif_url: { url: 'https://x/a.gif' } }], "'content[1].type'"],
+    [[text, { type: 'image_url', image_url: {} }], "'content[1]'"],
+    [[text, { type: 'image_url', image_url: { url: 'https://x/a.png' }, role: 7 }], "'content[1]'"],
+  ];
+  for (const [content, path] of refused) {
+    const res = await submitVideo(gw, 'native-b', { model: VIDEOB_MODEL, content });
+    isError(t, res, 400, 'invalid_request', path);
+  }
+  const ok = await submitVideo(gw, 'native-b', {
+    model: VIDEOB_MODEL,
+    content: [text, { type: 'image_url', image_url: { url: 'https://x/a.png' }, role: 'first_frame' }],
+  });
+  t.equal(ok.status, 200, 'a first-frame image passes');
 });
