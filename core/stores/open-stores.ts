@@ -1,8 +1,10 @@
 /**
  * The stores gateway.yaml's `storage:` asks for: embedded files under the data directory (one instance
- * per directory), or MongoDB (any number of instances sharing one database).
+ * per directory, enforced by a lock file held until `close`), or MongoDB (any number of instances sharing
+ * one database; the data directory then holds only this instance's secrets and is not locked).
  */
 import type { StorageConfig } from '../../config/schema';
+import { DataDirLock } from './embedded/data-dir-lock';
 import { EmbeddedKeyStore } from './embedded/embedded-key-store';
 import { EmbeddedTaskStore } from './embedded/embedded-task-store';
 import { EmbeddedUsageStore } from './embedded/embedded-usage-store';
@@ -18,7 +20,7 @@ export interface Stores {
   readonly keys: KeyStore;
   readonly usage: UsageStore;
   readonly tasks: TaskStore;
-  /** Flushes and closes every store (and the MongoDB client, if any). */
+  /** Flushes and closes every store (and the MongoDB client, if any), then releases the data directory. */
   close(): Promise<void>;
 }
 
@@ -27,12 +29,27 @@ const USAGE_BATCHING = { flushEveryMs: 200, maxBatch: 1000 };
 
 export async function openStores(storage: StorageConfig): Promise<Stores> {
   if (storage.driver === 'mongodb') return openMongo(storage.uri, storage.database);
-  const [keys, usage, tasks] = await Promise.all([
-    EmbeddedKeyStore.open(storage.data_dir),
-    EmbeddedUsageStore.open(storage.data_dir, USAGE_BATCHING),
-    EmbeddedTaskStore.open(storage.data_dir),
-  ]);
-  return { keys, usage, tasks, close: () => closeAll(keys, usage, tasks) };
+  const dir = storage.data_dir;
+  const lock = await DataDirLock.acquire(dir);
+  try {
+    const [keys, usage, tasks] = await Promise.all([
+      EmbeddedKeyStore.open(dir),
+      EmbeddedUsageStore.open(dir, USAGE_BATCHING),
+      EmbeddedTaskStore.open(dir),
+    ]);
+    return {
+      keys,
+      usage,
+      tasks,
+      close: async () => {
+        await closeAll(keys, usage, tasks);
+        await lock.release();
+      },
+    };
+  } catch (e) {
+    await lock.release();
+    throw e;
+  }
 }
 
 async function openMongo(uri: string, database: string): Promise<Stores> {
