@@ -66,7 +66,7 @@ export async function startGateway(
     );
   }
   // Stores first: the embedded ones lock the data directory before anything in it is read or created.
-  const stores = await openStores(config.storage);
+  const stores = await openStores(config.storage, logger);
   try {
     return await compose(config, env, logger, stores);
   } catch (e) {
@@ -132,6 +132,7 @@ async function compose(
 
   let closing: Promise<void> | undefined;
   const shutdown = async (graceMs: number): Promise<void> => {
+    const deadline = Date.now() + graceMs;
     server.stopAccepting();
     if (!(await server.waitIdle(graceMs))) {
       proxy.endOpenStreams(); // each ends with its API's error frame, never a silent cut
@@ -140,7 +141,8 @@ async function compose(
     server.closeAllConnections();
     await poller?.stop(); // polls under way finish and release their leases
     await admin.close();
-    await stores.close();
+    // Usage writes that keep failing are retried for what is left of the grace period (at least a second).
+    await stores.close(Math.max(1_000, deadline - Date.now()));
     for (const u of upstreams) u.close();
   };
   // Closing twice (a signal during a test's own close, say) waits for the first close.
