@@ -44,10 +44,14 @@ const admin = z
   })
   .strict();
 
+/** Usage records waiting to be written; at this many, new billable calls are refused (503 usage_backlog). */
+const usageQueueMax = z.number().int().min(1).default(100_000);
+
 /**
- * Where keys, usage and video tasks live. `embedded`: files under `data_dir`, for one instance.
- * `mongodb`: a replica set (change streams need one) shared by any number of instances.
- * `data_dir` is kept in both cases for the instance's own secrets (key hashing secret, admin token).
+ * Where keys, usage and video tasks live. `embedded`: files under `data_dir`, for one instance (a lock
+ * file keeps a second process out). `mongodb`: a replica set (change streams need one) shared by any
+ * number of instances. `data_dir` is kept in both cases for the instance's own secrets (key hashing
+ * secret, admin token).
  */
 const storage = z.preprocess(
   // `driver` may be left out: embedded is the default.
@@ -57,6 +61,9 @@ const storage = z.preprocess(
       .object({
         driver: z.literal('embedded'),
         data_dir: z.string().default('./data'),
+        /** usage.jsonl is renamed to usage-<time>.jsonl and a new one started once it reaches this size. */
+        usage_rotate_size: size.refine((n) => n > 0, 'must be above 0').default(64 * 1024 * 1024),
+        usage_queue_max: usageQueueMax,
       })
       .strict(),
     z
@@ -65,6 +72,7 @@ const storage = z.preprocess(
         data_dir: z.string().default('./data'),
         uri: z.string().regex(/^mongodb(\+srv)?:\/\//, 'must be a mongodb:// or mongodb+srv:// URI'),
         database: z.string().min(1).default('gateway'),
+        usage_queue_max: usageQueueMax,
       })
       .strict(),
   ]),
@@ -157,7 +165,7 @@ export const gatewayConfigSchema = z
   .object({
     server: server.default(server.parse({})),
     admin: admin.default(admin.parse({})),
-    storage: storage.default({ driver: 'embedded', data_dir: './data' }),
+    storage: storage.default(storage.parse({})),
     keys: keys.default(keys.parse({})),
     logging: logging.default(logging.parse({})),
     pipeline: z.array(pipelineEntry).min(1),

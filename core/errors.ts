@@ -160,6 +160,13 @@ export const Errors = {
       'invalid_request',
       `synchronous calls are not supported: send the header '${header}: ${value}'`,
     ),
+  usageBacklog: (retryAfterSeconds: number) =>
+    new GatewayError(
+      503,
+      'usage_backlog',
+      `usage cannot be recorded right now, so no new billable call is started; retry after ${retryAfterSeconds} s`,
+      { 'retry-after': String(retryAfterSeconds) },
+    ),
   shuttingDown: () =>
     new GatewayError(503, 'shutting_down', 'the gateway is shutting down', { connection: 'close' }),
   internal: (cause?: unknown) =>

@@ -34,7 +34,7 @@ import { buildMiddlewares, Pipeline } from './pipeline';
 import type { ModelApi } from './plugin';
 import { UpstreamProxy } from './proxy/upstream-proxy';
 import { Catalogue } from './routing/catalogue';
-import { openStores } from './stores/open-stores';
+import { openStores, type Stores } from './stores/open-stores';
 import type { TaskStore } from './stores/task-store';
 import type { UsageStore } from './stores/usage-store';
 import type { TaskPoller } from './tasks/poller';
@@ -67,18 +67,33 @@ export async function startGateway(
 ): Promise<RunningGateway> {
   const env = options.env ?? process.env;
   const logger = options.logger ?? createLogger(config.logging.level);
-  const dataDir = config.storage.data_dir;
-  await mkdir(dataDir, { recursive: true });
-
   if (config.storage.driver === 'mongodb' && !env.GATEWAY_KEY_SECRET) {
     throw new ConfigError(
       'storage.driver',
       'mongodb is shared by several instances, so they must hash keys alike: set GATEWAY_KEY_SECRET to the same value on each',
     );
   }
+  // Stores first: the embedded ones lock the data directory before anything in it is read or created.
+  const stores = await openStores(config.storage, logger);
+  try {
+    return await compose(config, env, logger, stores);
+  } catch (e) {
+    await stores.close().catch(() => undefined); // frees the data directory for the next try
+    throw e;
+  }
+}
+
+/** Everything after the stores: secrets, plugins, pipeline, servers, poller. */
+async function compose(
+  config: GatewayConfig,
+  env: Env,
+  logger: Logger,
+  stores: Stores,
+): Promise<RunningGateway> {
+  const dataDir = config.storage.data_dir;
+  await mkdir(dataDir, { recursive: true });
   const secret = await loadOrCreateSecret(dataDir, KEY_SECRET_FILE, env.GATEWAY_KEY_SECRET);
   const adminToken = await loadOrCreateSecret(dataDir, ADMIN_TOKEN_FILE, env.GATEWAY_ADMIN_TOKEN);
-  const stores = await openStores(config.storage);
   const { usage, tasks: taskStore } = stores;
   const keys = new KeyService(stores.keys, new KeyHasher(Buffer.from(secret)), {
     cacheTtlMs: config.keys.cache_ttl,
@@ -133,6 +148,7 @@ export async function startGateway(
 
   let closing: Promise<void> | undefined;
   const shutdown = async (graceMs: number): Promise<void> => {
+    const deadline = Date.now() + graceMs;
     server.stopAccepting();
     if (!(await server.waitIdle(graceMs))) {
       proxy.endOpenStreams(); // each ends with its API's error frame, never a silent cut
@@ -141,7 +157,8 @@ export async function startGateway(
     server.closeAllConnections();
     await poller?.stop(); // polls under way finish and release their leases
     await admin.close();
-    await stores.close();
+    // Usage writes that keep failing are retried for what is left of the grace period (at least a second).
+    await stores.close(Math.max(1_000, deadline - Date.now()));
     for (const u of upstreams) u.close();
   };
   // Closing twice (a signal during a test's own close, say) waits for the first close.

@@ -3,15 +3,23 @@
  * estimate from what was delivered, marked so), the status the client saw, latency and request id.
  * Error bodies are never billed: a call the upstream refused carries zero tokens. Records are queued and
  * written in batches by the UsageStore, off the request path.
+ *
+ * Its request phase refuses a new billable call (503 `usage_backlog`) while the store cannot take more
+ * records, before anything goes upstream: a call that could not be billed is not made. A call already
+ * under way is always recorded. It must come after `model-router`, which tells what is billable.
  */
 import { performance } from 'node:perf_hooks';
 import { inject } from 'tsyringe';
-import type { GatewayContext } from '../context';
+import { StateKey, type GatewayContext } from '../context';
 import { PricingToken, UsageStoreToken } from '../di';
+import { Errors } from '../errors';
 import type { Pricing } from '../pricing';
-import { middlewarePlugin, type Middleware } from '../plugin';
+import { middlewarePlugin, type Middleware, type Next } from '../plugin';
 import type { UsageStore } from '../stores/usage-store';
 import { NO_USAGE } from '../usage';
+
+/** Set on a call this stage refused: it was never made, so it leaves no record. */
+const REFUSED = new StateKey<true>('usage-metering', 'refused');
 
 let lastMs = 0;
 let lastIso = '';
@@ -32,10 +40,21 @@ export class UsageMeteringMiddleware implements Middleware {
     @inject(PricingToken) private readonly pricing: Pricing,
   ) {}
 
+  /** The hot path is one call to `accepting()`; the rest runs only while the store is full. */
+  handle(ctx: GatewayContext, next: Next): Promise<void> {
+    if (this.store.accepting()) return next();
+    // Not routed (the model list) or a video task (billed durably by the poller): nothing to queue.
+    if (!ctx.target || ctx.target.spec.api.kind === 'task') return next();
+    ctx.set(REFUSED, true);
+    const retryAfter = Math.max(1, Math.ceil(this.store.stats().retryInMs / 1000));
+    return Promise.reject(Errors.usageBacklog(retryAfter));
+  }
+
   finish(ctx: GatewayContext): void {
     const target = ctx.target;
     if (!target) return; // never routed: nothing was or will be spent
     if (target.spec.api.kind === 'task') return; // billed by the poller when the task succeeds
+    if (ctx.get(REFUSED)) return;
     const usage = ctx.usage ?? NO_USAGE;
     // One fixed shape for every record (absent cache and image counts stay undefined and are not serialised).
     this.store.record({

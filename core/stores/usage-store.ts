@@ -38,17 +38,42 @@ export interface UsageFilter {
   limit?: number;
 }
 
-/** Usage records. `record` must not block the request path: implementations batch and flush. */
+/** How the store's writing is doing: for logs and checks now, for metrics later. */
+export interface UsageStats {
+  /** Records waiting to be written. */
+  readonly queued: number;
+  /** `storage.usage_queue_max`: at this many, new billable calls are refused. */
+  readonly max: number;
+  /** Failed write attempts since the store opened (a batch tried three times counts three). */
+  readonly failedWrites: number;
+  /** From a failed write until the next one that succeeds. */
+  readonly failing: boolean;
+  /** While failing, how long until the next attempt. */
+  readonly retryInMs: number;
+}
+
+/**
+ * Usage records. `record` must not block the request path: implementations batch and flush, retry failed
+ * writes, and never drop a record. Their queue is bounded at the door: while `accepting()` is false the
+ * gateway starts no new billable call (503 `usage_backlog`), and records of calls under way still queue.
+ */
 export interface UsageStore {
   record(entry: UsageRecord): void;
+  /** False while `max` records wait to be written. Asked on every billable request: one comparison. */
+  accepting(): boolean;
+  stats(): UsageStats;
   /**
    * Writes `entry` (marked `once`) unless a record with its id was written by an earlier `recordOnce` (on this or any
    * instance sharing the store, before or after a restart). Resolves true when it wrote the record,
    * false when it already existed, and only once the record is durable: billing relies on it.
    */
   recordOnce(entry: UsageRecord): Promise<boolean>;
-  /** Resolves when everything recorded so far is durable. */
+  /** Resolves when everything recorded so far is durable; rejects if a write fails (the records stay queued). */
   flush(): Promise<void>;
   list(filter?: UsageFilter): Promise<UsageRecord[]>;
-  close(): Promise<void>;
+  /**
+   * Writes what is queued, retrying failed writes for up to `waitMs` (default: one attempt), logs the
+   * records it could not write, and closes.
+   */
+  close(waitMs?: number): Promise<void>;
 }

@@ -145,6 +145,41 @@ t.test('bad configurations stop start-up with the path of the bad field', async 
   );
 });
 
+t.test('storage: usage rotation size and queue bound, with defaults', (t) => {
+  const doc = (storage: Record<string, unknown>) => ({ pipeline: ['auth'], storage });
+  t.match(buildConfig({ pipeline: ['auth'] }, {}).storage, {
+    driver: 'embedded',
+    usage_rotate_size: 64 * 1024 * 1024,
+    usage_queue_max: 100_000,
+  });
+  t.match(
+    buildConfig(doc({ data_dir: '/tmp/x', usage_rotate_size: '16mb', usage_queue_max: 500 }), {}).storage,
+    {
+      usage_rotate_size: 16 * 1024 * 1024,
+      usage_queue_max: 500,
+    },
+  );
+  t.match(
+    buildConfig(doc({ driver: 'mongodb', uri: 'mongodb://h/?replicaSet=rs0', usage_queue_max: 7 }), {})
+      .storage,
+    { driver: 'mongodb', usage_queue_max: 7 },
+  );
+  t.throws(() => buildConfig(doc({ usage_rotate_size: 0 }), {}), {
+    path: 'storage.usage_rotate_size',
+    message: /above 0/,
+  });
+  t.throws(() => buildConfig(doc({ usage_queue_max: 0 }), {}), {
+    path: 'storage.usage_queue_max',
+    message: /Too small/,
+  });
+  t.throws(
+    () => buildConfig(doc({ driver: 'mongodb', uri: 'mongodb://h', usage_rotate_size: '1mb' }), {}),
+    /usage_rotate_size/,
+    'rotation is for the embedded files only',
+  );
+  t.end();
+});
+
 t.test('a file with an unset variable names the variable and its place', async (t) => {
   const dir = await tempDir(t);
   const file = join(dir, 'gateway.yaml');

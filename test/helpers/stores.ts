@@ -1,6 +1,7 @@
 /** What the store contract suites share: openers that close what they open, MongoDB test databases, waiting. */
 import { randomBytes } from 'node:crypto';
 import type { Db } from 'mongodb';
+import pino, { type Logger } from 'pino';
 import { connectMongo } from '../../core/stores/mongodb/connect';
 import type { Teardown } from './gateway';
 
@@ -46,4 +47,27 @@ export async function until(check: () => boolean, ms = 10_000, what = 'condition
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 10));
   }
+}
+
+/** Usage store options for tests: small batches (bursts go out in several writes) and quick retries. */
+export const TEST_USAGE_WRITES = {
+  flushEveryMs: 20,
+  maxBatch: 8,
+  maxQueued: 16,
+  retryFirstMs: 10,
+  retryMaxMs: 80,
+  rotateBytes: 64 * 1024 * 1024,
+};
+
+export interface LogLine {
+  readonly level: number;
+  readonly msg: string;
+  readonly [field: string]: unknown;
+}
+
+/** A logger that keeps what it logs, to check what is logged and how often. */
+export function capturingLogger(): { logger: Logger; lines: LogLine[] } {
+  const lines: LogLine[] = [];
+  const logger = pino({ level: 'info' }, { write: (s: string) => lines.push(JSON.parse(s) as LogLine) });
+  return { logger, lines };
 }

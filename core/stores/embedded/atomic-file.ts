@@ -1,4 +1,4 @@
-import { mkdir, open, rename, readFile } from 'node:fs/promises';
+import { mkdir, open, rename, readFile, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 
 /** Writes a file so that a crash leaves either the old or the new content, never a torn one. */
@@ -13,6 +13,26 @@ export async function writeFileAtomic(file: string, content: string, mode = 0o60
     await handle.close();
   }
   await rename(temp, file);
+  await syncDir(dirname(file));
+}
+
+/** Where a directory cannot be opened or synced (Windows; some network and FUSE file systems). */
+const NO_DIR_SYNC = new Set(['EISDIR', 'EPERM', 'EINVAL']);
+
+/**
+ * Syncs a directory's entries to disk. A rename (or a new name) is durable only once its directory is:
+ * on Linux, the file's own fsync does not cover the entry, so a power cut could bring back the old file.
+ */
+export async function syncDir(dir: string): Promise<void> {
+  let handle: FileHandle | undefined;
+  try {
+    handle = await open(dir, 'r');
+    await handle.sync();
+  } catch (e) {
+    if (!NO_DIR_SYNC.has((e as NodeJS.ErrnoException).code ?? '')) throw e;
+  } finally {
+    await handle?.close();
+  }
 }
 
 /** Reads a file, or returns undefined when it does not exist. */

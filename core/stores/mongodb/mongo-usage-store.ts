@@ -4,8 +4,9 @@
  * `recordOnce` is one insert against a unique partial index on `id` over the `once` records.
  */
 import { MongoBulkWriteError, ObjectId, type Collection, type Db, type Filter } from 'mongodb';
+import type { Logger } from 'pino';
 import { BatchWriter, type BatchOptions } from '../batch-writer';
-import { type UsageFilter, type UsageRecord, type UsageStore } from '../usage-store';
+import { type UsageFilter, type UsageRecord, type UsageStats, type UsageStore } from '../usage-store';
 import { COLLECTIONS, isDuplicateKey, STORE_COLLECTION_OPTIONS, STORE_INDEXES } from './connect';
 
 /**
@@ -14,6 +15,10 @@ import { COLLECTIONS, isDuplicateKey, STORE_COLLECTION_OPTIONS, STORE_INDEXES } 
  * failed-looking try did write come back as duplicates).
  */
 type UsageDoc = UsageRecord & { _id: ObjectId };
+
+export interface MongoUsageOptions extends BatchOptions {
+  readonly logger?: Logger;
+}
 
 const WITHOUT_ID = { projection: { _id: 0 } } as const;
 
@@ -29,14 +34,14 @@ export class MongoUsageStore implements UsageStore {
 
   private constructor(
     private readonly usage: Collection<UsageDoc>,
-    options: BatchOptions,
+    options: MongoUsageOptions,
   ) {
-    this.batches = new BatchWriter((batch) => this.write(batch), options);
+    this.batches = new BatchWriter((batch) => this.write(batch), options, options.logger, 'usage records');
   }
 
   static async open(
     db: Db,
-    options: BatchOptions,
+    options: MongoUsageOptions,
     collectionName: string = COLLECTIONS.usage,
   ): Promise<MongoUsageStore> {
     const usage = db.collection<UsageDoc>(collectionName, STORE_COLLECTION_OPTIONS);
@@ -46,6 +51,14 @@ export class MongoUsageStore implements UsageStore {
 
   record(entry: UsageRecord): void {
     this.batches.add({ ...entry, _id: new ObjectId() });
+  }
+
+  accepting(): boolean {
+    return this.batches.accepting;
+  }
+
+  stats(): UsageStats {
+    return this.batches.stats();
   }
 
   flush(): Promise<void> {
@@ -90,8 +103,8 @@ export class MongoUsageStore implements UsageStore {
     return last.reverse();
   }
 
-  /** Writes what is queued; the client belongs to whoever connected it. */
-  async close(): Promise<void> {
-    await this.flush();
+  /** Writes what is queued (retrying for up to `waitMs`); the client belongs to whoever connected it. */
+  async close(waitMs = 0): Promise<void> {
+    await this.batches.close(waitMs);
   }
 }

@@ -34,6 +34,7 @@ t.test('rate-limit: per_key overrides from gateway.yaml, by key id', async (t) =
     (doc.pipeline as unknown[])[1] = { 'rate-limit': { requests_per_minute: 100 } };
   });
   id = gw.key.slice(0, 11);
+  await gw.gateway.close(100); // a data directory has one owner at a time
   const strict = await startTestGateway(t, (doc) => {
     doc.storage = { driver: 'embedded', data_dir: gw.dataDir }; // same keys, other limits
     (doc.pipeline as unknown[])[1] = { 'rate-limit': { requests_per_minute: 100, per_key: { [id]: 1 } } };

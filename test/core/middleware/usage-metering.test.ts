@@ -1,11 +1,13 @@
 import t from 'tap';
-import { readFile } from 'node:fs/promises';
+import { existsSync, symlinkSync } from 'node:fs';
+import { readFile, unlink } from 'node:fs/promises';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { EmbeddedUsageStore } from '../../../core/stores/embedded/embedded-usage-store';
 import type { UsageRecord } from '../../../core/stores/usage-store';
 import { startTestGateway, type TestGateway } from '../../helpers/gateway';
-import { eventually, openStream, postJson } from '../../helpers/http';
+import { eventually, getJson, openStream, postJson, type ErrorBody } from '../../helpers/http';
+import { TEST_USAGE_WRITES } from '../../helpers/stores';
 
 const chat = (extra: Record<string, unknown> = {}) => ({
   model: 'modela-5.5',
@@ -192,7 +194,7 @@ t.test('records survive a restart of the store', async (t) => {
     'one line per call in usage.jsonl',
   );
   // A fresh store over the same directory, as after a restart, reads them back.
-  const reopened = await EmbeddedUsageStore.open(gw.dataDir, { flushEveryMs: 200, maxBatch: 1000 });
+  const reopened = await EmbeddedUsageStore.open(gw.dataDir, TEST_USAGE_WRITES);
   t.teardown(() => reopened.close());
   const [again] = await reopened.list({ id: 'persist-2' });
   t.strictSame(again, onDisk[1]);
@@ -256,3 +258,58 @@ t.test('a client that leaves before the first byte: the prompt estimate, marked 
     t.ok(records[0]!.prompt_tokens > 0, `${c.path}: the prompt the upstream received is estimated, not zero`);
   }
 });
+
+t.test(
+  'usage that cannot be written: new billable calls get 503 once the queue is full; calls under way are still recorded',
+  { skip: existsSync('/dev/full') ? false : 'no /dev/full here' },
+  async (t) => {
+    const gw = await startTestGateway(t, (doc) => {
+      const storage = doc.storage as { data_dir: string };
+      doc.storage = { ...storage, usage_queue_max: 3 };
+      // usage.jsonl on /dev/full: every append fails with ENOSPC, as on a full disk.
+      symlinkSync('/dev/full', join(storage.data_dir, 'usage.jsonl'));
+    });
+    const url = `${gw.url}/v1/chat/completions`;
+    const usage = gw.gateway.usage;
+
+    const underWay = postJson(url, chat(), gw.key, {
+      'x-request-id': 'backlog-slow',
+      'x-sim-latency-ms': '1500',
+    });
+    await new Promise((r) => setTimeout(r, 200)); // admitted while the queue was empty
+    const quick = ['backlog-1', 'backlog-2', 'backlog-3'];
+    for (const id of quick)
+      t.equal((await postJson(url, chat(), gw.key, { 'x-request-id': id })).status, 200);
+    await eventually(() => usage.stats().queued === 3 && usage.stats().failing);
+    t.equal(usage.accepting(), false, 'three records wait, their writes failing: the queue is full');
+
+    const refused = await postJson<ErrorBody>(url, chat(), gw.key, { 'x-request-id': 'backlog-refused' });
+    t.equal(refused.status, 503, 'a new billable call is refused');
+    t.strictSame(Object.keys(refused.body), ['error']);
+    t.match(refused.body.error, {
+      code: 'usage_backlog',
+      message: /^usage cannot be recorded right now/,
+      type: 'error',
+    });
+    t.strictSame(Object.keys(refused.body.error).sort(), ['code', 'message', 'type']);
+    t.match(refused.headers.get('retry-after'), /^[1-9]\d*$/, 'with Retry-After in whole seconds');
+    t.equal((await getJson(`${gw.url}/v1/models`, gw.key)).status, 200, 'what bills nothing is still served');
+
+    t.equal((await underWay).status, 200, 'the call under way finished');
+    await eventually(() => usage.stats().queued === 4);
+    t.pass('and its record was queued past the bound');
+
+    await unlink(join(gw.dataDir, 'usage.jsonl')); // the disk recovers: the next attempt starts a real file
+    await usage.flush();
+    t.match(usage.stats(), { queued: 0, failing: false });
+    t.equal(usage.accepting(), true, 'accepting again');
+    for (const id of ['backlog-slow', ...quick])
+      t.equal((await usage.list({ id })).length, 1, `${id}: recorded once`);
+    t.strictSame(
+      await usage.list({ id: 'backlog-refused' }),
+      [],
+      'the refused call was never made, nor recorded',
+    );
+    t.equal((await postJson(url, chat(), gw.key)).status, 200, 'new calls are served again');
+  },
+);

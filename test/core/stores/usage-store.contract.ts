@@ -104,6 +104,25 @@ export function usageStoreContract(t: Test, makeStore: MakeUsageStore): void {
     t.strictSame(await store.list({ id: 'req-unknown' }), [], 'nothing for an unknown id');
   });
 
+  t.test(
+    'bounded at the door: at maxQueued waiting records it stops accepting, and drops nothing',
+    async (t) => {
+      const store = await (await makeStore(t))();
+      const { max } = store.stats();
+      t.equal(store.accepting(), true, 'an empty store accepts');
+      const waiting = Array.from({ length: max }, () => newRecord({ key_id: 'sk-bound' }));
+      for (const r of waiting) store.record(r); // record only queues: none is written yet
+      t.equal(store.accepting(), false, `${max} waiting: no new billable work`);
+      const underWay = [newRecord({ key_id: 'sk-bound' }), newRecord({ key_id: 'sk-bound' })];
+      for (const r of underWay) store.record(r); // calls that were already under way are still recorded
+      t.match(store.stats(), { queued: max + 2, max, failing: false });
+      await store.flush();
+      t.equal(store.accepting(), true, 'accepting again once written');
+      t.match(store.stats(), { queued: 0, failedWrites: 0 });
+      t.strictSame(await store.list({ key_id: 'sk-bound' }), [...waiting, ...underWay], 'every record, once');
+    },
+  );
+
   t.test('record never blocks; flush resolves once written', async (t) => {
     const open = await makeStore(t);
     const store = await open();

@@ -3,11 +3,15 @@ import t from 'tap';
 import { EmbeddedUsageStore } from '../../../core/stores/embedded/embedded-usage-store';
 import { MongoUsageStore } from '../../../core/stores/mongodb/mongo-usage-store';
 import { tempDir } from '../../helpers/gateway';
-import { closingAtEnd, collectionNames, MONGODB_URI, mongoTestDb, NO_MONGODB } from '../../helpers/stores';
+import {
+  closingAtEnd,
+  collectionNames,
+  MONGODB_URI,
+  mongoTestDb,
+  NO_MONGODB,
+  TEST_USAGE_WRITES as options,
+} from '../../helpers/stores';
 import { usageStoreContract } from './usage-store.contract';
-
-/** A small batch, so the contract's bursts go out in several writes. */
-const options = { flushEveryMs: 20, maxBatch: 8 };
 
 t.test('embedded', (t) => {
   usageStoreContract(t, async (t) => {
