@@ -62,12 +62,20 @@ const form = (
 const source = (types: readonly [string, ...string[]]) =>
   z.looseObject({ source: z.looseObject({ type: z.enum(types) }) });
 
-/** Content blocks the vendor's Messages API defines for requests (UPSTREAMS.md §2). */
+const toolUse = z.looseObject({ id: z.string().min(1), name: z.string().min(1), input: object });
+/** A server tool's result, which a client sends back with the assistant turn that holds it. */
+const serverToolResult = z.looseObject({ tool_use_id: z.string().min(1), content: z.unknown() });
+
+/**
+ * Content blocks the vendor's Messages API defines for requests (UPSTREAMS.md §2), including the server
+ * tools' blocks a client echoes back in a multi-turn conversation.
+ */
 const BLOCKS: PartTable = {
   text: z.looseObject({ text: z.string() }),
   image: source(['base64', 'url', 'file']),
   document: source(['base64', 'url', 'text', 'content', 'file']),
-  tool_use: z.looseObject({ id: z.string().min(1), name: z.string().min(1), input: object }),
+  search_result: z.looseObject({ source: z.string(), title: z.string(), content: z.array(block) }),
+  tool_use: toolUse,
   tool_result: z.looseObject({
     tool_use_id: z.string().min(1),
     content: z.union([z.string(), z.array(block)]).optional(),
@@ -75,6 +83,13 @@ const BLOCKS: PartTable = {
   }),
   thinking: z.looseObject({ thinking: z.string(), signature: z.string() }),
   redacted_thinking: z.looseObject({ data: z.string() }),
+  server_tool_use: toolUse,
+  web_search_tool_result: serverToolResult,
+  web_fetch_tool_result: serverToolResult,
+  code_execution_tool_result: serverToolResult,
+  bash_code_execution_tool_result: serverToolResult,
+  text_editor_code_execution_tool_result: serverToolResult,
+  container_upload: z.looseObject({ file_id: z.string().min(1) }),
 };
 
 /** A top-level `system` array holds text blocks only. */
