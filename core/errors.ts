@@ -28,6 +28,9 @@ export class GatewayError extends Error {
   }
 }
 
+/** A client-supplied value quoted in a message, cut short: an error body never echoes a megabyte back. */
+const clip = (value: string): string => (value.length > 200 ? `${value.slice(0, 200)}…` : value);
+
 const describeEndpoints = (endpoints: readonly string[]): string =>
   endpoints.length ? `; it is served on ${endpoints.join(', ')}` : '';
 
@@ -35,11 +38,11 @@ export const Errors = {
   unauthorized: () => new GatewayError(401, 'unauthorized', 'unauthorized'),
   keyDisabled: () => new GatewayError(403, 'key_disabled', 'this API key is disabled'),
   modelNotAllowed: (model: string) =>
-    new GatewayError(403, 'model_not_allowed', `this API key may not use model '${model}'`),
+    new GatewayError(403, 'model_not_allowed', `this API key may not use model '${clip(model)}'`),
   notFound: (method: string, path: string) =>
-    new GatewayError(404, 'not_found', `no endpoint ${method} ${path}`),
+    new GatewayError(404, 'not_found', `no endpoint ${clip(method)} ${clip(path)}`),
   methodNotAllowed: (method: string, path: string, allowed: readonly string[]) =>
-    new GatewayError(405, 'method_not_allowed', `${method} is not allowed on ${path}`, {
+    new GatewayError(405, 'method_not_allowed', `${clip(method)} is not allowed on ${clip(path)}`, {
       allow: allowed.join(', '),
     }),
   modelNotFound: (model: string, endpoint: string, servedOn: readonly string[]) =>
@@ -48,7 +51,7 @@ export const Errors = {
       'model_not_found',
       servedOn.length
         ? `model '${model}' is not served on ${endpoint}${describeEndpoints(servedOn)}`
-        : `model '${model}' does not exist on this gateway`,
+        : `model '${clip(model)}' does not exist on this gateway`,
     ),
   invalidJson: (reason: string) =>
     new GatewayError(400, 'invalid_json', `the request body is not valid JSON: ${reason}`),
@@ -119,6 +122,7 @@ export const Errors = {
       connection: 'close',
     }),
   keyNotFound: (id: string) => new GatewayError(404, 'key_not_found', `no key with id ${id}`),
+  hostRequired: () => new GatewayError(400, 'invalid_request', 'an HTTP/1.1 request needs a Host header'),
   headersTooMany: (limit: number) =>
     new GatewayError(431, 'request_header_fields_too_large', `more than ${limit} request headers`, {
       connection: 'close',
@@ -147,7 +151,7 @@ export const Errors = {
     ),
   streamIdle: (upstream: string, ms: number) =>
     new GatewayError(504, 'upstream_stream_idle', `upstream ${upstream} sent nothing for ${ms / 1000} s`),
-  taskNotFound: (id: string) => new GatewayError(404, 'task_not_found', `no task with id '${id}'`),
+  taskNotFound: (id: string) => new GatewayError(404, 'task_not_found', `no task with id '${clip(id)}'`),
   idempotencyConflict: (key: string) =>
     new GatewayError(
       409,

@@ -59,7 +59,12 @@ function serveAdmin(
   const match = ADMIN.match(req.method ?? 'GET', path);
   if (!match) return writeJson(res, 404, { error: `no simulator route ${req.method} ${path}`, status: 404 });
   const { log, tasks } = opts;
-  writeReply(res, match.handler({ log, tasks, query: new URLSearchParams(query), params: match.params }));
+  try {
+    writeReply(res, match.handler({ log, tasks, query: new URLSearchParams(query), params: match.params }));
+  } catch (e) {
+    // A logged body too deep to serialise (or any other fault) answers 500; it must not end the process.
+    writeJson(res, 500, { error: `simulator admin: ${(e as Error).message}`, status: 500 });
+  }
 }
 
 /** Body, then route, then auth, then JSON validity: the order the vendors check in. */

@@ -30,17 +30,36 @@ const CLIENT_ERRORS: Readonly<Record<string, () => GatewayError>> = {
  * Answers a request Node could not parse (or whose headers were too slow or too large) with the
  * contract's error body, instead of Node's bare status line, then closes the connection.
  */
-function rejectClient(err: NodeJS.ErrnoException, socket: Duplex): void {
+function rejectClient(err: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Duplex): void {
   const make = CLIENT_ERRORS[err.code ?? ''];
   if (!socket.writable || !(make || err.code?.startsWith('HPE_'))) {
     socket.destroy(); // a reset or a vanished client: nobody to answer
     return;
   }
   const error = make ? make() : Errors.invalidRequest('malformed HTTP request');
+  endSocket(socket, error, requestIdFor(presentedId(err.rawPacket)));
+}
+
+const REQUEST_ID_LINE = /\r\nx-request-id:[ \t]*([^\r\n]*?)[ \t]*\r\n/i;
+
+/** The client's `x-request-id` from the bytes Node could not parse, so even this answer echoes it. */
+const presentedId = (raw: Buffer | undefined): string | undefined =>
+  raw ? REQUEST_ID_LINE.exec(raw.toString('latin1'))?.[1] : undefined;
+
+/**
+ * Writes `error` as a whole HTTP response straight to a socket Node's server no longer answers on (a
+ * parse error, a CONNECT), and closes it.
+ */
+function endSocket(socket: Duplex, error: GatewayError, requestId: string): void {
   const body = error.body();
+  const extra = Object.entries(error.headers)
+    .filter(([name]) => name !== 'connection')
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
   socket.end(
     `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status]}\r\ncontent-type: application/json\r\n` +
-      `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+      `content-length: ${Buffer.byteLength(body)}\r\nx-request-id: ${requestId}\r\n${extra}` +
+      `connection: close\r\n\r\n${body}`,
   );
 }
 
@@ -65,12 +84,19 @@ export class GatewayServer {
         // Node checks header deadlines on this interval (30 s by default); keep it well under the limit.
         connectionsCheckingInterval: Math.max(50, Math.min(1_000, config.timeouts.headers / 4)),
         keepAliveTimeout: 65_000,
+        // Node would refuse a request without Host itself, with an empty 400; the handler answers it
+        // in the contract's shape instead (and a request whose Host was cut by the header limit gets 431).
+        requireHostHeader: false,
       },
       (req, res) => this.handle(req, res),
     );
     // One more than the limit, so an excess is seen (Node would otherwise drop extra headers silently).
     this.server.maxHeadersCount = config.max_headers + 1;
     this.server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => rejectClient(err, socket));
+    // CONNECT never reaches the request handler: without a listener Node closes the socket unanswered.
+    this.server.on('connect', (req: IncomingMessage, socket: Duplex) =>
+      endSocket(socket, this.refusal(req), requestIdFor(req.headers['x-request-id'])),
+    );
   }
 
   listen(host: string, port: number): Promise<number> {
@@ -117,6 +143,7 @@ export class GatewayServer {
       if (this.closing) throw Errors.shuttingDown();
       if (req.rawHeaders.length / 2 > this.config.max_headers)
         throw Errors.headersTooMany(this.config.max_headers);
+      if (req.headers.host === undefined && req.httpVersionMinor >= 1) throw Errors.hostRequired();
       const url = req.url ?? '/';
       const query = url.indexOf('?');
       const match = this.routes.match(req.method ?? 'GET', query < 0 ? url : url.slice(0, query));
@@ -145,6 +172,16 @@ export class GatewayServer {
     if (!(e instanceof GatewayError) || error.status >= 500)
       this.logger.error({ err: e, ...fields }, error.message);
     else this.logger.info({ code: error.code, status: error.status, ...fields }, error.message);
+  }
+
+  /** What a method no endpoint takes (CONNECT) gets: the route table's 404 or 405 for its target. */
+  private refusal(req: IncomingMessage): GatewayError {
+    try {
+      this.routes.match(req.method ?? 'CONNECT', req.url ?? '/');
+      return Errors.notFound(req.method ?? 'CONNECT', req.url ?? '/');
+    } catch (e) {
+      return toGatewayError(e);
+    }
   }
 
   private run(ctx: GatewayContext): void {

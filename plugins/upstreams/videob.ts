@@ -10,7 +10,7 @@ import type { PollOutcome } from '../../core/plugin';
 import type { TaskParams, TaskUsage } from '../../core/tasks/task';
 import { z } from 'zod';
 import { checkParts, type PartTable } from '../apis/content-parts';
-import { countOf } from './video-task/body-fields';
+import { countOf, positiveIntField, textField } from './video-task/body-fields';
 import { defineVideoFamily } from './video-task/define-video-family';
 import type { VideoPaths } from './video-task/video-options';
 import type { VideoFamilySpec } from './video-task/video-upstream';
@@ -88,6 +88,9 @@ export const VIDEOB: VideoFamilySpec = {
   created: 1769558400,
   check(body) {
     const prompt = promptOf(body);
+    // A top-level field wins over the prompt's flag, so a present one must be usable (1e400 is not).
+    if (body.resolution != null) textField(body, 'resolution', 'resolution');
+    if (body.duration != null) positiveIntField(body, 'duration', 'duration');
     const resolution =
       typeof body.resolution === 'string' ? body.resolution : FLAGS.resolution.exec(prompt)?.[1];
     const duration = countOf(body.duration) ?? Number(FLAGS.duration_s.exec(prompt)?.[1] ?? NaN);

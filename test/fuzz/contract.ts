@@ -125,6 +125,14 @@ const int =
     if (v > plain) return gray(`above ${plain}, where a gateway may set its own ceiling`);
     return Number.isSafeInteger(v) ? undefined : gray('an integer beyond 2^53');
   };
+/** `max_completion_tokens`: only a number above the cap is the gateway's to refuse; the rest the upstream judges. */
+const outputTokensAlias: Check = (v) => {
+  if (typeof v !== 'number') return gray('not in the contract: passed through');
+  if (v > MAX_TOKENS_CAP) return { verdict: 'invalid', why: `above the cap ${MAX_TOKENS_CAP}` };
+  return Number.isInteger(v) && v >= 1 && v <= PLAIN_MAX_TOKENS
+    ? undefined
+    : gray('a value the upstream judges');
+};
 const oneOf =
   (...values: string[]): Check =>
   (v) =>
@@ -164,6 +172,9 @@ const CHAT_FIELDS = new Map<string, Field>([
   ['temperature', { check: num(0, 2) }],
   ['top_p', { check: num(0, 1) }],
   ['max_tokens', { check: int(1, MAX_TOKENS_CAP, PLAIN_MAX_TOKENS), capped: true }],
+  // Not in the contract's table (it passes through, whatever its type), but OpenAI's own name for the
+  // same ceiling, so a number above the cap must be refused like max_tokens.
+  ['max_completion_tokens', { check: outputTokensAlias, capped: true }],
   ['n', { check: int(1, CHAT_N_CAP, PLAIN_N), capped: true }],
   ['stop', { check: either(str, stringArray) }],
   ['presence_penalty', { check: num(-2, 2) }],
@@ -295,6 +306,18 @@ function checkModel(v: Verdicts, body: Json, served: readonly string[]): string 
 }
 
 /** Whether a suspect key appears anywhere in the first levels of `value`. */
+
+/**
+ * The contract shows one block shape: a text block has `type: "text"` and a string `text`. One without
+ * its text is invalid; blocks of other types are not shown, so either answer passes.
+ */
+function contentBlocks(v: Verdicts, blocks: readonly Json[], at: string): void {
+  if (blocks.some((b) => isRec(b) && b.type === 'text' && typeof b.text !== 'string'))
+    v.invalid('messages', `${at}: a text block without text`);
+  else if (!blocks.every((b) => isRec(b) && b.type === 'text'))
+    v.gray('content-parts', 'blocks other than text');
+}
+
 function hasSuspectKey(value: Json, depth: number): boolean {
   if (depth > 8 || typeof value !== 'object' || value === null) return false;
   if (Array.isArray(value)) return value.some((item) => hasSuspectKey(item, depth + 1));
@@ -355,6 +378,7 @@ export function judgeMessages(body: Json, headers: Headers): Judgement {
       const c = m.content;
       if (typeof c !== 'string' && !(Array.isArray(c) && c.every(block)))
         v.invalid('messages', `messages[${i}].content not text or blocks`);
+      else if (Array.isArray(c)) contentBlocks(v, c, `messages[${i}].content`);
     });
   checkTable(v, body, MESSAGES_FIELDS, model);
   const system = body.system;
@@ -362,6 +386,7 @@ export function judgeMessages(body: Json, headers: Headers): Judgement {
     if (Array.isArray(system)) {
       if (!system.every(block)) v.invalid('field:system', 'system array of non-blocks');
       else if (!LATEST.includes(model)) v.invalid('unsupported:system', 'system as an array');
+      else contentBlocks(v, system, 'system');
     } else if (typeof system !== 'string') v.invalid('field:system', 'system not a string or an array');
   }
   const choice = body.tool_choice;
@@ -448,6 +473,9 @@ export function judgeVideo(body: Json, protocol: VideoProtocol, headers: Headers
       v.invalid('field:content', 'no text item with text');
     else {
       if (!items.every(block)) v.gray('field:content', 'items without a type');
+      // Items other than text (images, videos, audio) are the vendor's, not shown by the contract.
+      else if (!items.every((i) => isRec(i) && i.type === 'text'))
+        v.gray('content-parts', 'items other than text');
       // The gateway reads the first text item; what the others must hold, the contract does not say.
       if (
         items.some(

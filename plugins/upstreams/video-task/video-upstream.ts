@@ -78,14 +78,20 @@ export class VideoUpstream implements UpstreamPlugin, TaskUpstream {
     return params;
   }
 
-  async submit(body: JsonObject, raw: Buffer, upstreamModel: string): Promise<SubmitOutcome> {
+  async submit(
+    body: JsonObject,
+    raw: Buffer,
+    upstreamModel: string,
+    requestId: string,
+  ): Promise<SubmitOutcome> {
     const renamed = body.model !== upstreamModel;
     const answer = await callUpstream(
       this.name,
       {
         method: 'POST',
         url: upstreamUrl(this.options, this.options.submit_path),
-        headers: { ...this.auth, ...this.options.submit_headers, ...JSON_HEADERS },
+        // The request id lets an operator match an upstream task to the gateway's logs.
+        headers: { ...this.auth, ...this.options.submit_headers, ...JSON_HEADERS, 'x-request-id': requestId },
         body: renamed ? Buffer.from(JSON.stringify({ ...body, model: upstreamModel })) : raw,
       },
       this.timeouts,
