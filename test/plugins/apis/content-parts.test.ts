@@ -92,6 +92,16 @@ void t.test('messages content blocks and system blocks', async (t) => {
       role: 'user',
       content: [{ type: 'tool_result', tool_use_id: 'toolu_01', content: [{ type: 'text', text: '18°C' }] }],
     },
+    // A server tool's turn, echoed back as the vendor sent it.
+    {
+      role: 'assistant',
+      content: [
+        { type: 'server_tool_use', id: 'srvtoolu_01', name: 'web_search', input: { query: 'Paris' } },
+        { type: 'web_search_tool_result', tool_use_id: 'srvtoolu_01', content: [] },
+        { type: 'text', text: 'It is mild.' },
+      ],
+    },
+    { role: 'user', content: 'Thanks.' },
   ];
   const id = newId('blocks-ok');
   const ok = await postJson(url, { ...base, messages: conversation }, gw.key, {
