@@ -45,15 +45,7 @@ export async function openStores(storage: StorageConfig, logger: Logger): Promis
       EmbeddedUsageStore.open(dir, { ...usageOptions, rotateBytes: storage.usage_rotate_size }),
       EmbeddedTaskStore.open(dir),
     ]);
-    return {
-      keys,
-      usage,
-      tasks,
-      close: async (waitMs) => {
-        await closeAll(keys, usage, tasks, waitMs);
-        await lock.release();
-      },
-    };
+    return storesOf(keys, usage, tasks, () => lock.release());
   } catch (e) {
     await lock.release();
     throw e;
@@ -68,13 +60,18 @@ async function openMongo(uri: string, database: string, usageOptions: MongoUsage
     MongoUsageStore.open(db, usageOptions),
     MongoTaskStore.open(db),
   ]);
+  return storesOf(keys, usage, tasks, () => client.close());
+}
+
+/** The three stores, closed in order and then `release` (the data directory's lock, the MongoDB client). */
+function storesOf(keys: KeyStore, usage: UsageStore, tasks: TaskStore, release: () => Promise<void>): Stores {
   return {
     keys,
     usage,
     tasks,
     close: async (waitMs) => {
       await closeAll(keys, usage, tasks, waitMs);
-      await client.close();
+      await release();
     },
   };
 }

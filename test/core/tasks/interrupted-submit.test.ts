@@ -8,8 +8,9 @@
  */
 import 'reflect-metadata';
 import t, { type Test } from 'tap';
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { recordingLogger, type LogLine } from '../../helpers/logs';
+import { deadSubmitTask } from '../../helpers/tasks';
 import { keyId } from '../../../core/keys/api-key';
 import type { VideoTask } from '../../../core/tasks/task';
 import { startTestGateway, type ConfigDoc, type TestGateway } from '../../helpers/gateway';
@@ -37,36 +38,16 @@ async function gateway(t: Test, poller = false): Promise<{ gw: TestGateway; line
  * the test client sends), under that instance's submit lease, expired unless `over` says otherwise.
  */
 function deadSubmit(gw: TestGateway, body: unknown, over: Partial<VideoTask> = {}): VideoTask {
-  const now = Date.now();
-  return {
-    id: `video_dead_${randomUUID()}`,
+  return deadSubmitTask({
     key_id: keyId(gw.key),
     model: MODEL,
-    upstream: 'videoa-main',
     upstream_model: MODEL,
-    protocol: 'generic',
-    request_id: `crashed-request-${randomUUID()}`,
-    params: { resolution: '720P', duration_s: 5 },
-    upstream_task_id: null,
-    status: 'queued',
-    video_url: null,
-    error: null,
-    usage: null,
-    created_at: now - 5_000,
-    updated_at: now - 5_000,
-    finished_at: null,
-    deadline_at: now + 60_000,
-    next_poll_at: now - 5_000,
-    polls: 0,
-    poll_errors: 0,
-    lease: { owner: 'dead-instance/submit', until: now - 1_000 },
-    billed: false,
     idempotency: {
       key: IDEMPOTENCY_KEY,
       body_hash: createHash('sha256').update(JSON.stringify(body)).digest('base64url'),
     },
     ...over,
-  };
+  });
 }
 
 /** The warnings that name `taskId` as a submit that may have left an upstream task behind. */

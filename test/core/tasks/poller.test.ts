@@ -9,6 +9,7 @@ import t, { type Test } from 'tap';
 import pino from 'pino';
 import { Biller } from '../../../core/tasks/billing';
 import { TaskPoller } from '../../../core/tasks/poller';
+import { deadSubmitTask } from '../../helpers/tasks';
 import { Pricing } from '../../../core/pricing';
 import type { TaskUpstream } from '../../../core/plugin';
 import type { VideoTask } from '../../../core/tasks/task';
@@ -146,32 +147,7 @@ void t.test('a poller that dies holding leases: another takes over once they exp
 
 void t.test('a task whose submit never completed is failed (submit_interrupted), not billed', async (t) => {
   const gw = await gatewayWithoutPoller(t);
-  const now = Date.now();
-  const orphan: VideoTask = {
-    id: 'video_orphan_of_a_crash_0001',
-    key_id: null,
-    model: 'videoa-1.1-t2v',
-    upstream: 'videoa-main',
-    upstream_model: 'videoa-1.1-t2v',
-    protocol: 'generic',
-    request_id: 'crashed-request',
-    params: { resolution: '720P', duration_s: 5 },
-    upstream_task_id: null,
-    status: 'queued',
-    video_url: null,
-    error: null,
-    usage: null,
-    created_at: now - 5_000,
-    updated_at: now - 5_000,
-    finished_at: null,
-    deadline_at: now + 60_000,
-    next_poll_at: now - 5_000,
-    polls: 0,
-    poll_errors: 0,
-    lease: { owner: 'dead-instance/submit', until: now - 1_000 },
-    billed: false,
-    idempotency: null,
-  };
+  const orphan = deadSubmitTask({ id: 'video_orphan_of_a_crash_0001', request_id: 'crashed-request' });
   await gw.gateway.tasks.insert(orphan, 0);
   const p = poller(gw, 'sweeper', videoaUpstream(gw));
   p.start();
