@@ -11,25 +11,73 @@ export interface KeyRecord {
   /** Requests per minute for this key, overriding the rate-limit default. */
   readonly rate_limit_rpm?: number;
   readonly created_at: string;
+  /**
+   * When the key stops working (UTC, `Date#toISOString` form, so string order is time order in every
+   * store); absent: never. Records written before this field existed simply lack it.
+   */
+  readonly expires_at?: string;
+  /** Spending limit; absent: none. */
+  readonly budget?: KeyBudget;
+}
+
+export interface KeyBudget {
+  /** Money in integer millionths of the unit (micro-units): never a float. */
+  readonly amount_micros: number;
+  /** `total`: over the key's life; `month`: per calendar month (UTC). */
+  readonly period: 'total' | 'month';
 }
 
 export interface NewKey {
   description?: string;
   allowed_models?: readonly string[];
   rate_limit_rpm?: number;
+  expires_at?: string;
+  budget?: KeyBudget;
 }
 
-export type KeyChange = Partial<
-  Pick<KeyRecord, 'description' | 'enabled' | 'allowed_models' | 'rate_limit_rpm'>
->;
+/** Fields to change; a field given as undefined is removed from the record. */
+export type KeyChange = {
+  -readonly [
+    F in 'description' | 'enabled' | 'allowed_models' | 'rate_limit_rpm' | 'expires_at' | 'budget'
+  ]?: KeyRecord[F] | undefined;
+};
 
-/** Persistent key storage. Implementations: embedded (file under the data directory); MongoDB later. */
+/** A key's state as listings show and filter it; `expired` wins over enabled/disabled. */
+export type KeyStatus = 'enabled' | 'disabled' | 'expired';
+
+/** True when the key is past its expiry at `now` (milliseconds since the epoch). */
+export function isExpired(record: Pick<KeyRecord, 'expires_at'>, now: number): boolean {
+  return record.expires_at !== undefined && Date.parse(record.expires_at) <= now;
+}
+
+export function keyStatus(record: Pick<KeyRecord, 'enabled' | 'expires_at'>, now: number): KeyStatus {
+  if (isExpired(record, now)) return 'expired';
+  return record.enabled ? 'enabled' : 'disabled';
+}
+
+/** One page of keys, in id order. */
+export interface KeyPageQuery {
+  /** Only keys whose id sorts after this one (the previous page's last id). */
+  readonly after?: string;
+  /** At most this many records. */
+  readonly limit: number;
+  readonly status?: KeyStatus;
+  /** Case-insensitive substring of the description or the id. */
+  readonly q?: string;
+  /** The time `status` is judged at, as `Date#toISOString`. */
+  readonly now: string;
+}
+
+/** Persistent key storage. Implementations: embedded (file under the data directory) and MongoDB. */
 export interface KeyStore {
   /** Stores a record; fails if the id is taken. */
   insert(record: KeyRecord): Promise<void>;
   findByHash(hash: string): Promise<KeyRecord | undefined>;
   findById(id: string): Promise<KeyRecord | undefined>;
+  /** Every key, in insertion order. */
   list(): Promise<KeyRecord[]>;
+  /** Keys matching the query, sorted by id, at most `limit`. */
+  page(query: KeyPageQuery): Promise<KeyRecord[]>;
   /** Returns the updated record, or undefined when no key has this id. */
   update(id: string, change: KeyChange): Promise<KeyRecord | undefined>;
   /** Returns the deleted record, or undefined when no key has this id. */

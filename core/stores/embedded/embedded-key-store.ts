@@ -3,7 +3,7 @@
  * Only the gateway process writes it; the CLI goes through the admin API.
  */
 import { join } from 'node:path';
-import { type KeyChange, type KeyRecord, type KeyStore } from '../key-store';
+import { type KeyChange, type KeyPageQuery, type KeyRecord, type KeyStore, keyStatus } from '../key-store';
 import { readFileIfExists, writeFileAtomic } from './atomic-file';
 
 interface KeyFile {
@@ -44,10 +44,28 @@ export class EmbeddedKeyStore implements KeyStore {
     return Promise.resolve([...this.byId.values()]);
   }
 
+  /** Filters in memory: a key file holds thousands of keys, not millions. */
+  page(query: KeyPageQuery): Promise<KeyRecord[]> {
+    const now = Date.parse(query.now);
+    const q = query.q?.toLowerCase();
+    const matching = [...this.byId.values()]
+      .filter(
+        (k) =>
+          (query.after === undefined || k.id > query.after) &&
+          (query.status === undefined || keyStatus(k, now) === query.status) &&
+          (q === undefined || k.id.toLowerCase().includes(q) || k.description.toLowerCase().includes(q)),
+      )
+      .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    return Promise.resolve(matching.slice(0, query.limit));
+  }
+
   async update(id: string, change: KeyChange): Promise<KeyRecord | undefined> {
     const current = this.byId.get(id);
     if (!current) return undefined;
-    const next: KeyRecord = { ...current, ...change };
+    const merged: Record<string, unknown> = { ...current, ...change };
+    // A field given as undefined is removed, as the MongoDB store `$unset`s it.
+    for (const [field, value] of Object.entries(change)) if (value === undefined) delete merged[field];
+    const next = merged as unknown as KeyRecord;
     this.index(next);
     await this.persist();
     return next;

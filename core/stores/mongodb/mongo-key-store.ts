@@ -2,8 +2,8 @@
  * Keys in a MongoDB collection, one document per key. `_id` is the driver's ObjectId, so `list` keeps
  * insertion order like the embedded store; `id` and `hash` are unique by index.
  */
-import { type Collection, type Db, type UpdateFilter } from 'mongodb';
-import { type KeyChange, type KeyRecord, type KeyStore } from '../key-store';
+import { type Collection, type Db, type Filter, type UpdateFilter } from 'mongodb';
+import { type KeyChange, type KeyPageQuery, type KeyRecord, type KeyStore } from '../key-store';
 import { COLLECTIONS, isDuplicateKey, STORE_COLLECTION_OPTIONS, STORE_INDEXES } from './connect';
 
 /** Documents are read without `_id`: callers get exactly a KeyRecord. */
@@ -22,6 +22,28 @@ function toUpdate(change: KeyChange): UpdateFilter<KeyRecord> | undefined {
     ...(Object.keys(set).length > 0 ? { $set: set } : {}),
     ...(Object.keys(unset).length > 0 ? { $unset: unset } : {}),
   };
+}
+
+const escapeRegex = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * The page query as a filter. `expires_at` is stored as `Date#toISOString`, so comparing strings
+ * compares times; a cleared expiry is `$unset`, never null.
+ */
+function pageFilter(query: KeyPageQuery): Filter<KeyRecord> {
+  const and: Filter<KeyRecord>[] = [];
+  if (query.after !== undefined) and.push({ id: { $gt: query.after } });
+  const live: Filter<KeyRecord> = {
+    $or: [{ expires_at: { $exists: false } }, { expires_at: { $gt: query.now } }],
+  };
+  if (query.status === 'expired') and.push({ expires_at: { $lte: query.now } });
+  if (query.status === 'enabled') and.push({ enabled: true }, live);
+  if (query.status === 'disabled') and.push({ enabled: false }, live);
+  if (query.q !== undefined) {
+    const pattern = { $regex: escapeRegex(query.q), $options: 'i' };
+    and.push({ $or: [{ id: pattern }, { description: pattern }] });
+  }
+  return and.length > 0 ? { $and: and } : {};
 }
 
 export class MongoKeyStore implements KeyStore {
@@ -59,6 +81,15 @@ export class MongoKeyStore implements KeyStore {
 
   list(): Promise<KeyRecord[]> {
     return this.keys.find<KeyRecord>({}, WITHOUT_ID).sort({ _id: 1 }).toArray();
+  }
+
+  /** Sorted by `id` over its unique index, so each page reads at most `limit` matching documents in order. */
+  page(query: KeyPageQuery): Promise<KeyRecord[]> {
+    return this.keys
+      .find<KeyRecord>(pageFilter(query), WITHOUT_ID)
+      .sort({ id: 1 })
+      .limit(query.limit)
+      .toArray();
   }
 
   async update(id: string, change: KeyChange): Promise<KeyRecord | undefined> {

@@ -118,4 +118,88 @@ export function keyStoreContract(t: Test, makeStore: MakeKeyStore): void {
     t.strictSame(await second.findByHash(keys[1]!.hash), updated, 'and the hash lookup with them');
     t.equal(await second.findByHash(keys[2]!.hash), undefined);
   });
+
+  t.test('expiry and budget: stored, changed, cleared with undefined, kept over a reopen', async (t) => {
+    const open = await makeStore(t);
+    const store = await open();
+    const key = newKeyRecord({
+      expires_at: '2030-01-01T00:00:00.000Z',
+      budget: { amount_micros: 25_000_000, period: 'month' },
+    });
+    const old = newKeyRecord(); // a record from before these fields existed
+    await store.insert(key);
+    await store.insert(old);
+    t.strictSame(await store.findById(key.id), key, 'inserted with both fields');
+    t.notOk('expires_at' in ((await store.findById(old.id)) ?? {}), 'a record without them loads as it was');
+    t.notOk('budget' in ((await store.findById(old.id)) ?? {}));
+
+    const changed = await store.update(old.id, {
+      expires_at: '2031-06-01T12:00:00.000Z',
+      budget: { amount_micros: 0, period: 'total' },
+    });
+    t.strictSame(changed, {
+      ...old,
+      expires_at: '2031-06-01T12:00:00.000Z',
+      budget: { amount_micros: 0, period: 'total' },
+    });
+    const cleared = await store.update(key.id, { expires_at: undefined, budget: undefined });
+    t.notOk('expires_at' in (cleared ?? {}), 'a cleared expiry is absent, not undefined or null');
+    t.notOk('budget' in (cleared ?? {}), 'so is a cleared budget');
+    const bare: Record<string, unknown> = { ...key };
+    delete bare.expires_at;
+    delete bare.budget;
+    t.strictSame(cleared, bare, 'the rest of the record is unchanged');
+    await store.close();
+
+    const again = await open();
+    const reread = await again.findById(key.id);
+    t.notOk(reread && ('expires_at' in reread || 'budget' in reread), 'still absent after a reopen');
+    t.strictSame(await again.findById(old.id), changed, 'the changed record after a reopen');
+  });
+
+  t.test('page: id order, cursor, limit, status at a given time, case-insensitive search', async (t) => {
+    const store = await (await makeStore(t))();
+    const now = '2026-06-01T00:00:00.000Z';
+    const make = (id: string, over: Partial<KeyRecord> = {}) => newKeyRecord({ id, ...over });
+    const keys = [
+      make('sk-PAGE0005', { description: 'Billing service' }),
+      make('sk-page0001', { description: 'ops' }),
+      make('sk-page0003', { enabled: false, description: 'old billing' }),
+      make('sk-page0002', { expires_at: '2026-05-31T23:59:59.999Z' }), // expired at `now`
+      make('sk-page0004', { expires_at: now }), // expires exactly at `now`: expired
+      make('sk-page0006', { expires_at: '2026-06-01T00:00:00.001Z', enabled: false }),
+      make('sk-page0007', { expires_at: '2027-01-01T00:00:00.000Z' }),
+    ];
+    for (const key of keys) await store.insert(key);
+    const ids = async (query: Partial<Parameters<KeyStore['page']>[0]>) =>
+      (await store.page({ limit: 100, now, ...query })).map((k) => k.id);
+
+    t.strictSame(
+      await ids({}),
+      [...keys.map((k) => k.id)].sort(),
+      'every key, sorted by id (code-unit order)',
+    );
+    t.strictSame(await ids({ limit: 2 }), ['sk-PAGE0005', 'sk-page0001'], 'at most limit');
+    t.strictSame(
+      await ids({ limit: 2, after: 'sk-page0001' }),
+      ['sk-page0002', 'sk-page0003'],
+      'after the cursor',
+    );
+    t.strictSame(await ids({ after: 'sk-page0007' }), [], 'nothing after the last');
+    t.strictSame(await ids({ status: 'expired' }), ['sk-page0002', 'sk-page0004'], 'expired');
+    t.strictSame(
+      await ids({ status: 'enabled' }),
+      ['sk-PAGE0005', 'sk-page0001', 'sk-page0007'],
+      'enabled and not expired',
+    );
+    t.strictSame(
+      await ids({ status: 'disabled' }),
+      ['sk-page0003', 'sk-page0006'],
+      'disabled and not expired',
+    );
+    t.strictSame(await ids({ q: 'BILLING' }), ['sk-PAGE0005', 'sk-page0003'], 'description, any case');
+    t.strictSame(await ids({ q: 'page000' }), keys.map((k) => k.id).sort(), 'id, any case');
+    t.strictSame(await ids({ q: 'a.c' }), [], 'the search is a plain substring, not a pattern');
+    t.strictSame(await ids({ q: 'billing', status: 'enabled', after: 'sk-PAGE0005' }), [], 'filters combine');
+  });
 }
