@@ -5,8 +5,7 @@
  *   disable <id> | enable <id> | delete <id>                 <id> is the key's visible prefix (sk-XXXXXXXX)
  */
 import { parseArgs } from 'node:util';
-import type { KeyRecord } from '../core/stores/key-store';
-import type { CreatedKey } from '../core/keys/key-service';
+import type { PublicKey } from '../core/keys/public-key';
 import { AdminError, connectAdmin, type AdminClient } from './admin-client';
 
 const USAGE = `usage: npm run keys -- create [--description TEXT] [--models m1,m2] [--rpm N]
@@ -15,10 +14,10 @@ const USAGE = `usage: npm run keys -- create [--description TEXT] [--models m1,m
 
 type Command = (admin: AdminClient, args: string[]) => Promise<void>;
 
-const describe = (k: KeyRecord): string =>
+const describe = (k: PublicKey): string =>
   [
     k.id.padEnd(12),
-    (k.enabled ? 'enabled' : 'disabled').padEnd(9),
+    k.status.padEnd(9),
     (k.allowed_models.length ? k.allowed_models.join(',') : 'all models').padEnd(24),
     k.rate_limit_rpm ? `${k.rate_limit_rpm}/min`.padEnd(10) : 'default'.padEnd(10),
     k.created_at,
@@ -43,15 +42,24 @@ const commands: Record<string, Command> = {
         : {}),
       ...(values.rpm ? { rate_limit_rpm: Number(values.rpm) } : {}),
     };
-    const created = await admin.call<CreatedKey>('POST', '/admin/keys', body);
+    const created = await admin.call<{ key: string; record: PublicKey }>('POST', '/admin/keys', body);
     process.stdout.write(
       `created ${describe(created.record)}\nthe key is shown once; keep it:\n${created.key}\n`,
     );
   },
   async list(admin) {
-    const { data } = await admin.call<{ data: KeyRecord[] }>('GET', '/admin/keys');
-    if (data.length === 0) process.stdout.write('no keys\n');
-    for (const k of data) process.stdout.write(`${describe(k)}\n`);
+    let cursor: string | null = null;
+    let shown = 0;
+    do {
+      const page: { data: PublicKey[]; next_cursor: string | null } = await admin.call(
+        'GET',
+        `/admin/keys?limit=500${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+      );
+      for (const k of page.data) process.stdout.write(`${describe(k)}\n`);
+      shown += page.data.length;
+      cursor = page.next_cursor;
+    } while (cursor);
+    if (shown === 0) process.stdout.write('no keys\n');
   },
   disable: (admin, args) => change(admin, 'POST', args, 'disable'),
   enable: (admin, args) => change(admin, 'POST', args, 'enable'),
@@ -61,7 +69,7 @@ const commands: Record<string, Command> = {
 async function change(admin: AdminClient, method: string, args: string[], action: string): Promise<void> {
   const id = args[0];
   if (!id) throw new AdminError(USAGE);
-  const record = await admin.call<KeyRecord>(
+  const record = await admin.call<PublicKey>(
     method,
     `/admin/keys/${encodeURIComponent(id)}${action ? `/${action}` : ''}`,
   );

@@ -121,7 +121,13 @@ export const Errors = {
     new GatewayError(431, 'request_header_fields_too_large', 'the request headers are too large', {
       connection: 'close',
     }),
-  keyNotFound: (id: string) => new GatewayError(404, 'key_not_found', `no key with id ${id}`),
+  /** A field of an admin request body (dotted path) with a bad value. */
+  invalidField: (field: string, expected: string) =>
+    new GatewayError(400, 'invalid_request', `field '${clip(field)}' must be ${expected}`),
+  unknownField: (field: string) => new GatewayError(400, 'invalid_request', `unknown field '${clip(field)}'`),
+  invalidQuery: (name: string, expected: string) =>
+    new GatewayError(400, 'invalid_request', `query parameter '${clip(name)}' must be ${expected}`),
+  keyNotFound: (id: string) => new GatewayError(404, 'key_not_found', `no key with id ${clip(id)}`),
   hostRequired: () => new GatewayError(400, 'invalid_request', 'an HTTP/1.1 request needs a Host header'),
   headersTooMany: (limit: number) =>
     new GatewayError(431, 'request_header_fields_too_large', `more than ${limit} request headers`, {

@@ -8,7 +8,13 @@
  * compares hashes in constant time.
  */
 import { LRUCache } from 'lru-cache';
-import { type KeyChange, type KeyRecord, type KeyStore, type NewKey } from '../stores/key-store';
+import {
+  type KeyChange,
+  type KeyPageQuery,
+  type KeyRecord,
+  type KeyStore,
+  type NewKey,
+} from '../stores/key-store';
 import { generateKey, KeyHasher, looksLikeKey } from './api-key';
 
 /** Cached absence, so a flood of wrong keys does not reach the store. */
@@ -25,6 +31,16 @@ export interface CreatedKey {
   readonly key: string;
   readonly record: KeyRecord;
 }
+
+export interface RotatedKey extends CreatedKey {
+  /** The id of the key replaced. */
+  readonly replaces: string;
+  /** The old key as it is now (with its new expiry when one was set). */
+  readonly old: KeyRecord;
+}
+
+const ROTATED_SUFFIX = / \(rotated from sk-[A-Za-z0-9_-]{8}\)$/;
+const MAX_DESCRIPTION = 500;
 
 export class KeyService {
   private readonly cache: LRUCache<string, CacheEntry>;
@@ -58,6 +74,8 @@ export class KeyService {
         enabled: true,
         allowed_models: [...(spec.allowed_models ?? [])],
         ...(spec.rate_limit_rpm !== undefined ? { rate_limit_rpm: spec.rate_limit_rpm } : {}),
+        ...(spec.expires_at !== undefined ? { expires_at: spec.expires_at } : {}),
+        ...(spec.budget !== undefined ? { budget: { ...spec.budget } } : {}),
         created_at: new Date().toISOString(),
       };
       await this.store.insert(record);
@@ -68,6 +86,45 @@ export class KeyService {
 
   list(): Promise<KeyRecord[]> {
     return this.store.list();
+  }
+
+  /** One page of keys in id order (see KeyStore#page). */
+  page(query: KeyPageQuery): Promise<KeyRecord[]> {
+    return this.store.page(query);
+  }
+
+  findById(id: string): Promise<KeyRecord | undefined> {
+    return this.store.findById(id);
+  }
+
+  /**
+   * A replacement for key `id` with the same settings, its description marked with the old id (an
+   * earlier such mark is replaced, so rotations do not pile up). With `disableOldAfterMs`, the old key
+   * expires that long from now (never later than it already would): an expiry every instance enforces,
+   * rather than a timer in this one. Undefined when no key has this id.
+   */
+  async rotate(id: string, disableOldAfterMs?: number): Promise<RotatedKey | undefined> {
+    const old = await this.store.findById(id);
+    if (!old) return undefined;
+    const suffix = ` (rotated from ${old.id})`;
+    const base = old.description.replace(ROTATED_SUFFIX, '').slice(0, MAX_DESCRIPTION - suffix.length);
+    const created = await this.create({
+      description: base + suffix,
+      allowed_models: old.allowed_models,
+      ...(old.rate_limit_rpm !== undefined ? { rate_limit_rpm: old.rate_limit_rpm } : {}),
+      ...(old.expires_at !== undefined ? { expires_at: old.expires_at } : {}),
+      ...(old.budget !== undefined ? { budget: old.budget } : {}),
+    });
+    let current: KeyRecord = old;
+    if (disableOldAfterMs !== undefined) {
+      const at = Date.now() + disableOldAfterMs;
+      const sooner =
+        old.expires_at === undefined || Date.parse(old.expires_at) > at
+          ? new Date(at).toISOString()
+          : undefined;
+      if (sooner) current = (await this.update(id, { expires_at: sooner })) ?? old;
+    }
+    return { ...created, replaces: old.id, old: current };
   }
 
   async update(id: string, change: KeyChange): Promise<KeyRecord | undefined> {
@@ -83,7 +140,7 @@ export class KeyService {
   }
 
   async isEmpty(): Promise<boolean> {
-    return (await this.store.list()).length === 0;
+    return (await this.store.page({ limit: 1, now: new Date().toISOString() })).length === 0;
   }
 
   private async find(presented: string): Promise<KeyRecord | undefined> {

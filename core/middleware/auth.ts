@@ -1,12 +1,14 @@
 /**
  * Authentication: `Authorization: Bearer sk-…` (or `x-api-key`, which Anthropic-style clients send).
- * Unknown or missing → 401 `unauthorized`; disabled → 403.
+ * Unknown, missing or past its `expires_at` → 401 `unauthorized` (the same answer); disabled → 403.
+ * Expiry is judged now, on every request, so a record held in the key cache still expires on time.
  */
 import { inject } from 'tsyringe';
 import type { GatewayContext } from '../context';
 import { KeyServiceToken } from '../di';
 import { Errors } from '../errors';
 import type { KeyService } from '../keys/key-service';
+import { isExpired } from '../stores/key-store';
 import { middlewarePlugin, type Middleware, type Next } from '../plugin';
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
@@ -25,7 +27,7 @@ export class AuthMiddleware implements Middleware {
   async handle(ctx: GatewayContext, next: Next): Promise<void> {
     const presented = presentedKey(ctx);
     const key = presented ? await this.keys.lookup(presented) : undefined;
-    if (!key) throw Errors.unauthorized();
+    if (!key || isExpired(key, Date.now())) throw Errors.unauthorized();
     if (!key.enabled) throw Errors.keyDisabled();
     ctx.key = key;
     return next();

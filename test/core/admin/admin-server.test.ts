@@ -18,13 +18,17 @@ t.test('admin API: token required, keys managed, usage readable, bad input rejec
     body: JSON.stringify({ description: 'ops', allowed_models: ['modela-5.5'] }),
   });
   t.equal(created.status, 201);
-  const { key, record } = (await created.json()) as { key: string; record: { id: string; hash: string } };
+  const { key, record } = (await created.json()) as { key: string; record: { id: string } };
   t.match(key, /^sk-[A-Za-z0-9_-]{43}$/);
   t.equal(record.id, key.slice(0, 11), 'the id is the visible prefix');
-  t.not(record.hash, key, 'only a hash is stored');
+  t.notOk('hash' in record, 'the answer carries no hash');
 
-  const listed = (await (await admin('/admin/keys')).json()) as { data: { id: string }[] };
+  const listed = (await (await admin('/admin/keys')).json()) as {
+    data: { id: string }[];
+    next_cursor: string | null;
+  };
   t.ok(listed.data.some((k) => k.id === record.id));
+  t.equal(listed.next_cursor, null, 'a paged answer: two keys fit on the first page');
   t.notMatch(JSON.stringify(listed), key, 'the full key is never listed');
 
   const badJson = await admin('/admin/keys', { method: 'POST', body: '{nope' });

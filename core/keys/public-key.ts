@@ -1,0 +1,34 @@
+/**
+ * The only form in which the admin API shows a key record: fields are copied by name, so the hash (and
+ * anything secret added to KeyRecord later) can never reach an answer by accident.
+ */
+import { type KeyBudget, type KeyRecord, type KeyStatus, keyStatus } from '../stores/key-store';
+
+export interface PublicKey {
+  readonly id: string;
+  readonly description: string;
+  readonly enabled: boolean;
+  /** `expired` when past `expires_at`, else `enabled` or `disabled`. */
+  readonly status: KeyStatus;
+  readonly allowed_models: readonly string[];
+  readonly rate_limit_rpm?: number;
+  readonly expires_at?: string;
+  readonly budget?: KeyBudget;
+  readonly created_at: string;
+}
+
+export function publicKey(record: KeyRecord, now: number = Date.now()): PublicKey {
+  return {
+    id: record.id,
+    description: record.description,
+    enabled: record.enabled,
+    status: keyStatus(record, now),
+    allowed_models: [...record.allowed_models],
+    ...(record.rate_limit_rpm !== undefined ? { rate_limit_rpm: record.rate_limit_rpm } : {}),
+    ...(record.expires_at !== undefined ? { expires_at: record.expires_at } : {}),
+    ...(record.budget !== undefined
+      ? { budget: { amount_micros: record.budget.amount_micros, period: record.budget.period } }
+      : {}),
+    created_at: record.created_at,
+  };
+}

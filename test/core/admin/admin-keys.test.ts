@@ -1,0 +1,444 @@
+/**
+ * The key side of the admin API over real HTTP: PATCH, rotate, expiry, paged listings, bad input, and
+ * that no answer ever carries a key's hash.
+ */
+import t, { type Test } from 'tap';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { startTestGateway, type TestGateway } from '../../helpers/gateway';
+import { isError } from '../../helpers/errors';
+import { postJson, type JsonResponse } from '../../helpers/http';
+
+interface PublicKey {
+  id: string;
+  description: string;
+  enabled: boolean;
+  status: string;
+  allowed_models: string[];
+  rate_limit_rpm?: number;
+  expires_at?: string;
+  budget?: { amount_micros: number; period: string };
+  created_at: string;
+}
+type Page = { data: PublicKey[]; next_cursor: string | null };
+
+const ask = { model: 'modela-5.5', messages: [{ role: 'user', content: 'hi' }] };
+
+function adminOf(gw: TestGateway) {
+  return async <T = Record<string, unknown>>(
+    method: string,
+    path: string,
+    body?: unknown,
+  ): Promise<JsonResponse<T>> => {
+    const res = await fetch(`${gw.gateway.adminUrl}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${gw.gateway.adminToken}`, 'content-type': 'application/json' },
+      ...(body !== undefined ? { body: typeof body === 'string' ? body : JSON.stringify(body) } : {}),
+    });
+    const text = await res.text();
+    return { status: res.status, headers: res.headers, body: JSON.parse(text) as T, text };
+  };
+}
+
+/** Every hash the store holds, to look for in answers. */
+async function hashesOf(gw: TestGateway): Promise<string[]> {
+  const all = await gw.gateway.keys.page({ limit: 10_000, now: new Date().toISOString() });
+  return all.map((k) => k.hash);
+}
+
+function noHashes(t: Test, text: string, hashes: string[], what: string): void {
+  t.notOk(
+    hashes.some((h) => text.includes(h)),
+    `${what}: no hash value in the answer`,
+  );
+  t.notOk(/"hash"/.test(text), `${what}: no hash field`);
+}
+
+const chat = (gw: TestGateway, key: string) => postJson(`${gw.url}/v1/chat/completions`, ask, key);
+
+t.test(
+  'PATCH changes each field, null clears, the record is returned; creation takes expiry and budget',
+  async (t) => {
+    const gw = await startTestGateway(t);
+    const admin = adminOf(gw);
+    const created = await admin<{ key: string; record: PublicKey }>('POST', '/admin/keys', {
+      description: 'billing',
+      expires_at: '2099-01-01T01:00:00+01:00',
+      budget: { amount_micros: 5_000_000, period: 'month' },
+    });
+    t.equal(created.status, 201);
+    const { key, record } = created.body;
+    t.equal(record.expires_at, '2099-01-01T00:00:00.000Z', 'the expiry is kept in UTC');
+    t.strictSame(record.budget, { amount_micros: 5_000_000, period: 'month' });
+    t.equal(record.status, 'enabled');
+    t.notOk('hash' in record, 'no hash in the created record');
+
+    const id = record.id;
+    const patched = await admin<PublicKey>('PATCH', `/admin/keys/${id}`, {
+      description: 'billing v2',
+      allowed_models: ['modela-5.5'],
+      rate_limit_rpm: 60,
+      expires_at: '2098-05-05T05:05:05Z',
+      budget: { amount_micros: 0, period: 'total' },
+    });
+    t.equal(patched.status, 200);
+    t.match(patched.body, {
+      id,
+      description: 'billing v2',
+      allowed_models: ['modela-5.5'],
+      rate_limit_rpm: 60,
+      expires_at: '2098-05-05T05:05:05.000Z',
+      budget: { amount_micros: 0, period: 'total' },
+      enabled: true,
+    });
+    t.strictSame((await admin('GET', `/admin/keys/${id}`)).body, patched.body, 'GET one shows the same');
+
+    const disabled = await admin<PublicKey>('PATCH', `/admin/keys/${id}`, { enabled: false });
+    t.equal(disabled.body.status, 'disabled');
+    t.equal(disabled.body.description, 'billing v2', 'fields not given are kept');
+    t.equal((await chat(gw, key)).status, 403, 'a key disabled by PATCH is refused at once');
+    await admin('PATCH', `/admin/keys/${id}`, { enabled: true });
+    t.equal((await chat(gw, key)).status, 200, 'and works again when enabled');
+
+    const cleared = await admin<PublicKey>('PATCH', `/admin/keys/${id}`, {
+      rate_limit_rpm: null,
+      expires_at: null,
+      budget: null,
+    });
+    t.equal(cleared.status, 200);
+    for (const field of ['rate_limit_rpm', 'expires_at', 'budget']) {
+      t.notOk(field in cleared.body, `null cleared ${field}`);
+    }
+    const unchanged = await admin<PublicKey>('PATCH', `/admin/keys/${id}`, {});
+    t.strictSame(unchanged.body, cleared.body, 'an empty PATCH changes nothing');
+  },
+);
+
+t.test('bad input: 400 naming the field, 404 for an unknown id, in the contract body', async (t) => {
+  const gw = await startTestGateway(t);
+  const admin = adminOf(gw);
+  const id = (await admin<{ record: PublicKey }>('POST', '/admin/keys', {})).body.record.id;
+  const bad = async (body: unknown, ...mentions: string[]) => {
+    const res = await admin('PATCH', `/admin/keys/${id}`, body);
+    isError(t, res, 400, 'invalid_request', ...mentions);
+  };
+  await bad({ nope: 1 }, "unknown field 'nope'");
+  await bad({ hash: 'x' }, "unknown field 'hash'");
+  await bad(
+    { budget: { amount_micros: -1, period: 'total' } },
+    "'budget.amount_micros'",
+    'non-negative integer',
+  );
+  await bad({ budget: { amount_micros: 1.5, period: 'total' } }, "'budget.amount_micros'", 'integer');
+  await bad({ budget: { amount_micros: 1, period: 'week' } }, "'budget.period'", "'total' or 'month'");
+  await bad(
+    { budget: { amount_micros: 1, period: 'total', currency: 'EUR' } },
+    "unknown field 'budget.currency'",
+  );
+  await bad({ budget: { period: 'total' } }, "'budget.amount_micros'");
+  await bad({ budget: 5 }, "'budget'", 'null to clear');
+  await bad({ expires_at: 'tomorrow' }, "'expires_at'", 'ISO 8601');
+  await bad({ expires_at: '2030-01-01T00:00:00' }, "'expires_at'", 'time zone');
+  await bad({ expires_at: 1_900_000_000 }, "'expires_at'");
+  await bad({ rate_limit_rpm: 0 }, "'rate_limit_rpm'", 'positive integer');
+  await bad({ rate_limit_rpm: 2.5 }, "'rate_limit_rpm'");
+  await bad({ description: 'x'.repeat(501) }, "'description'", '500');
+  await bad({ allowed_models: ['modela-5.5', ''] }, "'allowed_models.1'", 'a non-empty model name');
+  await bad({ allowed_models: 'modela-5.5' }, "'allowed_models'");
+  await bad({ enabled: 'yes' }, "'enabled'", 'true or false');
+  await bad([], 'JSON object');
+  isError(t, await admin('PATCH', `/admin/keys/${id}`, '{nope'), 400, 'invalid_json');
+  isError(
+    t,
+    await admin('POST', '/admin/keys', { budget: { amount_micros: -5, period: 'month' } }),
+    400,
+    'invalid_request',
+    "'budget.amount_micros'",
+  );
+  isError(
+    t,
+    await admin('POST', '/admin/keys', { expires_at: 'soon' }),
+    400,
+    'invalid_request',
+    "'expires_at'",
+  );
+  const createNull = await admin('POST', '/admin/keys', { expires_at: null });
+  isError(t, createNull, 400, 'invalid_request', "'expires_at'");
+  t.notOk(createNull.text.includes('null'), 'creation does not offer null to clear');
+  t.ok(
+    (await admin('PATCH', `/admin/keys/${id}`, { expires_at: 'soon' })).text.includes('or null to clear it'),
+    'a PATCH does',
+  );
+  isError(
+    t,
+    await admin('POST', '/admin/keys', { enabled: false }),
+    400,
+    'invalid_request',
+    "unknown field 'enabled'",
+  );
+  isError(
+    t,
+    await admin('POST', `/admin/keys/${id}/rotate`, { disable_old_after: -1 }),
+    400,
+    'invalid_request',
+    "'disable_old_after'",
+  );
+  isError(
+    t,
+    await admin('POST', `/admin/keys/${id}/rotate`, { disable_old_after: '10s' }),
+    400,
+    'invalid_request',
+    "'disable_old_after'",
+  );
+  isError(
+    t,
+    await admin('POST', `/admin/keys/${id}/rotate`, { grace: 1 }),
+    400,
+    'invalid_request',
+    "unknown field 'grace'",
+  );
+
+  for (const [method, path, body] of [
+    ['PATCH', '/admin/keys/sk-missing00', { description: 'x' }],
+    ['GET', '/admin/keys/sk-missing00', undefined],
+    ['POST', '/admin/keys/sk-missing00/rotate', {}],
+    ['POST', '/admin/keys/sk-missing00/disable', undefined],
+    ['DELETE', '/admin/keys/sk-missing00', undefined],
+  ] as const) {
+    isError(t, await admin(method, path, body), 404, 'key_not_found', 'sk-missing00');
+  }
+  isError(t, await admin('POST', `/admin/keys/${id}/explode`), 404, 'not_found');
+  t.equal(
+    (await admin<PublicKey>('GET', `/admin/keys/${id}`)).body.description,
+    '',
+    'bad input changed nothing',
+  );
+});
+
+t.test(
+  'rotate: same settings, new key shown once; the old key works on, or until the grace period ends',
+  async (t) => {
+    const gw = await startTestGateway(t);
+    const admin = adminOf(gw);
+    const created = await admin<{ key: string; record: PublicKey }>('POST', '/admin/keys', {
+      description: 'payments',
+      allowed_models: ['modela-5.5'],
+      rate_limit_rpm: 120,
+      expires_at: '2099-12-31T00:00:00Z',
+      budget: { amount_micros: 7_000_000, period: 'total' },
+    });
+    const old = created.body;
+
+    const kept = await admin<{ key: string; record: PublicKey; replaces: string }>(
+      'POST',
+      `/admin/keys/${old.record.id}/rotate`,
+    );
+    t.equal(kept.status, 201);
+    t.equal(kept.body.replaces, old.record.id);
+    t.match(kept.body.key, /^sk-[A-Za-z0-9_-]{43}$/);
+    t.not(kept.body.record.id, old.record.id);
+    t.strictSame(
+      { ...kept.body.record, id: undefined, created_at: undefined },
+      {
+        ...old.record,
+        id: undefined,
+        created_at: undefined,
+        description: `payments (rotated from ${old.record.id})`,
+      },
+      'the same settings, the description marked with the old id',
+    );
+    t.equal((await chat(gw, kept.body.key)).status, 200, 'the new key works');
+    t.equal((await chat(gw, old.key)).status, 200, 'without disable_old_after the old key keeps working');
+    const oldNow = (await admin<PublicKey>('GET', `/admin/keys/${old.record.id}`)).body;
+    t.strictSame(oldNow, old.record, 'and is unchanged');
+    const listing = (await admin('GET', '/admin/keys')).text;
+    t.notOk(listing.includes(kept.body.key), 'the full new key is never listed');
+
+    // Rotating the rotated key replaces the mark rather than piling marks up.
+    const again = await admin<{ key: string; record: PublicKey }>(
+      'POST',
+      `/admin/keys/${kept.body.record.id}/rotate`,
+      {
+        disable_old_after: 0,
+      },
+    );
+    t.equal(again.body.record.description, `payments (rotated from ${kept.body.record.id})`);
+    isError(t, await chat(gw, kept.body.key), 401, 'unauthorized');
+    t.equal(
+      (await chat(gw, again.body.key)).status,
+      200,
+      'disable_old_after 0: the old key stops at once, the new works',
+    );
+
+    const graced = await admin<{ key: string; record: PublicKey }>(
+      'POST',
+      `/admin/keys/${again.body.record.id}/rotate`,
+      {
+        disable_old_after: 1,
+      },
+    );
+    const started = Date.now();
+    const oldRecord = (await admin<PublicKey>('GET', `/admin/keys/${again.body.record.id}`)).body;
+    t.ok(
+      Math.abs(Date.parse(oldRecord.expires_at!) - (started + 1000)) < 500,
+      `the old key expires in 1 s: ${oldRecord.expires_at}`,
+    );
+    t.equal(oldRecord.enabled, true, 'the old key stays enabled: expiry, not a timer, ends it');
+    t.equal((await chat(gw, again.body.key)).status, 200, 'the old key works during the grace period');
+    await sleep(Math.max(0, started + 1100 - Date.now()));
+    isError(t, await chat(gw, again.body.key), 401, 'unauthorized');
+    t.equal((await chat(gw, graced.body.key)).status, 200, 'the new key works after it');
+    t.equal(
+      graced.body.record.expires_at,
+      '2099-12-31T00:00:00.000Z',
+      'the new key keeps the original expiry',
+    );
+
+    // A grace period never lengthens an expiry that comes sooner.
+    const soon = new Date(Date.now() + 60_000).toISOString();
+    const short = await admin<{ record: PublicKey }>('POST', '/admin/keys', { expires_at: soon });
+    await admin('POST', `/admin/keys/${short.body.record.id}/rotate`, { disable_old_after: 3600 });
+    t.equal((await admin<PublicKey>('GET', `/admin/keys/${short.body.record.id}`)).body.expires_at, soon);
+  },
+);
+
+t.test(
+  'expiry: a key works until expires_at, then gets exactly the unknown key answer, cache or not',
+  async (t) => {
+    const gw = await startTestGateway(t);
+    const admin = adminOf(gw);
+    const expiresAt = Date.now() + 300;
+    const created = await admin<{ key: string; record: PublicKey }>('POST', '/admin/keys', {
+      expires_at: new Date(expiresAt).toISOString(),
+    });
+    t.equal((await chat(gw, created.body.key)).status, 200, 'works before its expiry (and is now cached)');
+    await sleep(Math.max(0, expiresAt + 20 - Date.now()));
+    const expired = await chat(gw, created.body.key);
+    const unknown = await chat(gw, `sk-${'A'.repeat(43)}`);
+    isError(t, expired, 401, 'unauthorized');
+    t.equal(expired.text, unknown.text, 'the same body as an unknown key');
+    t.equal(
+      (await postJson(`${gw.url}/v1/chat/completions`, ask, undefined, { 'x-api-key': created.body.key }))
+        .status,
+      401,
+      'by x-api-key too',
+    );
+    const shown = (await admin<PublicKey>('GET', `/admin/keys/${created.body.record.id}`)).body;
+    t.equal(shown.status, 'expired');
+    t.equal(shown.enabled, true, 'expired is not disabled');
+    await admin('PATCH', `/admin/keys/${created.body.record.id}`, { expires_at: null });
+    t.equal((await chat(gw, created.body.key)).status, 200, 'clearing the expiry revives the key');
+  },
+);
+
+t.test('listings page on the server, filter, and never carry a hash', async (t) => {
+  const gw = await startTestGateway(t);
+  const admin = adminOf(gw);
+  const past = new Date(Date.now() - 60_000).toISOString();
+  for (let i = 0; i < 250; i++) {
+    const { record } = await gw.gateway.keys.create({
+      description: i % 10 === 0 ? `Batch team-${i}` : `batch ${i}`,
+      ...(i % 7 === 0 ? { expires_at: past } : {}),
+    });
+    if (i % 5 === 0) await gw.gateway.keys.update(record.id, { enabled: false });
+  }
+  const total = 251; // and the test gateway's own key
+  const hashes = await hashesOf(gw);
+  t.equal(hashes.length, total);
+
+  const seen: string[] = [];
+  let cursor: string | null = null;
+  let pages = 0;
+  do {
+    const res: JsonResponse<Page> = await admin<Page>(
+      'GET',
+      `/admin/keys?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+    );
+    t.equal(res.status, 200);
+    noHashes(t, res.text, hashes, `page ${pages + 1}`);
+    seen.push(...res.body.data.map((k) => k.id));
+    cursor = res.body.next_cursor;
+    pages++;
+  } while (cursor && pages < 10);
+  t.equal(pages, 3, '251 keys in pages of 100');
+  t.equal(seen.length, total, 'every key once');
+  t.equal(new Set(seen).size, total, 'no key twice');
+  t.strictSame(seen, [...seen].sort(), 'in id order');
+
+  const def = await admin<Page>('GET', '/admin/keys');
+  t.equal(def.body.data.length, 100, 'the default limit is 100');
+  const max = await admin<Page>('GET', '/admin/keys?limit=500');
+  t.equal(max.body.data.length, total);
+  t.equal(max.body.next_cursor, null, 'the last page has no next cursor');
+
+  const all = max.body.data;
+  const count = (status: string) => all.filter((k) => k.status === status).length;
+  const expected = { expired: 0, disabled: 0, enabled: 1 };
+  for (let i = 0; i < 250; i++) {
+    if (i % 7 === 0) expected.expired++;
+    else if (i % 5 === 0) expected.disabled++;
+    else expected.enabled++;
+  }
+  for (const status of ['enabled', 'disabled', 'expired'] as const) {
+    t.equal(count(status), expected[status], `${status} in the listing`);
+    const filtered: string[] = [];
+    let next: string | null = null;
+    do {
+      const res: JsonResponse<Page> = await admin<Page>(
+        'GET',
+        `/admin/keys?status=${status}&limit=17${next ? `&cursor=${next}` : ''}`,
+      );
+      t.ok(res.body.data.every((k) => k.status === status));
+      filtered.push(...res.body.data.map((k) => k.id));
+      next = res.body.next_cursor;
+    } while (next);
+    t.equal(filtered.length, expected[status], `status=${status} pages to the same count`);
+  }
+
+  const team = await admin<Page>('GET', '/admin/keys?q=TEAM&limit=500');
+  t.equal(team.body.data.length, 25, 'q matches the description in any case');
+  const teamDisabled = await admin<Page>('GET', '/admin/keys?q=team&status=disabled&limit=500');
+  t.strictSame(
+    teamDisabled.body.data.map((k) => k.description).sort(),
+    all
+      .filter((k) => /team/i.test(k.description) && k.status === 'disabled')
+      .map((k) => k.description)
+      .sort(),
+    'q and status combine',
+  );
+  const one = all[42]!;
+  const byId = await admin<Page>('GET', `/admin/keys?q=${one.id.slice(3).toLowerCase()}`);
+  t.ok(
+    byId.body.data.some((k) => k.id === one.id),
+    'q matches the id',
+  );
+
+  for (const query of [
+    'limit=0',
+    'limit=501',
+    'limit=abc',
+    'limit=-1',
+    'status=gone',
+    'sort=id',
+    'limit=5&limit=6',
+  ]) {
+    isError(t, await admin('GET', `/admin/keys?${query}`), 400, 'invalid_request', 'query parameter');
+  }
+
+  // Every other answer with a key record carries no hash either.
+  const created = await admin('POST', '/admin/keys', { description: 'scan' });
+  const id = (created.body as { record: PublicKey }).record.id;
+  const answers = [
+    created,
+    await admin('GET', `/admin/keys/${id}`),
+    await admin('PATCH', `/admin/keys/${id}`, { description: 'scan 2' }),
+    await admin('POST', `/admin/keys/${id}/disable`),
+    await admin('POST', `/admin/keys/${id}/enable`),
+    await admin('POST', `/admin/keys/${id}/rotate`, { disable_old_after: 0 }),
+  ];
+  const allHashes = await hashesOf(gw);
+  answers.push(await admin('DELETE', `/admin/keys/${id}`));
+  for (const [i, res] of answers.entries()) {
+    t.ok(res.status < 300, `answer ${i} succeeded`);
+    noHashes(t, res.text, allHashes, `answer ${i}`);
+  }
+});
