@@ -111,6 +111,16 @@ async function compose(
   const upstreams = buildUpstreams(config, scope);
   const catalogue = new Catalogue(upstreams, config.routes, config.limits);
   scope.register(CatalogueToken, { useValue: catalogue });
+  const unpriced = catalogue
+    .models()
+    .map((m) => m.id)
+    .filter((id) => !pricing.has(id));
+  if (unpriced.length > 0) {
+    logger.warn(
+      { models: unpriced },
+      'served models without a price in gateway.yaml `prices:`: their usage is recorded with cost unknown (cost_micros: null)',
+    );
+  }
   const pipeline = new Pipeline(buildMiddlewares(config.pipeline, scope));
   const proxy = new UpstreamProxy();
   const video = buildVideo({

@@ -9,10 +9,37 @@ import { globMatch } from './routing/glob';
 import type { TaskParams, TaskUsage } from './tasks/task';
 import type { Usage } from './usage';
 
-/** Money is kept to a millionth of the unit, so sums of many small prices stay exact enough. */
-const round = (n: number): number => Math.round(n * 1e6) / 1e6;
+/**
+ * Money is counted in integer micro-units (millionths of the currency unit): sums of any number of
+ * records stay exact. A price per million tokens is a price in micro-units per token, so a kind of
+ * token costs `round(tokens × price)` micro-units; prices are taken to 6 decimals (PRICE_SCALE), which
+ * makes the product an integer and the rounding exact. Each kind is rounded on its own (halves up), then
+ * the integers are summed.
+ */
+const PRICE_SCALE = 1_000_000;
 
-const perMillion = (tokens: number, rate: number): number => (tokens * rate) / 1e6;
+/** round(a × b / d) for non-negative integers, halves up; exact (BigInt past 2^53). */
+function mulRoundDiv(a: number, b: number, d: number): number {
+  const product = a * b;
+  if (!Number.isSafeInteger(product)) {
+    const big = BigInt(a) * BigInt(b);
+    const q = big / BigInt(d);
+    return Number(2n * (big - q * BigInt(d)) >= BigInt(d) ? q + 1n : q);
+  }
+  const q = Math.floor(product / d);
+  const r = product - q * d; // the float quotient may be one off: correct it from the exact remainder
+  if (r < 0) return 2 * (r + d) >= d ? q : q - 1;
+  if (r >= d) return 2 * (r - d) >= d ? q + 2 : q + 1;
+  return 2 * r >= d ? q + 1 : q;
+}
+
+/** Micro-units for `count` whole tokens (or images) at `rate` micro-units each. */
+const microsFor = (count: number, rate: number): number =>
+  count <= 0 || rate <= 0 ? 0 : mulRoundDiv(Math.round(count), Math.round(rate * PRICE_SCALE), PRICE_SCALE);
+
+/** Micro-units for a possibly fractional amount (video seconds) at a price in currency units, taken to a micro-unit. */
+const microsOfUnits = (amount: number, unitPrice: number): number =>
+  Math.round(amount * Math.round(unitPrice * 1e6));
 
 export class Pricing {
   /** Each model's price, found once: every metered call asks, and patterns compile to regexes. */
@@ -21,39 +48,47 @@ export class Pricing {
   constructor(private readonly prices: Readonly<Record<string, PriceConfig>>) {}
 
   /**
-   * What a text or image call cost; undefined when gateway.yaml prices nothing it used. Cache reads and
+   * What a text or image call cost, in micro-units; null when gateway.yaml prices nothing it used (unknown, never 0). Cache reads and
    * writes are billed at their own rates where given, else as input; output includes reasoning tokens
    * (usage.ts: every vendor bills thinking as output).
    */
-  callCost(model: string, usage: Usage): number | undefined {
+  callCost(model: string, usage: Usage): number | null {
     const price = this.priceOf(model);
-    if (!price) return undefined;
+    if (!price) return null;
     const { input_per_mtok: input, output_per_mtok: output, per_image: perImage } = price;
-    if (input === undefined && output === undefined && perImage === undefined) return undefined;
+    if (input === undefined && output === undefined && perImage === undefined) return null;
     const cacheRead = usage.cacheReadTokens ?? 0;
     const cacheWrite = usage.cacheWriteTokens ?? 0;
     const uncached = Math.max(0, usage.promptTokens - cacheRead - cacheWrite);
     const inputRate = input ?? 0;
-    return round(
-      perMillion(uncached, inputRate) +
-        perMillion(cacheRead, price.cached_input_per_mtok ?? inputRate) +
-        perMillion(cacheWrite, price.cache_write_per_mtok ?? inputRate) +
-        perMillion(usage.completionTokens, output ?? 0) +
-        (usage.images ?? 0) * (perImage ?? 0),
+    return (
+      microsFor(uncached, inputRate) +
+      microsFor(cacheRead, price.cached_input_per_mtok ?? inputRate) +
+      microsFor(cacheWrite, price.cache_write_per_mtok ?? inputRate) +
+      microsFor(usage.completionTokens, output ?? 0) +
+      microsFor(usage.images ?? 0, (perImage ?? 0) * 1e6)
     );
   }
 
-  /** The price of a finished task; undefined when gateway.yaml prices neither what it produced nor its model. */
-  taskCost(model: string, params: TaskParams, usage: TaskUsage): number | undefined {
+  /**
+   * The price of a finished task in micro-units; null when gateway.yaml prices neither what it produced
+   * nor its model. Seconds may be fractional: seconds × price per second, rounded once to a micro-unit.
+   */
+  taskCost(model: string, params: TaskParams, usage: TaskUsage): number | null {
     const price = this.priceOf(model);
-    if (!price) return undefined;
+    if (!price) return null;
     const perSecond = this.perSecond(price, usage.resolution ?? params.resolution);
     if (perSecond !== undefined && usage.video_seconds !== undefined)
-      return round(perSecond * usage.video_seconds);
+      return microsOfUnits(usage.video_seconds, perSecond);
     if (price.per_million_tokens !== undefined && usage.tokens !== undefined) {
-      return round(perMillion(usage.tokens, price.per_million_tokens));
+      return microsFor(usage.tokens, price.per_million_tokens);
     }
-    return undefined;
+    return null;
+  }
+
+  /** True when gateway.yaml has a price for `model` (exactly or by pattern). */
+  has(model: string): boolean {
+    return this.priceOf(model) !== undefined;
   }
 
   private priceOf(model: string): PriceConfig | undefined {

@@ -10,6 +10,7 @@
  *   DELETE /admin/keys/:id
  * Every key record answered goes through publicKey: never a hash.
  *   GET    /admin/usage?id=&key_id=&limit=
+ *   GET    /admin/usage/summary?group_by=key,model,hour&from=&to=   totals per group (UsageStore.summary)
  *   GET    /admin/video/stats          the video poller's figures: tasks by state, polls, lag, upstream errors
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -19,7 +20,8 @@ import { Errors, sendError, toGatewayError } from '../errors';
 import type { KeyService } from '../keys/key-service';
 import { publicKey } from '../keys/public-key';
 import type { KeyChange, KeyRecord, KeyStatus } from '../stores/key-store';
-import type { UsageStore } from '../stores/usage-store';
+import { HOUR_MS } from '../stores/usage-rollup';
+import type { SummaryDimension, UsageStore, UsageSummaryQuery } from '../stores/usage-store';
 import { bodyReader } from '../http/body';
 import { requestIdFor } from '../http/request-id';
 
@@ -111,6 +113,54 @@ const readAdminBody = bodyReader({ maxBytes: 64 * 1024, idleMs: 10_000, totalMs:
 
 type AdminReply = { status: number; body: unknown };
 
+const DIMENSIONS: readonly string[] = ['key', 'model', 'hour', 'day'] satisfies SummaryDimension[];
+const SUMMARY_PARAMS = new Set(['group_by', 'from', 'to']);
+/** A UTC or offset date-time; the summary's bounds must fall on the hour. */
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
+
+/** `group_by` (non-empty, of key, model and at most one of hour and day), `from` and `to` (on the hour). */
+function summaryQuery(params: URLSearchParams): UsageSummaryQuery {
+  for (const name of params.keys()) {
+    if (!SUMMARY_PARAMS.has(name)) {
+      throw Errors.invalidRequest(
+        `unknown query parameter '${name.slice(0, 200)}': expected group_by, from, to`,
+      );
+    }
+  }
+  const groupBy = (params.get('group_by') ?? '').split(',').filter(Boolean);
+  if (groupBy.length === 0) {
+    throw Errors.invalidRequest("query parameter 'group_by' is required: any of key, model, and hour or day");
+  }
+  for (const d of groupBy) {
+    if (!DIMENSIONS.includes(d)) {
+      throw Errors.invalidRequest(
+        `'group_by' cannot include '${d.slice(0, 200)}': expected key, model, hour or day`,
+      );
+    }
+  }
+  if (new Set(groupBy).size !== groupBy.length) throw Errors.invalidRequest("'group_by' names a field twice");
+  if (groupBy.includes('hour') && groupBy.includes('day')) {
+    throw Errors.invalidRequest("'group_by' takes at most one of hour and day");
+  }
+  const bound = (name: 'from' | 'to'): number | undefined => {
+    const text = params.get(name);
+    if (text === null) return undefined;
+    const at = ISO_TIME.test(text) ? Date.parse(text) : NaN;
+    if (Number.isNaN(at) || at % HOUR_MS !== 0) {
+      throw Errors.invalidRequest(
+        `query parameter '${name}' must be an ISO 8601 time on the hour, such as 2026-01-01T00:00:00Z`,
+      );
+    }
+    return at;
+  };
+  const from = bound('from');
+  const to = bound('to');
+  if (from !== undefined && to !== undefined && from >= to) {
+    throw Errors.invalidRequest("query parameter 'from' must be before 'to'");
+  }
+  return { group_by: groupBy as SummaryDimension[], from, to };
+}
+
 function parseJson(text: string): unknown {
   try {
     return JSON.parse(text);
@@ -175,7 +225,10 @@ export class AdminServer {
     const method = req.method ?? 'GET';
     if (parts[0] === 'admin' && parts[1] === 'keys')
       return this.keysRoute(method, parts.slice(2), req, url.searchParams);
-    if (parts[0] === 'admin' && parts[1] === 'usage' && method === 'GET') {
+    if (url.pathname === '/admin/usage/summary' && method === 'GET') {
+      return { status: 200, body: { data: await this.usage.summary(summaryQuery(url.searchParams)) } };
+    }
+    if (url.pathname === '/admin/usage' && method === 'GET') {
       const limit = url.searchParams.get('limit');
       if (limit !== null && !/^[1-9]\d{0,6}$/.test(limit)) {
         throw Errors.invalidRequest("query parameter 'limit' must be a positive integer");

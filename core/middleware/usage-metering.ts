@@ -72,7 +72,7 @@ export class UsageMeteringMiddleware implements Middleware {
       cache_read_tokens: usage.cacheReadTokens,
       cache_write_tokens: usage.cacheWriteTokens,
       images: usage.images,
-      cost: this.pricing.callCost(target.spec.id, usage),
+      cost_micros: this.pricing.callCost(target.spec.id, usage),
       estimated: usage.estimated,
       outcome: ctx.outcome,
       latency_ms: Math.round(performance.now() - ctx.startedAt),

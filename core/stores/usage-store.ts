@@ -18,10 +18,14 @@ export interface UsageRecord {
   readonly cache_read_tokens?: number | undefined;
   readonly cache_write_tokens?: number | undefined;
   readonly images?: number | undefined;
-  /** Video: seconds produced, the resolution billed, and the price from gateway.yaml's `prices:`. */
+  /** Video: seconds produced and the resolution billed. */
   readonly video_seconds?: number | undefined;
   readonly resolution?: string | undefined;
-  readonly cost?: number | undefined;
+  /**
+   * The price from gateway.yaml's `prices:`, in integer micro-units (millionths of the currency unit;
+   * pricing.ts says how it is rounded). Null when the model has no price: cost unknown, never 0.
+   */
+  readonly cost_micros: number | null;
   /** Set on records written by `recordOnce`: unique by id among those (client-chosen request ids are not). */
   readonly once?: true | undefined;
   /** True when the counts were estimated from what was delivered (a cut stream), not reported by the upstream. */
@@ -36,6 +40,32 @@ export interface UsageFilter {
   id?: string;
   key_id?: string;
   limit?: number;
+}
+
+/** What a usage summary may be grouped by: any of key and model, and at most one period. */
+export type SummaryDimension = 'key' | 'model' | 'hour' | 'day';
+
+export interface UsageSummaryQuery {
+  /** Non-empty; at most one of `hour` and `day`. */
+  readonly group_by: readonly SummaryDimension[];
+  /** Records created at or after `from`, and before `to` (epoch ms). Hour-aligned bounds are exact. */
+  readonly from?: number | undefined;
+  readonly to?: number | undefined;
+}
+
+/** One group's totals. `key_id`, `model`, `period` are set when grouped by them. */
+export interface UsageSummaryRow {
+  key_id?: string | null;
+  model?: string;
+  /** ISO start of the hour or day (UTC). */
+  period?: string;
+  requests: number;
+  input_tokens: number;
+  output_tokens: number;
+  /** Summed over the records with a known cost. */
+  cost_micros: number;
+  /** Records whose cost is unknown (their model had no price). */
+  cost_unknown_requests: number;
 }
 
 /** How the store's writing is doing: for logs and checks now, for metrics later. */
@@ -71,6 +101,11 @@ export interface UsageStore {
   /** Resolves when everything recorded so far is durable; rejects if a write fails (the records stay queued). */
   flush(): Promise<void>;
   list(filter?: UsageFilter): Promise<UsageRecord[]>;
+  /**
+   * Totals of the records grouped by `query.group_by`, sorted by period, then key, then model. Writes
+   * what is queued first, like `list`.
+   */
+  summary(query: UsageSummaryQuery): Promise<UsageSummaryRow[]>;
   /**
    * Writes what is queued, retrying failed writes for up to `waitMs` (default: one attempt), logs the
    * records it could not write, and closes.

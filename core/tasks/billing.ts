@@ -30,7 +30,7 @@ export function usageRecordOf(task: VideoTask, pricing: Pricing): UsageRecord {
     total_tokens: tokens,
     video_seconds: usage.video_seconds,
     resolution: usage.resolution,
-    cost: pricing.taskCost(task.model, task.params, usage),
+    cost_micros: pricing.taskCost(task.model, task.params, usage),
     estimated: false,
     outcome: 'ok',
     latency_ms: (task.finished_at ?? task.updated_at) - task.created_at,

@@ -41,6 +41,8 @@ export const STORE_INDEXES: Readonly<Record<StoreName, readonly IndexDescription
     { key: { id: 1 }, name: 'once_id_unique', unique: true, partialFilterExpression: { once: true } },
     { key: { id: 1, _id: 1 }, name: 'id_then_order' },
     { key: { key_id: 1, _id: 1 }, name: 'key_then_order' },
+    // `summary`: the time range, and the group's fields read from the index.
+    { key: { created_at: 1, key_id: 1, model: 1 }, name: 'created_at_key_model' },
   ],
   tasks: [
     // `idempotency.key`, not `idempotency`: a task without a key holds `idempotency: null`, which

@@ -2,11 +2,20 @@
  * Usage records in a MongoDB collection. `record` only queues, like the embedded store; a timer (or a
  * full batch) writes the queue with one unordered insertMany, so metering adds no round trip to a request.
  * `recordOnce` is one insert against a unique partial index on `id` over the `once` records.
+ * `summary` is one aggregation over the `created_at_key_model` index.
  */
 import { MongoBulkWriteError, ObjectId, type Collection, type Db, type Filter } from 'mongodb';
 import type { Logger } from 'pino';
 import { BatchWriter, type BatchOptions } from '../batch-writer';
-import { type UsageFilter, type UsageRecord, type UsageStats, type UsageStore } from '../usage-store';
+import { sortSummary } from '../usage-rollup';
+import {
+  type UsageFilter,
+  type UsageRecord,
+  type UsageStats,
+  type UsageStore,
+  type UsageSummaryQuery,
+  type UsageSummaryRow,
+} from '../usage-store';
 import { COLLECTIONS, isDuplicateKey, STORE_COLLECTION_OPTIONS, STORE_INDEXES } from './connect';
 
 /**
@@ -101,6 +110,54 @@ export class MongoUsageStore implements UsageStore {
       .limit(filter.limit)
       .toArray();
     return last.reverse();
+  }
+
+  /**
+   * Groups by the ISO prefix of `created_at` (13 characters: the hour, 10: the day; records are written
+   * with `toISOString`, so prefixes and range bounds compare as strings).
+   */
+  async summary(query: UsageSummaryQuery): Promise<UsageSummaryRow[]> {
+    await this.flush();
+    const by = new Set(query.group_by);
+    const range: Record<string, string> = {};
+    if (query.from !== undefined) range.$gte = new Date(query.from).toISOString();
+    if (query.to !== undefined) range.$lt = new Date(query.to).toISOString();
+    const prefix = by.has('day') ? 10 : by.has('hour') ? 13 : 0;
+    const rows = await this.usage
+      .aggregate<UsageSummaryRow & { _id: unknown }>([
+        ...(Object.keys(range).length ? [{ $match: { created_at: range } }] : []),
+        {
+          $group: {
+            _id: {
+              ...(by.has('key') ? { key_id: '$key_id' } : {}),
+              ...(by.has('model') ? { model: '$model' } : {}),
+              ...(prefix ? { period: { $substrCP: ['$created_at', 0, prefix] } } : {}),
+            },
+            requests: { $sum: 1 },
+            input_tokens: { $sum: '$prompt_tokens' },
+            output_tokens: { $sum: '$completion_tokens' },
+            cost_micros: { $sum: '$cost_micros' }, // a null (unknown) cost adds nothing
+            cost_unknown_requests: { $sum: { $cond: [{ $isNumber: '$cost_micros' }, 0, 1] } },
+          },
+        },
+      ])
+      .toArray();
+    const suffix = prefix === 10 ? 'T00:00:00.000Z' : ':00:00.000Z';
+    return sortSummary(
+      rows.map(({ _id, ...totals }) => {
+        const group = _id as { key_id?: string | null; model?: string; period?: string };
+        return {
+          ...(by.has('key') ? { key_id: group.key_id ?? null } : {}),
+          ...(by.has('model') ? { model: group.model ?? '' } : {}),
+          ...(prefix ? { period: `${group.period ?? ''}${suffix}` } : {}),
+          requests: totals.requests,
+          input_tokens: totals.input_tokens,
+          output_tokens: totals.output_tokens,
+          cost_micros: totals.cost_micros,
+          cost_unknown_requests: totals.cost_unknown_requests,
+        };
+      }),
+    );
   }
 
   /** Writes what is queued (retrying for up to `waitMs`); the client belongs to whoever connected it. */

@@ -3,7 +3,12 @@
  * gives fresh, empty storage and opens stores over it; opening again is a reopen.
  */
 import type { Test } from 'tap';
-import type { UsageRecord, UsageStore } from '../../../core/stores/usage-store';
+import type {
+  SummaryDimension,
+  UsageRecord,
+  UsageStore,
+  UsageSummaryRow,
+} from '../../../core/stores/usage-store';
 import type { Opener } from '../../helpers/stores';
 
 export type MakeUsageStore = (t: Test) => Promise<Opener<UsageStore>>;
@@ -26,20 +31,28 @@ export function newRecord(over: Partial<UsageRecord> = {}): UsageRecord {
     outcome: 'ok',
     latency_ms: 12,
     created_at: '2026-01-01T00:00:00.000Z',
+    cost_micros: 42,
     ...over,
   };
 }
 
 /** A video bill, as the poller writes it with recordOnce (the id is the task id). */
 const bill = (id: string): UsageRecord =>
-  newRecord({ id, endpoint: '/v1/videos', video_seconds: 5, resolution: '720p', cost: 0.5, total_tokens: 0 });
+  newRecord({
+    id,
+    endpoint: '/v1/videos',
+    video_seconds: 5,
+    resolution: '720p',
+    cost_micros: 500_000,
+    total_tokens: 0,
+  });
 
 export function usageStoreContract(t: Test, makeStore: MakeUsageStore): void {
   t.test('recordOnce writes a record once per id', async (t) => {
     const store = await (await makeStore(t))();
     const entry = bill('vt-once-1');
     t.equal(await store.recordOnce(entry), true, 'the first call writes');
-    t.equal(await store.recordOnce({ ...entry, cost: 99 }), false, 'the second finds it written');
+    t.equal(await store.recordOnce({ ...entry, cost_micros: 99 }), false, 'the second finds it written');
     t.strictSame(
       await store.list({ id: entry.id }),
       [{ ...entry, once: true }],
@@ -134,4 +147,126 @@ export function usageStoreContract(t: Test, makeStore: MakeUsageStore): void {
     const reader = await open(); // another instance over the same storage sees it
     t.strictSame(await reader.list({ key_id: 'sk-keyAAAAA' }), many);
   });
+
+  t.test(
+    'summary: every grouping totals what the raw records sum to, bills once, across a reopen',
+    async (t) => {
+      const open = await makeStore(t);
+      const store = await open();
+      const random = seeded(10);
+      const keys = ['sk-sumA', 'sk-sumB', 'sk-sumC', 'sk-sumD', null];
+      const models = ['model-x', 'model-y', 'model-z'];
+      const start = Date.parse('2026-03-01T00:00:00.000Z');
+      const generated = (i: number): UsageRecord =>
+        newRecord({
+          id: `sum-${i}`,
+          key_id: keys[Math.floor(random() * keys.length)]!,
+          model: models[Math.floor(random() * models.length)]!,
+          created_at: new Date(start + Math.floor(random() * 3.5 * 86_400_000)).toISOString(),
+          prompt_tokens: Math.floor(random() * 5000),
+          completion_tokens: Math.floor(random() * 2000),
+          cost_micros: random() < 0.15 ? null : Math.floor(random() * 100_000),
+        });
+      const raw: UsageRecord[] = [];
+      for (let i = 0; i < 10_000; i++) {
+        const r = generated(i);
+        raw.push(r);
+        store.record(r);
+      }
+      // Video bills: each written twice with recordOnce, counted once.
+      for (let i = 0; i < 20; i++) {
+        const b = { ...generated(10_000 + i), id: `sum-bill-${i}`, endpoint: 'video' };
+        t.equal(await store.recordOnce(b), true);
+        t.equal(await store.recordOnce({ ...b, cost_micros: 1 }), false);
+        raw.push(b);
+      }
+      const groupings: SummaryDimension[][] = [
+        ['key'],
+        ['model'],
+        ['hour'],
+        ['day'],
+        ['key', 'model'],
+        ['key', 'hour'],
+        ['model', 'day'],
+        ['day', 'model', 'key'],
+        ['key', 'model', 'hour'],
+      ];
+      const from = Date.parse('2026-03-01T05:00:00.000Z');
+      const to = Date.parse('2026-03-02T17:00:00.000Z');
+      const check = async (s: UsageStore, when: string): Promise<void> => {
+        for (const group_by of groupings) {
+          t.strictSame(
+            await s.summary({ group_by }),
+            expected(raw, group_by),
+            `${when}: by ${group_by.join(',')}`,
+          );
+        }
+        t.strictSame(
+          await s.summary({ group_by: ['key', 'hour'], from, to }),
+          expected(raw, ['key', 'hour'], from, to),
+          `${when}: over a range of hours`,
+        );
+        const all = await s.summary({ group_by: ['model'] });
+        t.equal(
+          all.reduce((n, r) => n + r.requests, 0),
+          10_020,
+          `${when}: 10,000 records and 20 bills, each once`,
+        );
+      };
+      await check(store, 'as written');
+      await store.close();
+      await check(await open(), 'after a reopen');
+    },
+  );
+}
+
+/** A small deterministic generator (mulberry32), so a failure can be replayed. */
+function seeded(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let x = Math.imul(a ^ (a >>> 15), 1 | a);
+    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
+    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** The summary computed straight from the records, without the stores' roll-ups. */
+function expected(
+  records: readonly UsageRecord[],
+  groupBy: readonly SummaryDimension[],
+  from?: number,
+  to?: number,
+): UsageSummaryRow[] {
+  const by = new Set(groupBy);
+  const rows = new Map<string, UsageSummaryRow>();
+  for (const r of records) {
+    const at = Date.parse(r.created_at);
+    if ((from !== undefined && at < from) || (to !== undefined && at >= to)) continue;
+    const period = by.has('hour')
+      ? `${r.created_at.slice(0, 13)}:00:00.000Z`
+      : by.has('day')
+        ? `${r.created_at.slice(0, 10)}T00:00:00.000Z`
+        : undefined;
+    const id = JSON.stringify([period, by.has('key') ? r.key_id : 0, by.has('model') ? r.model : 0]);
+    const row = rows.get(id) ?? {
+      ...(by.has('key') ? { key_id: r.key_id } : {}),
+      ...(by.has('model') ? { model: r.model } : {}),
+      ...(period !== undefined ? { period } : {}),
+      requests: 0,
+      input_tokens: 0,
+      output_tokens: 0,
+      cost_micros: 0,
+      cost_unknown_requests: 0,
+    };
+    rows.set(id, row);
+    row.requests++;
+    row.input_tokens += r.prompt_tokens;
+    row.output_tokens += r.completion_tokens;
+    if (r.cost_micros === null) row.cost_unknown_requests++;
+    else row.cost_micros += r.cost_micros;
+  }
+  const sortKey = (r: UsageSummaryRow): string =>
+    `${r.period ?? ''}|${r.key_id === undefined || r.key_id === null ? '' : '~' + r.key_id}|${r.model ?? ''}`;
+  return [...rows.values()].sort((a, b) => (sortKey(a) < sortKey(b) ? -1 : sortKey(a) > sortKey(b) ? 1 : 0));
 }

@@ -35,8 +35,8 @@ interface Case {
   readonly stream: boolean;
   /** The record's token fields, mapped from the vendor's figures (the comment says how). */
   readonly record: Partial<UsageRecord>;
-  /** What the record costs at PRICE, worked out by hand. */
-  readonly cost: number;
+  /** What the record costs at PRICE in micro-units, worked out by hand (1 per million = 1 micro-unit a token). */
+  readonly cost_micros: number;
 }
 
 const CHAT = '/v1/chat/completions';
@@ -50,7 +50,7 @@ const CASES: readonly Case[] = [
     model: 'modela-5.5',
     stream: false,
     record: { prompt_tokens: 16, completion_tokens: 363, total_tokens: 379 },
-    cost: 16e-6 + 3630e-6,
+    cost_micros: 16 + 3630,
   },
   {
     // OpenAI with include_usage (asked by the gateway): the choices:[] chunk 14/47/61.
@@ -59,7 +59,7 @@ const CASES: readonly Case[] = [
     model: 'modela-5.5',
     stream: true,
     record: { prompt_tokens: 14, completion_tokens: 47, total_tokens: 61 },
-    cost: 14e-6 + 470e-6,
+    cost_micros: 14 + 470,
   },
   {
     // Gemini leaves 30 thinking tokens out of completion_tokens (2) but counts them in total (49).
@@ -68,7 +68,7 @@ const CASES: readonly Case[] = [
     model: 'modelb-3.5-flash',
     stream: false,
     record: { prompt_tokens: 17, completion_tokens: 32, reasoning_tokens: 30, total_tokens: 49 },
-    cost: 17e-6 + 320e-6,
+    cost_micros: 17 + 320,
   },
   {
     // 1,238 hidden thinking tokens: 98% of the call, all billed as output.
@@ -77,7 +77,7 @@ const CASES: readonly Case[] = [
     model: 'modelb-3.1-pro-preview',
     stream: false,
     record: { prompt_tokens: 18, completion_tokens: 1240, reasoning_tokens: 1238, total_tokens: 1258 },
-    cost: 18e-6 + 12400e-6,
+    cost_micros: 18 + 12400,
   },
   {
     // Usage on every chunk, cumulative: the last one (12/159/171) counts, never the sum.
@@ -86,7 +86,7 @@ const CASES: readonly Case[] = [
     model: 'modelb-3.5-flash',
     stream: true,
     record: { prompt_tokens: 12, completion_tokens: 159, total_tokens: 171 },
-    cost: 12e-6 + 1590e-6,
+    cost_micros: 12 + 1590,
   },
   {
     // Qwen counts its 1,353 reasoning tokens inside completion_tokens (1,668).
@@ -95,7 +95,7 @@ const CASES: readonly Case[] = [
     model: 'modelc-3.7-max',
     stream: false,
     record: { prompt_tokens: 24, completion_tokens: 1668, reasoning_tokens: 1353, total_tokens: 1692 },
-    cost: 24e-6 + 16680e-6,
+    cost_micros: 24 + 16680,
   },
   {
     fixture: 'modelc/stream-reasoning.sse',
@@ -103,7 +103,7 @@ const CASES: readonly Case[] = [
     model: 'modelc-3.7-max',
     stream: true,
     record: { prompt_tokens: 24, completion_tokens: 1355, reasoning_tokens: 1084, total_tokens: 1379 },
-    cost: 24e-6 + 13550e-6,
+    cost_micros: 24 + 13550,
   },
   {
     fixture: 'modeld/json.json',
@@ -111,7 +111,7 @@ const CASES: readonly Case[] = [
     model: 'modeld-sonnet-4-6',
     stream: false,
     record: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
-    cost: 10e-6 + 50e-6,
+    cost_micros: 10 + 50,
   },
   {
     // message_start's output_tokens (1) is a placeholder; message_delta's 6 is final.
@@ -120,7 +120,7 @@ const CASES: readonly Case[] = [
     model: 'modeld-sonnet-4-6',
     stream: true,
     record: { prompt_tokens: 11, completion_tokens: 6, total_tokens: 17 },
-    cost: 11e-6 + 60e-6,
+    cost_micros: 11 + 60,
   },
   {
     fixture: 'modeld/stream-tool-use.sse',
@@ -128,7 +128,7 @@ const CASES: readonly Case[] = [
     model: 'modeld-sonnet-4-6',
     stream: true,
     record: { prompt_tokens: 377, completion_tokens: 65, total_tokens: 442 },
-    cost: 377e-6 + 650e-6,
+    cost_micros: 377 + 650,
   },
   {
     // Thinking tokens are inside output_tokens (53).
@@ -137,7 +137,7 @@ const CASES: readonly Case[] = [
     model: 'modeld-sonnet-4-6',
     stream: true,
     record: { prompt_tokens: 69, completion_tokens: 53, total_tokens: 122 },
-    cost: 69e-6 + 530e-6,
+    cost_micros: 69 + 530,
   },
   {
     // The final message_delta replaces message_start's partial counts: 6 uncached + 3,337 written +
@@ -153,7 +153,8 @@ const CASES: readonly Case[] = [
       completion_tokens: 198,
       total_tokens: 9830,
     },
-    cost: 6e-6 + 6289 * 0.1e-6 + 3337 * 1.25e-6 + 1980e-6,
+    // 6,289 × 0.1 = 628.9 rounds to 629; 3,337 × 1.25 = 4,171.25 rounds to 4,171 (each kind on its own).
+    cost_micros: 6 + 629 + 4171 + 1980,
   },
   {
     // OpenAI's documented images answer: one image, 50 input and 50 output tokens.
@@ -162,7 +163,7 @@ const CASES: readonly Case[] = [
     model: 'modelb-3.1-flash-image-preview',
     stream: false,
     record: { prompt_tokens: 50, completion_tokens: 50, images: 1 },
-    cost: 50e-6 + 500e-6 + 0.04,
+    cost_micros: 50 + 500 + 40_000,
   },
 ];
 
@@ -246,7 +247,7 @@ async function checkCase(t: Test, gw: TestGateway, c: Case): Promise<void> {
   const records = await usageOf(gw, id);
   t.equal(records.length, 1, 'one usage record');
   t.match(records[0], { ...c.record, estimated: false, outcome: 'ok' }, 'metered as the vendor bills');
-  t.equal(records[0]?.cost, Math.round(c.cost * 1e6) / 1e6, 'cost');
+  t.equal(records[0]?.cost_micros, c.cost_micros, 'cost in micro-units');
 }
 
 void t.test('recorded vendor responses, replayed through the gateway', async (t) => {
@@ -285,13 +286,13 @@ void t.test('recorded vendor responses, replayed through the gateway', async (t)
       {
         protocol: 'native-a' as const,
         body: videoBody('videoa-1.1-t2v', '', '720P', 5),
-        record: { video_seconds: 10, resolution: '720P', cost: 1 },
+        record: { video_seconds: 10, resolution: '720P', cost_micros: 1_000_000 },
       },
       // Asked 720p for 5 s; Seedance made 2 s at 480p, billed in its tokens.
       {
         protocol: 'native-b' as const,
         body: videoBody(VIDEOB_MODEL, '', '720P', 5),
-        record: { video_seconds: 2, resolution: '480p', completion_tokens: 19845, cost: 0.19845 },
+        record: { video_seconds: 2, resolution: '480p', completion_tokens: 19845, cost_micros: 198_450 },
       },
     ];
     for (const c of cases) {

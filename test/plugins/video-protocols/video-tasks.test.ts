@@ -52,11 +52,11 @@ void t.test('each protocol, each model: submit, progress, completion, billing', 
         });
         if (videob) {
           t.equal(record!.completion_tokens, 108_000, 'upstream tokens: 5 s of 720p');
-          t.equal(record!.cost, 1.08, '108,000 tokens at 10 per million');
+          t.equal(record!.cost_micros, 1_080_000, '108,000 tokens at 10 per million, in micro-units');
         } else {
           t.equal(record!.video_seconds, 5);
           t.equal(record!.resolution, '720P');
-          t.equal(record!.cost, 0.5, '5 s at 0.10 per second of 720P');
+          t.equal(record!.cost_micros, 500_000, '5 s at 0.10 per second of 720P, in micro-units');
         }
       });
     }

@@ -102,4 +102,10 @@ t.test('rotation: nothing lost, nothing billed twice, across the files and a reo
   t.equal(await second.recordOnce(bill), false, 'and after a reopen');
   t.strictSame(await second.list({ key_id: 'sk-rotate' }), records);
   t.equal((await second.list({ id: bill.id })).length, 1, 'the bill is there once');
+  const summed = { requests: 41, input_tokens: 41 * 10, output_tokens: 41 * 20, cost_micros: 41 * 42 };
+  t.strictSame(
+    await second.summary({ group_by: ['model'] }),
+    [{ model: 'model-1', ...summed, cost_unknown_requests: 0 }],
+    'the roll-ups rebuilt at open count the rotated files: 40 records and the bill, once',
+  );
 });
