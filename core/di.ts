@@ -7,6 +7,7 @@ import type { GatewayConfig } from '../config/schema';
 import type { KeyService } from './keys/key-service';
 import type { UsageStore } from './stores/usage-store';
 import type { Pricing } from './pricing';
+import type { SpendTracker } from './spend-tracker';
 import type { Catalogue } from './routing/catalogue';
 import type { UpstreamProxy } from './proxy/upstream-proxy';
 import type { UpstreamTimeouts } from './upstream/upstream';
@@ -19,6 +20,8 @@ export const LoggerToken = token<Logger>('Logger');
 export const KeyServiceToken = token<KeyService>('KeyService');
 export const UsageStoreToken = token<UsageStore>('UsageStore');
 export const PricingToken = token<Pricing>('Pricing');
+/** Budgeted keys' spend: usage-metering and the video biller report each record they write to it. */
+export const SpendTrackerToken = token<SpendTracker>('SpendTracker');
 export const CatalogueToken = token<Catalogue>('Catalogue');
 export const ProxyToken = token<UpstreamProxy>('UpstreamProxy');
 /** The validated options block of the plugin being constructed (registered in its own child container). */

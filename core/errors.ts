@@ -137,6 +137,20 @@ export const Errors = {
     new GatewayError(429, 'rate_limited', `rate limit reached; retry after ${retryAfterSeconds} s`, {
       'retry-after': String(retryAfterSeconds),
     }),
+  /**
+   * The key's budget is spent. A monthly one names its reset, and `Retry-After` counts the seconds to it;
+   * a total one never resets by itself (an operator must raise it), so its `Retry-After` is a day: when
+   * to look again, not a promise. `x-should-retry: false` tells the vendors' SDKs not to retry at once.
+   */
+  budgetExhausted: (period: 'total' | 'month', resetsAt: string | undefined, retryAfterSeconds: number) =>
+    new GatewayError(
+      429,
+      'budget_exhausted',
+      period === 'month' && resetsAt
+        ? `this API key's monthly budget is spent; it resets at ${resetsAt}`
+        : "this API key's budget is spent; it does not reset by itself: an operator must raise it",
+      { 'retry-after': String(retryAfterSeconds), 'x-should-retry': 'false' },
+    ),
   upstreamUnreachable: (upstream: string, cause?: unknown) =>
     new GatewayError(502, 'upstream_unreachable', `upstream ${upstream} could not be reached`, {}, { cause }),
   upstreamTimeout: (upstream: string, phase: string) =>

@@ -17,9 +17,11 @@ import {
   KeyServiceToken,
   LoggerToken,
   PricingToken,
+  SpendTrackerToken,
   UsageStoreToken,
 } from './di';
 import { Pricing } from './pricing';
+import { SpendTracker } from './spend-tracker';
 import { requestBodies } from './http/body';
 import type { Endpoint } from './http/endpoint';
 import { GatewayServer } from './http/gateway-server';
@@ -107,6 +109,8 @@ async function compose(
   scope.register(UsageStoreToken, { useValue: usage });
   const pricing = new Pricing(config.prices);
   scope.register(PricingToken, { useValue: pricing });
+  const spend = new SpendTracker(usage);
+  scope.register(SpendTrackerToken, { useValue: spend });
 
   const upstreams = buildUpstreams(config, scope);
   const catalogue = new Catalogue(upstreams, config.routes, config.limits);
@@ -130,6 +134,7 @@ async function compose(
     tasks: taskStore,
     usage,
     pricing,
+    spend,
     logger,
     instanceId: instanceId(),
   });

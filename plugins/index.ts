@@ -8,6 +8,7 @@ import 'reflect-metadata';
 export { AuthMiddleware } from '../core/middleware/auth';
 export { RateLimitMiddleware } from '../core/middleware/rate-limit';
 export { ModelRouterMiddleware } from '../core/middleware/model-router';
+export { BudgetMiddleware } from '../core/middleware/budget';
 export { UsageMeteringMiddleware } from '../core/middleware/usage-metering';
 export { SseRelayMiddleware } from '../core/middleware/sse-relay';
 

@@ -11,11 +11,12 @@
 import { performance } from 'node:perf_hooks';
 import { inject } from 'tsyringe';
 import { StateKey, type GatewayContext } from '../context';
-import { PricingToken, UsageStoreToken } from '../di';
+import { PricingToken, SpendTrackerToken, UsageStoreToken } from '../di';
 import { Errors } from '../errors';
 import type { Pricing } from '../pricing';
 import { middlewarePlugin, type Middleware, type Next } from '../plugin';
-import type { UsageStore } from '../stores/usage-store';
+import type { SpendTracker } from '../spend-tracker';
+import type { UsageRecord, UsageStore } from '../stores/usage-store';
 import { NO_USAGE } from '../usage';
 
 /** Set on a call this stage refused: it was never made, so it leaves no record. */
@@ -38,6 +39,7 @@ export class UsageMeteringMiddleware implements Middleware {
   constructor(
     @inject(UsageStoreToken) private readonly store: UsageStore,
     @inject(PricingToken) private readonly pricing: Pricing,
+    @inject(SpendTrackerToken) private readonly spend: SpendTracker,
   ) {}
 
   /** The hot path is one call to `accepting()`; the rest runs only while the store is full. */
@@ -57,7 +59,7 @@ export class UsageMeteringMiddleware implements Middleware {
     if (ctx.get(REFUSED)) return;
     const usage = ctx.usage ?? NO_USAGE;
     // One fixed shape for every record (absent cache and image counts stay undefined and are not serialised).
-    this.store.record({
+    const record: UsageRecord = {
       id: ctx.requestId,
       key_id: ctx.key?.id ?? null,
       model: target.spec.id,
@@ -77,6 +79,8 @@ export class UsageMeteringMiddleware implements Middleware {
       outcome: ctx.outcome,
       latency_ms: Math.round(performance.now() - ctx.startedAt),
       created_at: isoNow(),
-    });
+    };
+    this.store.record(record);
+    this.spend.recorded(record); // budgets count it now, not when the batch is written
   }
 }

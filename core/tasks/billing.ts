@@ -4,6 +4,7 @@
  */
 import type { UsageRecord, UsageStore } from '../stores/usage-store';
 import type { Pricing } from '../pricing';
+import type { SpendTracker } from '../spend-tracker';
 import type { TaskUsage, VideoTask } from './task';
 
 export const VIDEO_ENDPOINT = 'video';
@@ -42,10 +43,15 @@ export class Biller {
   constructor(
     private readonly usage: UsageStore,
     private readonly pricing: Pricing,
+    /** Told of each record this biller writes, so budgets count it. */
+    private readonly spend?: SpendTracker,
   ) {}
 
   /** Writes the task's usage record unless it exists; true when this call wrote it. */
-  bill(task: VideoTask): Promise<boolean> {
-    return this.usage.recordOnce(usageRecordOf(task, this.pricing));
+  async bill(task: VideoTask): Promise<boolean> {
+    const record = usageRecordOf(task, this.pricing);
+    const wrote = await this.usage.recordOnce(record);
+    if (wrote) this.spend?.recorded(record);
+    return wrote;
   }
 }

@@ -16,6 +16,7 @@ import type { Upstream } from '../upstream/upstream';
 import { Biller } from './billing';
 import { TaskPoller } from './poller';
 import type { Pricing } from '../pricing';
+import type { SpendTracker } from '../spend-tracker';
 import { TaskSubmission } from './submission';
 
 export interface VideoRuntime {
@@ -31,6 +32,8 @@ export interface VideoDeps {
   readonly tasks: TaskStore;
   readonly usage: UsageStore;
   readonly pricing: Pricing;
+  /** Told of each task billed, for budgets. */
+  readonly spend?: SpendTracker | undefined;
   readonly logger: Logger;
   /** Unique per process start: leases of a previous run of this instance are not mistaken for its own. */
   readonly instanceId: string;
@@ -52,7 +55,7 @@ export function buildVideo(deps: VideoDeps): VideoRuntime {
     ? new TaskPoller(
         tasks,
         taskUpstreams,
-        new Biller(deps.usage, deps.pricing),
+        new Biller(deps.usage, deps.pricing, deps.spend),
         {
           owner: `${instanceId}/poller`,
           leaseMs: config.video.lease,

@@ -50,6 +50,7 @@ export function testConfig(simUrl: string, dataDir: string): ConfigDoc {
       'auth',
       { 'rate-limit': { requests_per_minute: 100_000 } },
       'model-router',
+      'budget',
       'usage-metering',
       { 'sse-relay': { ping_every: '15s' } },
     ],

@@ -78,7 +78,7 @@ t.test(
       allowed_models: ['modela-5.5'],
       rate_limit_rpm: 60,
       expires_at: '2098-05-05T05:05:05Z',
-      budget: { amount_micros: 0, period: 'total' },
+      budget: { amount_micros: 7_000_000, period: 'total' },
     });
     t.equal(patched.status, 200);
     t.match(patched.body, {
@@ -87,7 +87,7 @@ t.test(
       allowed_models: ['modela-5.5'],
       rate_limit_rpm: 60,
       expires_at: '2098-05-05T05:05:05.000Z',
-      budget: { amount_micros: 0, period: 'total' },
+      budget: { amount_micros: 7_000_000, period: 'total' },
       enabled: true,
     });
     t.strictSame((await admin('GET', `/admin/keys/${id}`)).body, patched.body, 'GET one shows the same');
