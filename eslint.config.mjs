@@ -3,7 +3,17 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'data/', '.tap/', 'eslint.config.mjs'] },
+  {
+    ignores: [
+      'dist/',
+      'node_modules/',
+      'data/',
+      '.tap/',
+      'console/build/',
+      'test-output/',
+      'eslint.config.mjs',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

@@ -12,6 +12,7 @@
  *   GET    /admin/usage?id=&key_id=&limit=
  *   GET    /admin/usage/summary?group_by=key,model,hour&from=&to=   totals per group (UsageStore.summary)
  *   GET    /admin/video/stats          the video poller's figures: tasks by state, polls, lag, upstream errors
+ * and, without the token, the operators' console: the page at `/` and its assets at `/console/*`.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { timingSafeEqual } from 'node:crypto';
@@ -24,6 +25,7 @@ import { HOUR_MS } from '../stores/usage-rollup';
 import type { SummaryDimension, UsageStore, UsageSummaryQuery } from '../stores/usage-store';
 import { bodyReader } from '../http/body';
 import { requestIdFor } from '../http/request-id';
+import { ConsoleAssets } from './console-assets';
 
 /** What each field must be, as error messages say it: `field 'budget.amount_micros' must be …`. */
 const EXPECTED: Record<string, string> = {
@@ -172,6 +174,7 @@ function parseJson(text: string): unknown {
 export class AdminServer {
   readonly server: Server;
   private readonly token: Buffer;
+  private readonly console = new ConsoleAssets();
 
   constructor(
     token: string,
@@ -204,6 +207,7 @@ export class AdminServer {
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const requestId = requestIdFor(req.headers['x-request-id']);
     try {
+      if (this.servedConsole(req, res)) return;
       if (!this.authorized(req.headers.authorization)) throw Errors.unauthorized();
       const reply = await this.route(req);
       const body = JSON.stringify(reply.body);
@@ -212,6 +216,18 @@ export class AdminServer {
     } catch (e) {
       sendError(res, toGatewayError(e), requestId);
     }
+  }
+
+  /** The console's page and assets are public; any other `/console/…` path is a 404, token or not. */
+  private servedConsole(req: IncomingMessage, res: ServerResponse): boolean {
+    const method = req.method ?? 'GET';
+    if (method !== 'GET' && method !== 'HEAD') return false;
+    const pathname = (req.url ?? '/').split('?')[0]!;
+    if (pathname !== '/' && pathname !== '/index.html' && !pathname.startsWith('/console/')) return false;
+    const asset = this.console.lookup(pathname);
+    if (!asset) throw Errors.notFound(method, pathname.slice(0, 200));
+    this.console.send(res, asset, req.headers['if-none-match'], method === 'HEAD');
+    return true;
   }
 
   private authorized(header: string | undefined): boolean {

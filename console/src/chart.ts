@@ -1,0 +1,56 @@
+/** A stacked bar chart over time, drawn by uPlot on a canvas. */
+import { html } from 'htm/preact';
+import { useEffect, useRef } from 'preact/hooks';
+import uPlot from 'uplot';
+
+export interface Stack {
+  label: string;
+  values: number[];
+}
+
+const COLORS = ['#2563eb', '#f59e0b', '#10b981', '#ef4444', '#8b5cf6', '#0891b2', '#db2777', '#65a30d'];
+
+/**
+ * uPlot has no stacking of its own: each series is drawn as the running total up to it, tallest first,
+ * so the shorter ones paint over it; the legend shows each model's own value.
+ */
+function options(width: number, stacks: Stack[], format: (v: number) => string): uPlot.Options {
+  const bars = uPlot.paths.bars!({ size: [0.7, 48] });
+  const series: uPlot.Series[] = stacks
+    .map((s, i) => ({
+      label: s.label,
+      fill: COLORS[i % COLORS.length],
+      stroke: COLORS[i % COLORS.length],
+      paths: bars,
+      points: { show: false },
+      value: (_u: uPlot, _v: number | null, _si: number, idx: number | null) =>
+        idx === null ? '' : format(s.values[idx] ?? 0),
+    }))
+    .reverse();
+  return {
+    width,
+    height: 280,
+    series: [{ label: 'Time (UTC)' }, ...series],
+    axes: [{}, { values: (_u, ticks) => ticks.map(format), size: 80 }],
+    scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, Math.max(1, max) * 1.1] } },
+    tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), 'Etc/UTC'),
+  };
+}
+
+export function StackedChart(props: { x: number[]; stacks: Stack[]; format: (v: number) => string }) {
+  const box = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (!box.current) return;
+    const totals = props.stacks.map((_, i) =>
+      props.x.map((_x, j) => props.stacks.slice(0, i + 1).reduce((sum, s) => sum + (s.values[j] ?? 0), 0)),
+    );
+    const data: uPlot.AlignedData = [props.x, ...totals.reverse()];
+    const plot = new uPlot(
+      options(box.current.clientWidth || 800, props.stacks, props.format),
+      data,
+      box.current,
+    );
+    return () => plot.destroy();
+  }, [props.x, props.stacks, props.format]);
+  return html`<div class="chart" ref=${box}></div>`;
+}

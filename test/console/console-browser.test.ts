@@ -1,0 +1,184 @@
+/**
+ * The console in headless Chromium against a real gateway: sign in, create a key and see it once, use it
+ * with the openai client, find the call in the usage chart and table, edit, rotate, disable (the key then
+ * gets 403), delete. A screenshot of each step goes to test-output/screenshots/.
+ */
+import t, { type Test } from 'tap';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import OpenAI from 'openai';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { startTestGateway, type TestGateway } from '../helpers/gateway';
+
+const CHROMIUM = '/usr/bin/chromium';
+const SHOTS = join(__dirname, '..', '..', '..', 'test-output', 'screenshots');
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+const chatWith = (gw: TestGateway, apiKey: string) =>
+  new OpenAI({ baseURL: `${gw.url}/v1`, apiKey, maxRetries: 0 }).chat.completions.create({
+    model: 'modela-5.5',
+    messages: [{ role: 'user', content: 'hello from the console test' }],
+  });
+
+async function launch(t: Test): Promise<{ browser: Browser; page: Page; problems: string[] }> {
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS, timeout: 30_000 });
+  t.teardown(() => browser.close());
+  const page = await browser.newPage({ viewport: { width: 1280, height: 800 }, acceptDownloads: true });
+  page.setDefaultTimeout(10_000);
+  const problems: string[] = [];
+  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  page.on('console', (m) => {
+    if (m.type() === 'error' && !/401 \(Unauthorized\)/.test(m.text())) problems.push(m.text());
+  });
+  return { browser, page, problems };
+}
+
+const shot = (page: Page, name: string) =>
+  page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+const row = (page: Page, id: string) => page.locator(`tr[data-key="${id}"]`);
+
+async function signIn(t: Test, page: Page, gw: TestGateway): Promise<void> {
+  const started = Date.now();
+  await page.goto(`${gw.gateway.adminUrl}/`);
+  await page.getByLabel('Admin token').waitFor();
+  t.comment(`sign-in page ready in ${Date.now() - started} ms`);
+  await shot(page, '01-sign-in');
+  await page.getByLabel('Admin token').fill('not-the-token');
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('alert').filter({ hasText: 'refused' }).waitFor();
+  t.pass('a wrong token is refused on the sign-in page');
+  await shot(page, '02-sign-in-refused');
+  await page.getByLabel('Admin token').fill(gw.gateway.adminToken);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Keys' }).waitFor();
+  const held = await page.evaluate('({ session: sessionStorage.length, cookie: document.cookie })');
+  t.same(held, { session: 1, cookie: '' }, 'the token is in sessionStorage, not in a cookie');
+  t.notMatch(page.url(), gw.gateway.adminToken, 'nor in the URL');
+}
+
+/** Creates a key in the dialog; returns it as shown that once. */
+async function createKey(t: Test, page: Page): Promise<string> {
+  await page.getByRole('button', { name: 'Create key' }).click();
+  await page.getByLabel('Description').fill('browser test');
+  await page.getByLabel('Allowed models').fill('modela-5.5');
+  await page.getByLabel('Rate limit (requests/min)').fill('60');
+  await page.getByLabel('Budget').fill('5');
+  await page.getByLabel('Expires (UTC)').fill('2031-01-01T00:00');
+  await page.locator('dialog').getByRole('button', { name: 'Create key' }).click();
+  const shown = page.getByRole('textbox', { name: 'New key', exact: true });
+  await shown.waitFor();
+  const key = await shown.inputValue();
+  t.match(key, /^sk-[A-Za-z0-9_-]{43}$/, 'the full key is shown');
+  t.match(await page.getByRole('alert').innerText(), /only this once/, 'with a warning');
+  await shot(page, '03-key-shown-once');
+  await page.getByRole('button', { name: 'I have stored it' }).click();
+  t.notOk((await page.content()).includes(key), 'the key leaves the page when the dialog closes');
+  await page.reload();
+  await row(page, key.slice(0, 11)).waitFor();
+  t.notOk((await page.content()).includes(key), 'and is not shown after a reload');
+  t.match(
+    await row(page, key.slice(0, 11)).innerText(),
+    /browser test[\s\S]*modela-5\.5[\s\S]*60\/min[\s\S]*5\.00/,
+  );
+  await shot(page, '04-keys');
+  return key;
+}
+
+async function usage(t: Test, page: Page, id: string): Promise<void> {
+  await page.getByRole('link', { name: 'Usage' }).click();
+  await page.locator('.chart canvas').waitFor();
+  await page.locator('table.usage tbody tr', { hasText: 'modela-5.5' }).waitFor();
+  t.pass('the usage view draws a chart (a canvas) and lists the call');
+  await page.getByPlaceholder('Key id (all keys)').fill(id);
+  await page.getByPlaceholder('Key id (all keys)').press('Enter');
+  await page.locator('table.usage tbody tr', { hasText: id }).waitFor();
+  const cells = await page.locator('table.usage tbody tr', { hasText: id }).locator('td').allInnerTexts();
+  t.equal(cells[3], '1', 'one request by the key, in the table');
+  await shot(page, '05-usage');
+  const [download] = await Promise.all([
+    page.waitForEvent('download'),
+    page.getByRole('button', { name: 'Export CSV' }).click(),
+  ]);
+  const text = await readFile(await download.path(), 'utf8');
+  t.match(text, /^period,key_id,model,requests,input_tokens,output_tokens,cost,cost_unknown_requests\r\n/);
+  t.match(text, new RegExp(`,${id},modela-5\\.5,1,`), 'the CSV holds the table');
+}
+
+/** Answers the confirmation dialog of a row's `action` (Disable, Delete). */
+async function confirmAction(page: Page, id: string, action: string, screenshot: string): Promise<void> {
+  await row(page, id).getByRole('button', { name: action }).click();
+  await shot(page, screenshot);
+  await page.locator('dialog').getByRole('button', { name: action }).click();
+}
+
+t.test(
+  'the console in Chromium: sign-in, keys, usage',
+  { skip: existsSync(CHROMIUM) ? false : `no ${CHROMIUM} (apt-get install chromium)` },
+  async (t) => {
+    await mkdir(SHOTS, { recursive: true });
+    const gw = await startTestGateway(t);
+    const { page, problems } = await launch(t);
+    await signIn(t, page, gw);
+    const key = await createKey(t, page);
+    const id = key.slice(0, 11);
+
+    const answer = await chatWith(gw, key);
+    t.ok(answer.choices[0]?.message, 'the new key works with the openai client');
+    await usage(t, page, id);
+
+    await page.getByRole('link', { name: 'Keys' }).click();
+    await row(page, id).getByRole('button', { name: 'Edit' }).click();
+    await page.getByLabel('Description').fill('browser test, edited');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await row(page, id).filter({ hasText: 'browser test, edited' }).waitFor();
+    t.pass('the description is edited');
+    await shot(page, '06-edited');
+
+    await row(page, id).getByRole('button', { name: 'Rotate' }).click();
+    await page.getByLabel('Grace period (minutes)').fill('30');
+    await page.locator('dialog').getByRole('button', { name: 'Rotate' }).click();
+    const replacement = await page.getByRole('textbox', { name: 'New key', exact: true }).inputValue();
+    t.match(replacement, /^sk-/, 'rotation shows the new key once');
+    t.match(await page.locator('dialog').innerText(), new RegExp(`replaces ${id}`));
+    await shot(page, '07-rotated');
+    await page.getByRole('button', { name: 'I have stored it' }).click();
+    t.match(await row(page, replacement.slice(0, 11)).innerText(), /browser test, edited/, 'same settings');
+    t.ok((await chatWith(gw, replacement)).choices[0], 'the replacement works');
+
+    await confirmAction(page, id, 'Disable', '08-disable-confirm');
+    await row(page, id).locator('.status.disabled').waitFor();
+    t.equal(
+      await row(page, id).getByRole('button', { name: 'Enable' }).count(),
+      1,
+      'shown disabled, with Enable',
+    );
+    await shot(page, '09-disabled');
+    const refused = await chatWith(gw, key).then(
+      () => 0,
+      (e: unknown) => (e instanceof OpenAI.APIError ? Number(e.status ?? -1) : -1),
+    );
+    t.equal(refused, 403, 'the disabled key gets 403 from the gateway');
+
+    await confirmAction(page, id, 'Delete', '10-delete-confirm');
+    await row(page, id).waitFor({ state: 'detached' });
+    t.pass('the deleted key leaves the table');
+    await shot(page, '11-deleted');
+
+    // The page's own code runs in the browser, so it is given as text (this project is compiled for Node).
+    await page.evaluate("sessionStorage.setItem('gateway-admin-token', 'stale-token')");
+    await page.reload();
+    await page.getByLabel('Admin token').waitFor();
+    t.pass('a 401 returns to sign-in');
+    t.strictSame(problems, [], 'no script errors or CSP violations in the page');
+  },
+);
