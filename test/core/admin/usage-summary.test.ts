@@ -4,6 +4,7 @@
  */
 import t from 'tap';
 import type { UsageRecord, UsageSummaryRow } from '../../../core/stores/usage-store';
+import { totalsBy, type GroupOf } from '../../helpers/usage-totals';
 import { startTestGateway } from '../../helpers/gateway';
 import { eventually, postJson, type ErrorBody } from '../../helpers/http';
 
@@ -65,28 +66,7 @@ t.test('usage summary by key and by model matches the records of real calls', as
     }
   }
 
-  const totals = (group: (r: UsageRecord) => Partial<UsageSummaryRow>): UsageSummaryRow[] => {
-    const rows = new Map<string, UsageSummaryRow>();
-    for (const r of records) {
-      const fields = group(r);
-      const id = JSON.stringify(fields);
-      const row = rows.get(id) ?? {
-        ...fields,
-        requests: 0,
-        input_tokens: 0,
-        output_tokens: 0,
-        cost_micros: 0,
-        cost_unknown_requests: 0,
-      };
-      rows.set(id, row);
-      row.requests++;
-      row.input_tokens += r.prompt_tokens;
-      row.output_tokens += r.completion_tokens;
-      if (r.cost_micros === null) row.cost_unknown_requests++;
-      else row.cost_micros += r.cost_micros;
-    }
-    return [...rows.values()];
-  };
+  const totals = (group: GroupOf): UsageSummaryRow[] => totalsBy(records, group);
   const keyIdA = keyA.slice(0, 11);
   const keyIdB = keyB.slice(0, 11);
   const byKey = await admin<{ data: UsageSummaryRow[] }>('/admin/usage/summary?group_by=key');

@@ -10,6 +10,7 @@ import type {
   UsageSummaryRow,
 } from '../../../core/stores/usage-store';
 import type { Opener } from '../../helpers/stores';
+import { totalsBy } from '../../helpers/usage-totals';
 
 export type MakeUsageStore = (t: Test) => Promise<Opener<UsageStore>>;
 
@@ -239,34 +240,23 @@ function expected(
   to?: number,
 ): UsageSummaryRow[] {
   const by = new Set(groupBy);
-  const rows = new Map<string, UsageSummaryRow>();
-  for (const r of records) {
+  const inRange = records.filter((r) => {
     const at = Date.parse(r.created_at);
-    if ((from !== undefined && at < from) || (to !== undefined && at >= to)) continue;
+    return (from === undefined || at >= from) && (to === undefined || at < to);
+  });
+  const rows = totalsBy(inRange, (r) => {
     const period = by.has('hour')
       ? `${r.created_at.slice(0, 13)}:00:00.000Z`
       : by.has('day')
         ? `${r.created_at.slice(0, 10)}T00:00:00.000Z`
         : undefined;
-    const id = JSON.stringify([period, by.has('key') ? r.key_id : 0, by.has('model') ? r.model : 0]);
-    const row = rows.get(id) ?? {
+    return {
       ...(by.has('key') ? { key_id: r.key_id } : {}),
       ...(by.has('model') ? { model: r.model } : {}),
       ...(period !== undefined ? { period } : {}),
-      requests: 0,
-      input_tokens: 0,
-      output_tokens: 0,
-      cost_micros: 0,
-      cost_unknown_requests: 0,
     };
-    rows.set(id, row);
-    row.requests++;
-    row.input_tokens += r.prompt_tokens;
-    row.output_tokens += r.completion_tokens;
-    if (r.cost_micros === null) row.cost_unknown_requests++;
-    else row.cost_micros += r.cost_micros;
-  }
+  });
   const sortKey = (r: UsageSummaryRow): string =>
     `${r.period ?? ''}|${r.key_id === undefined || r.key_id === null ? '' : '~' + r.key_id}|${r.model ?? ''}`;
-  return [...rows.values()].sort((a, b) => (sortKey(a) < sortKey(b) ? -1 : sortKey(a) > sortKey(b) ? 1 : 0));
+  return rows.sort((a, b) => (sortKey(a) < sortKey(b) ? -1 : sortKey(a) > sortKey(b) ? 1 : 0));
 }
