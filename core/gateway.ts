@@ -22,6 +22,7 @@ import {
 } from './di';
 import { Pricing } from './pricing';
 import { SpendTracker } from './spend-tracker';
+import { needsWork } from './tasks/task';
 import { requestBodies } from './http/body';
 import type { Endpoint } from './http/endpoint';
 import { GatewayServer } from './http/gateway-server';
@@ -139,6 +140,12 @@ async function compose(
     instanceId: instanceId(),
   });
   const routes = buildRoutes(catalogue, proxy, pipeline, video.endpoints);
+  // Video submits' budget holds last until their tasks end, wherever they end (any instance's poller).
+  if (pipeline.has('budget')) {
+    taskStore.watch((task) => {
+      if (!needsWork(task)) spend.taskEnded(task.id);
+    });
+  }
 
   const server = new GatewayServer(
     routes,

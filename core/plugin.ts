@@ -144,6 +144,12 @@ export interface TaskUpstream {
   readonly polling: PollPolicy;
   /** Checks what the gateway needs from the native body (400 naming the field); returns the billing facts. */
   check(body: JsonObject, model: ModelSpec): TaskParams;
+  /**
+   * The most a task with these parameters can produce, priced to hold a key's budget while it runs: the
+   * duration asked (or the model's ceiling), the resolution asked (or the largest), and for families
+   * billed in tokens the tokens that makes.
+   */
+  estimate(params: TaskParams, model: ModelSpec): TaskUsage;
   /** Sends the client's body (renamed to `upstreamModel` if the route says so). Throws 502/504 on transport failure. */
   submit(body: JsonObject, raw: Buffer, upstreamModel: string, requestId: string): Promise<SubmitOutcome>;
   /** Reads the upstream task once. Throws on a transient failure (transport, 5xx, 429). */

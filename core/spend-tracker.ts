@@ -42,6 +42,8 @@ const periodStartOf = (period: KeyBudget['period'], now: number): number =>
 
 export class SpendTracker {
   private readonly keys = new Map<string, KeySpend>();
+  /** Holds of video tasks under way, by task id: they outlive the submit call, until the task ends. */
+  private readonly tasks = new Map<string, { spend: KeySpend; micros: number }>();
 
   constructor(
     private readonly store: Pick<UsageStore, 'summary'>,
@@ -92,10 +94,27 @@ export class SpendTracker {
     spend.held = Math.max(0, spend.held - micros);
   }
 
+  /** Moves a submit's hold (already counted in `spend.held`) onto the task it created. */
+  holdTask(taskId: string, spend: KeySpend, micros: number): void {
+    this.tasks.set(taskId, { spend, micros });
+  }
+
+  /**
+   * The task no longer needs work: billed (its record already counted by `recorded`), failed or
+   * cancelled. Its hold is released; a task without one (no budget, or held by an earlier process) is
+   * a no-op.
+   */
+  taskEnded(taskId: string): void {
+    const held = this.tasks.get(taskId);
+    if (!held) return;
+    this.tasks.delete(taskId);
+    this.release(held.spend, held.micros);
+  }
+
   private seed(keyId: string, spend: KeySpend): void {
     const from = spend.periodStart;
     const seeding = this.store
-      .summary({ group_by: ['key'], from: from > 0 ? from : undefined })
+      .summary({ group_by: ['key'], key_ids: [keyId], from: from > 0 ? from : undefined })
       .then((rows) => {
         if (spend.periodStart !== from) return; // a newer period began meanwhile: its own read counts
         spend.spent += rows.find((r) => r.key_id === keyId)?.cost_micros ?? 0;

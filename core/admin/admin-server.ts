@@ -1,16 +1,18 @@
 /**
  * The operators' API, on its own listener (loopback by default), guarded by the admin token:
- *   GET    /admin/keys?limit=&cursor=&status=&q=   a page of keys in id order → {data, next_cursor}
+ *   GET    /admin/keys?limit=&cursor=&status=&q=   a page of keys in id order → {data, next_cursor}, each
+ *                                      key with its last_used_at and spent_micros
  *   POST   /admin/keys                 create {description?, allowed_models?, rate_limit_rpm?, expires_at?,
  *                                      budget?} → {key, record}
- *   GET    /admin/keys/:id             one key
+ *   GET    /admin/keys/:id             one key, as in the listing
  *   PATCH  /admin/keys/:id             change any of those fields and `enabled`; null clears an optional one
  *   POST   /admin/keys/:id/rotate      {disable_old_after?} → {key, record, replaces}
  *   POST   /admin/keys/:id/disable     and /enable
  *   DELETE /admin/keys/:id
  * Every key record answered goes through publicKey: never a hash.
  *   GET    /admin/usage?id=&key_id=&limit=
- *   GET    /admin/usage/summary?group_by=key,model,hour&from=&to=   totals per group (UsageStore.summary)
+ *   GET    /admin/usage/summary?group_by=key,model,hour&from=&to=&key_id=&model=   totals per group
+ *                                      (UsageStore.summary); key_id and model filter, comma-separated
  *   GET    /admin/video/stats          the video poller's figures: tasks by state, polls, lag, upstream errors
  * and, without the token, the operators' console: the page at `/` and its assets at `/console/*`.
  */
@@ -20,6 +22,7 @@ import { z } from 'zod';
 import { Errors, sendError, toGatewayError } from '../errors';
 import type { KeyService } from '../keys/key-service';
 import { publicKey } from '../keys/public-key';
+import { withActivity } from './key-activity';
 import type { KeyChange, KeyRecord, KeyStatus } from '../stores/key-store';
 import { HOUR_MS } from '../stores/usage-rollup';
 import type { SummaryDimension, UsageStore, UsageSummaryQuery } from '../stores/usage-store';
@@ -116,7 +119,9 @@ const readAdminBody = bodyReader({ maxBytes: 64 * 1024, idleMs: 10_000, totalMs:
 type AdminReply = { status: number; body: unknown };
 
 const DIMENSIONS: readonly string[] = ['key', 'model', 'hour', 'day'] satisfies SummaryDimension[];
-const SUMMARY_PARAMS = new Set(['group_by', 'from', 'to']);
+const SUMMARY_PARAMS = new Set(['group_by', 'from', 'to', 'key_id', 'model']);
+/** At most this many values in one filter: a filter is typed or picked by an operator, not a dump. */
+const MAX_FILTER_VALUES = 100;
 /** A UTC or offset date-time; the summary's bounds must fall on the hour. */
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
 
@@ -125,9 +130,10 @@ function summaryQuery(params: URLSearchParams): UsageSummaryQuery {
   for (const name of params.keys()) {
     if (!SUMMARY_PARAMS.has(name)) {
       throw Errors.invalidRequest(
-        `unknown query parameter '${name.slice(0, 200)}': expected group_by, from, to`,
+        `unknown query parameter '${name.slice(0, 200)}': expected group_by, from, to, key_id, model`,
       );
     }
+    if (params.getAll(name).length > 1) throw Errors.invalidQuery(name, 'given once');
   }
   const groupBy = (params.get('group_by') ?? '').split(',').filter(Boolean);
   if (groupBy.length === 0) {
@@ -160,7 +166,24 @@ function summaryQuery(params: URLSearchParams): UsageSummaryQuery {
   if (from !== undefined && to !== undefined && from >= to) {
     throw Errors.invalidRequest("query parameter 'from' must be before 'to'");
   }
-  return { group_by: groupBy as SummaryDimension[], from, to };
+  return {
+    group_by: groupBy as SummaryDimension[],
+    from,
+    to,
+    key_ids: filterValues(params, 'key_id'),
+    models: filterValues(params, 'model'),
+  };
+}
+
+/** `key_id=a,b`: the listed values, or undefined when the parameter is absent. */
+function filterValues(params: URLSearchParams, name: 'key_id' | 'model'): string[] | undefined {
+  const text = params.get(name);
+  if (text === null) return undefined;
+  const values = text.split(',');
+  if (values.some((v) => v.length === 0 || v.length > 200) || values.length > MAX_FILTER_VALUES) {
+    throw Errors.invalidQuery(name, `a comma-separated list of 1 to ${MAX_FILTER_VALUES} names`);
+  }
+  return values;
 }
 
 function parseJson(text: string): unknown {
@@ -275,7 +298,11 @@ export class AdminServer {
         const created = await this.keys.create(await readJsonBody(req, newKeyBody));
         return { status: 201, body: { key: created.key, record: publicKey(created.record) } };
       }
-      if (id && !action && method === 'GET') return this.found(id, await this.keys.findById(id));
+      if (id && !action && method === 'GET') {
+        const record = await this.keys.findById(id);
+        if (!record) throw Errors.keyNotFound(id);
+        return { status: 200, body: (await withActivity(this.usage, [record], Date.now()))[0] };
+      }
       if (id && !action && method === 'PATCH') {
         const patch = await readJsonBody(req, keyPatchBody, true);
         const change: KeyChange = {};
@@ -337,7 +364,7 @@ export class AdminServer {
     });
     const data = records.slice(0, limit);
     return {
-      data: data.map((r) => publicKey(r, now)),
+      data: await withActivity(this.usage, data, now),
       next_cursor: records.length > limit ? data[data.length - 1]!.id : null,
     };
   }

@@ -9,9 +9,10 @@
  * The hold of a text call is its prompt estimated from the body (a token per 4 bytes) at the input price
  * plus its output ceiling — `max_completion_tokens` or `max_tokens`, else the model's `max_output_tokens`
  * limit, else `default_output_tokens` — at the output price; of an image call, `n` images (default 1).
- * `fixed_hold_micros` replaces the estimate. A model without a price holds nothing (its cost is unknown
- * and counts nothing). Video submits are refused once the budget is spent, and count when billed; they
- * hold nothing yet.
+ * of a video submit, the most its task can cost (the duration and resolution asked, else the model's
+ * ceilings: TaskUpstream.estimate), held from the moment the task is stored until it is billed or ends
+ * unbilled, however long it runs. `fixed_hold_micros` replaces the estimate. A model without a price
+ * holds nothing (its cost is unknown and counts nothing).
  *
  * Single instance: spend is kept in this process (see SpendTracker); a budget shared by several
  * gateways (Redis) is a later issue.
@@ -25,6 +26,7 @@ import { Errors } from '../errors';
 import { middlewarePlugin, type Middleware, type Next } from '../plugin';
 import type { Pricing } from '../pricing';
 import { nextMonthStart, type KeySpend, type SpendTracker } from '../spend-tracker';
+import { TASK_STORED } from '../tasks/submission';
 import { estimateTokens } from '../usage';
 
 export const budgetOptions = z
@@ -43,6 +45,8 @@ const TOTAL_RETRY_AFTER_S = 86_400;
 interface Held {
   readonly spend: KeySpend;
   readonly micros: number;
+  /** The video task the hold moved to: it is released when the task ends, not with this call. */
+  task?: string;
 }
 const HELD = new StateKey<Held>('budget', 'held');
 
@@ -66,7 +70,7 @@ export class BudgetMiddleware implements Middleware {
 
   finish(ctx: GatewayContext): void {
     const held = ctx.get(HELD);
-    if (held) this.tracker.release(held.spend, held.micros);
+    if (held && held.task === undefined) this.tracker.release(held.spend, held.micros);
   }
 
   private async admit(
@@ -92,7 +96,12 @@ export class BudgetMiddleware implements Middleware {
     }
     if (hold > 0) {
       this.tracker.hold(spend, hold);
-      ctx.set(HELD, { spend, micros: hold });
+      const held: Held = { spend, micros: hold };
+      ctx.set(HELD, held);
+      ctx.set(TASK_STORED, (taskId) => {
+        held.task = taskId;
+        this.tracker.holdTask(taskId, spend, hold);
+      });
     }
     return next();
   }
@@ -101,8 +110,12 @@ export class BudgetMiddleware implements Middleware {
   private async estimate(ctx: GatewayContext): Promise<number> {
     if (this.options.fixed_hold_micros !== undefined) return this.options.fixed_hold_micros;
     const target = ctx.target!;
-    if (target.spec.api.kind === 'task') return 0; // video: refused when spent, counted when billed
     const body: JsonObject = await ctx.json();
+    const tasks = target.upstream.plugin.tasks;
+    if (target.spec.api.kind === 'task' && tasks) {
+      const params = tasks.check(body, target.spec); // a bad body is refused here as it would be at submit
+      return this.pricing.taskCost(target.spec.id, params, tasks.estimate(params, target.spec)) ?? 0;
+    }
     const raw = await ctx.rawBody();
     const output =
       positive(body.max_completion_tokens) ??

@@ -1,7 +1,8 @@
 /**
  * Usage totals per (hour, key, model), kept as records are written so a summary never reads the records
- * themselves: a day, or no period at all, folds the hourly buckets. The embedded store fills one at open
- * from its files and then from each record it writes.
+ * themselves: a day, or no period at all, folds the hourly buckets. The buckets are indexed by key, so a
+ * summary of some keys (a page of the console's key list, a budget's first check) reads only theirs.
+ * The embedded store fills one at open from its files and then from each record it writes.
  */
 import type { SummaryDimension, UsageRecord, UsageSummaryQuery, UsageSummaryRow } from './usage-store';
 
@@ -19,27 +20,44 @@ interface Bucket {
   cost_unknown_requests: number;
 }
 
+/** One key's buckets (`hour \n model` → bucket) and its latest record's time. */
+interface KeyBuckets {
+  readonly buckets: Map<string, Bucket>;
+  lastUsedAt: string;
+}
+
+/** Map keys for the key index: a call made without a key has its own entry. */
+const NO_KEY = '\u0000none';
+const keyEntry = (keyId: string | null): string => (keyId === null ? NO_KEY : keyId);
+
+const emptyTotals = () => ({
+  requests: 0,
+  input_tokens: 0,
+  output_tokens: 0,
+  cost_micros: 0,
+  cost_unknown_requests: 0,
+});
+
 export class UsageRollup {
-  private readonly buckets = new Map<string, Bucket>();
+  private readonly keys = new Map<string, KeyBuckets>();
 
   add(record: UsageRecord): void {
     const at = Date.parse(record.created_at);
     if (Number.isNaN(at)) return;
     const hour = at - (((at % HOUR_MS) + HOUR_MS) % HOUR_MS);
-    const id = `${hour}\n${record.key_id === null ? '' : 'k' + record.key_id}\n${record.model}`;
-    let bucket = this.buckets.get(id);
+    const entry = keyEntry(record.key_id);
+    let key = this.keys.get(entry);
+    if (!key) {
+      key = { buckets: new Map(), lastUsedAt: record.created_at };
+      this.keys.set(entry, key);
+    }
+    // Records are written as `toISOString`, so string order is time order.
+    if (record.created_at > key.lastUsedAt) key.lastUsedAt = record.created_at;
+    const id = `${hour}\n${record.model}`;
+    let bucket = key.buckets.get(id);
     if (!bucket) {
-      bucket = {
-        hour,
-        key_id: record.key_id,
-        model: record.model,
-        requests: 0,
-        input_tokens: 0,
-        output_tokens: 0,
-        cost_micros: 0,
-        cost_unknown_requests: 0,
-      };
-      this.buckets.set(id, bucket);
+      bucket = { hour, key_id: record.key_id, model: record.model, ...emptyTotals() };
+      key.buckets.set(id, bucket);
     }
     bucket.requests += 1;
     bucket.input_tokens += record.prompt_tokens;
@@ -48,27 +66,35 @@ export class UsageRollup {
     else bucket.cost_unknown_requests += 1;
   }
 
-  /** Folds the hourly buckets in [from, to) into the query's groups. */
+  /** The time of each key's latest record, for the keys that have one. */
+  lastUsed(keyIds: readonly string[]): Map<string, string> {
+    const found = new Map<string, string>();
+    for (const id of keyIds) {
+      const key = this.keys.get(id);
+      if (key) found.set(id, key.lastUsedAt);
+    }
+    return found;
+  }
+
+  /** Folds the hourly buckets in [from, to) of the chosen keys and models into the query's groups. */
   summary(query: UsageSummaryQuery): UsageSummaryRow[] {
     const by = new Set<SummaryDimension>(query.group_by);
     const periodMs = by.has('day') ? DAY_MS : by.has('hour') ? HOUR_MS : undefined;
+    const models = query.models ? new Set(query.models) : undefined;
     const groups = new Map<string, UsageSummaryRow>();
-    for (const b of this.buckets.values()) {
+    for (const b of this.bucketsOf(query.key_ids)) {
       if (query.from !== undefined && b.hour < query.from) continue;
       if (query.to !== undefined && b.hour >= query.to) continue;
+      if (models && !models.has(b.model)) continue;
       const period = periodMs === undefined ? undefined : b.hour - (b.hour % periodMs);
-      const id = `${period ?? ''}\n${by.has('key') ? (b.key_id === null ? '' : 'k' + b.key_id) : ''}\n${by.has('model') ? b.model : ''}`;
+      const id = `${period ?? ''}\n${by.has('key') ? keyEntry(b.key_id) : ''}\n${by.has('model') ? b.model : ''}`;
       let row = groups.get(id);
       if (!row) {
         row = {
           ...(by.has('key') ? { key_id: b.key_id } : {}),
           ...(by.has('model') ? { model: b.model } : {}),
           ...(period !== undefined ? { period: new Date(period).toISOString() } : {}),
-          requests: 0,
-          input_tokens: 0,
-          output_tokens: 0,
-          cost_micros: 0,
-          cost_unknown_requests: 0,
+          ...emptyTotals(),
         };
         groups.set(id, row);
       }
@@ -79,6 +105,11 @@ export class UsageRollup {
       row.cost_unknown_requests += b.cost_unknown_requests;
     }
     return sortSummary([...groups.values()]);
+  }
+
+  private *bucketsOf(keyIds: readonly string[] | undefined): Iterable<Bucket> {
+    const keys = keyIds ? keyIds.map((id) => this.keys.get(id)) : this.keys.values();
+    for (const key of keys) if (key) yield* key.buckets.values();
   }
 }
 

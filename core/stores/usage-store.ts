@@ -51,6 +51,10 @@ export interface UsageSummaryQuery {
   /** Records created at or after `from`, and before `to` (epoch ms). Hour-aligned bounds are exact. */
   readonly from?: number | undefined;
   readonly to?: number | undefined;
+  /** Only these keys' records (any when absent). */
+  readonly key_ids?: readonly string[] | undefined;
+  /** Only these models' records (any when absent). */
+  readonly models?: readonly string[] | undefined;
 }
 
 /** One group's totals. `key_id`, `model`, `period` are set when grouped by them. */
@@ -106,6 +110,8 @@ export interface UsageStore {
    * what is queued first, like `list`.
    */
   summary(query: UsageSummaryQuery): Promise<UsageSummaryRow[]>;
+  /** When each of these keys last made a call (its latest record's `created_at`); keys never used are absent. */
+  lastUsed(keyIds: readonly string[]): Promise<Map<string, string>>;
   /**
    * Writes what is queued, retrying failed writes for up to `waitMs` (default: one attempt), logs the
    * records it could not write, and closes.

@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
-import type { GatewayContext } from '../context';
+import { StateKey, type GatewayContext } from '../context';
 import { Errors } from '../errors';
 import { replyJson } from '../http/json-reply';
 import type { PollPolicy, SubmitOutcome } from '../plugin';
@@ -17,6 +17,12 @@ import { IdempotencyKeyTaken, type TaskStore } from '../stores/task-store';
 import { interruptedChange, interruption, warnInterrupted } from './interrupted-submit';
 import type { TaskProtocol } from './protocol';
 import { isTerminal, type Idempotency, type TaskChange, type VideoTask } from './task';
+
+/**
+ * Told the id of a new task the moment it is stored, before the upstream is called: the budget stage
+ * moves the submit's hold onto the task, to be released when the task ends (SpendTracker.taskEnded).
+ */
+export const TASK_STORED = new StateKey<(taskId: string) => void>('tasks', 'stored');
 
 export interface SubmissionSettings {
   /** The lease owner of tasks being submitted by this instance. */
@@ -68,6 +74,7 @@ export class TaskSubmission {
     });
     const holder = await this.claim(task);
     if (holder) return this.replay(ctx, holder, task, protocol);
+    ctx.get(TASK_STORED)?.(task.id);
     let outcome: SubmitOutcome;
     try {
       outcome = await tasks.submit(body, raw, target.upstreamModel, ctx.requestId);

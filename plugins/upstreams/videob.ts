@@ -82,6 +82,9 @@ function promptOf(body: JsonObject): string {
   return text;
 }
 
+const FRAMES_PER_SECOND = 24;
+const TOKENS_PER_FRAME: Readonly<Record<string, number>> = { '480p': 405, '720p': 900, '1080p': 2025 };
+
 export const VIDEOB: VideoFamilySpec = {
   vendor: 'videob',
   models: ['videob-2-0-260128'],
@@ -99,6 +102,10 @@ export const VIDEOB: VideoFamilySpec = {
       ...(Number.isFinite(duration) ? { duration_s: duration } : {}),
     };
   },
+  // The vendor's rule: 24 frames a second, a frame's pixels / 1,024 tokens (a 16:9 frame; the widest
+  // ratio of a resolution has about as many pixels). An unknown resolution is priced as the largest.
+  tokensFor: (seconds, resolution) =>
+    seconds * FRAMES_PER_SECOND * (TOKENS_PER_FRAME[resolution?.toLowerCase() ?? ''] ?? TOKENS_PER_FRAME['1080p']!),
   paramFields: { duration_s: 'duration (or --duration)', resolution: 'resolution (or --resolution)' },
   // Seedance: 480p, 720p or 1080p, and 2 to 15 s across its generations.
   limits: { max_video_seconds: 15, video_resolutions: ['480p', '720p', '1080p'] },

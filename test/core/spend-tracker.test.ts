@@ -21,7 +21,11 @@ t.test('seeded once, counts records, starts a new month from the store', async (
   const [a, b] = await Promise.all([tracker.current('k1', 'month'), tracker.current('k1', 'month')]);
   t.equal(a, b, 'concurrent first calls share one read');
   t.equal(queries.length, 1, 'one summary query');
-  t.strictSame(queries[0], { group_by: ['key'], from: Date.UTC(2026, 10, 1) }, 'from the month start');
+  t.strictSame(
+    queries[0],
+    { group_by: ['key'], key_ids: ['k1'], from: Date.UTC(2026, 10, 1) },
+    "the key's records from the month start",
+  );
   t.equal(a.spent, 500);
 
   tracker.recorded({ key_id: 'k1', cost_micros: 40, created_at: new Date(now).toISOString() });

@@ -83,6 +83,11 @@ export class EmbeddedUsageStore implements UsageStore {
     return this.rollup.summary(query);
   }
 
+  async lastUsed(keyIds: readonly string[]): Promise<Map<string, string>> {
+    await this.flush();
+    return this.rollup.lastUsed(keyIds);
+  }
+
   accepting(): boolean {
     return this.batches.accepting;
   }

@@ -123,9 +123,14 @@ export class MongoUsageStore implements UsageStore {
     if (query.from !== undefined) range.$gte = new Date(query.from).toISOString();
     if (query.to !== undefined) range.$lt = new Date(query.to).toISOString();
     const prefix = by.has('day') ? 10 : by.has('hour') ? 13 : 0;
+    const match: Filter<UsageDoc> = {
+      ...(Object.keys(range).length ? { created_at: range } : {}),
+      ...(query.key_ids ? { key_id: { $in: [...query.key_ids] } } : {}),
+      ...(query.models ? { model: { $in: [...query.models] } } : {}),
+    };
     const rows = await this.usage
       .aggregate<UsageSummaryRow & { _id: unknown }>([
-        ...(Object.keys(range).length ? [{ $match: { created_at: range } }] : []),
+        ...(Object.keys(match).length ? [{ $match: match }] : []),
         {
           $group: {
             _id: {
@@ -158,6 +163,22 @@ export class MongoUsageStore implements UsageStore {
         };
       }),
     );
+  }
+
+  /** One indexed read per key (`key_then_order`): its last inserted record. */
+  async lastUsed(keyIds: readonly string[]): Promise<Map<string, string>> {
+    await this.flush();
+    const found = new Map<string, string>();
+    await Promise.all(
+      keyIds.map(async (key_id) => {
+        const last = await this.usage.findOne<Pick<UsageRecord, 'created_at'>>(
+          { key_id },
+          { sort: { _id: -1 }, projection: { _id: 0, created_at: 1 } },
+        );
+        if (last) found.set(key_id, last.created_at);
+      }),
+    );
+    return found;
   }
 
   /** Writes what is queued (retrying for up to `waitMs`); the client belongs to whoever connected it. */

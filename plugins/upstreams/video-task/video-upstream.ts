@@ -13,7 +13,7 @@ import type {
   TaskUpstream,
   UpstreamPlugin,
 } from '../../../core/plugin';
-import type { TaskParams } from '../../../core/tasks/task';
+import type { TaskParams, TaskUsage } from '../../../core/tasks/task';
 import { checkCeiling, checkResolution, type ModelLimits } from '../../../core/routing/model-limits';
 import type { UpstreamTimeouts } from '../../../core/upstream/upstream';
 import {
@@ -38,6 +38,8 @@ export interface VideoFamilySpec {
   readonly paramFields: Readonly<Record<keyof TaskParams, string>>;
   /** The vendor's allowed durations and resolutions, for every model of the family. */
   readonly limits: ModelLimits;
+  /** Tokens a video of this length and resolution is billed, for families billed in tokens. */
+  tokensFor?(seconds: number, resolution: string | undefined): number;
   /** The upstream task id in a 2xx submit answer. */
   taskIdOf(answer: unknown): string | undefined;
   /** A 2xx poll answer as a normalised outcome. */
@@ -76,6 +78,19 @@ export class VideoUpstream implements UpstreamPlugin, TaskUpstream {
     checkCeiling(fields.duration_s, params.duration_s, limits.max_video_seconds, model.id);
     checkResolution(fields.resolution, params.resolution, limits.video_resolutions, model.id);
     return params;
+  }
+
+  estimate(params: TaskParams, model: ModelSpec): TaskUsage {
+    const limits = model.limits ?? {};
+    const seconds = params.duration_s ?? limits.max_video_seconds;
+    // The largest allowed resolution: the family lists them smallest first.
+    const resolution = params.resolution ?? limits.video_resolutions?.at(-1);
+    const tokens = seconds !== undefined ? this.spec.tokensFor?.(seconds, resolution) : undefined;
+    return {
+      ...(seconds !== undefined ? { video_seconds: seconds } : {}),
+      ...(resolution !== undefined ? { resolution } : {}),
+      ...(tokens !== undefined ? { tokens } : {}),
+    };
   }
 
   async submit(

@@ -117,6 +117,38 @@ t.test('usage summary by key and by model matches the records of real calls', as
   const later = await admin<{ data: UsageSummaryRow[] }>(`/admin/usage/summary?group_by=day&from=${to}`);
   t.strictSame(later.body.data, [], 'nothing after now');
 
+  const filtered = await admin<{ data: UsageSummaryRow[] }>(
+    `/admin/usage/summary?group_by=key,model&key_id=${keyIdB},sk-unknown&model=${UNPRICED}`,
+  );
+  t.strictSame(
+    filtered.body.data,
+    totalsBy(
+      records.filter((r) => r.key_id === keyIdB && r.model === UNPRICED),
+      (r) => ({ key_id: r.key_id, model: r.model }),
+    ),
+    "filtered on the server: key B's calls to the unpriced model only",
+  );
+  const keyPage = await admin<{ data: { id: string; last_used_at: string; spent_micros: number }[] }>(
+    `/admin/keys?q=${keyIdA}`,
+  );
+  const latestA = records
+    .filter((r) => r.key_id === keyIdA)
+    .map((r) => r.created_at)
+    .sort()
+    .at(-1);
+  t.match(
+    keyPage.body.data.find((k) => k.id === keyIdA),
+    {
+      last_used_at: latestA,
+      spent_micros: records.filter((r) => r.key_id === keyIdA).reduce((n, r) => n + (r.cost_micros ?? 0), 0),
+      spent_unknown_requests: 1,
+    },
+    'the key listing shows when the key was last used and what it spent',
+  );
+  const unused = await gw.createKey({ description: 'never used' });
+  const one = await admin<{ last_used_at: null; spent_micros: number }>(`/admin/keys/${unused.slice(0, 11)}`);
+  t.match(one.body, { last_used_at: null, spent_micros: 0 }, 'a key never used');
+
   for (const [query, words] of [
     ['', /group_by/],
     ['?group_by=', /group_by/],
@@ -127,6 +159,9 @@ t.test('usage summary by key and by model matches the records of real calls', as
     ['?group_by=key&from=2026-01-01T00:30:00Z', /on the hour/],
     ['?group_by=key&from=2026-01-02T00:00:00Z&to=2026-01-01T00:00:00Z', /before/],
     ['?group_by=key&since=2026-01-01T00:00:00Z', /since/],
+    ['?group_by=key&model=', /model/],
+    ['?group_by=key&key_id=a,,b', /key_id/],
+    ['?group_by=key&model=a&model=b', /once/],
   ] as const) {
     const res = await admin<ErrorBody>(`/admin/usage/summary${query}`);
     t.equal(res.status, 400, `${query || 'no query'}: 400`);

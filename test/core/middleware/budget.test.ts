@@ -10,7 +10,9 @@ import type { UsageRecord } from '../../../core/stores/usage-store';
 import { monthStart, nextMonthStart } from '../../../core/spend-tracker';
 import { isError } from '../../helpers/errors';
 import { startTestGateway, type TestGateway } from '../../helpers/gateway';
-import { postJson, type JsonResponse } from '../../helpers/http';
+import { eventually, postJson, type JsonResponse } from '../../helpers/http';
+import { needsWork } from '../../../core/tasks/task';
+import { submitVideo, videoBody } from '../../plugins/video-helpers';
 
 const MODEL = 'modela-5.5';
 
@@ -168,4 +170,58 @@ t.test('a monthly budget counts this month only, and says when it resets', async
   gw.gateway.usage.record(oldRecord(total.id, amount, lastMonth, `old-${process.pid}-4`));
   await gw.gateway.usage.flush();
   t.equal((await chat(gw, total.key)).status, 429, 'a total budget counts every month');
+});
+
+/** A videoa submit of 5 s at 720P: 0.10 a second in gateway.yaml, so 500,000 micro-units. */
+const VIDEO_COST = 500_000;
+
+async function submitVideos(gw: TestGateway, key: string, n: number, directives: string) {
+  return Promise.all(
+    Array.from({ length: n }, () =>
+      submitVideo(gw, 'generic', videoBody('videoa-1.1-t2v', directives), {}, key),
+    ),
+  );
+}
+
+const ended = async (gw: TestGateway, ids: readonly string[]): Promise<boolean> => {
+  const tasks = await Promise.all(ids.map((id) => gw.gateway.tasks.get(id)));
+  return tasks.every((task) => task !== undefined && !needsWork(task));
+};
+
+t.test('10 video submits at once at the edge of a budget: each holds its cost until billed', async (t) => {
+  const gw = await start(t);
+  const amount = 1_600_000;
+  const { key, id } = await newKey(gw, { amount_micros: amount, period: 'total' });
+  const answers = await submitVideos(gw, key, 10, 'task_ms=300');
+  const accepted = answers.filter((a) => a.status === 200);
+  const refused = answers.filter((a) => a.status === 429);
+  t.equal(accepted.length + refused.length, 10, 'each submit accepted or refused');
+  // Held 0, 0.5, 1.0, 1.5 million when admitted: four go, the fifth finds 2.0 held ≥ 1.6.
+  t.equal(accepted.length, 4, 'only the submits whose holds fit went upstream');
+  for (const r of refused) isError(t, r, 429, 'budget_exhausted', 'budget is spent');
+  t.equal(gw.sim.tasks.list().length, 4, 'the upstream got four tasks');
+  const ids = accepted.map((a) => String(a.body.id));
+  await eventually(() => ended(gw, ids), 10_000);
+  const records = await recordsOf(gw, id);
+  t.equal(records.length, 4, 'each task billed once');
+  const total = costOf(records);
+  t.equal(total, 4 * VIDEO_COST, 'billed at 0.5 each');
+  t.ok(total <= amount + VIDEO_COST, `spent ${total} ≤ ${amount} + one task (${VIDEO_COST})`);
+  const after = await submitVideos(gw, key, 1, 'task_ms=50');
+  isError(t, after[0]!, 429, 'budget_exhausted');
+});
+
+t.test("a failed task's hold is released: the key may submit again", async (t) => {
+  const gw = await start(t);
+  const { key, id } = await newKey(gw, { amount_micros: VIDEO_COST, period: 'total' });
+  const [first] = await submitVideos(gw, key, 1, 'task_ms=400 fail');
+  t.equal(first!.status, 200, 'the first submit holds the whole budget');
+  const [second] = await submitVideos(gw, key, 1, 'task_ms=50');
+  isError(t, second!, 429, 'budget_exhausted');
+  await eventually(() => ended(gw, [String(first!.body.id)]), 10_000);
+  t.equal((await gw.gateway.tasks.get(String(first!.body.id)))?.status, 'failed');
+  const [third] = await submitVideos(gw, key, 1, 'task_ms=50');
+  t.equal(third!.status, 200, 'the failed task cost nothing and holds nothing');
+  await eventually(() => ended(gw, [String(third!.body.id)]), 10_000);
+  t.equal(costOf(await recordsOf(gw, id)), VIDEO_COST, 'only the task that succeeded was billed');
 });

@@ -207,6 +207,28 @@ export function usageStoreContract(t: Test, makeStore: MakeUsageStore): void {
           expected(raw, ['key', 'hour'], from, to),
           `${when}: over a range of hours`,
         );
+        const chosen = (r: UsageRecord): boolean =>
+          (r.key_id === 'sk-sumA' || r.key_id === 'sk-sumC') && r.model !== 'model-y';
+        t.strictSame(
+          await s.summary({
+            group_by: ['key', 'model', 'day'],
+            key_ids: ['sk-sumA', 'sk-sumC', 'sk-never'],
+            models: ['model-x', 'model-z'],
+          }),
+          expected(raw.filter(chosen), ['key', 'model', 'day']),
+          `${when}: filtered by keys and models`,
+        );
+        const latest = (key: string): string | undefined =>
+          raw
+            .filter((r) => r.key_id === key)
+            .map((r) => r.created_at)
+            .sort()
+            .at(-1);
+        t.strictSame(
+          Object.fromEntries(await s.lastUsed(['sk-sumB', 'sk-never', 'sk-sumD'])),
+          { 'sk-sumB': latest('sk-sumB'), 'sk-sumD': latest('sk-sumD') },
+          `${when}: each key's latest record; a key never used is absent`,
+        );
         const all = await s.summary({ group_by: ['model'] });
         t.equal(
           all.reduce((n, r) => n + r.requests, 0),

@@ -76,6 +76,7 @@ void t.test('two pollers on one store: one poll at a time per task, one bill per
   const counting = (name: 'a' | 'b'): TaskUpstream => ({
     polling: { ...upstream.polling, concurrency: 3 },
     check: upstream.check.bind(upstream),
+    estimate: upstream.estimate.bind(upstream),
     submit: upstream.submit.bind(upstream),
     poll: (id) => {
       pollsBy[name]++;
@@ -116,6 +117,7 @@ void t.test('a poller that dies holding leases: another takes over once they exp
   const hanging: TaskUpstream = {
     polling: upstream.polling,
     check: upstream.check.bind(upstream),
+    estimate: upstream.estimate.bind(upstream),
     submit: upstream.submit.bind(upstream),
     poll: () => new Promise(() => undefined),
   };

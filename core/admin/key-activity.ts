@@ -1,0 +1,41 @@
+/**
+ * What the key listing shows beside each key's settings: when it was last used and what it has spent,
+ * read from the usage roll-ups for one page of keys at a time (two summaries and one last-used read,
+ * whatever the page's size). Spend is counted over the key's budget period, as the budget stage counts
+ * it: this calendar month for a monthly budget, else the key's whole life.
+ */
+import { publicKey, type PublicKey } from '../keys/public-key';
+import { monthStart } from '../spend-tracker';
+import type { KeyRecord } from '../stores/key-store';
+import type { UsageStore } from '../stores/usage-store';
+
+export interface KeyWithActivity extends PublicKey {
+  /** The `created_at` of the key's latest usage record; null when it was never used. */
+  readonly last_used_at: string | null;
+  /** Cost of the key's records in its budget period (its whole life without a monthly budget), micro-units. */
+  readonly spent_micros: number;
+  /** Records in that period whose cost is unknown (their model had no price). */
+  readonly spent_unknown_requests: number;
+}
+
+export async function withActivity(
+  usage: UsageStore,
+  records: readonly KeyRecord[],
+  now: number,
+): Promise<KeyWithActivity[]> {
+  const ids = records.map((r) => r.id);
+  const monthly = records.filter((r) => r.budget?.period === 'month').map((r) => r.id);
+  const lifelong = ids.filter((id) => !monthly.includes(id));
+  const [lastUsed, lifeRows, monthRows] = await Promise.all([
+    usage.lastUsed(ids),
+    lifelong.length ? usage.summary({ group_by: ['key'], key_ids: lifelong }) : [],
+    monthly.length ? usage.summary({ group_by: ['key'], key_ids: monthly, from: monthStart(now) }) : [],
+  ]);
+  const spend = new Map([...lifeRows, ...monthRows].map((row) => [row.key_id, row]));
+  return records.map((record) => ({
+    ...publicKey(record, now),
+    last_used_at: lastUsed.get(record.id) ?? null,
+    spent_micros: spend.get(record.id)?.cost_micros ?? 0,
+    spent_unknown_requests: spend.get(record.id)?.cost_unknown_requests ?? 0,
+  }));
+}
