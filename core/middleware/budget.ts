@@ -8,7 +8,8 @@
  *
  * The hold of a text call is its prompt estimated from the body (a token per 4 bytes) at the input price
  * plus its output ceiling — `max_completion_tokens` or `max_tokens`, else the model's `max_output_tokens`
- * limit, else `default_output_tokens` — at the output price; of an image call, `n` images (default 1).
+ * limit, else `default_output_tokens` — at the output price; of an image call, `n` images (default 1) at
+ * the price of its `size` and `quality`.
  * `fixed_hold_micros` replaces the estimate. A model without a price holds nothing (its cost is unknown
  * and counts nothing). Video submits are refused once the budget is spent, and count when billed; they
  * hold nothing yet.
@@ -25,7 +26,7 @@ import { Errors } from '../errors';
 import { middlewarePlugin, type Middleware, type Next } from '../plugin';
 import type { Pricing } from '../pricing';
 import { nextMonthStart, type KeySpend, type SpendTracker } from '../spend-tracker';
-import { estimateTokens } from '../usage';
+import { estimateTokens, imageOptions } from '../usage';
 
 export const budgetOptions = z
   .object({
@@ -110,11 +111,11 @@ export class BudgetMiddleware implements Middleware {
       positive(body.max_output_tokens) ??
       target.spec.limits?.max_output_tokens ??
       this.options.default_output_tokens;
-    const images = target.spec.api.id === 'images' ? (positive(body.n) ?? 1) : undefined;
+    const isImages = target.spec.api.id === 'images';
     const cost = this.pricing.callCost(target.spec.id, {
       promptTokens: estimateTokens(raw.length),
       completionTokens: output,
-      images,
+      ...(isImages ? { images: positive(body.n) ?? 1, ...imageOptions(body) } : {}),
       estimated: true,
     });
     return cost ?? 0;
