@@ -129,16 +129,43 @@ const video = z
 
 /**
  * A model's price. Text and images: per million tokens of each kind (cache reads and writes default to
- * the input rate) and per image. Video: per second (flat, or by resolution), or per million upstream tokens.
+ * the input rate) and per image (flat, or by size and then quality). Video: per second (flat, or by
+ * resolution), or per million upstream tokens.
  */
 const rate = z.number().nonnegative();
+/**
+ * A table whose every key matches `key`; a bad key is reported at its own path. (A refinement rather than
+ * a key schema: inside the `per_image` union a bad key then yields its own message, not "Invalid input".)
+ */
+const keyedBy = <V extends z.ZodType>(key: RegExp, message: string, value: V) =>
+  z.record(z.string(), value).superRefine((table, ctx) => {
+    for (const k of Object.keys(table))
+      if (!key.test(k)) ctx.addIssue({ code: 'custom', path: [k], message });
+  });
+/**
+ * Per image: a number, or a table by size (`<width>x<height>`, `auto`) whose entries are a number or a
+ * table by quality. Keys are compared without case; `*` is any size or quality not listed or not given.
+ */
+const perImage = z.union(
+  [
+    rate,
+    keyedBy(
+      /^(\*|auto|\d+x\d+)$/i,
+      'a size must be <width>x<height>, auto or *',
+      z.union([rate, keyedBy(/./, 'a quality must be a non-empty string', rate)], {
+        error: 'must be a price or a table of prices by quality',
+      }),
+    ),
+  ],
+  { error: 'must be a price or a table by size' },
+);
 const price = z
   .object({
     input_per_mtok: rate.optional(),
     cached_input_per_mtok: rate.optional(),
     cache_write_per_mtok: rate.optional(),
     output_per_mtok: rate.optional(),
-    per_image: rate.optional(),
+    per_image: perImage.optional(),
     per_second: z
       .union([z.number().nonnegative(), z.record(z.string(), z.number().nonnegative())])
       .optional(),
@@ -185,5 +212,6 @@ export type RouteConfig = z.output<typeof route>;
 export type UpstreamEntry = z.output<typeof upstream>;
 export type VideoConfig = GatewayConfig['video'];
 export type PriceConfig = z.output<typeof price>;
+export type PerImagePrice = z.output<typeof perImage>;
 export type StorageConfig = GatewayConfig['storage'];
 export type LimitsConfig = GatewayConfig['limits'];

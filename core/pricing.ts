@@ -1,10 +1,11 @@
 /**
  * Prices from gateway.yaml's `prices:`, and what a call or a task costs by them. Text is priced per
  * million tokens, each kind at the vendor's own rate (uncached input, cache reads, cache writes, output
- * with reasoning), images per image, video per second (flat, or by resolution) or per million upstream
- * tokens. A model may be named exactly or by a `*` pattern; the exact name wins.
+ * with reasoning), images per image (flat, or by size and quality), video per second (flat, or by
+ * resolution) or per million upstream tokens. A model may be named exactly or by a `*` pattern; the
+ * exact name wins.
  */
-import type { PriceConfig } from '../config/schema';
+import type { PerImagePrice, PriceConfig } from '../config/schema';
 import { globMatch } from './routing/glob';
 import type { TaskParams, TaskUsage } from './tasks/task';
 import type { Usage } from './usage';
@@ -41,6 +42,24 @@ const microsFor = (count: number, rate: number): number =>
 const microsOfUnits = (amount: number, unitPrice: number): number =>
   Math.round(amount * Math.round(unitPrice * 1e6));
 
+/** The entry for `key` (keys compared without case), else the `*` entry, else undefined. */
+function entryOf<V>(table: Readonly<Record<string, V>>, key: string | undefined): V | undefined {
+  const wanted = key?.toLowerCase();
+  let fallback: V | undefined;
+  for (const [k, v] of Object.entries(table)) {
+    if (k.toLowerCase() === wanted) return v;
+    if (k === '*') fallback = v;
+  }
+  return fallback;
+}
+
+/** The price of one image of `size` and `quality`: flat, or the table's entry by size, then by quality. */
+function perImageRate(price: PerImagePrice, size?: string, quality?: string): number | undefined {
+  if (typeof price === 'number') return price;
+  const bySize = entryOf(price, size);
+  return typeof bySize === 'object' ? entryOf(bySize, quality) : bySize;
+}
+
 export class Pricing {
   /** Each model's price, found once: every metered call asks, and patterns compile to regexes. */
   private readonly byModel = new Map<string, PriceConfig | undefined>();
@@ -50,7 +69,8 @@ export class Pricing {
   /**
    * What a text or image call cost, in micro-units; null when gateway.yaml prices nothing it used (unknown, never 0). Cache reads and
    * writes are billed at their own rates where given, else as input; output includes reasoning tokens
-   * (usage.ts: every vendor bills thinking as output).
+   * (usage.ts: every vendor bills thinking as output). Images of a size and quality the `per_image` table
+   * has no entry for make the cost null too.
    */
   callCost(model: string, usage: Usage): number | null {
     const price = this.priceOf(model);
@@ -61,12 +81,16 @@ export class Pricing {
     const cacheWrite = usage.cacheWriteTokens ?? 0;
     const uncached = Math.max(0, usage.promptTokens - cacheRead - cacheWrite);
     const inputRate = input ?? 0;
+    const images = usage.images ?? 0;
+    const imageRate =
+      perImage === undefined ? 0 : perImageRate(perImage, usage.imageSize, usage.imageQuality);
+    if (imageRate === undefined && images > 0) return null;
     return (
       microsFor(uncached, inputRate) +
       microsFor(cacheRead, price.cached_input_per_mtok ?? inputRate) +
       microsFor(cacheWrite, price.cache_write_per_mtok ?? inputRate) +
       microsFor(usage.completionTokens, output ?? 0) +
-      microsFor(usage.images ?? 0, (perImage ?? 0) * 1e6)
+      microsFor(images, (imageRate ?? 0) * 1e6)
     );
   }
 

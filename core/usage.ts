@@ -17,6 +17,9 @@ export interface Usage {
   totalTokens?: number;
   /** Images generated (image endpoints bill per image, and per token when the upstream counts them). */
   images?: number;
+  /** The image call's requested `size` and `quality`, which may set its price per image; absent when not given. */
+  imageSize?: string;
+  imageQuality?: string;
   /** True when any count is an estimate (the upstream's own figures never arrived). */
   estimated: boolean;
 }
@@ -26,6 +29,16 @@ export const tokenCount = (value: unknown): number => (typeof value === 'number'
 
 /** Rough tokens for text the upstream never counted for us: about four characters a token. */
 export const estimateTokens = (chars: number): number => (chars > 0 ? Math.ceil(chars / 4) : 0);
+
+/** The `size` and `quality` of an image request body, for its price per image; a field not given is left out. */
+export function imageOptions(
+  body: Readonly<Record<string, unknown>>,
+): Pick<Usage, 'imageSize' | 'imageQuality'> {
+  return {
+    ...(typeof body.size === 'string' ? { imageSize: body.size } : {}),
+    ...(typeof body.quality === 'string' ? { imageQuality: body.quality } : {}),
+  };
+}
 
 export const NO_USAGE: Readonly<Usage> = Object.freeze({
   promptTokens: 0,

@@ -8,11 +8,11 @@
  *
  * The hold of a text call is its prompt estimated from the body (a token per 4 bytes) at the input price
  * plus its output ceiling — `max_completion_tokens` or `max_tokens`, else the model's `max_output_tokens`
- * limit, else `default_output_tokens` — at the output price; of an image call, `n` images (default 1).
- * of a video submit, the most its task can cost (the duration and resolution asked, else the model's
- * ceilings: TaskUpstream.estimate), held from the moment the task is stored until it is billed or ends
- * unbilled, however long it runs. `fixed_hold_micros` replaces the estimate. A model without a price
- * holds nothing (its cost is unknown and counts nothing).
+ * limit, else `default_output_tokens` — at the output price; of an image call, `n` images (default 1) at
+ * the price of its `size` and `quality`; of a video submit, the most its task can cost (the duration
+ * and resolution asked, else the model's ceilings: TaskUpstream.estimate), held from the moment the task
+ * is stored until it is billed or ends unbilled, however long it runs. `fixed_hold_micros` replaces the
+ * estimate. A model without a price holds nothing (its cost is unknown and counts nothing).
  *
  * Single instance: spend is kept in this process (see SpendTracker); a budget shared by several
  * gateways (Redis) is a later issue.
@@ -27,7 +27,7 @@ import { middlewarePlugin, type Middleware, type Next } from '../plugin';
 import type { Pricing } from '../pricing';
 import { nextMonthStart, type KeySpend, type SpendTracker } from '../spend-tracker';
 import { TASK_STORED } from '../tasks/submission';
-import { estimateTokens } from '../usage';
+import { estimateTokens, imageOptions } from '../usage';
 
 export const budgetOptions = z
   .object({
@@ -123,11 +123,11 @@ export class BudgetMiddleware implements Middleware {
       positive(body.max_output_tokens) ??
       target.spec.limits?.max_output_tokens ??
       this.options.default_output_tokens;
-    const images = target.spec.api.id === 'images' ? (positive(body.n) ?? 1) : undefined;
+    const isImages = target.spec.api.id === 'images';
     const cost = this.pricing.callCost(target.spec.id, {
       promptTokens: estimateTokens(raw.length),
       completionTokens: output,
-      images,
+      ...(isImages ? { images: positive(body.n) ?? 1, ...imageOptions(body) } : {}),
       estimated: true,
     });
     return cost ?? 0;

@@ -74,6 +74,8 @@ export class UsageMeteringMiddleware implements Middleware {
       cache_read_tokens: usage.cacheReadTokens,
       cache_write_tokens: usage.cacheWriteTokens,
       images: usage.images,
+      image_size: usage.imageSize,
+      image_quality: usage.imageQuality,
       cost_micros: this.pricing.callCost(target.spec.id, usage),
       estimated: usage.estimated,
       outcome: ctx.outcome,

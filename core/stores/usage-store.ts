@@ -18,6 +18,9 @@ export interface UsageRecord {
   readonly cache_read_tokens?: number | undefined;
   readonly cache_write_tokens?: number | undefined;
   readonly images?: number | undefined;
+  /** Images: the requested `size` and `quality`, where given (they may set the price per image). */
+  readonly image_size?: string | undefined;
+  readonly image_quality?: string | undefined;
   /** Video: seconds produced and the resolution billed. */
   readonly video_seconds?: number | undefined;
   readonly resolution?: string | undefined;

@@ -47,8 +47,9 @@ export class ModelbImageUpstream implements UpstreamPlugin {
       url: this.url,
       headers: this.headers,
       body: Buffer.from(JSON.stringify(upstreamBody)),
-      reader: new ImagesResponseReader(() =>
-        estimateTokens(typeof body.prompt === 'string' ? body.prompt.length : 0),
+      reader: new ImagesResponseReader(
+        () => estimateTokens(typeof body.prompt === 'string' ? body.prompt.length : 0),
+        body,
       ),
     };
   }

@@ -132,6 +132,24 @@ t.test('bad configurations stop start-up with the path of the bad field', async 
   );
   await expectConfigError(
     t,
+    { prices: { img: { per_image: { '1024x1024': 0.04, large: 0.08 } } } },
+    'prices.img.per_image.large',
+    /a size must be <width>x<height>, auto or \*/,
+  );
+  await expectConfigError(
+    t,
+    { prices: { img: { per_image: { '*': { '': 0.04 } } } } },
+    'prices.img.per_image.*.',
+    /a quality must be a non-empty string/,
+  );
+  await expectConfigError(
+    t,
+    { prices: { img: { per_image: { '1024x1024': { high: -1 } } } } },
+    'prices.img.per_image.1024x1024.high',
+    /0/,
+  );
+  await expectConfigError(
+    t,
     { storage: { driver: 'mongodb', uri: 'http://not-mongo' } },
     'storage.uri',
     /mongodb:\/\//,

@@ -45,6 +45,46 @@ t.test('callCost: integer micro-units, rounded per kind, null without a price', 
   t.end();
 });
 
+t.test('callCost: per image by size, then quality, with * fallbacks at both levels', (t) => {
+  const pricing = new Pricing({
+    'gpt-image-x': {
+      per_image: {
+        '1024x1024': { low: 0.011, medium: 0.042, high: 0.167, '*': 0.042 },
+        '1536X1024': { LOW: 0.016, '*': 0.063 },
+        '1024x1536': 0.05,
+        '*': 0.042,
+      },
+    },
+    'no-fallback': { per_image: { '1024x1024': { high: 0.167 } }, input_per_mtok: 5 },
+  });
+  const cost = (model: string, images: number, imageSize?: string, imageQuality?: string) =>
+    pricing.callCost(model, usage(0, 0, { images, imageSize, imageQuality }));
+  const cases: [string, number, string | undefined, string | undefined, number | null, string][] = [
+    ['gpt-image-x', 2, '1024x1024', 'high', 334_000, 'size and quality listed: exact micro-units for n'],
+    ['gpt-image-x', 3, '1024x1024', 'low', 33_000, 'a third, exact'],
+    ['gpt-image-x', 1, '1024x1024', 'hd', 42_000, "a quality not listed: the size's *"],
+    ['gpt-image-x', 1, '1024x1024', undefined, 42_000, "no quality given: the size's *"],
+    ['gpt-image-x', 1, '1536x1024', 'low', 16_000, 'keys compared without case'],
+    ['gpt-image-x', 1, '1536x1024', 'Low', 16_000, 'and request values too'],
+    ['gpt-image-x', 1, '1024X1536', 'high', 50_000, 'a size with one price for every quality'],
+    ['gpt-image-x', 4, '256x256', 'high', 168_000, 'a size not listed: the top *'],
+    ['gpt-image-x', 1, undefined, undefined, 42_000, 'no size given: the top *'],
+    ['no-fallback', 1, '1024x1024', 'high', 167_000, 'listed'],
+    ['no-fallback', 1, '1024x1024', 'low', null, 'a quality without an entry or *: unknown, never 0'],
+    ['no-fallback', 1, '512x512', 'high', null, 'a size without an entry or *: unknown'],
+    ['no-fallback', 1, undefined, undefined, null, 'none given and no *: unknown'],
+    ['no-fallback', 0, '512x512', 'high', 0, 'no images made: nothing unpriced was used'],
+  ];
+  for (const [model, n, size, quality, expected, why] of cases)
+    t.equal(cost(model, n, size, quality), expected, why);
+  t.equal(
+    pricing.callCost('no-fallback', usage(1000, 0, { images: 1, imageSize: '512x512' })),
+    null,
+    'tokens priced but the image not: still unknown',
+  );
+  t.end();
+});
+
 t.test('taskCost: micro-units per second or per million tokens, null without a price', (t) => {
   const pricing = new Pricing({
     'va-*': { per_second: { '720P': 0.1, '1080P': 0.15 } },

@@ -6,7 +6,7 @@
 import { isJsonObject, type JsonObject } from '../../../core/context';
 import type { ResponseReader } from '../../../core/plugin';
 import type { SseEvent } from '../../../core/sse';
-import { tokenCount, type Usage } from '../../../core/usage';
+import { imageOptions, tokenCount, type Usage } from '../../../core/usage';
 
 export class ImagesResponseReader implements ResponseReader {
   // The contract's image API answers in JSON only; there is no stream to complete or fail.
@@ -15,8 +15,16 @@ export class ImagesResponseReader implements ResponseReader {
   private images = 0;
   private answered = false;
 
+  /** The request's size and quality, which may set the price per image. */
+  private readonly options: Pick<Usage, 'imageSize' | 'imageQuality'>;
+
   /** `promptTokens` estimates the prompt, for a call that ends before the upstream's answer. */
-  constructor(private readonly promptTokens: () => number) {}
+  constructor(
+    private readonly promptTokens: () => number,
+    body: JsonObject,
+  ) {
+    this.options = imageOptions(body);
+  }
 
   json(body: JsonObject): { usage: Usage } {
     this.answered = true;
@@ -27,6 +35,7 @@ export class ImagesResponseReader implements ResponseReader {
         promptTokens: tokenCount(usage.input_tokens),
         completionTokens: tokenCount(usage.output_tokens),
         images: this.images,
+        ...this.options,
         estimated: false,
       },
     };
@@ -37,7 +46,9 @@ export class ImagesResponseReader implements ResponseReader {
   }
 
   usage(): Usage {
-    if (this.answered) return { promptTokens: 0, completionTokens: 0, images: this.images, estimated: false };
-    return { promptTokens: this.promptTokens(), completionTokens: 0, images: 0, estimated: true };
+    const { options } = this;
+    if (this.answered)
+      return { promptTokens: 0, completionTokens: 0, images: this.images, ...options, estimated: false };
+    return { promptTokens: this.promptTokens(), completionTokens: 0, images: 0, ...options, estimated: true };
   }
 }

@@ -2,7 +2,8 @@
  * Per-key budgets over real HTTP: a key under its budget is served; once spent, 429 budget_exhausted
  * with Retry-After and nothing upstream; 20 calls at once at the edge overspend by at most one call; a
  * monthly budget counts this month's records only; keys without a budget are unaffected; raising the
- * budget (PATCH /admin/keys/{id}) re-admits the key.
+ * budget (PATCH /admin/keys/{id}) re-admits the key; video submits hold their cost until their task ends;
+ * an image call holds its size and quality's price.
  */
 import t, { type Test } from 'tap';
 import type { KeyBudget } from '../../../core/stores/key-store';
@@ -224,4 +225,31 @@ t.test("a failed task's hold is released: the key may submit again", async (t) =
   t.equal(third!.status, 200, 'the failed task cost nothing and holds nothing');
   await eventually(() => ended(gw, [String(third!.body.id)]), 10_000);
   t.equal(costOf(await recordsOf(gw, id)), VIDEO_COST, 'only the task that succeeded was billed');
+});
+
+t.test("an image call holds n images at its size and quality's price", async (t) => {
+  const IMAGE = 'modelb-3.1-flash-image-preview';
+  const gw = await startTestGateway(t, (doc) => {
+    (doc.prices as Record<string, unknown>)[IMAGE] = {
+      per_image: { '1024x1024': { low: 0.011, high: 0.167 } },
+    };
+  });
+  const image = (key: string, quality: string, latency = 0) =>
+    postJson(
+      `${gw.url}/v1/images/generations`,
+      { model: IMAGE, prompt: 'an owl', size: '1024x1024', quality },
+      key,
+      { 'x-sim-latency-ms': String(latency) },
+    );
+  // While a call is under way its hold counts: a high-quality image's hold spends this budget, a low one's does not.
+  for (const [quality, second] of [
+    ['low', 200],
+    ['high', 429],
+  ] as const) {
+    const { key } = await newKey(gw, { amount_micros: 100_000, period: 'total' });
+    const first = image(key, quality, 1000);
+    await new Promise((r) => setTimeout(r, 250));
+    t.equal((await image(key, 'low')).status, second, `while a ${quality} image is under way`);
+    t.equal((await first).status, 200);
+  }
 });

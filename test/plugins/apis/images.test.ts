@@ -45,6 +45,9 @@ async function decoded(
 void t.test('image generation', async (t) => {
   const gw = await startTestGateway(t, (doc) => {
     doc.limits = { [MODEL]: { max_images: 4 } };
+    (doc.prices as Record<string, unknown>)[MODEL] = {
+      per_image: { '1024x1024': { low: 0.011, high: 0.167, '*': 0.042 }, '*': 0.039 },
+    };
   });
 
   await t.test(
@@ -94,6 +97,23 @@ void t.test('image generation', async (t) => {
     const records = await usageOf(gw, id);
     t.equal(records.length, 1);
     t.equal(records[0]!.images, 3);
+  });
+
+  await t.test('priced by size and quality, both kept on the usage record', async (t) => {
+    const id = newId('image-priced');
+    const res = await generate(gw, { prompt: 'two owls', n: 2, size: '1024x1024', quality: 'high' }, id);
+    t.equal(res.status, 200);
+    const [record] = await usageOf(gw, id);
+    t.match(record, { images: 2, image_size: '1024x1024', image_quality: 'high', cost_micros: 334_000 });
+    const plain = newId('image-plain');
+    await generate(gw, { prompt: 'an owl', size: '64x64' }, plain);
+    const [other] = await usageOf(gw, plain);
+    t.match(
+      other,
+      { images: 1, image_size: '64x64', cost_micros: 39_000 },
+      "a size not listed: the table's *",
+    );
+    t.notOk('image_quality' in other!, 'a quality not given is left out');
   });
 
   await t.test('transparent background with png or webp gives an alpha channel', async (t) => {
