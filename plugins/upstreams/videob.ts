@@ -105,7 +105,9 @@ export const VIDEOB: VideoFamilySpec = {
   // The vendor's rule: 24 frames a second, a frame's pixels / 1,024 tokens (a 16:9 frame; the widest
   // ratio of a resolution has about as many pixels). An unknown resolution is priced as the largest.
   tokensFor: (seconds, resolution) =>
-    seconds * FRAMES_PER_SECOND * (TOKENS_PER_FRAME[resolution?.toLowerCase() ?? ''] ?? TOKENS_PER_FRAME['1080p']!),
+    seconds *
+    FRAMES_PER_SECOND *
+    (TOKENS_PER_FRAME[resolution?.toLowerCase() ?? ''] ?? TOKENS_PER_FRAME['1080p']!),
   paramFields: { duration_s: 'duration (or --duration)', resolution: 'resolution (or --resolution)' },
   // Seedance: 480p, 720p or 1080p, and 2 to 15 s across its generations.
   limits: { max_video_seconds: 15, video_resolutions: ['480p', '720p', '1080p'] },
