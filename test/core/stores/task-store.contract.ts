@@ -5,7 +5,7 @@
  */
 import type { Test } from 'tap';
 import { IdempotencyKeyTaken, type TaskStore } from '../../../core/stores/task-store';
-import { STATUS_RANK, type VideoTask } from '../../../core/tasks/task';
+import { normalizeTask, STATUS_RANK, type VideoTask } from '../../../core/tasks/task';
 import { until, type Opener } from '../../helpers/stores';
 
 export type MakeTaskStore = (t: Test) => Promise<Opener<TaskStore>>;
@@ -17,7 +17,8 @@ let seq = 0;
 /** A task as the submit path stores it: queued, unleased, due at once. */
 export function newTask(over: Partial<VideoTask> = {}): VideoTask {
   const id = over.id ?? `vt-${process.pid}-${++seq}`;
-  return {
+  // History and cost as a task stored in that state would have them, unless `over` gives its own.
+  return normalizeTask({
     id,
     key_id: 'sk-keyAAAAA',
     model: 'video-1',
@@ -42,7 +43,7 @@ export function newTask(over: Partial<VideoTask> = {}): VideoTask {
     billed: false,
     idempotency: null,
     ...over,
-  };
+  });
 }
 
 /** The error an insert rejected with, or undefined when it resolved. */
