@@ -123,3 +123,27 @@ t.test('embedded: a change whose write failed is not kept in memory either', asy
   await t.rejects(store.insert(lost, 0), { code: 'EIO' });
   t.equal(await store.get(lost.id), undefined, 'a task whose insert failed is not there');
 });
+
+t.test('embedded journal: a task written before history and cost_micros is read whole', async (t) => {
+  const dir = await tempDir(t);
+  const { history: _h, cost_micros: _c, ...old } = newTask({
+    id: 'vt-old',
+    status: 'succeeded',
+    billed: true,
+    finished_at: 1_700_000_009_000,
+    updated_at: 1_700_000_010_000,
+  });
+  const queued = { ...old, id: 'vt-old-queued', status: 'queued', finished_at: null, billed: false };
+  await appendFile(join(dir, 'tasks.jsonl'), `${JSON.stringify(old)}\n${JSON.stringify(queued)}\n`);
+  const store = await closingAtEnd(t, () => EmbeddedTaskStore.open(dir))();
+  t.match(await store.get('vt-old'), {
+    status: 'succeeded',
+    cost_micros: null,
+    history: [
+      { status: 'queued', at: old.created_at },
+      { status: 'succeeded', at: 1_700_000_009_000 },
+    ],
+  });
+  t.strictSame((await store.get('vt-old-queued'))?.history, [{ status: 'queued', at: old.created_at }]);
+  t.equal((await store.get('vt-old-queued'))?.cost_micros, null);
+});
