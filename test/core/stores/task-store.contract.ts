@@ -327,31 +327,38 @@ export function taskStoreContract(t: Test, makeStore: MakeTaskStore): void {
     t.strictSame(await store.get(task.id), billed, 'the store holds the last accepted change');
   });
 
-  t.test('history: one entry per move to another status, none for bookkeeping or refused moves', async (t) => {
-    const open = await makeStore(t);
-    const store = await open();
-    const task = newTask();
-    await store.insert(task, T0);
-    t.strictSame(task.history, [{ status: 'queued', at: T0 }], 'a new task starts queued at created_at');
-    await store.acquire(task.id, { owner: 'p1', until: T0 + MINUTE }, T0 + 1);
-    await store.update(task.id, 'p1', { status: 'queued', upstream_task_id: 'up-1' }, T0 + 2);
-    await store.update(task.id, 'p1', { status: 'running', polls: 1 }, T0 + 3);
-    await store.update(task.id, 'p1', { status: 'running', polls: 2 }, T0 + 4);
-    await store.update(task.id, 'p1', { polls: 3 }, T0 + 5);
-    t.equal(await store.update(task.id, 'p1', { status: 'queued' }, T0 + 6), undefined, 'backwards refused');
-    await store.update(task.id, 'p1', { status: 'succeeded', finished_at: T0 + 7 }, T0 + 7);
-    const billed = await store.update(task.id, 'p1', { billed: true, cost_micros: 500_000 }, T0 + 8);
-    const expected = [
-      { status: 'queued', at: T0 },
-      { status: 'running', at: T0 + 3 },
-      { status: 'succeeded', at: T0 + 7 },
-    ];
-    t.strictSame(billed?.history, expected, 'queued → running → succeeded, each when it moved');
-    t.equal(billed?.cost_micros, 500_000, 'the cost is set with billed');
-    await store.close();
-    const reopened = await (await open()).get(task.id);
-    t.strictSame(reopened?.history, expected, 'the history survives a reopen');
-  });
+  t.test(
+    'history: one entry per move to another status, none for bookkeeping or refused moves',
+    async (t) => {
+      const open = await makeStore(t);
+      const store = await open();
+      const task = newTask();
+      await store.insert(task, T0);
+      t.strictSame(task.history, [{ status: 'queued', at: T0 }], 'a new task starts queued at created_at');
+      await store.acquire(task.id, { owner: 'p1', until: T0 + MINUTE }, T0 + 1);
+      await store.update(task.id, 'p1', { status: 'queued', upstream_task_id: 'up-1' }, T0 + 2);
+      await store.update(task.id, 'p1', { status: 'running', polls: 1 }, T0 + 3);
+      await store.update(task.id, 'p1', { status: 'running', polls: 2 }, T0 + 4);
+      await store.update(task.id, 'p1', { polls: 3 }, T0 + 5);
+      t.equal(
+        await store.update(task.id, 'p1', { status: 'queued' }, T0 + 6),
+        undefined,
+        'backwards refused',
+      );
+      await store.update(task.id, 'p1', { status: 'succeeded', finished_at: T0 + 7 }, T0 + 7);
+      const billed = await store.update(task.id, 'p1', { billed: true, cost_micros: 500_000 }, T0 + 8);
+      const expected = [
+        { status: 'queued', at: T0 },
+        { status: 'running', at: T0 + 3 },
+        { status: 'succeeded', at: T0 + 7 },
+      ];
+      t.strictSame(billed?.history, expected, 'queued → running → succeeded, each when it moved');
+      t.equal(billed?.cost_micros, 500_000, 'the cost is set with billed');
+      await store.close();
+      const reopened = await (await open()).get(task.id);
+      t.strictSame(reopened?.history, expected, 'the history survives a reopen');
+    },
+  );
 
   t.test('page: newest first, filtered, and a cursor that gives each task once', async (t) => {
     const store = await (await makeStore(t))();
@@ -385,9 +392,18 @@ export function taskStoreContract(t: Test, makeStore: MakeTaskStore): void {
     t.strictSame(seen, ids(newest), 'pages of 10 give all 25 in order, each once');
 
     const only = (keep: (x: VideoTask) => boolean): string[] => ids(newest.filter(keep));
-    t.strictSame(ids(await store.page({ limit: 100, status: 'failed' })), only((x) => x.status === 'failed'));
-    t.strictSame(ids(await store.page({ limit: 100, key_id: 'sk-odd' })), only((x) => x.key_id === 'sk-odd'));
-    t.strictSame(ids(await store.page({ limit: 100, model: 'video-a' })), only((x) => x.model === 'video-a'));
+    t.strictSame(
+      ids(await store.page({ limit: 100, status: 'failed' })),
+      only((x) => x.status === 'failed'),
+    );
+    t.strictSame(
+      ids(await store.page({ limit: 100, key_id: 'sk-odd' })),
+      only((x) => x.key_id === 'sk-odd'),
+    );
+    t.strictSame(
+      ids(await store.page({ limit: 100, model: 'video-a' })),
+      only((x) => x.model === 'video-a'),
+    );
     const cursor = { created_at: newest[4]!.created_at, id: newest[4]!.id };
     t.strictSame(
       ids(await store.page({ limit: 100, status: 'queued', model: 'video-b', after: cursor })),
