@@ -160,7 +160,7 @@ async function compose(
     logger,
   );
   const { poller } = video;
-  const admin = new AdminServer(adminToken, keys, usage, poller && (() => poller.stats()));
+  const admin = new AdminServer(adminToken, keys, usage, poller && (() => poller.stats()), taskStore);
   const port = await server.listen(config.server.host, config.server.port);
   const adminPort = await admin.listen(config.admin.host, config.admin.port);
   poller?.start();

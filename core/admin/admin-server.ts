@@ -14,6 +14,9 @@
  *   GET    /admin/usage/summary?group_by=key,model,hour&from=&to=&key_id=&model=   totals per group
  *                                      (UsageStore.summary); key_id and model filter, comma-separated
  *   GET    /admin/video/stats          the video poller's figures: tasks by state, polls, lag, upstream errors
+ *   GET    /admin/tasks?limit=&cursor=&status=&key_id=&model=   video tasks, newest first → {data, next_cursor}
+ *   GET    /admin/tasks/:id            one video task with its status history
+ * Every task answered goes through taskView: never its lease or idempotency body hash (task-routes.ts).
  * and, without the token, the operators' console: the page at `/` and its assets at `/console/*`.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -24,11 +27,13 @@ import type { KeyService } from '../keys/key-service';
 import { publicKey } from '../keys/public-key';
 import { withActivity } from './key-activity';
 import type { KeyChange, KeyRecord, KeyStatus } from '../stores/key-store';
+import type { TaskStore } from '../stores/task-store';
 import { HOUR_MS } from '../stores/usage-rollup';
 import type { SummaryDimension, UsageStore, UsageSummaryQuery } from '../stores/usage-store';
 import { bodyReader } from '../http/body';
 import { requestIdFor } from '../http/request-id';
 import { ConsoleAssets } from './console-assets';
+import { taskById, taskPage } from './task-routes';
 
 /** What each field must be, as error messages say it: `field 'budget.amount_micros' must be …`. */
 const EXPECTED: Record<string, string> = {
@@ -205,6 +210,8 @@ export class AdminServer {
     private readonly usage: UsageStore,
     /** The video poller's figures; absent when this instance runs no poller. */
     private readonly videoStats?: () => Promise<unknown>,
+    /** The video tasks; without them `/admin/tasks` is an unknown path. */
+    private readonly tasks?: TaskStore,
   ) {
     this.token = Buffer.from(token);
     this.server = createServer((req, res) => void this.handle(req, res));
@@ -281,6 +288,11 @@ export class AdminServer {
     }
     if (url.pathname === '/admin/video/stats' && method === 'GET' && this.videoStats) {
       return { status: 200, body: await this.videoStats() };
+    }
+    if (parts[0] === 'admin' && parts[1] === 'tasks' && parts.length <= 3 && method === 'GET' && this.tasks) {
+      const id = parts[2];
+      const body = id ? await taskById(this.tasks, id) : await taskPage(this.tasks, url.searchParams);
+      return { status: 200, body };
     }
     throw Errors.notFound(method, url.pathname);
   }

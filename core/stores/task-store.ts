@@ -13,6 +13,22 @@ export class IdempotencyKeyTaken extends Error {
   }
 }
 
+/** A page of tasks, newest first (`created_at`, then `id`, both descending). */
+export interface TaskPageQuery {
+  readonly limit: number;
+  /** Only tasks strictly after this one in that order: the last task of the previous page. */
+  readonly after?: { readonly created_at: number; readonly id: string };
+  readonly status?: TaskStatus;
+  readonly key_id?: string;
+  readonly model?: string;
+}
+
+type PagePosition = Pick<VideoTask, 'created_at' | 'id'>;
+
+/** The page order as a comparator: negative when `a` comes before `b`. */
+export const newestFirst = (a: PagePosition, b: PagePosition): number =>
+  b.created_at - a.created_at || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
+
 export interface TaskStore {
   /**
    * Stores a new task, durably, before resolving. Throws IdempotencyKeyTaken when the task carries an
@@ -42,6 +58,7 @@ export interface TaskStore {
   freeIdempotencyKey(id: string, key: string, now: number): Promise<VideoTask | undefined>;
   /** Tasks that need work and are due at `now` with no live lease, earliest due first. */
   due(now: number, limit: number): Promise<VideoTask[]>;
+  page(query: TaskPageQuery): Promise<VideoTask[]>;
   /** Calls `listener` with every inserted or changed task (after the change is stored). Returns a stop function. */
   watch(listener: (task: VideoTask) => void): () => void;
   countByStatus(): Promise<Record<TaskStatus, number>>;

@@ -47,11 +47,14 @@ export class Biller {
     private readonly spend?: SpendTracker,
   ) {}
 
-  /** Writes the task's usage record unless it exists; true when this call wrote it. */
-  async bill(task: VideoTask): Promise<boolean> {
+  /**
+   * Writes the task's usage record unless it exists; `wrote` when this call wrote it. The record is
+   * returned either way: computed from the stored task, it is the one a first call wrote.
+   */
+  async bill(task: VideoTask): Promise<{ record: UsageRecord; wrote: boolean }> {
     const record = usageRecordOf(task, this.pricing);
     const wrote = await this.usage.recordOnce(record);
     if (wrote) this.spend?.recorded(record);
-    return wrote;
+    return { record, wrote };
   }
 }

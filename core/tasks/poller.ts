@@ -234,15 +234,18 @@ export class TaskPoller {
     return failed;
   }
 
-  /** Writes the usage record (once, whatever happened before), then marks the task billed. */
+  /** Writes the usage record (once, whatever happened before), then marks the task billed, with its cost. */
   private async bill(task: VideoTask): Promise<VideoTask | undefined> {
+    let cost: number | null;
     try {
-      if (await this.biller.bill(task)) this.billed++;
+      const { record, wrote } = await this.biller.bill(task);
+      if (wrote) this.billed++;
+      cost = record.cost_micros;
     } catch (e) {
       this.logger.error({ err: e, task: task.id }, 'video billing failed; retrying');
       return this.retryLater(task, errorBackoff(FALLBACK_POLICY, 1));
     }
-    return this.change(task, { billed: true, lease: null });
+    return this.change(task, { billed: true, cost_micros: cost, lease: null });
   }
 
   private retryLater(task: VideoTask, waitMs: number): Promise<VideoTask | undefined> {

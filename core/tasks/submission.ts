@@ -122,6 +122,7 @@ export class TaskSubmission {
       params,
       upstream_task_id: null,
       status: 'queued',
+      history: [{ status: 'queued', at: now }],
       video_url: null,
       error: null,
       usage: null,
@@ -135,6 +136,7 @@ export class TaskSubmission {
       // Held while the upstream is called; if this process dies first, the poller resolves the task after it.
       lease: { owner: this.settings.owner, until: now + timeouts.connectMs + timeouts.responseMs + 1_000 },
       billed: false,
+      cost_micros: null,
       idempotency,
     };
   }

@@ -54,6 +54,12 @@ export interface Idempotency {
   readonly body_hash: string;
 }
 
+/** One step of a task's status history: the status it moved to, and when (Unix ms). */
+export interface StatusChange {
+  readonly status: TaskStatus;
+  readonly at: number;
+}
+
 export interface VideoTask {
   readonly id: string;
   /** The API key that submitted it (null when the pipeline has no auth stage); only it may read the task. */
@@ -69,6 +75,8 @@ export interface VideoTask {
   /** Null until the upstream accepted the task. */
   readonly upstream_task_id: string | null;
   readonly status: TaskStatus;
+  /** Every status the task has had, in order, from `queued` at `created_at`; kept by the store. */
+  readonly history: readonly StatusChange[];
   readonly video_url: string | null;
   readonly error: TaskError | null;
   readonly usage: TaskUsage | null;
@@ -85,6 +93,8 @@ export interface VideoTask {
   readonly lease: Lease | null;
   /** True once the usage record of a succeeded task is written. */
   readonly billed: boolean;
+  /** The usage record's cost once billed; null before, for tasks never billed, and for unpriced models. */
+  readonly cost_micros: number | null;
   readonly idempotency: Idempotency | null;
 }
 
@@ -103,6 +113,7 @@ export type TaskChange = Partial<
     | 'poll_errors'
     | 'lease'
     | 'billed'
+    | 'cost_micros'
     | 'idempotency'
   >
 >;
@@ -110,3 +121,29 @@ export type TaskChange = Partial<
 /** Whether the poller still has work on a task: reach a terminal state, or bill a success. */
 export const needsWork = (task: Pick<VideoTask, 'status' | 'billed'>): boolean =>
   !isTerminal(task.status) || (task.status === 'succeeded' && !task.billed);
+
+/** The history after a change to `status` at `now`: a move to another status is appended, nothing else is. */
+export const nextHistory = (
+  task: Pick<VideoTask, 'status' | 'history'>,
+  status: TaskStatus | undefined,
+  now: number,
+): readonly StatusChange[] =>
+  status === undefined || status === task.status ? task.history : [...task.history, { status, at: now }];
+
+/** A task as stored: those written before `history` and `cost_micros` existed lack them. */
+export type StoredTask = Omit<VideoTask, 'history' | 'cost_micros'> &
+  Partial<Pick<VideoTask, 'history' | 'cost_micros'>>;
+
+/**
+ * A stored task as a whole VideoTask. An old one's history is rebuilt from what it kept: queued at
+ * `created_at`, then its current status when it ended (or last changed), if it has moved on.
+ */
+export function normalizeTask(task: StoredTask): VideoTask {
+  const queued: StatusChange = { status: 'queued', at: task.created_at };
+  const history =
+    task.history ??
+    (task.status === 'queued'
+      ? [queued]
+      : [queued, { status: task.status, at: task.finished_at ?? task.updated_at }]);
+  return { ...task, history, cost_micros: task.cost_micros ?? null };
+}

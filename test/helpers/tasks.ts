@@ -1,6 +1,6 @@
 /** Video tasks as the store holds them, for tests that plant one. */
 import { randomUUID } from 'node:crypto';
-import type { VideoTask } from '../../core/tasks/task';
+import { normalizeTask, type VideoTask } from '../../core/tasks/task';
 
 /**
  * What an instance killed while the upstream held its submit leaves in the store: a queued task with no
@@ -8,7 +8,8 @@ import type { VideoTask } from '../../core/tasks/task';
  */
 export function deadSubmitTask(over: Partial<VideoTask> = {}): VideoTask {
   const now = Date.now();
-  return {
+  // History and cost as a task stored in that state would have them, unless `over` gives its own.
+  return normalizeTask({
     id: `video_dead_${randomUUID()}`,
     key_id: null,
     model: 'videoa-1.1-t2v',
@@ -33,5 +34,5 @@ export function deadSubmitTask(over: Partial<VideoTask> = {}): VideoTask {
     billed: false,
     idempotency: null,
     ...over,
-  };
+  });
 }

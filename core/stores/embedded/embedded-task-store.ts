@@ -14,13 +14,16 @@ import { createInterface } from 'node:readline';
 import {
   canMove,
   needsWork,
+  nextHistory,
+  normalizeTask,
   TASK_STATUSES,
   type Lease,
+  type StoredTask,
   type TaskChange,
   type TaskStatus,
   type VideoTask,
 } from '../../tasks/task';
-import { IdempotencyKeyTaken, type TaskStore } from '../task-store';
+import { IdempotencyKeyTaken, newestFirst, type TaskPageQuery, type TaskStore } from '../task-store';
 import { writeFileAtomic } from './atomic-file';
 
 const JOURNAL = 'tasks.jsonl';
@@ -115,6 +118,20 @@ export class EmbeddedTaskStore implements TaskStore {
     return Promise.resolve(due.slice(0, limit));
   }
 
+  /** Every task is read: fine for the ~1e5 tasks one process keeps; a busier gateway runs MongoDB. */
+  page(query: TaskPageQuery): Promise<VideoTask[]> {
+    const { after, status, key_id, model } = query;
+    const matches: VideoTask[] = [];
+    for (const task of this.tasks.values()) {
+      if (status !== undefined && task.status !== status) continue;
+      if (key_id !== undefined && task.key_id !== key_id) continue;
+      if (model !== undefined && task.model !== model) continue;
+      if (after && newestFirst(task, after) <= 0) continue;
+      matches.push(task);
+    }
+    return Promise.resolve(matches.sort(newestFirst).slice(0, query.limit));
+  }
+
   watch(listener: (task: VideoTask) => void): () => void {
     // A listener that throws must not fail the write that was already stored, nor starve other listeners.
     const guarded = (task: VideoTask): void => {
@@ -154,7 +171,8 @@ export class EmbeddedTaskStore implements TaskStore {
   }
 
   private async apply(task: VideoTask, change: TaskChange, now: number): Promise<VideoTask> {
-    const next: VideoTask = { ...task, ...change, updated_at: now };
+    const history = nextHistory(task, change.status, now);
+    const next: VideoTask = { ...task, ...change, history, updated_at: now };
     this.put(next);
     const slot = idempotencySlot(task);
     if (slot && !next.idempotency && this.idempotent.get(slot) === task.id) this.idempotent.delete(slot);
@@ -237,7 +255,7 @@ async function readJournal(file: string): Promise<{ tasks: Map<string, VideoTask
       if (!line) continue;
       lines++;
       try {
-        const task = JSON.parse(line) as VideoTask;
+        const task = normalizeTask(JSON.parse(line) as StoredTask);
         tasks.set(task.id, task);
       } catch {
         // a line cut by a crash mid-append: the change it held was never acknowledged

@@ -56,6 +56,9 @@ export const STORE_INDEXES: Readonly<Record<StoreName, readonly IndexDescription
     // `due` and `countByStatus`: the status prefix keeps finished tasks (most of the collection over
     // time) out of the scan for due work.
     { key: { status: 1, billed: 1, next_poll_at: 1 }, name: 'status_billed_next_poll' },
+    // `page`, newest first: all tasks, or those of one status.
+    { key: { created_at: -1, _id: -1 }, name: 'created_at_id' },
+    { key: { status: 1, created_at: -1, _id: -1 }, name: 'status_created_at_id' },
   ],
 };
 

@@ -10,26 +10,52 @@ import {
   type ChangeStreamUpdateDocument,
   type Collection,
   type Db,
+  type Document,
   type Filter,
   type ResumeToken,
 } from 'mongodb';
 import {
   canMove,
   isTerminal,
+  normalizeTask,
   TASK_STATUSES,
   type Lease,
+  type StoredTask,
   type TaskChange,
   type TaskStatus,
   type VideoTask,
 } from '../../tasks/task';
-import { IdempotencyKeyTaken, type TaskStore } from '../task-store';
+import { IdempotencyKeyTaken, type TaskPageQuery, type TaskStore } from '../task-store';
 import { COLLECTIONS, isDuplicateKey, STORE_COLLECTION_OPTIONS, STORE_INDEXES } from './connect';
 
-type TaskDoc = Omit<VideoTask, 'id'> & { _id: string };
+type TaskDoc = Omit<StoredTask, 'id'> & { _id: string };
 type TaskEvent = ChangeStreamInsertDocument<TaskDoc> | ChangeStreamUpdateDocument<TaskDoc>;
 
 const toDoc = ({ id, ...rest }: VideoTask): TaskDoc => ({ _id: id, ...rest });
-const fromDoc = ({ _id, ...rest }: TaskDoc): VideoTask => ({ id: _id, ...rest });
+const fromDoc = ({ _id, ...rest }: TaskDoc): VideoTask => normalizeTask({ id: _id, ...rest });
+
+/**
+ * `update` as one pipeline stage, so the history is appended in the same write: every expression in a
+ * `$set` stage reads the document as it was, so `$status` is the old status (as in `nextHistory`). The
+ * changed values are literals, never read as expressions.
+ */
+function changeStage(change: TaskChange, now: number): Document[] {
+  const set: Document = { updated_at: { $literal: now } };
+  for (const [field, value] of Object.entries(change)) {
+    if (value !== undefined) set[field] = { $literal: value }; // undefined fields are left out, as with $set
+  }
+  if (change.status !== undefined) {
+    const history = { $ifNull: ['$history', []] };
+    set.history = {
+      $cond: [
+        { $ne: ['$status', change.status] },
+        { $concatArrays: [history, { $literal: [{ status: change.status, at: now }] }] },
+        history,
+      ],
+    };
+  }
+  return [{ $set: set }];
+}
 
 /** `needsWork` as a filter: not terminal, or succeeded and not yet billed. */
 const NEEDS_WORK: Filter<TaskDoc> = {
@@ -133,7 +159,7 @@ export class MongoTaskStore implements TaskStore {
         'lease.until': { $gt: now },
         ...(change.status ? { status: { $in: movableTo(change.status) } } : {}),
       },
-      { $set: { ...change, updated_at: now } },
+      changeStage(change, now),
       { returnDocument: 'after' },
     );
     return doc ? fromDoc(doc) : undefined;
@@ -157,6 +183,26 @@ export class MongoTaskStore implements TaskStore {
       .sort({ next_poll_at: 1 })
       .limit(limit)
       .toArray();
+    return docs.map(fromDoc);
+  }
+
+  async page(query: TaskPageQuery): Promise<VideoTask[]> {
+    const { after, status, key_id, model } = query;
+    const filter: Filter<TaskDoc> = {
+      ...(status !== undefined ? { status } : {}),
+      ...(key_id !== undefined ? { key_id } : {}),
+      ...(model !== undefined ? { model } : {}),
+      ...(after
+        ? {
+            $or: [
+              { created_at: { $lt: after.created_at } },
+              { created_at: after.created_at, _id: { $lt: after.id } },
+            ],
+          }
+        : {}),
+    };
+    if (query.limit <= 0) return []; // a limit of 0 means "no limit" to MongoDB
+    const docs = await this.tasks.find(filter).sort({ created_at: -1, _id: -1 }).limit(query.limit).toArray();
     return docs.map(fromDoc);
   }
 

@@ -5,7 +5,7 @@
  */
 import type { Test } from 'tap';
 import { IdempotencyKeyTaken, type TaskStore } from '../../../core/stores/task-store';
-import { STATUS_RANK, type VideoTask } from '../../../core/tasks/task';
+import { normalizeTask, STATUS_RANK, type VideoTask } from '../../../core/tasks/task';
 import { until, type Opener } from '../../helpers/stores';
 
 export type MakeTaskStore = (t: Test) => Promise<Opener<TaskStore>>;
@@ -17,7 +17,8 @@ let seq = 0;
 /** A task as the submit path stores it: queued, unleased, due at once. */
 export function newTask(over: Partial<VideoTask> = {}): VideoTask {
   const id = over.id ?? `vt-${process.pid}-${++seq}`;
-  return {
+  // History and cost as a task stored in that state would have them, unless `over` gives its own.
+  return normalizeTask({
     id,
     key_id: 'sk-keyAAAAA',
     model: 'video-1',
@@ -42,7 +43,7 @@ export function newTask(over: Partial<VideoTask> = {}): VideoTask {
     billed: false,
     idempotency: null,
     ...over,
-  };
+  });
 }
 
 /** The error an insert rejected with, or undefined when it resolved. */
@@ -324,6 +325,92 @@ export function taskStoreContract(t: Test, makeStore: MakeTaskStore): void {
     const skipped = await store.update(jump.id, 'p1', { status: 'succeeded' }, T0 + 1);
     t.equal(skipped?.status, 'succeeded', 'queued → succeeded is forward: allowed');
     t.strictSame(await store.get(task.id), billed, 'the store holds the last accepted change');
+  });
+
+  t.test(
+    'history: one entry per move to another status, none for bookkeeping or refused moves',
+    async (t) => {
+      const open = await makeStore(t);
+      const store = await open();
+      const task = newTask();
+      await store.insert(task, T0);
+      t.strictSame(task.history, [{ status: 'queued', at: T0 }], 'a new task starts queued at created_at');
+      await store.acquire(task.id, { owner: 'p1', until: T0 + MINUTE }, T0 + 1);
+      await store.update(task.id, 'p1', { status: 'queued', upstream_task_id: 'up-1' }, T0 + 2);
+      await store.update(task.id, 'p1', { status: 'running', polls: 1 }, T0 + 3);
+      await store.update(task.id, 'p1', { status: 'running', polls: 2 }, T0 + 4);
+      await store.update(task.id, 'p1', { polls: 3 }, T0 + 5);
+      t.equal(
+        await store.update(task.id, 'p1', { status: 'queued' }, T0 + 6),
+        undefined,
+        'backwards refused',
+      );
+      await store.update(task.id, 'p1', { status: 'succeeded', finished_at: T0 + 7 }, T0 + 7);
+      const billed = await store.update(task.id, 'p1', { billed: true, cost_micros: 500_000 }, T0 + 8);
+      const expected = [
+        { status: 'queued', at: T0 },
+        { status: 'running', at: T0 + 3 },
+        { status: 'succeeded', at: T0 + 7 },
+      ];
+      t.strictSame(billed?.history, expected, 'queued → running → succeeded, each when it moved');
+      t.equal(billed?.cost_micros, 500_000, 'the cost is set with billed');
+      await store.close();
+      const reopened = await (await open()).get(task.id);
+      t.strictSame(reopened?.history, expected, 'the history survives a reopen');
+    },
+  );
+
+  t.test('page: newest first, filtered, and a cursor that gives each task once', async (t) => {
+    const store = await (await makeStore(t))();
+    const statuses = ['queued', 'running', 'succeeded', 'failed', 'cancelled'] as const;
+    const tasks = Array.from({ length: 25 }, (_, i) =>
+      newTask({
+        id: `vt-page-${String(i).padStart(2, '0')}`,
+        // Five tasks share each created_at: within it, ids order the page.
+        created_at: T0 + Math.floor(i / 5) * 1000,
+        status: statuses[i % 5]!,
+        key_id: i % 2 === 0 ? 'sk-even' : 'sk-odd',
+        model: i < 10 ? 'video-a' : 'video-b',
+      }),
+    );
+    for (const task of [...tasks].reverse()) await store.insert(task, T0);
+    const newest = [...tasks].sort((a, b) => b.created_at - a.created_at || (a.id < b.id ? 1 : -1));
+    const ids = (list: VideoTask[]): string[] => list.map((x) => x.id);
+
+    t.strictSame(ids(await store.page({ limit: 3 })), ids(newest.slice(0, 3)), 'newest first, limited');
+    t.equal(newest[0]!.id, 'vt-page-24', 'equal created_at: the greater id first');
+
+    const seen: string[] = [];
+    let after: { created_at: number; id: string } | undefined;
+    for (let pages = 0; pages < 10; pages++) {
+      const page = await store.page({ limit: 10, ...(after ? { after } : {}) });
+      seen.push(...ids(page));
+      if (page.length < 10) break;
+      const last = page[page.length - 1]!;
+      after = { created_at: last.created_at, id: last.id };
+    }
+    t.strictSame(seen, ids(newest), 'pages of 10 give all 25 in order, each once');
+
+    const only = (keep: (x: VideoTask) => boolean): string[] => ids(newest.filter(keep));
+    t.strictSame(
+      ids(await store.page({ limit: 100, status: 'failed' })),
+      only((x) => x.status === 'failed'),
+    );
+    t.strictSame(
+      ids(await store.page({ limit: 100, key_id: 'sk-odd' })),
+      only((x) => x.key_id === 'sk-odd'),
+    );
+    t.strictSame(
+      ids(await store.page({ limit: 100, model: 'video-a' })),
+      only((x) => x.model === 'video-a'),
+    );
+    const cursor = { created_at: newest[4]!.created_at, id: newest[4]!.id };
+    t.strictSame(
+      ids(await store.page({ limit: 100, status: 'queued', model: 'video-b', after: cursor })),
+      only((x) => x.status === 'queued' && x.model === 'video-b' && newest.indexOf(x) > 4),
+      'filters combine, with a cursor',
+    );
+    t.strictSame(await store.page({ limit: 10, model: 'none' }), [], 'no match: an empty page');
   });
 
   t.test('concurrent acquirers of one task: exactly one wins', async (t) => {

@@ -123,3 +123,30 @@ t.test('embedded: a change whose write failed is not kept in memory either', asy
   await t.rejects(store.insert(lost, 0), { code: 'EIO' });
   t.equal(await store.get(lost.id), undefined, 'a task whose insert failed is not there');
 });
+
+t.test('embedded journal: a task written before history and cost_micros is read whole', async (t) => {
+  const dir = await tempDir(t);
+  const old = newTask({
+    id: 'vt-old',
+    status: 'succeeded',
+    billed: true,
+    finished_at: 1_700_000_009_000,
+    updated_at: 1_700_000_010_000,
+  });
+  const queued = { ...old, id: 'vt-old-queued', status: 'queued', finished_at: null, billed: false };
+  // Lines as written before these fields existed.
+  const line = (task: object): string =>
+    JSON.stringify(task, (k, v: unknown) => (k === 'history' || k === 'cost_micros' ? undefined : v));
+  await appendFile(join(dir, 'tasks.jsonl'), `${line(old)}\n${line(queued)}\n`);
+  const store = await closingAtEnd(t, () => EmbeddedTaskStore.open(dir))();
+  t.match(await store.get('vt-old'), {
+    status: 'succeeded',
+    cost_micros: null,
+    history: [
+      { status: 'queued', at: old.created_at },
+      { status: 'succeeded', at: 1_700_000_009_000 },
+    ],
+  });
+  t.strictSame((await store.get('vt-old-queued'))?.history, [{ status: 'queued', at: old.created_at }]);
+  t.equal((await store.get('vt-old-queued'))?.cost_micros, null);
+});

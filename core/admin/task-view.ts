@@ -1,0 +1,56 @@
+/**
+ * The only form in which the admin API shows a video task: fields are copied by name, so the lease, the
+ * idempotency key's body hash and the poller's bookkeeping never reach an answer.
+ */
+import type { TaskError, TaskParams, TaskStatus, TaskUsage, VideoTask } from '../tasks/task';
+
+export interface TaskView {
+  readonly id: string;
+  readonly status: TaskStatus;
+  readonly model: string;
+  readonly key_id: string | null;
+  readonly protocol: string;
+  readonly upstream: string;
+  readonly upstream_task_id: string | null;
+  /** ISO 8601, UTC. */
+  readonly created_at: string;
+  readonly finished_at: string | null;
+  readonly cost_micros: number | null;
+  readonly error: TaskError | null;
+  readonly video_url: string | null;
+  readonly params: TaskParams;
+  readonly usage: TaskUsage | null;
+  readonly polls: number;
+  readonly request_id: string;
+}
+
+export interface TaskDetail extends TaskView {
+  readonly history: readonly { readonly status: TaskStatus; readonly at: string }[];
+}
+
+const iso = (ms: number): string => new Date(ms).toISOString();
+
+export function taskView(task: VideoTask): TaskView {
+  return {
+    id: task.id,
+    status: task.status,
+    model: task.model,
+    key_id: task.key_id,
+    protocol: task.protocol,
+    upstream: task.upstream,
+    upstream_task_id: task.upstream_task_id,
+    created_at: iso(task.created_at),
+    finished_at: task.finished_at === null ? null : iso(task.finished_at),
+    cost_micros: task.cost_micros,
+    error: task.error && { code: task.error.code, message: task.error.message },
+    video_url: task.video_url,
+    params: { ...task.params },
+    usage: task.usage && { ...task.usage },
+    polls: task.polls,
+    request_id: task.request_id,
+  };
+}
+
+export function taskDetail(task: VideoTask): TaskDetail {
+  return { ...taskView(task), history: task.history.map((h) => ({ status: h.status, at: iso(h.at) })) };
+}
