@@ -45,7 +45,8 @@ function changeStage(change: TaskChange, now: number): Document[] {
     if (value !== undefined) set[field] = { $literal: value }; // undefined fields are left out, as with $set
   }
   if (change.status !== undefined) {
-    const history = { $ifNull: ['$history', []] };
+    // A task stored before histories existed starts its history from its creation.
+    const history = { $ifNull: ['$history', [{ status: 'queued', at: '$created_at' }]] };
     set.history = {
       $cond: [
         { $ne: ['$status', change.status] },
