@@ -60,6 +60,10 @@ export interface PublicKey {
   expires_at?: string;
   budget?: { amount_micros: number; period: 'total' | 'month' };
   created_at: string;
+  /** Listings only: the key's latest call, and its spend in its budget period (its whole life without one). */
+  last_used_at?: string | null;
+  spent_micros?: number;
+  spent_unknown_requests?: number;
 }
 
 /** POST /admin/keys and rotate: the only answers that carry a full key. */
@@ -78,4 +82,37 @@ export interface SummaryRow {
   output_tokens: number;
   cost_micros: number;
   cost_unknown_requests: number;
+}
+
+export type TaskStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
+
+/** A video task as GET /admin/tasks shows it. */
+export interface TaskView {
+  id: string;
+  status: TaskStatus;
+  model: string;
+  key_id: string | null;
+  protocol: string;
+  upstream: string;
+  upstream_task_id: string | null;
+  created_at: string;
+  finished_at: string | null;
+  cost_micros: number | null;
+  error: { code: string; message: string } | null;
+  video_url: string | null;
+  params: { resolution?: string; duration_s?: number };
+  usage: { video_seconds?: number; tokens?: number; resolution?: string } | null;
+  polls: number;
+  request_id: string;
+}
+
+/** GET /admin/tasks/{id}: the view and every status the task has had. */
+export interface TaskDetail extends TaskView {
+  history: { status: TaskStatus; at: string }[];
+}
+
+/** A page of a server-paged listing. */
+export interface Page<T> {
+  data: T[];
+  next_cursor: string | null;
 }

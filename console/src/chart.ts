@@ -8,13 +8,25 @@ export interface Stack {
   values: number[];
 }
 
+/** Whole-number steps for the y axis of counts (uPlot's defaults include 0.2, 0.5: no half a request). */
+const WHOLE_STEPS = Array.from({ length: 13 }, (_, e) => [1, 2, 5].map((m) => m * 10 ** e)).flat();
+
+/** Steps of the time axis for bars a day wide: whole days, so no tick falls at 8am of a daily bar. */
+const DAY_STEPS = [1, 2, 3, 7, 14, 30, 61, 91, 182, 365].map((d) => d * 86_400);
+
 const COLORS = ['#2563eb', '#f59e0b', '#10b981', '#ef4444', '#8b5cf6', '#0891b2', '#db2777', '#65a30d'];
 
 /**
  * uPlot has no stacking of its own: each series is drawn as the running total up to it, tallest first,
  * so the shorter ones paint over it; the legend shows each model's own value.
  */
-function options(width: number, stacks: Stack[], format: (v: number) => string): uPlot.Options {
+function options(
+  width: number,
+  stacks: Stack[],
+  format: (v: number) => string,
+  whole: boolean,
+  daily: boolean,
+): uPlot.Options {
   const bars = uPlot.paths.bars!({ size: [0.7, 48] });
   const series: uPlot.Series[] = stacks
     .map((s, i) => ({
@@ -31,13 +43,24 @@ function options(width: number, stacks: Stack[], format: (v: number) => string):
     width,
     height: 280,
     series: [{ label: 'Time (UTC)' }, ...series],
-    axes: [{}, { values: (_u, ticks) => ticks.map(format), size: 80 }],
+    axes: [
+      daily ? { incrs: DAY_STEPS } : {},
+      { values: (_u, ticks) => ticks.map(format), size: 80, ...(whole ? { incrs: WHOLE_STEPS } : {}) },
+    ],
     scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, Math.max(1, max) * 1.1] } },
     tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), 'Etc/UTC'),
   };
 }
 
-export function StackedChart(props: { x: number[]; stacks: Stack[]; format: (v: number) => string }) {
+export function StackedChart(props: {
+  x: number[];
+  stacks: Stack[];
+  format: (v: number) => string;
+  /** The values are counts: ticks only at whole numbers. */
+  whole: boolean;
+  /** One bar a day: ticks only at midnights. */
+  daily: boolean;
+}) {
   const box = useRef<HTMLDivElement>(null);
   useEffect(() => {
     if (!box.current) return;
@@ -46,11 +69,11 @@ export function StackedChart(props: { x: number[]; stacks: Stack[]; format: (v: 
     );
     const data: uPlot.AlignedData = [props.x, ...totals.reverse()];
     const plot = new uPlot(
-      options(box.current.clientWidth || 800, props.stacks, props.format),
+      options(box.current.clientWidth || 800, props.stacks, props.format, props.whole, props.daily),
       data,
       box.current,
     );
     return () => plot.destroy();
-  }, [props.x, props.stacks, props.format]);
+  }, [props.x, props.stacks, props.format, props.whole, props.daily]);
   return html`<div class="chart" ref=${box}></div>`;
 }

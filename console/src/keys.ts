@@ -1,7 +1,7 @@
 /** Keys: a server-paged table with search and a status filter, and the actions on each key. */
 import { html } from 'htm/preact';
 import { useEffect, useState } from 'preact/hooks';
-import { api, type CreatedKey, type PublicKey } from './api';
+import { api, type CreatedKey, type Page, type PublicKey } from './api';
 import { Confirm } from './dialog';
 import { KeyForm, RevealKey, RotateForm } from './key-dialogs';
 import { money, utc } from './format';
@@ -12,11 +12,6 @@ type Open =
   | { kind: 'create' }
   | { kind: 'edit' | 'rotate' | 'disable' | 'delete'; record: PublicKey }
   | { kind: 'reveal'; created: CreatedKey };
-
-interface Page {
-  data: PublicKey[];
-  next_cursor: string | null;
-}
 
 function pagePath(q: string, status: string, cursor: string | undefined): string {
   const params = new URLSearchParams({ limit: String(PAGE_SIZE) });
@@ -29,12 +24,21 @@ function pagePath(q: string, status: string, cursor: string | undefined): string
 const budgetText = (k: PublicKey) =>
   k.budget ? `${money(k.budget.amount_micros)} ${k.budget.period === 'month' ? '/ month' : 'total'}` : '—';
 
+/** What the key spent (this month for a monthly budget), and whether calls of unknown cost are in it. */
+function spentText(k: PublicKey) {
+  const spent = money(k.spent_micros ?? 0);
+  const unknown = k.spent_unknown_requests ?? 0;
+  return unknown > 0
+    ? html`${spent} <span class="muted" title="calls to models without a price">+ ${unknown} unpriced</span>`
+    : spent;
+}
+
 export function KeysView() {
   const [q, setQ] = useState('');
   const [status, setStatus] = useState('');
   /** Cursors of the pages before this one (for "Previous"), and this page's. */
   const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
-  const [page, setPage] = useState<Page>({ data: [], next_cursor: null });
+  const [page, setPage] = useState<Page<PublicKey>>({ data: [], next_cursor: null });
   const [error, setError] = useState('');
   const [open, setOpen] = useState<Open | null>(null);
   const [reloads, setReloads] = useState(0);
@@ -42,7 +46,7 @@ export function KeysView() {
 
   useEffect(() => {
     let live = true;
-    api<Page>('GET', pagePath(q, status, cursor))
+    api<Page<PublicKey>>('GET', pagePath(q, status, cursor))
       .then((p) => live && (setPage(p), setError('')))
       .catch((e: Error) => live && setError(e.message));
     return () => {
@@ -148,10 +152,12 @@ function KeyTable(props: { rows: PublicKey[]; onOpen: (o: Open) => void; onEnabl
         <th>Description</th>
         <th>Id</th>
         <th>Created</th>
+        <th>Last used</th>
         <th>Status</th>
         <th>Models</th>
         <th>Rate limit</th>
         <th>Budget</th>
+        <th>Spent</th>
         <th>Expires</th>
         <th>Actions</th>
       </tr>
@@ -160,7 +166,7 @@ function KeyTable(props: { rows: PublicKey[]; onOpen: (o: Open) => void; onEnabl
       ${
         rows.length === 0 &&
         html`<tr>
-          <td colspan="9" class="empty">No keys match.</td>
+          <td colspan="11" class="empty">No keys match.</td>
         </tr>`
       }
       ${rows.map(
@@ -169,10 +175,12 @@ function KeyTable(props: { rows: PublicKey[]; onOpen: (o: Open) => void; onEnabl
             <td>${k.description || html`<span class="muted">—</span>`}</td>
             <td><code>${k.id}</code></td>
             <td>${utc(k.created_at)}</td>
+            <td>${k.last_used_at ? utc(k.last_used_at) : html`<span class="muted">never</span>`}</td>
             <td><span class=${`status ${k.status}`}>${k.status}</span></td>
             <td>${k.allowed_models.length ? k.allowed_models.join(', ') : 'all'}</td>
             <td>${k.rate_limit_rpm ? `${k.rate_limit_rpm}/min` : 'default'}</td>
             <td>${budgetText(k)}</td>
+            <td>${spentText(k)}</td>
             <td>${utc(k.expires_at)}</td>
             <td class="row-actions">
               <button type="button" onClick=${() => onOpen({ kind: 'edit', record: k })}>Edit</button>

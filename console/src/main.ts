@@ -1,4 +1,4 @@
-/** The console's shell: sign-in, then the keys and usage views (chosen by the URL's hash). */
+/** The console's shell: sign-in, then the keys, usage and video task views (chosen by the URL's hash). */
 import 'uplot/dist/uPlot.min.css';
 import './console.css';
 import { html } from 'htm/preact';
@@ -7,10 +7,19 @@ import { useEffect, useState } from 'preact/hooks';
 import { onSignedOut, signOut, token } from './api';
 import { SignIn } from './sign-in';
 import { KeysView } from './keys';
+import { TasksView } from './tasks';
 import { UsageView } from './usage';
 
-type View = 'keys' | 'usage';
-const viewOf = (): View => (location.hash === '#usage' ? 'usage' : 'keys');
+const VIEWS = {
+  keys: { title: 'Keys', view: KeysView },
+  usage: { title: 'Usage', view: UsageView },
+  tasks: { title: 'Video tasks', view: TasksView },
+} as const;
+type View = keyof typeof VIEWS;
+const viewOf = (): View => {
+  const name = location.hash.slice(1);
+  return Object.hasOwn(VIEWS, name) ? (name as View) : 'keys';
+};
 
 function App() {
   const [signedIn, setSignedIn] = useState(token() !== null);
@@ -25,12 +34,16 @@ function App() {
   return html`<header class="top">
       <strong>Model gateway</strong>
       <nav>
-        <a href="#keys" aria-current=${view === 'keys' ? 'page' : undefined}>Keys</a>
-        <a href="#usage" aria-current=${view === 'usage' ? 'page' : undefined}>Usage</a>
+        ${(Object.keys(VIEWS) as View[]).map(
+          (name) =>
+            html`<a href=${`#${name}`} aria-current=${view === name ? 'page' : undefined}
+              >${VIEWS[name].title}</a
+            >`,
+        )}
       </nav>
       <button type="button" onClick=${signOut}>Sign out</button>
     </header>
-    <main>${view === 'keys' ? html`<${KeysView} />` : html`<${UsageView} />`}</main>`;
+    <main><${VIEWS[view].view} /></main>`;
 }
 
 render(html`<${App} />`, document.getElementById('app')!);

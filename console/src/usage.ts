@@ -16,19 +16,37 @@ const METRICS: Record<Metric, { of: (r: SummaryRow) => number; format: (v: numbe
   cost: { of: (r) => r.cost_micros, format: money },
 };
 
+type Range = '1' | '7' | '30' | 'custom';
+
 /** `[from, to)` ending with the current hour (or day), both on the hour as the API requires. */
-function range(period: Period, days: number): { from: number; to: number } {
+function lastDays(period: Period, days: number): { from: number; to: number } {
   const unit = period === 'hour' ? HOUR : DAY;
   const to = Math.floor(Date.now() / unit) * unit + unit;
   return { from: to - days * DAY, to };
 }
 
-function summaryPath(period: Period, keyId: string, from: number, to: number): string {
+/** Whole UTC days from `fromDay` through `toDay` (`YYYY-MM-DD`, both included), or why not. */
+function customDays(fromDay: string, toDay: string): { from: number; to: number } | string {
+  const from = Date.parse(`${fromDay}T00:00:00Z`);
+  const to = Date.parse(`${toDay}T00:00:00Z`) + DAY;
+  if (Number.isNaN(from) || Number.isNaN(to)) return 'Choose both days of the range.';
+  if (from >= to) return 'The range must start on or before the day it ends.';
+  if (to - from > MAX_DAYS * DAY) return `A range may span at most ${MAX_DAYS} days.`;
+  return { from, to };
+}
+
+/** A range longer than this would draw more bars than the chart has pixels for. */
+const MAX_DAYS = 400;
+const dayOf = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
+
+function summaryPath(groupBy: string, from: number, to: number, keyId: string, model: string): string {
   const params = new URLSearchParams({
-    group_by: `${keyId ? 'key,' : ''}model,${period}`,
+    group_by: groupBy,
     from: new Date(from).toISOString(),
     to: new Date(to).toISOString(),
   });
+  if (keyId) params.set('key_id', keyId);
+  if (model) params.set('model', model);
   return `/admin/usage/summary?${params.toString()}`;
 }
 
@@ -46,29 +64,69 @@ function stacksOf(rows: SummaryRow[], metric: Metric, from: number, to: number, 
   return { x, stacks };
 }
 
-export function UsageView() {
-  const [period, setPeriod] = useState<Period>('hour');
-  const [days, setDays] = useState(1);
-  const [keyId, setKeyId] = useState('');
-  const [metric, setMetric] = useState<Metric>('requests');
-  const [rows, setRows] = useState<SummaryRow[]>([]);
-  const [error, setError] = useState('');
-  const { from, to } = useMemo(() => range(period, days), [period, days]);
-
+/** Runs `load` when `deps` change and hands its answer to `set`, ignoring answers that came too late. */
+function useLoad<T>(
+  load: () => Promise<T> | undefined,
+  set: (v: T) => void,
+  onError: (m: string) => void,
+  deps: unknown[],
+) {
   useEffect(() => {
     let live = true;
-    const key = keyId.trim();
-    api<{ data: SummaryRow[] }>('GET', summaryPath(period, key, from, to))
-      .then((r) => live && (setRows(key ? r.data.filter((row) => row.key_id === key) : r.data), setError('')))
-      .catch((e: Error) => live && setError(e.message));
+    load()
+      ?.then((v) => live && set(v))
+      .catch((e: Error) => live && onError(e.message));
     return () => {
       live = false;
     };
-  }, [period, keyId, from, to]);
+  }, deps);
+}
+
+export function UsageView() {
+  const [period, setPeriod] = useState<Period>('hour');
+  const [range, setRange] = useState<Range>('1');
+  const [fromDay, setFromDay] = useState(dayOf(Date.now() - 6 * DAY));
+  const [toDay, setToDay] = useState(dayOf(Date.now()));
+  const [keyId, setKeyId] = useState('');
+  const [model, setModel] = useState('');
+  const [metric, setMetric] = useState<Metric>('requests');
+  const [rows, setRows] = useState<SummaryRow[]>([]);
+  const [models, setModels] = useState<string[]>([]);
+  const [error, setError] = useState('');
+  const bounds = useMemo(
+    () => (range === 'custom' ? customDays(fromDay, toDay) : lastDays(period, Number(range))),
+    [period, range, fromDay, toDay],
+  );
+  const { from, to } = typeof bounds === 'string' ? { from: 0, to: 0 } : bounds;
+  const key = keyId.trim();
+
+  useLoad(
+    () =>
+      typeof bounds === 'string'
+        ? undefined
+        : api<{ data: SummaryRow[] }>('GET', summaryPath(`model,${period}`, from, to, key, model)),
+    (r) => (setRows(r.data), setError('')),
+    setError,
+    [period, key, model, from, to],
+  );
+  // The models used in the range (by the chosen key), for the model filter.
+  useLoad(
+    () =>
+      typeof bounds === 'string'
+        ? undefined
+        : api<{ data: SummaryRow[] }>('GET', summaryPath('model', from, to, key, '')),
+    (r) => setModels(r.data.map((row) => row.model ?? '')),
+    setError,
+    [key, from, to],
+  );
+  useEffect(() => {
+    if (typeof bounds === 'string') setError(bounds);
+  }, [bounds]);
 
   const unit = period === 'hour' ? HOUR : DAY;
   const chart = useMemo(() => stacksOf(rows, metric, from, to, unit), [rows, metric, from, to, unit]);
   const value = (setter: (v: string) => void) => (e: Event) => setter((e.target as HTMLInputElement).value);
+  const modelOptions = model && !models.includes(model) ? [model, ...models] : models;
 
   return html`<section>
     <div class="toolbar">
@@ -87,28 +145,44 @@ export function UsageView() {
         <option value="hour">per hour</option>
         <option value="day">per day</option>
       </select>
-      <select
-        name="range"
-        aria-label="Range"
-        value=${String(days)}
-        onChange=${value((v) => setDays(Number(v)))}
-      >
+      <select name="range" aria-label="Range" value=${range} onChange=${value((v) => setRange(v as Range))}>
         <option value="1">last 24 hours</option>
         <option value="7">last 7 days</option>
         <option value="30">last 30 days</option>
+        <option value="custom">days from … to …</option>
+      </select>
+      ${
+        range === 'custom' &&
+        html`<input
+            type="date"
+            name="from"
+            aria-label="From (UTC)"
+            value=${fromDay}
+            onChange=${value(setFromDay)}
+          />
+          <input type="date" name="to" aria-label="To (UTC)" value=${toDay} onChange=${value(setToDay)} />`
+      }
+      <select name="model" aria-label="Model" value=${model} onChange=${value(setModel)}>
+        <option value="">All models</option>
+        ${modelOptions.map((m) => html`<option value=${m}>${m}</option>`)}
       </select>
       <input name="key" placeholder="Key id (all keys)" value=${keyId} onChange=${value(setKeyId)} />
     </div>
     ${error && html`<p class="error" role="alert">${error}</p>`}
-    <${StackedChart} x=${chart.x} stacks=${chart.stacks} format=${METRICS[metric].format} />
-    <${UsageTable} rows=${rows} byKey=${Boolean(keyId.trim())} />
+    <${StackedChart}
+      x=${chart.x}
+      stacks=${chart.stacks}
+      format=${METRICS[metric].format}
+      whole=${metric !== 'cost'}
+      daily=${period === 'day'}
+    />
+    <${UsageTable} rows=${rows} />
   </section>`;
 }
 
-function UsageTable(props: { rows: SummaryRow[]; byKey: boolean }) {
+function UsageTable(props: { rows: SummaryRow[] }) {
   const header = [
     'period',
-    ...(props.byKey ? ['key_id'] : []),
     'model',
     'requests',
     'input_tokens',
@@ -118,7 +192,6 @@ function UsageTable(props: { rows: SummaryRow[]; byKey: boolean }) {
   ];
   const cells = (r: SummaryRow) => [
     r.period ?? '',
-    ...(props.byKey ? [r.key_id ?? ''] : []),
     r.model ?? '',
     r.requests,
     r.input_tokens,

@@ -1,7 +1,9 @@
 /**
  * The console in headless Chromium against a real gateway: sign in, create a key and see it once, use it
- * with the openai client, find the call in the usage chart and table, edit, rotate, disable (the key then
- * gets 403), delete. A screenshot of each step goes to test-output/screenshots/.
+ * with the openai client, find the call in the usage chart and table (filtered by model, key and a custom
+ * range of days), find real video tasks in the task list and one's status history, see the key's last
+ * use and spend, edit, rotate, disable (the key then gets 403), delete. A screenshot of each step goes
+ * to test-output/screenshots/.
  */
 import t, { type Test } from 'tap';
 import { existsSync } from 'node:fs';
@@ -10,6 +12,8 @@ import { join } from 'node:path';
 import OpenAI from 'openai';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { startTestGateway, type TestGateway } from '../helpers/gateway';
+import { eventually } from '../helpers/http';
+import { submitVideo, untilFinished, videoBody } from '../plugins/video-helpers';
 
 const CHROMIUM = '/usr/bin/chromium';
 const SHOTS = join(__dirname, '..', '..', '..', 'test-output', 'screenshots');
@@ -24,9 +28,12 @@ const ARGS = [
   '--disable-sync',
 ];
 
-const chatWith = (gw: TestGateway, apiKey: string) =>
+/** A second model, called with another key, for the usage view's filters. */
+const OTHER_MODEL = 'modelc-3.6-plus';
+
+const chatWith = (gw: TestGateway, apiKey: string, model = 'modela-5.5') =>
   new OpenAI({ baseURL: `${gw.url}/v1`, apiKey, maxRetries: 0 }).chat.completions.create({
-    model: 'modela-5.5',
+    model,
     messages: [{ role: 'user', content: 'hello from the console test' }],
   });
 
@@ -98,20 +105,75 @@ async function usage(t: Test, page: Page, id: string): Promise<void> {
   await page.getByRole('link', { name: 'Usage' }).click();
   await page.locator('.chart canvas').waitFor();
   await page.locator('table.usage tbody tr', { hasText: 'modela-5.5' }).waitFor();
-  t.pass('the usage view draws a chart (a canvas) and lists the call');
+  await page.locator('table.usage tbody tr', { hasText: OTHER_MODEL }).waitFor();
+  t.pass('the usage view draws a chart (a canvas) and lists the calls of every key');
+  const usageRows = page.locator('table.usage tbody tr');
+
+  await page.getByLabel('Model').selectOption(OTHER_MODEL);
+  await usageRows.filter({ hasText: 'modela-5.5' }).waitFor({ state: 'detached' });
+  t.ok(
+    (await usageRows.allInnerTexts()).every((r) => r.includes(OTHER_MODEL)),
+    'filtered by model',
+  );
+  await page.getByLabel('Model').selectOption('');
+
   await page.getByPlaceholder('Key id (all keys)').fill(id);
   await page.getByPlaceholder('Key id (all keys)').press('Enter');
-  await page.locator('table.usage tbody tr', { hasText: id }).waitFor();
-  const cells = await page.locator('table.usage tbody tr', { hasText: id }).locator('td').allInnerTexts();
-  t.equal(cells[3], '1', 'one request by the key, in the table');
+  await usageRows.filter({ hasText: OTHER_MODEL }).waitFor({ state: 'detached' });
+  const cells = await usageRows.filter({ hasText: 'modela-5.5' }).locator('td').allInnerTexts();
+  t.equal(cells[2], '1', "one request by the key, in the table, and only the key's");
   await shot(page, '05-usage');
   const [download] = await Promise.all([
     page.waitForEvent('download'),
     page.getByRole('button', { name: 'Export CSV' }).click(),
   ]);
   const text = await readFile(await download.path(), 'utf8');
-  t.match(text, /^period,key_id,model,requests,input_tokens,output_tokens,cost,cost_unknown_requests\r\n/);
-  t.match(text, new RegExp(`,${id},modela-5\\.5,1,`), 'the CSV holds the table');
+  t.match(text, /^period,model,requests,input_tokens,output_tokens,cost,cost_unknown_requests\r\n/);
+  t.match(text, /,modela-5\.5,1,/, 'the CSV holds the table');
+
+  await page.getByLabel('Range').selectOption('custom');
+  await page.getByLabel('From (UTC)').fill('2020-01-01');
+  await page.getByLabel('To (UTC)').fill('2020-01-31');
+  await page.locator('td.empty', { hasText: 'No usage in this range' }).waitFor();
+  t.pass('a custom range of days without calls: an empty table');
+  const today = new Date().toISOString().slice(0, 10);
+  await page.getByLabel('From (UTC)').fill(today);
+  await page.getByLabel('To (UTC)').fill(today);
+  await usageRows.filter({ hasText: 'modela-5.5' }).waitFor();
+  t.pass("a custom range of today's date: the call again");
+  await page.getByLabel('From (UTC)').fill('2030-01-02');
+  await page.getByLabel('To (UTC)').fill('2030-01-01');
+  t.match(await page.getByRole('alert').innerText(), /start on or before/, 'a range backwards is refused');
+  await page.getByLabel('Range').selectOption('7');
+  await page.getByLabel('Per').selectOption('day');
+  await usageRows.filter({ hasText: 'modela-5.5' }).waitFor();
+  await shot(page, '06-usage-by-day');
+}
+
+/** The task list, its status filter and a task's detail with its history. */
+async function tasks(t: Test, page: Page, done: string, failed: string): Promise<void> {
+  await page.getByRole('link', { name: 'Video tasks' }).click();
+  const taskRow = (id: string) => page.locator(`tr[data-task="${id}"]`);
+  await taskRow(done).waitFor();
+  await taskRow(failed).waitFor();
+  t.match(await taskRow(done).innerText(), /succeeded[\s\S]*videoa-1\.1-t2v[\s\S]*generic[\s\S]*0\.50/);
+  t.match(await taskRow(failed).innerText(), /failed[\s\S]*InternalError/, 'the upstream error is listed');
+  await shot(page, '07-tasks');
+  await page.getByLabel('Status').selectOption('failed');
+  await taskRow(done).waitFor({ state: 'detached' });
+  t.equal(await taskRow(failed).count(), 1, 'filtered by status');
+  await page.getByLabel('Status').selectOption('');
+  await taskRow(done).getByRole('button').click();
+  const dialog = page.locator('dialog');
+  await dialog.locator('table.history tbody tr').nth(2).waitFor();
+  t.strictSame(
+    await dialog.locator('table.history tbody tr td:first-child').allInnerTexts(),
+    ['queued', 'running', 'succeeded'],
+    'the detail shows the status history',
+  );
+  t.match(await dialog.innerText(), /Cost\s+0\.50/);
+  await shot(page, '08-task-detail');
+  await dialog.getByRole('button', { name: 'Close' }).click();
 }
 
 /** Answers the confirmation dialog of a row's `action` (Disable, Delete). */
@@ -126,7 +188,9 @@ t.test(
   { skip: existsSync(CHROMIUM) ? false : `no ${CHROMIUM} (apt-get install chromium)` },
   async (t) => {
     await mkdir(SHOTS, { recursive: true });
-    const gw = await startTestGateway(t);
+    const gw = await startTestGateway(t, (doc) => {
+      (doc.prices as Record<string, unknown>)['modela-5.5'] = { input_per_mtok: 1.25, output_per_mtok: 10 };
+    });
     const { page, problems } = await launch(t);
     await signIn(t, page, gw);
     const key = await createKey(t, page);
@@ -134,15 +198,30 @@ t.test(
 
     const answer = await chatWith(gw, key);
     t.ok(answer.choices[0]?.message, 'the new key works with the openai client');
+    await chatWith(gw, gw.key, OTHER_MODEL);
     await usage(t, page, id);
 
+    const [done, failed] = await Promise.all(
+      ['task_ms=200', 'task_ms=200 fail'].map(async (directives) => {
+        const submitted = await submitVideo(gw, 'generic', videoBody('videoa-1.1-t2v', directives));
+        return String(submitted.body.id);
+      }),
+    );
+    for (const task of [done!, failed!]) await untilFinished(gw, 'generic', task);
+    await eventually(async () => (await gw.gateway.tasks.get(done!))?.billed === true);
+    await tasks(t, page, done!, failed!);
+
     await page.getByRole('link', { name: 'Keys' }).click();
+    const used = await row(page, id).innerText();
+    t.notMatch(used, /never/, 'the key shows when it was last used');
+    t.match(used, /5\.00 \/ month\s+0\.000\d+\s/, 'and what it spent of its budget this month');
+    await shot(page, '09-keys-used');
     await row(page, id).getByRole('button', { name: 'Edit' }).click();
     await page.getByLabel('Description').fill('browser test, edited');
     await page.getByRole('button', { name: 'Save' }).click();
     await row(page, id).filter({ hasText: 'browser test, edited' }).waitFor();
     t.pass('the description is edited');
-    await shot(page, '06-edited');
+    await shot(page, '10-edited');
 
     await row(page, id).getByRole('button', { name: 'Rotate' }).click();
     await page.getByLabel('Grace period (minutes)').fill('30');
@@ -150,29 +229,29 @@ t.test(
     const replacement = await page.getByRole('textbox', { name: 'New key', exact: true }).inputValue();
     t.match(replacement, /^sk-/, 'rotation shows the new key once');
     t.match(await page.locator('dialog').innerText(), new RegExp(`replaces ${id}`));
-    await shot(page, '07-rotated');
+    await shot(page, '11-rotated');
     await page.getByRole('button', { name: 'I have stored it' }).click();
     t.match(await row(page, replacement.slice(0, 11)).innerText(), /browser test, edited/, 'same settings');
     t.ok((await chatWith(gw, replacement)).choices[0], 'the replacement works');
 
-    await confirmAction(page, id, 'Disable', '08-disable-confirm');
+    await confirmAction(page, id, 'Disable', '12-disable-confirm');
     await row(page, id).locator('.status.disabled').waitFor();
     t.equal(
       await row(page, id).getByRole('button', { name: 'Enable' }).count(),
       1,
       'shown disabled, with Enable',
     );
-    await shot(page, '09-disabled');
+    await shot(page, '13-disabled');
     const refused = await chatWith(gw, key).then(
       () => 0,
       (e: unknown) => (e instanceof OpenAI.APIError ? Number(e.status ?? -1) : -1),
     );
     t.equal(refused, 403, 'the disabled key gets 403 from the gateway');
 
-    await confirmAction(page, id, 'Delete', '10-delete-confirm');
+    await confirmAction(page, id, 'Delete', '14-delete-confirm');
     await row(page, id).waitFor({ state: 'detached' });
     t.pass('the deleted key leaves the table');
-    await shot(page, '11-deleted');
+    await shot(page, '15-deleted');
 
     // The page's own code runs in the browser, so it is given as text (this project is compiled for Node).
     await page.evaluate("sessionStorage.setItem('gateway-admin-token', 'stale-token')");
