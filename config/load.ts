@@ -7,7 +7,7 @@ import { resolve, dirname } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { interpolateTree, type Env } from './env';
 import { ConfigError } from './errors';
-import { gatewayConfigSchema, type GatewayConfig } from './schema';
+import { gatewayConfigSchema, redisUrl, type GatewayConfig } from './schema';
 import { parseSection } from './validate';
 import { port } from './units';
 
@@ -51,6 +51,7 @@ export function buildConfig(doc: unknown, env: Env = process.env, baseDir = proc
 function applyOverrides(config: GatewayConfig, env: Env, baseDir: string): void {
   if (env.PORT) config.server.port = parseSection(port, env.PORT, 'PORT');
   if (env.ADMIN_PORT) config.admin.port = parseSection(port, env.ADMIN_PORT, 'ADMIN_PORT');
+  if (env.REDIS_URL !== undefined) config.redis.url = parseSection(redisUrl, env.REDIS_URL, 'REDIS_URL');
   // A data_dir in the file is relative to the file; one from the environment is relative to the shell.
   config.storage.data_dir = env.GATEWAY_DATA_DIR
     ? resolve(env.GATEWAY_DATA_DIR)

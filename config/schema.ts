@@ -86,6 +86,25 @@ const keys = z
   })
   .strict();
 
+export const redisUrl = z
+  .string()
+  .regex(/^(rediss?:\/\/.+)?$/, 'must be a redis:// or rediss:// URL, or empty');
+
+/**
+ * Shared state for several instances (rate limits, key events, poll caps). Off when `url` is empty:
+ * each instance then counts alone in memory. `REDIS_URL` in the environment wins over `url`.
+ */
+const redis = z
+  .object({
+    /** `redis://[:password@]host:port[/db]`, or empty for none. */
+    url: redisUrl.default(''),
+    /** Prepended to every key and channel, so gateways can share a server with other users. */
+    key_prefix: z.string().default('gateway:'),
+    /** A command not answered within this fails at once; the caller falls back, never hangs. */
+    command_timeout: duration.default(100),
+  })
+  .strict();
+
 /** A pipeline entry: `auth` or `{ rate-limit: { … } }`. */
 const pipelineEntry = z.union([z.string(), z.record(z.string(), z.unknown())]);
 
@@ -194,6 +213,7 @@ export const gatewayConfigSchema = z
     admin: admin.default(admin.parse({})),
     storage: storage.default(storage.parse({})),
     keys: keys.default(keys.parse({})),
+    redis: redis.default(redis.parse({})),
     logging: logging.default(logging.parse({})),
     pipeline: z.array(pipelineEntry).min(1),
     upstreams: z.record(z.string(), upstream).default({}),
@@ -214,4 +234,5 @@ export type VideoConfig = GatewayConfig['video'];
 export type PriceConfig = z.output<typeof price>;
 export type PerImagePrice = z.output<typeof perImage>;
 export type StorageConfig = GatewayConfig['storage'];
+export type RedisConfig = GatewayConfig['redis'];
 export type LimitsConfig = GatewayConfig['limits'];

@@ -11,10 +11,16 @@ import type { SpendTracker } from './spend-tracker';
 import type { Catalogue } from './routing/catalogue';
 import type { UpstreamProxy } from './proxy/upstream-proxy';
 import type { UpstreamTimeouts } from './upstream/upstream';
+import type { LiveInstances } from './redis/live-instances';
+import type { RedisLink } from './redis/redis-link';
 
 export type Token<T> = symbol & { readonly __type?: T };
 export const token = <T>(name: string): Token<T> => Symbol(name);
 
+/** The link to Redis, or undefined when none is configured (each instance then counts alone). */
+export const RedisToken = token<RedisLink | undefined>('RedisLink');
+/** How many instances share Redis (undefined without Redis). */
+export const LiveInstancesToken = token<LiveInstances | undefined>('LiveInstances');
 export const ConfigToken = token<GatewayConfig>('GatewayConfig');
 export const LoggerToken = token<Logger>('Logger');
 export const KeyServiceToken = token<KeyService>('KeyService');

@@ -16,11 +16,15 @@ import {
   ConfigToken,
   KeyServiceToken,
   LoggerToken,
+  LiveInstancesToken,
   PricingToken,
+  RedisToken,
   SpendTrackerToken,
   UsageStoreToken,
 } from './di';
 import { Pricing } from './pricing';
+import { LiveInstances } from './redis/live-instances';
+import { RedisLink } from './redis/redis-link';
 import { SpendTracker } from './spend-tracker';
 import { needsWork } from './tasks/task';
 import { requestBodies } from './http/body';
@@ -56,6 +60,8 @@ export interface RunningGateway {
   readonly keys: KeyService;
   readonly usage: UsageStore;
   readonly tasks: TaskStore;
+  /** The link to Redis, when one is configured. */
+  readonly redis: RedisLink | undefined;
   /** This instance's video poller, when `video.poller` is on. */
   readonly poller: TaskPoller | undefined;
   /** The key created on a first start with no keys (shown once), if any. */
@@ -103,7 +109,14 @@ async function compose(
     cacheMax: config.keys.cache_max,
   });
 
+  const instance = instanceId();
+  const redis = config.redis.url ? await RedisLink.connect(config.redis, logger) : undefined;
+  const live = redis && new LiveInstances(redis, instance);
+  live?.start();
+
   const scope = container.createChildContainer();
+  scope.register(RedisToken, { useValue: redis });
+  scope.register(LiveInstancesToken, { useValue: live });
   scope.register(ConfigToken, { useValue: config });
   scope.register(LoggerToken, { useValue: logger });
   scope.register(KeyServiceToken, { useValue: keys });
@@ -137,7 +150,7 @@ async function compose(
     pricing,
     spend,
     logger,
-    instanceId: instanceId(),
+    instanceId: instance,
   });
   const routes = buildRoutes(catalogue, proxy, pipeline, video.endpoints);
   // Video submits' budget holds last until their tasks end, wherever they end (any instance's poller).
@@ -182,6 +195,8 @@ async function compose(
     // Usage writes that keep failing are retried for what is left of the grace period (at least a second).
     await stores.close(Math.max(1_000, deadline - Date.now()));
     for (const u of upstreams) u.close();
+    await live?.stop();
+    await redis?.close();
   };
   // Closing twice (a signal during a test's own close, say) waits for the first close.
   const close = (graceMs = config.server.shutdown_grace): Promise<void> => (closing ??= shutdown(graceMs));
@@ -193,6 +208,7 @@ async function compose(
     keys,
     usage,
     tasks: taskStore,
+    redis,
     poller,
     firstKey,
     close,
