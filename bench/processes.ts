@@ -49,9 +49,15 @@ export class Child {
       createInterface({ input: proc.stderr }).on('line', (line) => this.keep(`[stderr] ${line}`));
   }
 
-  /** Starts `node <script> ...args` with the given extra environment. */
-  static start(name: string, script: string, args: readonly string[], env: NodeJS.ProcessEnv = {}): Child {
-    const proc = spawn(process.execPath, [script, ...args], {
+  /** Starts `node ...nodeArgs <script> ...args` with the given extra environment. */
+  static start(
+    name: string,
+    script: string,
+    args: readonly string[],
+    env: NodeJS.ProcessEnv = {},
+    nodeArgs: readonly string[] = [],
+  ): Child {
+    const proc = spawn(process.execPath, [...nodeArgs, script, ...args], {
       env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
