@@ -1,18 +1,19 @@
 /**
- * Usage totals per (hour, key, model), kept as records are written so a summary never reads the records
- * themselves: a day, or no period at all, folds the hourly buckets. The buckets are indexed by key, so a
- * summary of some keys (a page of the console's key list, a budget's first check) reads only theirs.
- * The embedded store fills one at open from its files and then from each record it writes.
+ * Usage totals kept as records are written, so a summary never reads the records themselves. They are
+ * kept at four levels — per hour and per day, each with and without the key — and a summary reads the
+ * coarsest level that can answer it: by model over 30 days folds some hundreds of day buckets, not a
+ * bucket per (hour, key, model), which at a million records over a thousand keys is nearly one bucket
+ * per record. Each level indexes its buckets by period, and the keyed levels by key too, so a range
+ * reads only its periods and a summary of some keys (a page of the console's key list, a budget's
+ * first check) only their buckets. The embedded store fills one at open from its files and then from
+ * each record it writes.
  */
 import type { SummaryDimension, UsageRecord, UsageSummaryQuery, UsageSummaryRow } from './usage-store';
 
 export const HOUR_MS = 3_600_000;
 export const DAY_MS = 86_400_000;
 
-interface Bucket {
-  readonly hour: number;
-  readonly key_id: string | null;
-  readonly model: string;
+interface Totals {
   requests: number;
   input_tokens: number;
   output_tokens: number;
@@ -20,17 +21,15 @@ interface Bucket {
   cost_unknown_requests: number;
 }
 
-/** One key's buckets (`hour \n model` → bucket) and its latest record's time. */
-interface KeyBuckets {
-  readonly buckets: Map<string, Bucket>;
-  lastUsedAt: string;
+interface Bucket extends Totals {
+  /** Epoch ms of the hour or day the bucket covers. */
+  readonly start: number;
+  /** The record's key; undefined in the levels without keys. */
+  readonly key_id: string | null | undefined;
+  readonly model: string;
 }
 
-/** Map keys for the key index: a call made without a key has its own entry. */
-const NO_KEY = '\u0000none';
-const keyEntry = (keyId: string | null): string => (keyId === null ? NO_KEY : keyId);
-
-const emptyTotals = () => ({
+const emptyTotals = (): Totals => ({
   requests: 0,
   input_tokens: 0,
   output_tokens: 0,
@@ -38,26 +37,33 @@ const emptyTotals = () => ({
   cost_unknown_requests: 0,
 });
 
-export class UsageRollup {
-  private readonly keys = new Map<string, KeyBuckets>();
+/** Map keys for the key index: a call made without a key has its own entry. */
+const NO_KEY = '\u0000none';
+const keyEntry = (keyId: string | null | undefined): string => (keyId === null ? NO_KEY : (keyId ?? ''));
 
-  add(record: UsageRecord): void {
-    const at = Date.parse(record.created_at);
-    if (Number.isNaN(at)) return;
-    const hour = at - (((at % HOUR_MS) + HOUR_MS) % HOUR_MS);
-    const entry = keyEntry(record.key_id);
-    let key = this.keys.get(entry);
-    if (!key) {
-      key = { buckets: new Map(), lastUsedAt: record.created_at };
-      this.keys.set(entry, key);
-    }
-    // Records are written as `toISOString`, so string order is time order.
-    if (record.created_at > key.lastUsedAt) key.lastUsedAt = record.created_at;
-    const id = `${hour}\n${record.model}`;
-    let bucket = key.buckets.get(id);
+const floorTo = (at: number, unit: number): number => at - (((at % unit) + unit) % unit);
+
+/** One level of roll-ups: buckets of one period length, with or without the key. */
+class Level {
+  private readonly buckets = new Map<string, Bucket>();
+  private readonly byPeriod = new Map<number, Bucket[]>();
+  private readonly byKey = new Map<string, Bucket[]>();
+
+  constructor(
+    readonly unit: number,
+    readonly keyed: boolean,
+  ) {}
+
+  add(record: UsageRecord, at: number): void {
+    const start = floorTo(at, this.unit);
+    const key_id = this.keyed ? record.key_id : undefined;
+    const id = `${start}\n${keyEntry(key_id)}\n${record.model}`;
+    let bucket = this.buckets.get(id);
     if (!bucket) {
-      bucket = { hour, key_id: record.key_id, model: record.model, ...emptyTotals() };
-      key.buckets.set(id, bucket);
+      bucket = { start, key_id, model: record.model, ...emptyTotals() };
+      this.buckets.set(id, bucket);
+      pushTo(this.byPeriod, start, bucket);
+      if (this.keyed) pushTo(this.byKey, keyEntry(key_id), bucket);
     }
     bucket.requests += 1;
     bucket.input_tokens += record.prompt_tokens;
@@ -66,32 +72,76 @@ export class UsageRollup {
     else bucket.cost_unknown_requests += 1;
   }
 
+  /** The buckets of the chosen keys (all when absent) whose period starts in [from, to). */
+  *select(keyIds: readonly string[] | undefined, from = -Infinity, to = Infinity): Iterable<Bucket> {
+    if (keyIds) {
+      for (const id of keyIds) {
+        for (const b of this.byKey.get(id) ?? []) if (b.start >= from && b.start < to) yield b;
+      }
+      return;
+    }
+    const steps = (to - from) / this.unit;
+    if (steps < this.byPeriod.size) {
+      // A range shorter than the history: step through its periods rather than visit every one.
+      for (let start = floorTo(from, this.unit); start < to; start += this.unit) {
+        if (start >= from) yield* this.byPeriod.get(start) ?? [];
+      }
+      return;
+    }
+    for (const [start, buckets] of this.byPeriod) if (start >= from && start < to) yield* buckets;
+  }
+}
+
+function pushTo<K>(map: Map<K, Bucket[]>, key: K, bucket: Bucket): void {
+  const list = map.get(key);
+  if (list) list.push(bucket);
+  else map.set(key, [bucket]);
+}
+
+export class UsageRollup {
+  private readonly levels = [
+    new Level(HOUR_MS, true),
+    new Level(DAY_MS, true),
+    new Level(HOUR_MS, false),
+    new Level(DAY_MS, false),
+  ];
+  /** Each key's latest record time (ISO strings compare in time order). */
+  private readonly lastUsedAt = new Map<string, string>();
+
+  add(record: UsageRecord): void {
+    const at = Date.parse(record.created_at);
+    if (Number.isNaN(at)) return;
+    for (const level of this.levels) level.add(record, at);
+    const entry = keyEntry(record.key_id);
+    const last = this.lastUsedAt.get(entry);
+    if (last === undefined || record.created_at > last) this.lastUsedAt.set(entry, record.created_at);
+  }
+
   /** The time of each key's latest record, for the keys that have one. */
   lastUsed(keyIds: readonly string[]): Map<string, string> {
     const found = new Map<string, string>();
     for (const id of keyIds) {
-      const key = this.keys.get(id);
-      if (key) found.set(id, key.lastUsedAt);
+      const last = this.lastUsedAt.get(id);
+      if (last !== undefined) found.set(id, last);
     }
     return found;
   }
 
-  /** Folds the hourly buckets in [from, to) of the chosen keys and models into the query's groups. */
+  /** Folds the buckets of the coarsest level that answers the query into its groups. */
   summary(query: UsageSummaryQuery): UsageSummaryRow[] {
     const by = new Set<SummaryDimension>(query.group_by);
+    const level = this.levelFor(query, by);
     const periodMs = by.has('day') ? DAY_MS : by.has('hour') ? HOUR_MS : undefined;
     const models = query.models ? new Set(query.models) : undefined;
     const groups = new Map<string, UsageSummaryRow>();
-    for (const b of this.bucketsOf(query.key_ids)) {
-      if (query.from !== undefined && b.hour < query.from) continue;
-      if (query.to !== undefined && b.hour >= query.to) continue;
+    for (const b of level.select(query.key_ids, query.from, query.to)) {
       if (models && !models.has(b.model)) continue;
-      const period = periodMs === undefined ? undefined : b.hour - (b.hour % periodMs);
+      const period = periodMs === undefined ? undefined : floorTo(b.start, periodMs);
       const id = `${period ?? ''}\n${by.has('key') ? keyEntry(b.key_id) : ''}\n${by.has('model') ? b.model : ''}`;
       let row = groups.get(id);
       if (!row) {
         row = {
-          ...(by.has('key') ? { key_id: b.key_id } : {}),
+          ...(by.has('key') ? { key_id: b.key_id ?? null } : {}),
           ...(by.has('model') ? { model: b.model } : {}),
           ...(period !== undefined ? { period: new Date(period).toISOString() } : {}),
           ...emptyTotals(),
@@ -107,9 +157,12 @@ export class UsageRollup {
     return sortSummary([...groups.values()]);
   }
 
-  private *bucketsOf(keyIds: readonly string[] | undefined): Iterable<Bucket> {
-    const keys = keyIds ? keyIds.map((id) => this.keys.get(id)) : this.keys.values();
-    for (const key of keys) if (key) yield* key.buckets.values();
+  /** Keys only when grouped or filtered by key; days unless grouped by hour or bounded off a midnight. */
+  private levelFor(query: UsageSummaryQuery, by: ReadonlySet<SummaryDimension>): Level {
+    const keyed = by.has('key') || query.key_ids !== undefined;
+    const offDay = (at: number | undefined) => at !== undefined && at % DAY_MS !== 0;
+    const unit = by.has('hour') || offDay(query.from) || offDay(query.to) ? HOUR_MS : DAY_MS;
+    return this.levels.find((l) => l.keyed === keyed && l.unit === unit)!;
   }
 }
 

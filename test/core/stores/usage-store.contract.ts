@@ -207,6 +207,20 @@ export function usageStoreContract(t: Test, makeStore: MakeUsageStore): void {
           expected(raw, ['key', 'hour'], from, to),
           `${when}: over a range of hours`,
         );
+        // Ranges on midnights are answered from day totals, others from hour totals: both must agree.
+        const midnight = Date.parse('2026-03-02T00:00:00.000Z');
+        for (const [group_by, lo, hi] of [
+          [['model'], midnight, midnight + 86_400_000],
+          [['key'], from, midnight + 86_400_000],
+          [['model', 'day'], from, to],
+          [['key', 'model'], undefined, midnight],
+        ] as const) {
+          t.strictSame(
+            await s.summary({ group_by, from: lo, to: hi }),
+            expected(raw, group_by, lo, hi),
+            `${when}: by ${group_by.join(',')} from ${String(lo)} to ${String(hi)}`,
+          );
+        }
         const chosen = (r: UsageRecord): boolean =>
           (r.key_id === 'sk-sumA' || r.key_id === 'sk-sumC') && r.model !== 'model-y';
         t.strictSame(
