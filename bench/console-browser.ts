@@ -52,11 +52,11 @@ export class ConsoleBrowser {
       await page.locator('select[name=period]').selectOption(period);
       const answer = page.waitForResponse((r) => isMonthSummary(r.url(), period), { timeout: TIMEOUT_MS });
       await page.locator('select[name=range]').selectOption('30');
-      const body = (await (await answer).json()) as { data: unknown[] };
-      // The rows shown before (a day's worth) are fewer than the answer's: its last row ends the wait.
+      const url = new URL((await answer).url());
+      // The page marks the query its table and chart show: the wait ends when it shows this one.
       await page
-        .locator(USAGE_ROWS)
-        .nth(Math.max(body.data.length, 1) - 1)
+        .locator(`section[data-loaded="${url.pathname}${url.search}"] ${USAGE_ROWS}`)
+        .first()
         .waitFor({ timeout: TIMEOUT_MS });
       await page.locator('.chart canvas').first().waitFor({ timeout: TIMEOUT_MS });
     });

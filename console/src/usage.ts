@@ -91,6 +91,8 @@ export function UsageView() {
   const [model, setModel] = useState('');
   const [metric, setMetric] = useState<Metric>('requests');
   const [rows, setRows] = useState<SummaryRow[]>([]);
+  /** The query the rows answer, on the page as `data-loaded` (tests and the console bench wait for it). */
+  const [loaded, setLoaded] = useState('');
   const [models, setModels] = useState<string[]>([]);
   const [error, setError] = useState('');
   const bounds = useMemo(
@@ -100,12 +102,10 @@ export function UsageView() {
   const { from, to } = typeof bounds === 'string' ? { from: 0, to: 0 } : bounds;
   const key = keyId.trim();
 
+  const rowsPath = summaryPath(`model,${period}`, from, to, key, model);
   useLoad(
-    () =>
-      typeof bounds === 'string'
-        ? undefined
-        : api<{ data: SummaryRow[] }>('GET', summaryPath(`model,${period}`, from, to, key, model)),
-    (r) => (setRows(r.data), setError('')),
+    () => (typeof bounds === 'string' ? undefined : api<{ data: SummaryRow[] }>('GET', rowsPath)),
+    (r) => (setRows(r.data), setLoaded(rowsPath), setError('')),
     setError,
     [period, key, model, from, to],
   );
@@ -128,7 +128,7 @@ export function UsageView() {
   const value = (setter: (v: string) => void) => (e: Event) => setter((e.target as HTMLInputElement).value);
   const modelOptions = model && !models.includes(model) ? [model, ...models] : models;
 
-  return html`<section>
+  return html`<section data-loaded=${loaded}>
     <div class="toolbar">
       <h1>Usage</h1>
       <select
@@ -176,53 +176,88 @@ export function UsageView() {
       whole=${metric !== 'cost'}
       daily=${period === 'day'}
     />
-    <${UsageTable} rows=${rows} />
+    <${UsageTable} rows=${rows} period=${period} />
   </section>`;
 }
 
-function UsageTable(props: { rows: SummaryRow[] }) {
-  const header = [
-    'period',
-    'model',
-    'requests',
-    'input_tokens',
-    'output_tokens',
-    'cost',
-    'cost_unknown_requests',
-  ];
-  const cells = (r: SummaryRow) => [
-    r.period ?? '',
-    r.model ?? '',
-    r.requests,
-    r.input_tokens,
-    r.output_tokens,
-    money(r.cost_micros).replace(/,/g, ''),
-    r.cost_unknown_requests,
-  ];
-  const exportCsv = () => download('usage.csv', csv([header, ...props.rows.map(cells)]));
+const COLUMNS = ['requests', 'input_tokens', 'output_tokens', 'cost', 'cost_unknown_requests'];
+
+/** The figures of a row, as the table and the CSV show them (money exact, without thousands commas). */
+const figures = (r: SummaryRow) => [
+  r.requests,
+  r.input_tokens,
+  r.output_tokens,
+  money(r.cost_micros).replace(/,/g, ''),
+  r.cost_unknown_requests,
+];
+
+/** Sums rows per model, and over all of them: the table shows the range's totals, not every bucket. */
+function totalsByModel(rows: SummaryRow[]): { models: SummaryRow[]; all: SummaryRow } {
+  const byModel = new Map<string, SummaryRow>();
+  const all: SummaryRow = { model: 'all models', ...zero() };
+  for (const r of rows) {
+    const model = r.model ?? '';
+    const sum = byModel.get(model) ?? { model, ...zero() };
+    byModel.set(model, sum);
+    for (const target of [sum, all]) {
+      target.requests += r.requests;
+      target.input_tokens += r.input_tokens;
+      target.output_tokens += r.output_tokens;
+      target.cost_micros += r.cost_micros;
+      target.cost_unknown_requests += r.cost_unknown_requests;
+    }
+  }
+  const models = [...byModel.values()].sort((a, b) => (a.model! < b.model! ? -1 : 1));
+  return { models, all };
+}
+
+const zero = () => ({
+  requests: 0,
+  input_tokens: 0,
+  output_tokens: 0,
+  cost_micros: 0,
+  cost_unknown_requests: 0,
+});
+
+/**
+ * The range's totals by model (a few rows, however long the range), and the CSV of every period and
+ * model behind the chart.
+ */
+function UsageTable(props: { rows: SummaryRow[]; period: Period }) {
+  const { models, all } = useMemo(() => totalsByModel(props.rows), [props.rows]);
+  const row = (r: SummaryRow, total = false) =>
+    html`<tr class=${total ? 'total' : ''}>
+      <td>${r.model}</td>
+      ${figures(r).map((c) => html`<td>${c}</td>`)}
+    </tr>`;
+  const exportCsv = () =>
+    download(
+      `usage-per-${props.period}.csv`,
+      csv([
+        ['period', 'model', ...COLUMNS],
+        ...props.rows.map((r) => [r.period ?? '', r.model ?? '', ...figures(r)]),
+      ]),
+    );
   return html`<div class="toolbar">
-      <h2>Totals</h2>
-      <button type="button" disabled=${props.rows.length === 0} onClick=${exportCsv}>Export CSV</button>
+      <h2>Totals by model</h2>
+      <button type="button" disabled=${props.rows.length === 0} onClick=${exportCsv}>
+        Export CSV (per ${props.period})
+      </button>
     </div>
     <table class="usage">
       <thead>
         <tr>
-          ${header.map((h) => html`<th>${h.replace(/_/g, ' ')}</th>`)}
+          ${['model', ...COLUMNS].map((h) => html`<th>${h.replace(/_/g, ' ')}</th>`)}
         </tr>
       </thead>
       <tbody>
         ${
-          props.rows.length === 0 &&
+          models.length === 0 &&
           html`<tr>
-            <td colspan=${header.length} class="empty">No usage in this range.</td>
+            <td colspan=${COLUMNS.length + 1} class="empty">No usage in this range.</td>
           </tr>`
         }
-        ${props.rows.map(
-          (r) =>
-            html`<tr>
-              ${cells(r).map((c) => html`<td>${c}</td>`)}
-            </tr>`,
-        )}
+        ${models.map((r) => row(r))} ${models.length > 1 && row(all, true)}
       </tbody>
     </table>`;
 }

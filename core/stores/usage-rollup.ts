@@ -1,6 +1,6 @@
 /**
  * Usage totals kept as records are written, so a summary never reads the records themselves. They are
- * kept at four levels — per hour and per day, each with and without the key — and a summary reads the
+ * kept at six levels — per hour, per day and for all time, each with and without the key — and a summary reads the
  * coarsest level that can answer it: by model over 30 days folds some hundreds of day buckets, not a
  * bucket per (hour, key, model), which at a million records over a thousand keys is nearly one bucket
  * per record. Each level indexes its buckets by period, and the keyed levels by key too, so a range
@@ -41,7 +41,11 @@ const emptyTotals = (): Totals => ({
 const NO_KEY = '\u0000none';
 const keyEntry = (keyId: string | null | undefined): string => (keyId === null ? NO_KEY : (keyId ?? ''));
 
-const floorTo = (at: number, unit: number): number => at - (((at % unit) + unit) % unit);
+/** All time in one bucket: the unit of the levels that answer summaries with no range and no period. */
+const ALL_TIME = 0;
+
+const floorTo = (at: number, unit: number): number =>
+  unit === ALL_TIME ? 0 : at - (((at % unit) + unit) % unit);
 
 /** One level of roll-ups: buckets of one period length, with or without the key. */
 class Level {
@@ -99,12 +103,10 @@ function pushTo<K>(map: Map<K, Bucket[]>, key: K, bucket: Bucket): void {
 }
 
 export class UsageRollup {
-  private readonly levels = [
-    new Level(HOUR_MS, true),
-    new Level(DAY_MS, true),
-    new Level(HOUR_MS, false),
-    new Level(DAY_MS, false),
-  ];
+  private readonly levels = [HOUR_MS, DAY_MS, ALL_TIME].flatMap((unit) => [
+    new Level(unit, true),
+    new Level(unit, false),
+  ]);
   /** Each key's latest record time (ISO strings compare in time order). */
   private readonly lastUsedAt = new Map<string, string>();
 
@@ -157,11 +159,20 @@ export class UsageRollup {
     return sortSummary([...groups.values()]);
   }
 
-  /** Keys only when grouped or filtered by key; days unless grouped by hour or bounded off a midnight. */
+  /**
+   * Keys only when grouped or filtered by key; all time when neither bounded nor grouped by period;
+   * else days, unless grouped by hour or bounded off a midnight.
+   */
   private levelFor(query: UsageSummaryQuery, by: ReadonlySet<SummaryDimension>): Level {
     const keyed = by.has('key') || query.key_ids !== undefined;
     const offDay = (at: number | undefined) => at !== undefined && at % DAY_MS !== 0;
-    const unit = by.has('hour') || offDay(query.from) || offDay(query.to) ? HOUR_MS : DAY_MS;
+    const unbounded = query.from === undefined && query.to === undefined;
+    const unit =
+      by.has('hour') || offDay(query.from) || offDay(query.to)
+        ? HOUR_MS
+        : unbounded && !by.has('day')
+          ? ALL_TIME
+          : DAY_MS;
     return this.levels.find((l) => l.keyed === keyed && l.unit === unit)!;
   }
 }
