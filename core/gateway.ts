@@ -27,6 +27,7 @@ import { LiveInstances } from './redis/live-instances';
 import { RedisLink } from './redis/redis-link';
 import { SpendTracker } from './spend-tracker';
 import { needsWork } from './tasks/task';
+import { openTaskHolds } from './tasks/open-task-holds';
 import { requestBodies } from './http/body';
 import type { Endpoint } from './http/endpoint';
 import { GatewayServer } from './http/gateway-server';
@@ -123,12 +124,12 @@ async function compose(
   scope.register(UsageStoreToken, { useValue: usage });
   const pricing = new Pricing(config.prices);
   scope.register(PricingToken, { useValue: pricing });
-  const spend = new SpendTracker(usage);
-  scope.register(SpendTrackerToken, { useValue: spend });
 
   const upstreams = buildUpstreams(config, scope);
   const catalogue = new Catalogue(upstreams, config.routes, config.limits);
   scope.register(CatalogueToken, { useValue: catalogue });
+  const spend = new SpendTracker(usage, Date.now, openTaskHolds(taskStore, catalogue, pricing));
+  scope.register(SpendTrackerToken, { useValue: spend });
   const unpriced = catalogue
     .models()
     .map((m) => m.id)

@@ -40,14 +40,25 @@ export function nextMonthStart(now: number): number {
 const periodStartOf = (period: KeyBudget['period'], now: number): number =>
   period === 'month' ? monthStart(now) : 0;
 
+/** A video task of the key still under way, and what it holds (for holds a restart must restore). */
+export interface OpenTask {
+  readonly id: string;
+  readonly micros: number;
+}
+
 export class SpendTracker {
   private readonly keys = new Map<string, KeySpend>();
   /** Holds of video tasks under way, by task id: they outlive the submit call, until the task ends. */
   private readonly tasks = new Map<string, { spend: KeySpend; micros: number }>();
+  /** Tasks that ended while some key's spend was being read: a read that lists one must not hold it. */
+  private readonly endedWhileSeeding = new Set<string>();
+  private seedings = 0;
 
   constructor(
     private readonly store: Pick<UsageStore, 'summary'>,
     private readonly clock: () => number = Date.now,
+    /** The key's video tasks still under way, read with its spend: their holds outlive a restart. */
+    private readonly openTasks?: (keyId: string) => Promise<readonly OpenTask[]>,
   ) {}
 
   /**
@@ -106,18 +117,29 @@ export class SpendTracker {
    */
   taskEnded(taskId: string): void {
     const held = this.tasks.get(taskId);
-    if (!held) return;
+    if (!held) {
+      if (this.seedings > 0) this.endedWhileSeeding.add(taskId);
+      return;
+    }
     this.tasks.delete(taskId);
     this.release(held.spend, held.micros);
   }
 
   private seed(keyId: string, spend: KeySpend): void {
     const from = spend.periodStart;
-    const seeding = this.store
-      .summary({ group_by: ['key'], key_ids: [keyId], from: from > 0 ? from : undefined })
-      .then((rows) => {
+    this.seedings++;
+    const seeding = Promise.all([
+      this.store.summary({ group_by: ['key'], key_ids: [keyId], from: from > 0 ? from : undefined }),
+      this.openTasks?.(keyId) ?? [],
+    ])
+      .then(([rows, open]) => {
         if (spend.periodStart !== from) return; // a newer period began meanwhile: its own read counts
         spend.spent += rows.find((r) => r.key_id === keyId)?.cost_micros ?? 0;
+        for (const task of open) {
+          if (this.tasks.has(task.id) || this.endedWhileSeeding.has(task.id)) continue;
+          this.hold(spend, task.micros);
+          this.holdTask(task.id, spend, task.micros);
+        }
       })
       .catch((e: unknown) => {
         // Forgotten, so the next call reads again; this one fails.
@@ -126,6 +148,7 @@ export class SpendTracker {
       })
       .finally(() => {
         if (spend.seeding === seeding) spend.seeding = undefined;
+        if (--this.seedings === 0) this.endedWhileSeeding.clear();
       });
     spend.seeding = seeding;
   }

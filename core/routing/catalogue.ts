@@ -94,6 +94,11 @@ export class Catalogue {
   }
 
   /** The models served, in a stable order. */
+  /** The target of `model` on the upstream named `upstream`, if the model is served there. */
+  targetOn(model: string, upstream: string): RouteTarget | undefined {
+    return this.entries.get(model)?.targets.find((t) => t.upstream.name === upstream);
+  }
+
   models(): ModelSpec[] {
     return [...this.entries.values()].map((e) => e.spec);
   }

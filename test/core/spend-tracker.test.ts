@@ -1,6 +1,6 @@
 /** SpendTracker: one store read per key and period, records counted as written, a new month from its own records. */
 import t from 'tap';
-import { SpendTracker } from '../../core/spend-tracker';
+import { SpendTracker, type OpenTask } from '../../core/spend-tracker';
 import type { UsageSummaryQuery, UsageSummaryRow } from '../../core/stores/usage-store';
 
 const row = (key_id: string, cost_micros: number): UsageSummaryRow => ({
@@ -59,4 +59,25 @@ t.test('a failed read fails the call and is tried again', async (t) => {
   await t.rejects(tracker.current('k', 'total'), /disk/);
   fail = false;
   t.equal((await tracker.current('k', 'total')).spent, 3);
+});
+
+t.test('holds of tasks under way are read with the spend, except a task that ended meanwhile', async (t) => {
+  let answer: (tasks: OpenTask[]) => void = () => undefined;
+  const tracker = new SpendTracker(
+    { summary: () => Promise.resolve([row('k1', 100)]) },
+    Date.now,
+    () => new Promise((resolve) => (answer = resolve)),
+  );
+  const reading = tracker.current('k1', 'total');
+  await new Promise((r) => setImmediate(r));
+  tracker.taskEnded('t-ended'); // its end was told before the read answered
+  answer([
+    { id: 't-open', micros: 500 },
+    { id: 't-ended', micros: 700 },
+  ]);
+  const spend = await reading;
+  t.equal(spend.spent, 100);
+  t.equal(spend.held, 500, 'only the task still under way holds');
+  tracker.taskEnded('t-open');
+  t.equal(spend.held, 0, 'and is released when it ends');
 });

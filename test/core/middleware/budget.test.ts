@@ -10,7 +10,9 @@ import type { KeyBudget } from '../../../core/stores/key-store';
 import type { UsageRecord } from '../../../core/stores/usage-store';
 import { monthStart, nextMonthStart } from '../../../core/spend-tracker';
 import { isError } from '../../helpers/errors';
-import { startTestGateway, type TestGateway } from '../../helpers/gateway';
+import { startTestGateway, testConfig, type ConfigDoc, type TestGateway } from '../../helpers/gateway';
+import { buildConfig } from '../../../config/load';
+import { startGateway } from '../../../core/gateway';
 import { eventually, postJson, type JsonResponse } from '../../helpers/http';
 import { needsWork } from '../../../core/tasks/task';
 import { submitVideo, videoBody } from '../../plugins/video-helpers';
@@ -252,4 +254,25 @@ t.test("an image call holds n images at its size and quality's price", async (t)
     t.equal((await image(key, 'low')).status, second, `while a ${quality} image is under way`);
     t.equal((await first).status, 200);
   }
+});
+
+t.test('a restart restores the holds of video tasks still under way', async (t) => {
+  const noPoller = (doc: ConfigDoc): void => {
+    (doc.video as Record<string, unknown>).poller = false; // the task stays under way across the restart
+  };
+  const gw = await startTestGateway(t, noPoller);
+  const { key, id } = await newKey(gw, { amount_micros: VIDEO_COST, period: 'total' });
+  const [first] = await submitVideos(gw, key, 1, 'task_ms=50');
+  t.equal(first!.status, 200, 'the first submit holds the whole budget');
+  await gw.gateway.close(1_000);
+
+  const doc = testConfig(gw.sim.url, gw.dataDir);
+  noPoller(doc);
+  const again = await startGateway(buildConfig(doc, {}));
+  t.teardown(() => again.close(1_000));
+  const restarted = { ...gw, gateway: again, url: again.url };
+  const [second] = await submitVideos(restarted, key, 1, 'task_ms=50');
+  isError(t, second!, 429, 'budget_exhausted');
+  t.equal(gw.sim.tasks.list().length, 1, 'the upstream got only the first task');
+  t.equal((await recordsOf(restarted, id)).length, 0, 'nothing billed yet: the hold alone refused it');
 });

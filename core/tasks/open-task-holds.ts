@@ -1,0 +1,38 @@
+/**
+ * What a key's video tasks still under way hold against its budget, read from the task store when the
+ * key's spend is first read (SpendTracker), so a restart does not forget the holds of tasks it left
+ * running: the same estimate the budget stage held at submit (TaskUpstream.estimate at the model's price).
+ */
+import type { Pricing } from '../pricing';
+import type { Catalogue } from '../routing/catalogue';
+import type { OpenTask } from '../spend-tracker';
+import type { TaskStore } from '../stores/task-store';
+import { needsWork, type TaskStatus, type VideoTask } from './task';
+
+/** Statuses of tasks that may still be billed (a succeeded one until its record is written). */
+const OPEN: readonly TaskStatus[] = ['queued', 'running', 'succeeded'];
+/** A key with more tasks under way than this is already far past any budget's edge. */
+const MAX_OPEN = 1_000;
+
+export function openTaskHolds(
+  tasks: TaskStore,
+  catalogue: Catalogue,
+  pricing: Pricing,
+): (keyId: string) => Promise<OpenTask[]> {
+  const holdOf = (task: VideoTask): number => {
+    const target = catalogue.targetOn(task.model, task.upstream);
+    const upstream = target?.upstream.plugin.tasks;
+    if (!target || !upstream) return 0; // no longer configured: nothing to estimate it by
+    return pricing.taskCost(task.model, task.params, upstream.estimate(task.params, target.spec)) ?? 0;
+  };
+  return async (keyId) => {
+    const pages = await Promise.all(
+      OPEN.map((status) => tasks.page({ key_id: keyId, status, limit: MAX_OPEN })),
+    );
+    return pages
+      .flat()
+      .filter(needsWork)
+      .map((task) => ({ id: task.id, micros: holdOf(task) }))
+      .filter((hold) => hold.micros > 0);
+  };
+}
