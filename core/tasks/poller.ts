@@ -179,7 +179,8 @@ export class TaskPoller {
   private async step(task: VideoTask): Promise<VideoTask | undefined> {
     if (task.status === 'succeeded') return this.bill(task);
     if (task.upstream_task_id === null) return this.failInterrupted(task);
-    if (Date.now() >= task.deadline_at) return this.change(task, terminal('failed', deadlineError(task)));
+    const now = Date.now();
+    if (now >= task.deadline_at) return this.change(task, terminal('failed', deadlineError(task), now), now);
     const upstream = this.upstreams.get(task.upstream);
     if (!upstream) return this.retryLater(task, errorBackoff(FALLBACK_POLICY, task.poll_errors + 1));
     let outcome: PollOutcome;
@@ -200,20 +201,22 @@ export class TaskPoller {
     policy: PollPolicy,
   ): Promise<VideoTask | undefined> {
     const polled: TaskChange = { polls: task.polls + 1, poll_errors: 0 };
+    const now = Date.now();
     switch (outcome.state) {
       case 'succeeded': {
-        const done = await this.change(task, {
+        const succeeded: TaskChange = {
           ...polled,
-          ...terminal('succeeded', null),
+          ...terminal('succeeded', null, now),
           video_url: outcome.videoUrl,
           usage: outcome.usage,
           lease: task.lease, // kept: billing comes next, under the same lease
-        });
+        };
+        const done = await this.change(task, succeeded, now);
         return done && this.bill(done);
       }
       case 'failed':
       case 'cancelled':
-        return this.change(task, { ...polled, ...terminal(outcome.state, outcome.error) });
+        return this.change(task, { ...polled, ...terminal(outcome.state, outcome.error, now) }, now);
       default: {
         // queued, running or unknown: poll again later; the status never moves backwards.
         const status =
@@ -257,16 +260,16 @@ export class TaskPoller {
   }
 
   /** A conditional update under this poller's lease; undefined when the lease was lost meanwhile. */
-  private change(task: VideoTask, change: TaskChange): Promise<VideoTask | undefined> {
-    return this.store.update(task.id, this.options.owner, change, Date.now());
+  private change(task: VideoTask, change: TaskChange, now = Date.now()): Promise<VideoTask | undefined> {
+    return this.store.update(task.id, this.options.owner, change, now);
   }
 }
 
-/** The change that ends a task. */
-const terminal = (status: TaskStatus, error: TaskError | null): TaskChange => ({
+/** The change that ends a task; `finished_at` is the time the store records in its history too. */
+const terminal = (status: TaskStatus, error: TaskError | null, now: number): TaskChange => ({
   status,
   error,
-  finished_at: Date.now(),
+  finished_at: now,
   lease: null,
 });
 

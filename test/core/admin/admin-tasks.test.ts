@@ -76,13 +76,16 @@ void t.test('admin video tasks', async (t) => {
     const res = await admin<TaskView>(gw, `/admin/tasks/${ok1}`);
     t.equal(res.status, 200);
     t.match(res.body, { id: ok1, status: 'succeeded', model: 'videoa-1.1-t2v', protocol: 'generic' });
-    t.strictSame(
-      res.body.history?.map((h) => h.status),
-      ['queued', 'running', 'succeeded'],
-      'queued → running → succeeded',
+    // A poll that comes late (a loaded machine) may see the task succeeded without seeing it run.
+    const statuses = res.body.history?.map((h) => h.status) ?? [];
+    t.ok(
+      ['queued,running,succeeded', 'queued,succeeded'].includes(statuses.join()),
+      `queued → (running →) succeeded: ${statuses.join(' → ')}`,
     );
+    const times = res.body.history?.map((h) => h.at) ?? [];
+    t.strictSame(times, [...times].sort(), 'in time order');
     t.equal(res.body.history?.[0]?.at, res.body.created_at, 'queued at creation');
-    t.equal(res.body.history?.[2]?.at, res.body.finished_at, 'succeeded when it finished');
+    t.equal(res.body.history?.at(-1)?.at, res.body.finished_at, 'succeeded when it finished');
     const usage = await admin<{ data: { cost_micros: number }[] }>(gw, `/admin/usage?id=${ok1}`);
     t.equal(usage.body.data.length, 1);
     t.equal(res.body.cost_micros, usage.body.data[0]!.cost_micros, 'the cost is the usage record’s');
