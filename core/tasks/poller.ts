@@ -159,7 +159,9 @@ export class TaskPoller {
     if (!needsWork(task)) return;
     const leasedElsewhere = task.lease && task.lease.owner !== this.options.owner ? task.lease.until : 0;
     const at = Math.max(task.next_poll_at, leasedElsewhere, notBefore);
-    const timer = setTimeout(() => this.enqueue(task, at), Math.max(0, at - Date.now())).unref();
+    // A millisecond over: a timer may fire up to one early by `Date.now()`, and a turn before the task
+    // is due is refused by the store.
+    const timer = setTimeout(() => this.enqueue(task, at), Math.max(0, at - Date.now()) + 1).unref();
     this.timers.set(task.id, timer);
   }
 
