@@ -152,6 +152,8 @@ async function compose(
     spend,
     logger,
     instanceId: instance,
+    redis,
+    live,
   });
   const routes = buildRoutes(catalogue, proxy, pipeline, video.endpoints);
   // Video submits' budget holds last until their tasks end, wherever they end (any instance's poller).

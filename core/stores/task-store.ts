@@ -2,6 +2,11 @@
  * Video tasks. Every change is conditional and atomic in the store itself, so several pollers (in one
  * process or on several instances) can share it: a task is changed only by the holder of its lease, and
  * its status only moves forward.
+ *
+ * Clocks: `now` is the caller's clock. A store shared by several hosts (MongoDB) judges leases on its own
+ * clock instead: a lease then lasts `lease.until - now` from the store's present, and is live while its
+ * `until` is after the store's present, so hosts whose clocks disagree still never hold one task at once.
+ * One process's store (embedded) uses `now` as given.
  */
 import type { Lease, TaskChange, TaskStatus, VideoTask } from '../tasks/task';
 
@@ -29,6 +34,15 @@ type PagePosition = Pick<VideoTask, 'created_at' | 'id'>;
 export const newestFirst = (a: PagePosition, b: PagePosition): number =>
   b.created_at - a.created_at || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
 
+/** Conditions of `acquire` beyond a free lease. */
+export interface AcquireOptions {
+  /**
+   * Only if the task is due (`next_poll_at <= now`): a poll queued on a stale view of the task is dropped
+   * when another poller has polled it meanwhile and moved its next poll on.
+   */
+  readonly onlyIfDue?: boolean;
+}
+
 export interface TaskStore {
   /**
    * Stores a new task, durably, before resolving. Throws IdempotencyKeyTaken when the task carries an
@@ -39,9 +53,10 @@ export interface TaskStore {
   get(id: string): Promise<VideoTask | undefined>;
   /**
    * Takes the lease on a task that still needs work, if nobody holds it or the holder's lease has
-   * expired at `now`. Returns the task as leased, or undefined.
+   * expired at `now` (the owner may renew its own), and, with `onlyIfDue`, if it is due at `now`.
+   * Returns the task as leased, or undefined.
    */
-  acquire(id: string, lease: Lease, now: number): Promise<VideoTask | undefined>;
+  acquire(id: string, lease: Lease, now: number, options?: AcquireOptions): Promise<VideoTask | undefined>;
   /**
    * Applies `change` if `owner` holds the lease and the status does not move backwards. Returns the
    * updated task, or undefined when the condition failed (the lease was lost, or the change was stale).

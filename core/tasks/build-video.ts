@@ -14,8 +14,12 @@ import type { TaskStore } from '../stores/task-store';
 import type { UsageStore } from '../stores/usage-store';
 import type { Upstream } from '../upstream/upstream';
 import { Biller } from './billing';
+import { localPollGates } from './poll-gate';
 import { TaskPoller } from './poller';
+import { sharedPollGates } from './shared-poll-gate';
 import type { Pricing } from '../pricing';
+import type { LiveInstances } from '../redis/live-instances';
+import type { RedisLink } from '../redis/redis-link';
 import type { SpendTracker } from '../spend-tracker';
 import { TaskSubmission } from './submission';
 
@@ -37,6 +41,9 @@ export interface VideoDeps {
   readonly logger: Logger;
   /** Unique per process start: leases of a previous run of this instance are not mistaken for its own. */
   readonly instanceId: string;
+  /** With Redis, every upstream's poll caps are shared by all instances, not each instance's own. */
+  readonly redis?: RedisLink | undefined;
+  readonly live?: LiveInstances | undefined;
 }
 
 export function buildVideo(deps: VideoDeps): VideoRuntime {
@@ -62,6 +69,7 @@ export function buildVideo(deps: VideoDeps): VideoRuntime {
           sweepEveryMs: config.video.sweep_every,
         },
         deps.logger,
+        deps.redis ? sharedPollGates(deps.redis, deps.live, config.video.lease, deps.logger) : localPollGates,
       )
     : undefined;
   return { endpoints, poller };

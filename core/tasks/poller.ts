@@ -3,7 +3,11 @@
  * whether or not a client ever asks. It hears of tasks from the store's change events and from a periodic
  * sweep of due tasks (so a missed event or a restart loses nothing), takes a lease before each poll (so
  * pollers on several instances never poll one task at once), and asks each upstream no harder than its
- * poll policy allows (concurrency and rate, per instance).
+ * poll policy allows (concurrency and rate: per instance, or shared by all through Redis; see PollGate).
+ *
+ * Every poller hears of every task, so a task is queued on each; the lease is taken only if the task is
+ * still due, so the first poller to get there polls it and the others drop their stale turn: N pollers
+ * make as many polls per task as one.
  */
 import Bottleneck from 'bottleneck';
 import type { Logger } from 'pino';
@@ -11,6 +15,7 @@ import type { PollOutcome, PollPolicy, TaskUpstream } from '../plugin';
 import type { TaskStore } from '../stores/task-store';
 import type { Biller } from './billing';
 import { interruptedChange, warnInterrupted } from './interrupted-submit';
+import { localPollGates, type PollGate, type PollGates } from './poll-gate';
 import { canMove, needsWork, type TaskChange, type TaskError, type TaskStatus, type VideoTask } from './task';
 
 export interface PollerOptions {
@@ -18,6 +23,12 @@ export interface PollerOptions {
   readonly owner: string;
   readonly leaseMs: number;
   readonly sweepEveryMs: number;
+}
+
+/** What a step left: the task as it is now, and the earliest time to look at it again. */
+interface StepResult {
+  readonly latest: VideoTask | undefined;
+  readonly notBefore: number;
 }
 
 /** What operators read about the poller (admin API `GET /admin/video/stats`). */
@@ -49,11 +60,21 @@ const errorBackoff = (policy: PollPolicy, errors: number): number =>
 
 const SWEEP_BATCH = 10_000;
 
+/**
+ * A dropped turn is retried no sooner than this: when clocks disagree (a store that times leases on its
+ * own clock), a task may look due here and not to the store for a moment, and must not spin.
+ */
+const DROPPED_RETRY_MS = 100;
+
 export class TaskPoller {
   private readonly timers = new Map<string, NodeJS.Timeout>();
   /** Tasks queued for or in a step here; events about them wait for the step's own outcome. */
   private readonly busy = new Set<string>();
+  /** Per upstream: how many steps run at once (each holds a lease), and then the gate of its polls. */
   private readonly limiters = new Map<string, Bottleneck>();
+  private readonly gates = new Map<string, PollGate>();
+  /** Polls leased and waiting at their gate. */
+  private waiting = 0;
   private stopWatching: (() => void) | undefined;
   private sweeper: NodeJS.Timeout | undefined;
   private stopped = false;
@@ -68,8 +89,12 @@ export class TaskPoller {
     private readonly biller: Biller,
     private readonly options: PollerOptions,
     private readonly logger: Logger,
+    gates: PollGates = localPollGates,
   ) {
-    for (const [name, upstream] of upstreams) this.limiters.set(name, limiterFor(upstream.polling));
+    for (const [name, { polling }] of upstreams) {
+      this.limiters.set(name, new Bottleneck({ maxConcurrent: polling.concurrency }));
+      this.gates.set(name, gates(name, polling));
+    }
   }
 
   start(): void {
@@ -83,7 +108,10 @@ export class TaskPoller {
   async stop(): Promise<void> {
     if (this.stopped) return;
     this.halt();
-    await Promise.all([...this.limiters.values()].map((l) => l.stop({ dropWaitingJobs: true })));
+    await Promise.all([
+      ...[...this.limiters.values()].map((l) => l.stop({ dropWaitingJobs: true })),
+      ...[...this.gates.values()].map((g) => g.close()),
+    ]);
   }
 
   /** Stops at once, releasing nothing: what a killed process leaves behind (for tests of lease expiry). */
@@ -91,6 +119,7 @@ export class TaskPoller {
     if (this.stopped) return;
     this.halt();
     for (const l of this.limiters.values()) void l.stop({ dropWaitingJobs: true }).catch(() => undefined);
+    for (const g of this.gates.values()) void g.close().catch(() => undefined);
   }
 
   async stats(): Promise<PollerStats> {
@@ -101,8 +130,8 @@ export class TaskPoller {
       billed: this.billed,
       upstream_errors: { ...this.errors },
       poll_lag_ms: { ...this.lag },
-      queued: counts.reduce((n, c) => n + c.QUEUED + c.RECEIVED, 0),
-      running: counts.reduce((n, c) => n + c.RUNNING + c.EXECUTING, 0),
+      queued: counts.reduce((n, c) => n + c.QUEUED + c.RECEIVED, 0) + this.waiting,
+      running: counts.reduce((n, c) => n + c.RUNNING + c.EXECUTING, 0) - this.waiting,
     };
   }
 
@@ -123,14 +152,16 @@ export class TaskPoller {
   }
 
   /** Sets the task's timer for when it is next due (or its lease expires); clears it when no work is left. */
-  private schedule(task: VideoTask): void {
+  private schedule(task: VideoTask, notBefore = 0): void {
     if (this.stopped || this.busy.has(task.id)) return;
     clearTimeout(this.timers.get(task.id));
     this.timers.delete(task.id);
     if (!needsWork(task)) return;
     const leasedElsewhere = task.lease && task.lease.owner !== this.options.owner ? task.lease.until : 0;
-    const at = Math.max(task.next_poll_at, leasedElsewhere);
-    const timer = setTimeout(() => this.enqueue(task, at), Math.max(0, at - Date.now())).unref();
+    const at = Math.max(task.next_poll_at, leasedElsewhere, notBefore);
+    // A millisecond over: a timer may fire up to one early by `Date.now()`, and a turn before the task
+    // is due is refused by the store.
+    const timer = setTimeout(() => this.enqueue(task, at), Math.max(0, at - Date.now()) + 1).unref();
     this.timers.set(task.id, timer);
   }
 
@@ -142,17 +173,17 @@ export class TaskPoller {
     limiter
       .schedule(() => this.work(task.id, dueAt))
       .then(
-        (latest) => this.settled(task.id, latest),
+        (result) => this.settled(task.id, result),
         (e: unknown) => {
           if (!this.stopped) this.logger.error({ err: e, task: task.id }, 'video poller: step failed');
-          this.settled(task.id, undefined);
+          this.settled(task.id, { latest: undefined, notBefore: 0 });
         },
       );
   }
 
-  private settled(id: string, latest: VideoTask | undefined): void {
+  private settled(id: string, { latest, notBefore }: StepResult): void {
     this.busy.delete(id);
-    if (latest) this.schedule(latest);
+    if (latest) this.schedule(latest, notBefore);
     // Without a result (lease lost, store error), the lease's expiry and the sweep bring the task back.
   }
 
@@ -163,17 +194,22 @@ export class TaskPoller {
     return limiter;
   }
 
-  private async work(id: string, dueAt: number): Promise<VideoTask | undefined> {
-    if (this.stopped) return undefined;
+  private async work(id: string, dueAt: number): Promise<StepResult> {
+    if (this.stopped) return { latest: undefined, notBefore: 0 };
     const now = Date.now();
-    const task = await this.store.acquire(
-      id,
-      { owner: this.options.owner, until: now + this.options.leaseMs },
-      now,
-    );
-    if (!task) return this.store.get(id); // done meanwhile, or leased by another poller: reschedule from its state
+    const task = await this.lease(id, now);
+    if (!task) {
+      // Done, leased or polled by another poller meanwhile: this turn is dropped, the task rescheduled.
+      return { latest: await this.store.get(id), notBefore: Date.now() + DROPPED_RETRY_MS };
+    }
     this.lag = { last: now - dueAt, max: Math.max(this.lag.max, now - dueAt) };
-    return this.step(task);
+    return { latest: await this.step(task), notBefore: 0 };
+  }
+
+  /** Takes (or renews) this poller's lease on the task, if it is still due. */
+  private lease(id: string, now: number): Promise<VideoTask | undefined> {
+    const lease = { owner: this.options.owner, until: now + this.options.leaseMs };
+    return this.store.acquire(id, lease, now, { onlyIfDue: true });
   }
 
   private async step(task: VideoTask): Promise<VideoTask | undefined> {
@@ -183,16 +219,39 @@ export class TaskPoller {
     if (now >= task.deadline_at) return this.change(task, terminal('failed', deadlineError(task), now), now);
     const upstream = this.upstreams.get(task.upstream);
     if (!upstream) return this.retryLater(task, errorBackoff(FALLBACK_POLICY, task.poll_errors + 1));
+    const gated = await this.throughGate(task);
+    if (!gated) return undefined; // the lease ran out at the gate: the task is someone else's now
     let outcome: PollOutcome;
     try {
-      outcome = await upstream.poll(task.upstream_task_id);
+      outcome = await upstream.poll(task.upstream_task_id).finally(gated.release);
     } catch (e) {
       this.errors[task.upstream] = (this.errors[task.upstream] ?? 0) + 1;
       this.logger.warn({ err: e, task: task.id, upstream: task.upstream }, 'video poll failed; retrying');
       return this.retryLater(task, errorBackoff(upstream.polling, task.poll_errors + 1));
     }
     this.polls++;
-    return this.apply(task, outcome, upstream.polling);
+    return this.apply(gated.task, outcome, upstream.polling);
+  }
+
+  /**
+   * Waits at the upstream's gate. A wait that took half the lease renews it, so the poll and the change
+   * after it still fall within the lease; undefined (and the gate left) when it could not be renewed.
+   */
+  private async throughGate(task: VideoTask): Promise<{ task: VideoTask; release: () => void } | undefined> {
+    const gate = this.gates.get(task.upstream)!;
+    const since = Date.now();
+    this.waiting++;
+    let release: () => void;
+    try {
+      release = await gate.take();
+    } finally {
+      this.waiting--;
+    }
+    const now = Date.now();
+    if (now - since < this.options.leaseMs / 2) return { task, release };
+    const renewed = await this.lease(task.id, now).catch(() => undefined);
+    if (!renewed) release();
+    return renewed && { task: renewed, release };
   }
 
   private async apply(
@@ -281,16 +340,3 @@ const FALLBACK_POLICY: PollPolicy = {
   concurrency: 1,
   perSecond: 0,
 };
-
-/**
- * Polls start at least 1/perSecond apart, plus a tenth: requests sent evenly still arrive bunched by the
- * network and the event loop, and the cap holds for any second the upstream counts, not only on average.
- */
-const RATE_MARGIN = 1.1;
-
-function limiterFor(policy: PollPolicy): Bottleneck {
-  return new Bottleneck({
-    maxConcurrent: policy.concurrency,
-    minTime: policy.perSecond > 0 ? Math.ceil((1000 / policy.perSecond) * RATE_MARGIN) : 0,
-  });
-}

@@ -15,6 +15,8 @@ export interface TaskView {
   /** ISO-8601 submit time; for an unknown id, the time of its first poll. */
   readonly created_at: string;
   readonly last_polled_at: string | null;
+  /** The shortest time between two consecutive polls of this id, in ms; null before a second poll. */
+  readonly min_poll_gap_ms: number | null;
   // The rest describe what was submitted and are absent for unknown ids.
   readonly model?: string;
   readonly resolution?: string;
@@ -49,6 +51,8 @@ interface Entry {
   inFlight: number;
   maxConcurrent: number;
   lastPolledAt: number | null;
+  /** The shortest time between two polls of this id begun one after the other. */
+  minPollGap: number | null;
 }
 
 const iso = (ms: number): string => new Date(ms).toISOString();
@@ -79,6 +83,7 @@ function viewOf(e: Entry, now: number): TaskView {
     max_concurrent_polls: e.maxConcurrent,
     created_at: iso(e.firstSeen),
     last_polled_at: e.lastPolledAt === null ? null : iso(e.lastPolledAt),
+    min_poll_gap_ms: e.minPollGap,
     ...(e.task ? submittedFields(e.task) : {}),
   };
 }
@@ -92,6 +97,7 @@ const newEntry = (family: string, id: string, firstSeen: number, task: SimTask |
   inFlight: 0,
   maxConcurrent: 0,
   lastPolledAt: null,
+  minPollGap: null,
 });
 
 /** How long the vendors answer for a task (UPSTREAMS §3b: 24 h); after that it is unknown, as there. */
@@ -129,6 +135,7 @@ export class TaskRegistry {
     e.polls++;
     e.inFlight++;
     e.maxConcurrent = Math.max(e.maxConcurrent, e.inFlight);
+    if (e.lastPolledAt !== null) e.minPollGap = Math.min(e.minPollGap ?? Infinity, now - e.lastPolledAt);
     e.lastPolledAt = now;
     const meter = this.meter(family);
     meter.begin(now);

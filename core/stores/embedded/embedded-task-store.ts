@@ -23,7 +23,13 @@ import {
   type TaskStatus,
   type VideoTask,
 } from '../../tasks/task';
-import { IdempotencyKeyTaken, newestFirst, type TaskPageQuery, type TaskStore } from '../task-store';
+import {
+  IdempotencyKeyTaken,
+  newestFirst,
+  type AcquireOptions,
+  type TaskPageQuery,
+  type TaskStore,
+} from '../task-store';
 import { writeFileAtomic } from './atomic-file';
 
 const JOURNAL = 'tasks.jsonl';
@@ -87,11 +93,17 @@ export class EmbeddedTaskStore implements TaskStore {
     return Promise.resolve(this.tasks.get(id));
   }
 
-  async acquire(id: string, lease: Lease, now: number): Promise<VideoTask | undefined> {
+  async acquire(
+    id: string,
+    lease: Lease,
+    now: number,
+    options: AcquireOptions = {},
+  ): Promise<VideoTask | undefined> {
     const task = this.tasks.get(id);
     if (!task || !needsWork(task) || (leaseLive(task.lease, now) && task.lease?.owner !== lease.owner)) {
       return undefined;
     }
+    if (options.onlyIfDue && task.next_poll_at > now) return undefined;
     return this.apply(task, { lease }, now);
   }
 

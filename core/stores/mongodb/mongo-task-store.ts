@@ -1,7 +1,8 @@
 /**
  * Video tasks in a MongoDB collection, `_id` = task id. Every condition of the TaskStore contract is part
  * of the write's own filter (or a unique index), so any number of pollers on any number of instances can
- * share the collection: the database decides who wins, never a read followed by a write.
+ * share the collection: the database decides who wins, never a read followed by a write. Leases are
+ * timed on the server's clock (`$$NOW`, MongoDB 4.2+), so the hosts' clocks need not agree.
  */
 import {
   MongoServerError,
@@ -25,7 +26,7 @@ import {
   type TaskStatus,
   type VideoTask,
 } from '../../tasks/task';
-import { IdempotencyKeyTaken, type TaskPageQuery, type TaskStore } from '../task-store';
+import { IdempotencyKeyTaken, type AcquireOptions, type TaskPageQuery, type TaskStore } from '../task-store';
 import { COLLECTIONS, isDuplicateKey, STORE_COLLECTION_OPTIONS, STORE_INDEXES } from './connect';
 
 type TaskDoc = Omit<StoredTask, 'id'> & { _id: string };
@@ -66,10 +67,33 @@ const NEEDS_WORK: Filter<TaskDoc> = {
   ],
 };
 
-/** No lease, or one that has run out at `now` (a lease is live while `until > now`). */
-const leaseFree = (now: number): Filter<TaskDoc> => ({
-  $or: [{ lease: null }, { 'lease.until': { $lte: now } }],
+/**
+ * The server's present in Unix ms. Leases are judged on it, not on the caller's clock: hosts whose clocks
+ * disagree would otherwise each see the other's lease as run out. (`$$NOW` is a date; stored times are
+ * numbers, and BSON orders every number before every date, so it is converted.)
+ */
+const SERVER_NOW = { $toLong: '$$NOW' };
+
+/** No lease, or one that has run out on the server's clock (a lease is live while `until` is later). */
+const LEASE_FREE: Filter<TaskDoc> = {
+  $or: [{ lease: null }, { $expr: { $lte: ['$lease.until', SERVER_NOW] } }],
+};
+
+/** The lease held by `owner` and still live on the server's clock. */
+const leaseHeldBy = (owner: string): Filter<TaskDoc> => ({
+  'lease.owner': owner,
+  $expr: { $gt: ['$lease.until', SERVER_NOW] },
 });
+
+/** Takes the lease for as long as the caller asked, counted from the server's present. */
+const leaseStage = (lease: Lease, now: number): Document[] => [
+  {
+    $set: {
+      lease: { owner: { $literal: lease.owner }, until: { $add: [SERVER_NOW, lease.until - now] } },
+      updated_at: { $literal: now },
+    },
+  },
+];
 
 /** The statuses a task may be in for a change to `to` to apply: never backwards. */
 const movableTo = (to: TaskStatus): TaskStatus[] => TASK_STATUSES.filter((from) => canMove(from, to));
@@ -135,17 +159,24 @@ export class MongoTaskStore implements TaskStore {
     return doc ? fromDoc(doc) : undefined;
   }
 
-  async acquire(id: string, lease: Lease, now: number): Promise<VideoTask | undefined> {
+  async acquire(
+    id: string,
+    lease: Lease,
+    now: number,
+    options: AcquireOptions = {},
+  ): Promise<VideoTask | undefined> {
     await this.watchesOpen();
     const doc = await this.tasks.findOneAndUpdate(
       {
         _id: id,
         $and: [
           NEEDS_WORK,
-          { $or: [{ lease: null }, { 'lease.until': { $lte: now } }, { 'lease.owner': lease.owner }] },
+          { $or: [LEASE_FREE, { 'lease.owner': lease.owner }] },
+          // `next_poll_at` was set on a caller's clock, so it is compared on one.
+          ...(options.onlyIfDue ? [{ next_poll_at: { $lte: now } }] : []),
         ],
       },
-      { $set: { lease: { owner: lease.owner, until: lease.until }, updated_at: now } },
+      leaseStage(lease, now),
       { returnDocument: 'after' },
     );
     return doc ? fromDoc(doc) : undefined;
@@ -156,8 +187,7 @@ export class MongoTaskStore implements TaskStore {
     const doc = await this.tasks.findOneAndUpdate(
       {
         _id: id,
-        'lease.owner': owner,
-        'lease.until': { $gt: now },
+        ...leaseHeldBy(owner),
         ...(change.status ? { status: { $in: movableTo(change.status) } } : {}),
       },
       changeStage(change, now),
@@ -180,7 +210,7 @@ export class MongoTaskStore implements TaskStore {
   async due(now: number, limit: number): Promise<VideoTask[]> {
     if (limit <= 0) return []; // a limit of 0 means "no limit" to MongoDB
     const docs = await this.tasks
-      .find({ $and: [NEEDS_WORK, { next_poll_at: { $lte: now } }, leaseFree(now)] })
+      .find({ $and: [NEEDS_WORK, { next_poll_at: { $lte: now } }, LEASE_FREE] })
       .sort({ next_poll_at: 1 })
       .limit(limit)
       .toArray();

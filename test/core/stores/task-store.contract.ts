@@ -10,6 +10,13 @@ import { until, type Opener } from '../../helpers/stores';
 
 export type MakeTaskStore = (t: Test) => Promise<Opener<TaskStore>>;
 
+/**
+ * Whose clock judges leases: the caller's `now` (one process's store), or the store's own (a store shared
+ * by hosts). On the store's clock a lease lasts `until - now` from the store's present, so tests that
+ * move `now` past a lease's end instead wait for a short lease to run out.
+ */
+export type LeaseClock = 'caller' | 'store';
+
 const T0 = 1_700_000_000_000;
 const MINUTE = 60_000;
 let seq = 0;
@@ -53,7 +60,9 @@ const insertError = (store: TaskStore, task: VideoTask, since: number): Promise<
     (e: unknown) => e,
   );
 
-export function taskStoreContract(t: Test, makeStore: MakeTaskStore): void {
+export function taskStoreContract(t: Test, makeStore: MakeTaskStore, clock: LeaseClock = 'caller'): void {
+  const callerClock = clock === 'caller';
+
   t.test('insert then get', async (t) => {
     const store = await (await makeStore(t))();
     const task = newTask();
@@ -219,7 +228,9 @@ export function taskStoreContract(t: Test, makeStore: MakeTaskStore): void {
     );
 
     const leased = await store.acquire(task.id, { owner: 'p1', until: T0 + MINUTE }, T0 + 5);
-    t.strictSame(leased?.lease, { owner: 'p1', until: T0 + MINUTE }, 'a free task is leased');
+    if (callerClock)
+      t.strictSame(leased?.lease, { owner: 'p1', until: T0 + MINUTE }, 'a free task is leased');
+    else t.equal(leased?.lease?.owner, 'p1', 'a free task is leased');
     t.equal(leased?.updated_at, T0 + 5, 'updated_at is the time of the change');
     t.strictSame(await store.get(task.id), leased, 'what acquire returns is what is stored');
 
@@ -229,9 +240,16 @@ export function taskStoreContract(t: Test, makeStore: MakeTaskStore): void {
       'a live lease of another owner is respected',
     );
     const renewed = await store.acquire(task.id, { owner: 'p1', until: T0 + 2 * MINUTE }, T0 + 10);
-    t.equal(renewed?.lease?.until, T0 + 2 * MINUTE, 'the owner may renew its own lease');
-    const takenOver = await store.acquire(task.id, { owner: 'p2', until: T0 + 3 * MINUTE }, T0 + 2 * MINUTE);
-    t.equal(takenOver?.lease?.owner, 'p2', 'a lease that has run out (until <= now) is taken over');
+    t.equal(renewed?.lease?.owner, 'p1', 'the owner may renew its own lease');
+    if (callerClock) {
+      t.equal(renewed?.lease?.until, T0 + 2 * MINUTE, 'for as long as it asks');
+      const takenOver = await store.acquire(
+        task.id,
+        { owner: 'p2', until: T0 + 3 * MINUTE },
+        T0 + 2 * MINUTE,
+      );
+      t.equal(takenOver?.lease?.owner, 'p2', 'a lease that has run out (until <= now) is taken over');
+    }
 
     const cases: [string, Partial<VideoTask>, boolean][] = [
       ['succeeded and billed', { status: 'succeeded', billed: true }, false],
@@ -281,11 +299,13 @@ export function taskStoreContract(t: Test, makeStore: MakeTaskStore): void {
       { status: 'running', polls: 1, next_poll_at: T0 + 5000 },
       'same status: bookkeeping applies',
     );
-    t.equal(
-      await store.update(task.id, 'p1', { polls: 2 }, T0 + MINUTE),
-      undefined,
-      'not once the lease ran out',
-    );
+    if (callerClock) {
+      t.equal(
+        await store.update(task.id, 'p1', { polls: 2 }, T0 + MINUTE),
+        undefined,
+        'not once the lease ran out',
+      );
+    }
     t.equal((await store.get(task.id))?.polls, 1, 'refused updates changed nothing');
 
     await store.acquire(task.id, { owner: 'p1', until: T0 + 3 * MINUTE }, T0 + MINUTE);
@@ -431,6 +451,50 @@ export function taskStoreContract(t: Test, makeStore: MakeTaskStore): void {
     );
   });
 
+  t.test('acquire onlyIfDue: only a task whose next poll is due at now', async (t) => {
+    const store = await (await makeStore(t))();
+    const task = newTask({ next_poll_at: T0 + 1000 });
+    await store.insert(task, T0);
+    const lease = { owner: 'p1', until: T0 + MINUTE };
+    t.equal(await store.acquire(task.id, lease, T0 + 999, { onlyIfDue: true }), undefined, 'not before');
+    t.equal((await store.get(task.id))?.lease, null, 'and nothing changed');
+    const leased = await store.acquire(task.id, { ...lease, until: T0 + 1000 + MINUTE }, T0 + 1000, {
+      onlyIfDue: true,
+    });
+    t.equal(leased?.lease?.owner, 'p1', 'from the moment it is due');
+    const polled = await store.update(task.id, 'p1', { next_poll_at: T0 + 5000, lease: null }, T0 + 1001);
+    t.ok(polled, 'polled, and its next poll moved on');
+    t.equal(
+      await store.acquire(task.id, { owner: 'p2', until: T0 + 2 * MINUTE }, T0 + 1002, { onlyIfDue: true }),
+      undefined,
+      'a turn queued before that poll is refused, though the lease is free',
+    );
+    t.ok(await store.acquire(task.id, lease, T0 + 1002), 'without onlyIfDue, a free lease is enough');
+  });
+
+  t.test(
+    'leases on the store clock: the caller clock cannot end one early',
+    { skip: callerClock },
+    async (t) => {
+      const store = await (await makeStore(t))();
+      const task = newTask();
+      await store.insert(task, T0);
+      t.ok(await store.acquire(task.id, { owner: 'p1', until: T0 + 300 }, T0), 'leased for 300 ms');
+      t.equal(
+        await store.acquire(task.id, { owner: 'p2', until: T0 + 10 * MINUTE }, T0 + 5 * MINUTE),
+        undefined,
+        'a caller whose clock runs ahead still sees it live',
+      );
+      t.ok(await store.update(task.id, 'p1', { polls: 1 }, T0 + 5 * MINUTE), 'and so does its holder');
+      await new Promise((r) => setTimeout(r, 400));
+      t.equal(
+        (await store.acquire(task.id, { owner: 'p2', until: T0 + MINUTE }, T0))?.lease?.owner,
+        'p2',
+        'once it ran out on the store clock, another takes it, whatever its own clock says',
+      );
+    },
+  );
+
   t.test('due: tasks needing work, due, with no live lease, earliest first, limited', async (t) => {
     const store = await (await makeStore(t))();
     const now = T0 + 10 * MINUTE;
@@ -444,7 +508,10 @@ export function taskStoreContract(t: Test, makeStore: MakeTaskStore): void {
       billed: newTask({ status: 'succeeded', billed: true, next_poll_at: now - 5000 }),
       failed: newTask({ status: 'failed', next_poll_at: now - 5000 }),
       cancelled: newTask({ status: 'cancelled', next_poll_at: now - 5000 }),
-      leased: newTask({ next_poll_at: now - 4000, lease: { owner: 'busy', until: now + 1 } }),
+      leased: newTask({
+        next_poll_at: now - 4000,
+        lease: { owner: 'busy', until: callerClock ? now + 1 : Date.now() + MINUTE },
+      }),
     };
     for (const task of Object.values(tasks)) await store.insert(task, T0);
     const ids = (list: VideoTask[]) => list.map((task) => task.id);

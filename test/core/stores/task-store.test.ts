@@ -23,10 +23,14 @@ t.test('embedded', (t) => {
 t.test('MongoDB', MONGODB_URI ? {} : { skip: NO_MONGODB }, async (t) => {
   const db = await mongoTestDb(t, MONGODB_URI ?? '');
   const nextName = collectionNames('tasks');
-  taskStoreContract(t, (t) => {
-    const name = nextName();
-    return Promise.resolve(closingAtEnd(t, () => MongoTaskStore.open(db, name)));
-  });
+  taskStoreContract(
+    t,
+    (t) => {
+      const name = nextName();
+      return Promise.resolve(closingAtEnd(t, () => MongoTaskStore.open(db, name)));
+    },
+    'store',
+  );
 });
 
 t.test(

@@ -5,67 +5,20 @@
  * whose own poller is off, so the pollers here are the only ones.
  */
 import 'reflect-metadata';
-import t, { type Test } from 'tap';
-import pino from 'pino';
-import { Biller } from '../../../core/tasks/billing';
-import { TaskPoller } from '../../../core/tasks/poller';
-import { deadSubmitTask } from '../../helpers/tasks';
-import { Pricing } from '../../../core/pricing';
+import t from 'tap';
 import type { TaskUpstream } from '../../../core/plugin';
 import type { VideoTask } from '../../../core/tasks/task';
-import { VIDEOA, VIDEOA_PATHS } from '../../../plugins/upstreams/videoa';
-import { videoOptions } from '../../../plugins/upstreams/video-task/video-options';
-import { VideoUpstream } from '../../../plugins/upstreams/video-task/video-upstream';
-import { startTestGateway, type TestGateway } from '../../helpers/gateway';
 import { eventually } from '../../helpers/http';
-import { submitVideo, videoBody } from '../../plugins/video-helpers';
-
-const LEASE_MS = 400;
-const silent = pino({ level: 'silent' });
-
-/** The gateway's videoa upstream, as the poller sees it, against the test's simulator. */
-function videoaUpstream(gw: TestGateway): VideoUpstream {
-  const options = videoOptions(VIDEOA_PATHS).parse({
-    plugin: 'videoa',
-    base_url: `${gw.sim.url}/videoa`,
-    api_key: 'sim-videoa-key',
-    poll: { every: '20ms', max_every: '60ms', deadline: '30s', concurrency: 16, per_second: 0 },
-  });
-  return new VideoUpstream(VIDEOA, options, 'videoa-main', { connectMs: 1_000, responseMs: 5_000 });
-}
-
-function poller(gw: TestGateway, owner: string, upstream: TaskUpstream): TaskPoller {
-  const biller = new Biller(gw.gateway.usage, new Pricing({}));
-  return new TaskPoller(
-    gw.gateway.tasks,
-    new Map([['videoa-main', upstream]]),
-    biller,
-    { owner, leaseMs: LEASE_MS, sweepEveryMs: 50 },
-    silent,
-  );
-}
-
-async function submitMany(gw: TestGateway, n: number, directives: string): Promise<string[]> {
-  const answers = await Promise.all(
-    Array.from({ length: n }, () => submitVideo(gw, 'generic', videoBody('videoa-1.1-t2v', directives))),
-  );
-  return answers.map((a) => String(a.body.id));
-}
-
-const allBilled = async (gw: TestGateway, ids: string[]): Promise<boolean> => {
-  const tasks = await Promise.all(ids.map((id) => gw.gateway.tasks.get(id)));
-  return tasks.every((task) => task?.billed === true);
-};
-
-async function recordsPerTask(gw: TestGateway, ids: string[]): Promise<number[]> {
-  const records = await gw.gateway.usage.list();
-  return ids.map((id) => records.filter((r) => r.id === id).length);
-}
-
-const gatewayWithoutPoller = (t: Test) =>
-  startTestGateway(t, (doc) => {
-    (doc.video as Record<string, unknown>).poller = false;
-  });
+import {
+  allBilled,
+  gatewayWithoutPoller,
+  LEASE_MS,
+  poller,
+  recordsPerTask,
+  submitMany,
+  videoaUpstream,
+} from '../../helpers/pollers';
+import { deadSubmitTask } from '../../helpers/tasks';
 
 void t.test('two pollers on one store: one poll at a time per task, one bill per task', async (t) => {
   const gw = await gatewayWithoutPoller(t);

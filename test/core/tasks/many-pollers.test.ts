@@ -1,0 +1,114 @@
+/**
+ * Three pollers on one store (as three instances would run them) poll each task no more than one poller
+ * does, never two at once; with Redis, their upstream's poll caps hold across the three together.
+ */
+import 'reflect-metadata';
+import pino from 'pino';
+import t from 'tap';
+import { LiveInstances } from '../../../core/redis/live-instances';
+import { RedisLink } from '../../../core/redis/redis-link';
+import type { PollGates } from '../../../core/tasks/poll-gate';
+import { sharedPollGates } from '../../../core/tasks/shared-poll-gate';
+import type { TestGateway } from '../../helpers/gateway';
+import { eventually } from '../../helpers/http';
+import { allBilled, gatewayWithoutPoller, poller, submitMany, videoaUpstream } from '../../helpers/pollers';
+import { redisPrefix, TEST_REDIS_URL } from '../../helpers/redis';
+
+const TASKS = 200;
+const silent = pino({ level: 'silent' });
+
+/** Runs `count` pollers over freshly submitted tasks until all are billed; returns the tasks' upstream ids. */
+async function drain(
+  gw: TestGateway,
+  count: number,
+  directives: string,
+  poll: Record<string, unknown>,
+  gates?: () => PollGates,
+): Promise<{ upstreamIds: string[]; pollsBy: number[] }> {
+  const pollers = Array.from({ length: count }, (_, i) =>
+    poller(gw, `poller-${i}`, videoaUpstream(gw, poll), gates?.(), 5_000),
+  );
+  // Submitted first: on two shared cores, submits and polls at once would make both runs' timing differ.
+  const ids = await submitMany(gw, TASKS, directives);
+  for (const p of pollers) p.start();
+  try {
+    await eventually(() => allBilled(gw, ids), 20_000);
+  } finally {
+    await Promise.all(pollers.map((p) => p.stop()));
+  }
+  const tasks = await Promise.all(ids.map((id) => gw.gateway.tasks.get(id)));
+  const pollsBy = await Promise.all(pollers.map(async (p) => (await p.stats()).polls));
+  return { upstreamIds: tasks.map((task) => task!.upstream_task_id!), pollsBy };
+}
+
+const meanPolls = (gw: TestGateway, upstreamIds: string[]): number =>
+  upstreamIds.reduce((n, id) => n + gw.sim.tasks.get(id)!.polls, 0) / upstreamIds.length;
+
+void t.test(`three pollers, ${TASKS} tasks: as many polls per task as one poller`, async (t) => {
+  const gw = await gatewayWithoutPoller(t);
+  // Several polls per task after the submits, at most about 500 polls a second between them.
+  const directives = 'task_ms=4000 poll_latency_ms=5';
+  const every = 250;
+  const poll = { every: `${every}ms`, max_every: '400ms' };
+  const one = await drain(gw, 1, directives, poll);
+  const three = await drain(gw, 3, directives, poll);
+  const [alone, together] = [meanPolls(gw, one.upstreamIds), meanPolls(gw, three.upstreamIds)];
+  // How many polls a task needs depends on how long the submits took on a loaded machine; what three
+  // pollers must never do is poll a task again before its interval, which is what one poller does not.
+  t.comment(`${together.toFixed(2)} polls per task with three pollers, ${alone.toFixed(2)} with one`);
+  const gaps = three.upstreamIds
+    .map((id) => gw.sim.tasks.get(id)!.min_poll_gap_ms)
+    .filter((gap): gap is number => gap !== null);
+  const tooSoon = gaps.filter((gap) => gap < every * 0.9);
+  t.strictSame(
+    tooSoon,
+    [],
+    `no task polled again within its ${every} ms interval (${gaps.length} repeat polls)`,
+  );
+  t.ok(
+    three.pollsBy.every((n) => n > 0),
+    `all three polled (${three.pollsBy.join(', ')})`,
+  );
+  const overlapping = three.upstreamIds.filter((id) => gw.sim.tasks.get(id)!.max_concurrent_polls > 1);
+  t.strictSame(overlapping, [], 'no task was ever polled by two pollers at once');
+});
+
+void t.test('with Redis, the poll caps hold across three pollers together', async (t) => {
+  const gw = await gatewayWithoutPoller(t);
+  const caps = { per_second: 50, concurrency: 4 };
+  // One key prefix for the three, as instances of one gateway share. A command timeout with room for
+  // two loaded shared cores: a call that times out falls back to local caps (see shared-poll-gate.test.ts).
+  const prefix = redisPrefix(t);
+  const links = await Promise.all(
+    [0, 1, 2].map(() =>
+      RedisLink.connect({ url: TEST_REDIS_URL, key_prefix: prefix, command_timeout: 1_000 }, silent),
+    ),
+  );
+  const live = links.map((link, i) => new LiveInstances(link, `instance-${i}`));
+  for (const l of live) l.start();
+  t.teardown(async () => {
+    await Promise.all(live.map((l) => l.stop()));
+    await Promise.all(links.map((l) => l.close()));
+  });
+  let next = 0;
+  const gates = (): PollGates => {
+    const i = next++;
+    return sharedPollGates(links[i]!, live[i], 5_000, silent);
+  };
+
+  gw.sim.tasks.resetStats();
+  const started = Date.now();
+  const { pollsBy } = await drain(gw, 3, 'task_ms=0 poll_latency_ms=30', caps, gates);
+  const took = Date.now() - started;
+  const stats = gw.sim.tasks.statsOf('videoa');
+  t.ok(stats.polls >= TASKS, `${stats.polls} polls (${pollsBy.join(', ')} by each) in ${took} ms`);
+  t.ok(pollsBy.filter((n) => n > 0).length >= 2, 'the pollers shared the work');
+  t.ok(
+    stats.max_polls_per_second <= caps.per_second + 1,
+    `at most ${stats.max_polls_per_second} polls in any second (cap ${caps.per_second} for all three)`,
+  );
+  t.ok(
+    stats.max_concurrent_polls <= caps.concurrency,
+    `at most ${stats.max_concurrent_polls} polls at once (cap ${caps.concurrency} for all three)`,
+  );
+});

@@ -1,0 +1,72 @@
+/**
+ * Pollers of the test's own over a gateway's store: the gateway's own poller is off, so these are the
+ * only ones, each as another instance would run it (its own owner name, limiters and gates).
+ */
+import pino from 'pino';
+import type { Test } from 'tap';
+import type { TaskUpstream } from '../../core/plugin';
+import { Pricing } from '../../core/pricing';
+import { Biller } from '../../core/tasks/billing';
+import type { PollGates } from '../../core/tasks/poll-gate';
+import { TaskPoller } from '../../core/tasks/poller';
+import { VIDEOA, VIDEOA_PATHS } from '../../plugins/upstreams/videoa';
+import { videoOptions } from '../../plugins/upstreams/video-task/video-options';
+import { VideoUpstream } from '../../plugins/upstreams/video-task/video-upstream';
+import { submitVideo, videoBody } from '../plugins/video-helpers';
+import { startTestGateway, type TestGateway } from './gateway';
+
+export const LEASE_MS = 400;
+const silent = pino({ level: 'silent' });
+
+const FAST = { every: '20ms', max_every: '60ms', deadline: '30s', concurrency: 16, per_second: 0 };
+
+/** The gateway's videoa upstream, as the poller sees it, against the test's simulator. */
+export function videoaUpstream(gw: TestGateway, poll: Record<string, unknown> = {}): VideoUpstream {
+  const options = videoOptions(VIDEOA_PATHS).parse({
+    plugin: 'videoa',
+    base_url: `${gw.sim.url}/videoa`,
+    api_key: 'sim-videoa-key',
+    poll: { ...FAST, ...poll },
+  });
+  return new VideoUpstream(VIDEOA, options, 'videoa-main', { connectMs: 1_000, responseMs: 5_000 });
+}
+
+export function poller(
+  gw: TestGateway,
+  owner: string,
+  upstream: TaskUpstream,
+  gates?: PollGates,
+  leaseMs = LEASE_MS,
+): TaskPoller {
+  const biller = new Biller(gw.gateway.usage, new Pricing({}));
+  return new TaskPoller(
+    gw.gateway.tasks,
+    new Map([['videoa-main', upstream]]),
+    biller,
+    { owner, leaseMs, sweepEveryMs: 50 },
+    silent,
+    gates,
+  );
+}
+
+export async function submitMany(gw: TestGateway, n: number, directives: string): Promise<string[]> {
+  const answers = await Promise.all(
+    Array.from({ length: n }, () => submitVideo(gw, 'generic', videoBody('videoa-1.1-t2v', directives))),
+  );
+  return answers.map((a) => String(a.body.id));
+}
+
+export const allBilled = async (gw: TestGateway, ids: string[]): Promise<boolean> => {
+  const tasks = await Promise.all(ids.map((id) => gw.gateway.tasks.get(id)));
+  return tasks.every((task) => task?.billed === true);
+};
+
+export async function recordsPerTask(gw: TestGateway, ids: string[]): Promise<number[]> {
+  const records = await gw.gateway.usage.list();
+  return ids.map((id) => records.filter((r) => r.id === id).length);
+}
+
+export const gatewayWithoutPoller = (t: Test) =>
+  startTestGateway(t, (doc) => {
+    (doc.video as Record<string, unknown>).poller = false;
+  });
