@@ -81,7 +81,8 @@ export class RedisLink {
   }
 
   async close(): Promise<void> {
-    await Promise.all([this.client, this.subscriber].map((c) => c?.quit().catch(() => c.disconnect())));
+    const connections = this.subscriber ? [this.client, this.subscriber] : [this.client];
+    await Promise.all(connections.map((c) => c.quit().catch(() => c.disconnect())));
   }
 
   private subscriberConnection(): Redis {
