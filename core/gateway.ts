@@ -44,6 +44,7 @@ import type { ModelApi } from './plugin';
 import { UpstreamProxy } from './proxy/upstream-proxy';
 import { Catalogue } from './routing/catalogue';
 import { openStores, type Stores } from './stores/open-stores';
+import type { KeyStore } from './stores/key-store';
 import type { TaskStore } from './stores/task-store';
 import type { UsageStore } from './stores/usage-store';
 import type { TaskPoller } from './tasks/poller';
@@ -53,6 +54,11 @@ import { buildUpstreams } from './upstream/build-upstreams';
 export interface StartOptions {
   readonly env?: Env;
   readonly logger?: Logger;
+  /**
+   * A key store to use instead of the configured one's, for tests of several instances in one process
+   * over one key store (as instances share a MongoDB). The gateway does not close it.
+   */
+  readonly keyStore?: KeyStore;
 }
 
 export interface RunningGateway {
@@ -87,7 +93,8 @@ export async function startGateway(
   // Stores first: the embedded ones lock the data directory before anything in it is read or created.
   const stores = await openStores(config.storage, logger);
   try {
-    return await compose(config, env, logger, stores);
+    const keyStore = options.keyStore ?? stores.keys;
+    return await compose(config, env, logger, { ...stores, keys: keyStore });
   } catch (e) {
     await stores.close().catch(() => undefined); // frees the data directory for the next try
     throw e;
