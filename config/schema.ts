@@ -83,6 +83,11 @@ const keys = z
     /** Key lookups are cached; entries older than this are looked up again, so a change made on another instance takes effect within it. */
     cache_ttl: duration.default(1_000),
     cache_max: z.number().int().min(1).default(10_000),
+    /** Failed authentications (401) per client address and window before the address gets 429 for the rest of it; 0: no limit. Counted per instance. */
+    failed_auth_limit: z.number().int().min(0).default(20),
+    failed_auth_window: duration.pipe(z.number().min(1)).default(10_000),
+    /** How often the keys with open streams are read again, so a revoked key's streams end even if its event was lost. */
+    revoke_check_every: duration.pipe(z.number().min(10)).default(1_000),
   })
   .strict();
 

@@ -27,7 +27,7 @@ export class StateKey<T> {
 
 /** How an exchange ended when it did not end cleanly; recorded with its usage. */
 export type Outcome =
-  'ok' | 'client_closed' | 'upstream_cut' | 'upstream_error' | 'idle_timeout' | 'shutdown';
+  'ok' | 'client_closed' | 'upstream_cut' | 'upstream_error' | 'idle_timeout' | 'shutdown' | 'key_revoked';
 
 export class GatewayContext {
   key: KeyRecord | undefined = undefined;

@@ -35,6 +35,8 @@ import { modelEndpoint } from './http/model-endpoint';
 import { modelsEndpoint } from './http/models-endpoint';
 import { RouteTable } from './http/route-table';
 import { KeyHasher } from './keys/api-key';
+import { KeyEvents } from './keys/key-events';
+import { KeyRevocation } from './keys/key-revocation';
 import { KeyService, type CreatedKey } from './keys/key-service';
 import { ADMIN_TOKEN_FILE, KEY_SECRET_FILE, loadOrCreateSecret } from './keys/secrets';
 import { createLogger } from './logger';
@@ -43,6 +45,7 @@ import type { ModelApi } from './plugin';
 import { UpstreamProxy } from './proxy/upstream-proxy';
 import { Catalogue } from './routing/catalogue';
 import { openStores, type Stores } from './stores/open-stores';
+import type { KeyStore } from './stores/key-store';
 import type { TaskStore } from './stores/task-store';
 import type { UsageStore } from './stores/usage-store';
 import type { TaskPoller } from './tasks/poller';
@@ -52,6 +55,11 @@ import { buildUpstreams } from './upstream/build-upstreams';
 export interface StartOptions {
   readonly env?: Env;
   readonly logger?: Logger;
+  /**
+   * A key store to use instead of the configured one's, for tests of several instances in one process
+   * over one key store (as instances share a MongoDB). The gateway does not close it.
+   */
+  readonly keyStore?: KeyStore;
 }
 
 export interface RunningGateway {
@@ -86,7 +94,8 @@ export async function startGateway(
   // Stores first: the embedded ones lock the data directory before anything in it is read or created.
   const stores = await openStores(config.storage, logger);
   try {
-    return await compose(config, env, logger, stores);
+    const keyStore = options.keyStore ?? stores.keys;
+    return await compose(config, env, logger, { ...stores, keys: keyStore });
   } catch (e) {
     await stores.close().catch(() => undefined); // frees the data directory for the next try
     throw e;
@@ -105,15 +114,17 @@ async function compose(
   const secret = await loadOrCreateSecret(dataDir, KEY_SECRET_FILE, env.GATEWAY_KEY_SECRET);
   const adminToken = await loadOrCreateSecret(dataDir, ADMIN_TOKEN_FILE, env.GATEWAY_ADMIN_TOKEN);
   const { usage, tasks: taskStore } = stores;
-  const keys = new KeyService(stores.keys, new KeyHasher(Buffer.from(secret)), {
-    cacheTtlMs: config.keys.cache_ttl,
-    cacheMax: config.keys.cache_max,
-  });
-
   const instance = instanceId();
   const redis = config.redis.url ? await RedisLink.connect(config.redis, logger) : undefined;
   const live = redis && new LiveInstances(redis, instance);
   live?.start();
+  const keyEvents = new KeyEvents(instance, redis, logger);
+  const keys = new KeyService(
+    stores.keys,
+    new KeyHasher(Buffer.from(secret)),
+    { cacheTtlMs: config.keys.cache_ttl, cacheMax: config.keys.cache_max },
+    keyEvents,
+  );
 
   const scope = container.createChildContainer();
   scope.register(RedisToken, { useValue: redis });
@@ -142,6 +153,9 @@ async function compose(
   }
   const pipeline = new Pipeline(buildMiddlewares(config.pipeline, scope));
   const proxy = new UpstreamProxy();
+  const revocation = new KeyRevocation(keys, proxy, config.keys.revoke_check_every, logger);
+  revocation.start(keyEvents);
+  keyEvents.start();
   const video = buildVideo({
     config,
     scope,
@@ -180,14 +194,14 @@ async function compose(
   const port = await server.listen(config.server.host, config.server.port);
   const adminPort = await admin.listen(config.admin.host, config.admin.port);
   poller?.start();
-  const firstKey = (await keys.isEmpty())
-    ? await keys.create({ description: 'created on first start' })
-    : undefined;
+  const firstKey = await keys.createFirst({ description: 'created on first start' });
 
   let closing: Promise<void> | undefined;
   const shutdown = async (graceMs: number): Promise<void> => {
     const deadline = Date.now() + graceMs;
     server.stopAccepting();
+    revocation.stop();
+    keyEvents.stop();
     if (!(await server.waitIdle(graceMs))) {
       proxy.endOpenStreams(); // each ends with its API's error frame, never a silent cut
       await server.waitIdle(1_000);

@@ -3,9 +3,13 @@
  *
  * Lookups go through an lru-cache keyed by the presented key, so a cached key costs one map lookup and
  * no HMAC (the HMAC was a tenth of the gateway's per-request work in `npm run bench`). Entries live
- * `cache_ttl` (1 s by default), so a key disabled on another instance stops working within that time;
- * any change made through this instance clears the cache at once. A cache miss hashes the key and
- * compares hashes in constant time.
+ * `cache_ttl` (1 s by default). Every change made through any instance is announced as a key event
+ * (key-events.ts), which evicts that key's entries here: at once for this instance's changes, within a
+ * pub/sub hop for other instances' (the TTL bounds it when a message is lost).
+ *
+ * Unknown keys are remembered apart, by their hash, in a negative cache with the same TTL: a flood of one
+ * wrong key reaches the store once per TTL, and a flood of many different wrong keys cannot evict the
+ * known ones. The hash, not the text: what was presented may be a real key mistyped, and is not kept.
  */
 import { LRUCache } from 'lru-cache';
 import {
@@ -16,10 +20,7 @@ import {
   type NewKey,
 } from '../stores/key-store';
 import { generateKey, KeyHasher, looksLikeKey } from './api-key';
-
-/** Cached absence, so a flood of wrong keys does not reach the store. */
-const MISSING = Symbol('missing');
-type CacheEntry = KeyRecord | typeof MISSING;
+import type { KeyEvents } from './key-events';
 
 export interface KeyServiceOptions {
   readonly cacheTtlMs: number;
@@ -43,27 +44,76 @@ const ROTATED_SUFFIX = / \(rotated from sk-[A-Za-z0-9_-]{8}\)$/;
 const MAX_DESCRIPTION = 500;
 
 export class KeyService {
-  private readonly cache: LRUCache<string, CacheEntry>;
+  /** Known keys by the presented key. */
+  private readonly cache: LRUCache<string, KeyRecord>;
+  /** The presented keys cached for each key id, so an event evicts one key's entries, not the whole cache. */
+  private readonly cachedById = new Map<string, Set<string>>();
+  /** Hashes of presented keys the store does not know. */
+  private readonly unknown: LRUCache<string, true>;
 
   constructor(
     private readonly store: KeyStore,
     private readonly hasher: KeyHasher,
     options: KeyServiceOptions,
+    private readonly events?: KeyEvents,
   ) {
-    this.cache = new LRUCache<string, CacheEntry>({ max: options.cacheMax, ttl: options.cacheTtlMs });
+    this.cache = new LRUCache<string, KeyRecord>({
+      max: options.cacheMax,
+      ttl: options.cacheTtlMs,
+      // Keeps `cachedById` exactly as large as the cache: called on eviction, expiry, delete and overwrite.
+      dispose: (record, presented) => this.unindex(record.id, presented),
+    });
+    this.unknown = new LRUCache<string, true>({ max: options.cacheMax, ttl: options.cacheTtlMs });
+    events?.on((id) => this.evict(id));
   }
 
   /** The record for a presented key, or undefined when the key is unknown or malformed. */
   async lookup(presented: string): Promise<KeyRecord | undefined> {
-    let entry = this.cache.get(presented);
-    if (entry === undefined) {
-      entry = (await this.find(presented)) ?? MISSING;
-      this.cache.set(presented, entry);
+    const cached = this.cache.get(presented);
+    if (cached) return cached;
+    if (!looksLikeKey(presented)) return undefined;
+    const hash = this.hasher.hash(presented);
+    if (this.unknown.has(hash)) return undefined;
+    const found = await this.store.findByHash(hash);
+    const record = found && KeyHasher.same(found.hash, hash) ? found : undefined;
+    if (!record) {
+      this.unknown.set(hash, true);
+      return undefined;
     }
-    return entry === MISSING ? undefined : entry;
+    this.cache.set(presented, record);
+    let presentedKeys = this.cachedById.get(record.id);
+    if (!presentedKeys) this.cachedById.set(record.id, (presentedKeys = new Set()));
+    presentedKeys.add(presented);
+    return record;
+  }
+
+  /** Forgets what the caches hold for key `id` (called on every key event, this instance's or another's). */
+  evict(id: string): void {
+    for (const presented of [...(this.cachedById.get(id) ?? [])]) this.cache.delete(presented);
   }
 
   async create(spec: NewKey): Promise<CreatedKey> {
+    return this.createWith(spec, (record) => this.store.insert(record).then(() => true));
+  }
+
+  /**
+   * The first key, on a first start: created once however many instances start together over one store.
+   * Undefined when the store has keys, or another instance created it.
+   */
+  async createFirst(spec: NewKey): Promise<CreatedKey | undefined> {
+    if (!(await this.isEmpty())) return undefined;
+    let created = false;
+    const key = await this.createWith(
+      spec,
+      async (record) => (created = await this.store.insertFirst(record)),
+    );
+    return created ? key : undefined;
+  }
+
+  private async createWith(
+    spec: NewKey,
+    insert: (record: KeyRecord) => Promise<boolean>,
+  ): Promise<CreatedKey> {
     for (;;) {
       const { key, id } = generateKey();
       if (await this.store.findById(id)) continue; // visible prefixes must stay unique
@@ -78,8 +128,10 @@ export class KeyService {
         ...(spec.budget !== undefined ? { budget: { ...spec.budget } } : {}),
         created_at: new Date().toISOString(),
       };
-      await this.store.insert(record);
-      this.cache.clear(); // a cached "missing" must not outlive the key's creation
+      await insert(record);
+      // A key presented before it existed left its hash here. Keys are random, so on other instances
+      // that is practically impossible, and their negative entries expire within the TTL anyway.
+      this.unknown.delete(record.hash);
       return { key, record };
     }
   }
@@ -129,13 +181,13 @@ export class KeyService {
 
   async update(id: string, change: KeyChange): Promise<KeyRecord | undefined> {
     const record = await this.store.update(id, change);
-    this.cache.clear();
+    if (record) this.announce(id, 'changed');
     return record;
   }
 
   async delete(id: string): Promise<KeyRecord | undefined> {
     const record = await this.store.delete(id);
-    this.cache.clear();
+    if (record) this.announce(id, 'deleted');
     return record;
   }
 
@@ -143,10 +195,15 @@ export class KeyService {
     return (await this.store.page({ limit: 1, now: new Date().toISOString() })).length === 0;
   }
 
-  private async find(presented: string): Promise<KeyRecord | undefined> {
-    if (!looksLikeKey(presented)) return undefined;
-    const hash = this.hasher.hash(presented);
-    const record = await this.store.findByHash(hash);
-    return record && KeyHasher.same(record.hash, hash) ? record : undefined;
+  /** Without key events (a service built alone), this instance's cache is still evicted at once. */
+  private announce(id: string, kind: 'changed' | 'deleted'): void {
+    if (this.events) this.events.emit(id, kind);
+    else this.evict(id);
+  }
+
+  private unindex(id: string, presented: string): void {
+    const presentedKeys = this.cachedById.get(id);
+    presentedKeys?.delete(presented);
+    if (presentedKeys?.size === 0) this.cachedById.delete(id);
   }
 }

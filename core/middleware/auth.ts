@@ -2,14 +2,17 @@
  * Authentication: `Authorization: Bearer sk-…` (or `x-api-key`, which Anthropic-style clients send).
  * Unknown, missing or past its `expires_at` → 401 `unauthorized` (the same answer); disabled → 403.
  * Expiry is judged now, on every request, so a record held in the key cache still expires on time.
+ * An address with too many 401s in a window (`keys.failed_auth_limit`) gets 429 until the window ends.
  */
 import { inject } from 'tsyringe';
+import type { GatewayConfig } from '../../config/schema';
 import type { GatewayContext } from '../context';
-import { KeyServiceToken } from '../di';
+import { ConfigToken, KeyServiceToken } from '../di';
 import { Errors } from '../errors';
 import type { KeyService } from '../keys/key-service';
 import { isExpired } from '../stores/key-store';
 import { middlewarePlugin, type Middleware, type Next } from '../plugin';
+import { FailedAuthLimit } from './failed-auth-limit';
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 
@@ -22,12 +25,26 @@ function presentedKey(ctx: GatewayContext): string | undefined {
 
 @middlewarePlugin('auth')
 export class AuthMiddleware implements Middleware {
-  constructor(@inject(KeyServiceToken) private readonly keys: KeyService) {}
+  private readonly failures: FailedAuthLimit;
+
+  constructor(
+    @inject(KeyServiceToken) private readonly keys: KeyService,
+    @inject(ConfigToken) config: GatewayConfig,
+  ) {
+    this.failures = new FailedAuthLimit(config.keys.failed_auth_limit, config.keys.failed_auth_window);
+  }
 
   async handle(ctx: GatewayContext, next: Next): Promise<void> {
+    const address = ctx.req.socket.remoteAddress ?? 'unknown';
+    // Checked before the lookup: a refused address costs neither an HMAC nor a store read.
+    const blockedFor = this.failures.blockedFor(address);
+    if (blockedFor !== undefined) throw Errors.rateLimited(blockedFor);
     const presented = presentedKey(ctx);
     const key = presented ? await this.keys.lookup(presented) : undefined;
-    if (!key || isExpired(key, Date.now())) throw Errors.unauthorized();
+    if (!key || isExpired(key, Date.now())) {
+      this.failures.failed(address);
+      throw Errors.unauthorized();
+    }
     if (!key.enabled) throw Errors.keyDisabled();
     ctx.key = key;
     return next();

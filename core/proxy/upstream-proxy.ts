@@ -5,7 +5,7 @@
  */
 import { createProxyServer, type ProxyServer } from 'http-proxy-3';
 import type { GatewayContext } from '../context';
-import { Errors } from '../errors';
+import { Errors, type GatewayError } from '../errors';
 import type { UpstreamRequest } from '../plugin';
 import type { Upstream } from '../upstream/upstream';
 import { Exchange, exchangeOf, type ExchangeSettings } from './exchange';
@@ -14,6 +14,8 @@ import type { StreamRelay } from './stream-relay';
 export class UpstreamProxy {
   private readonly proxy: ProxyServer;
   private readonly openStreams = new Set<StreamRelay>();
+  /** The open streams of each key, so a revoked key's streams can be ended (see key-revocation.ts). */
+  private readonly streamsByKey = new Map<string, Set<StreamRelay>>();
 
   constructor() {
     this.proxy = createProxyServer({ selfHandleResponse: true, ignorePath: true, changeOrigin: true });
@@ -34,8 +36,11 @@ export class UpstreamProxy {
     request: UpstreamRequest,
     settings: Omit<ExchangeSettings, 'onStream'>,
   ): Promise<void> {
-    const onStream = (relay: StreamRelay, open: boolean) =>
-      open ? this.openStreams.add(relay) : this.openStreams.delete(relay);
+    const keyId = ctx.key?.id;
+    const onStream = (relay: StreamRelay, open: boolean): void => {
+      if (open) this.opened(relay, keyId);
+      else this.closed(relay, keyId);
+    };
     return new Exchange(ctx, upstream, request, { ...settings, onStream }).run(this.proxy);
   }
 
@@ -44,7 +49,37 @@ export class UpstreamProxy {
     for (const relay of [...this.openStreams]) relay.end('shutdown', Errors.shuttingDown());
   }
 
+  /** Ends key `keyId`'s open streams with the API's error frame carrying `error` (the key was revoked). */
+  endStreamsOf(keyId: string, error: GatewayError): void {
+    for (const relay of [...(this.streamsByKey.get(keyId) ?? [])]) relay.end('key_revoked', error);
+  }
+
+  hasOpenStreams(keyId: string): boolean {
+    return this.streamsByKey.has(keyId);
+  }
+
+  /** The ids of the keys that have streams open now. */
+  keysWithOpenStreams(): string[] {
+    return [...this.streamsByKey.keys()];
+  }
+
   get openStreamCount(): number {
     return this.openStreams.size;
+  }
+
+  private opened(relay: StreamRelay, keyId: string | undefined): void {
+    this.openStreams.add(relay);
+    if (keyId === undefined) return;
+    let relays = this.streamsByKey.get(keyId);
+    if (!relays) this.streamsByKey.set(keyId, (relays = new Set()));
+    relays.add(relay);
+  }
+
+  private closed(relay: StreamRelay, keyId: string | undefined): void {
+    this.openStreams.delete(relay);
+    if (keyId === undefined) return;
+    const relays = this.streamsByKey.get(keyId);
+    relays?.delete(relay);
+    if (relays?.size === 0) this.streamsByKey.delete(keyId); // no empty sets left behind
   }
 }

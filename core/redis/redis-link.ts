@@ -72,9 +72,8 @@ export class RedisLink {
     if (!set) {
       set = new Set();
       this.handlers.set(full, set);
-      subscriber.subscribe(full).catch((e: Error) => {
-        this.logger.warn({ err: e.message, channel: full }, 'redis: subscribe failed; retried on reconnect');
-      });
+      // Not connected yet: the 'ready' handler subscribes (commands are not queued while offline).
+      if (subscriber.status === 'ready') this.subscribeAll(subscriber, [full]);
     }
     set.add(handler);
     return () => set.delete(handler);
@@ -87,14 +86,23 @@ export class RedisLink {
 
   private subscriberConnection(): Redis {
     if (this.subscriber) return this.subscriber;
-    // Subscriptions are renewed by ioredis on reconnect (autoResubscribe).
-    const subscriber = new Redis(this.config.url, { ...this.options(), autoResubscribe: true });
+    // Subscribed on every 'ready', the first connection and each reconnect: ioredis' own autoResubscribe
+    // renews only subscriptions that once succeeded, and with no offline queue one made while connecting fails.
+    const subscriber = new Redis(this.config.url, { ...this.options(), autoResubscribe: false });
+    subscriber.on('ready', () => this.subscribeAll(subscriber, [...this.handlers.keys()]));
     subscriber.on('error', () => undefined); // the command connection logs outages
     subscriber.on('message', (channel: string, message: string) => {
       for (const handler of this.handlers.get(channel) ?? []) handler(message);
     });
     this.subscriber = subscriber;
     return subscriber;
+  }
+
+  private subscribeAll(subscriber: Redis, channels: string[]): void {
+    if (channels.length === 0) return;
+    subscriber.subscribe(...channels).catch((e: Error) => {
+      this.logger.warn({ err: e.message, channels }, 'redis: subscribe failed; retried on reconnect');
+    });
   }
 
   private options(): RedisOptions {

@@ -72,6 +72,13 @@ export interface KeyPageQuery {
 export interface KeyStore {
   /** Stores a record; fails if the id is taken. */
   insert(record: KeyRecord): Promise<void>;
+  /**
+   * Stores the record as the store's first key, unless the store already has keys or another instance
+   * sharing it won that race; true when this record was stored. Instances starting together over one
+   * store thus create one first key between them, not one each. (MongoDB remembers the claim, so it
+   * creates a first key once in the store's life; the embedded store, one instance's, when empty.)
+   */
+  insertFirst(record: KeyRecord): Promise<boolean>;
   findByHash(hash: string): Promise<KeyRecord | undefined>;
   findById(id: string): Promise<KeyRecord | undefined>;
   /** Every key, in insertion order. */

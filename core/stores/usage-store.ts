@@ -33,7 +33,7 @@ export interface UsageRecord {
   readonly once?: true | undefined;
   /** True when the counts were estimated from what was delivered (a cut stream), not reported by the upstream. */
   readonly estimated: boolean;
-  /** Why the call ended, when it did not end cleanly: `client_closed`, `upstream_cut`, `upstream_error`, `idle_timeout`, `shutdown`. */
+  /** Why the call ended, when it did not end cleanly: `client_closed`, `upstream_cut`, `upstream_error`, `idle_timeout`, `shutdown`, `key_revoked` (the key was disabled, deleted or expired mid-stream). */
   readonly outcome: string;
   readonly latency_ms: number;
   readonly created_at: string;

@@ -55,6 +55,7 @@ export async function privateRedis(t: Teardown): Promise<PrivateRedis> {
       maxRetriesPerRequest: 0,
       retryStrategy: () => null,
     });
+    probe.on('error', () => undefined); // refused until the server listens: the loop below retries
     for (let i = 0; i < 100; i++) {
       try {
         await probe.connect();
@@ -69,7 +70,7 @@ export async function privateRedis(t: Teardown): Promise<PrivateRedis> {
   };
   const kill = async (): Promise<void> => {
     const running = child;
-    if (!running || running.exitCode !== null) return;
+    if (!running || running.exitCode !== null || running.signalCode !== null) return; // already gone
     const exited = new Promise((r) => running.once('exit', r));
     running.kill('SIGKILL');
     await exited;

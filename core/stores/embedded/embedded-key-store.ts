@@ -32,6 +32,13 @@ export class EmbeddedKeyStore implements KeyStore {
     await this.persist();
   }
 
+  /** One process owns the data directory, so checking and inserting without a break in between is enough. */
+  async insertFirst(record: KeyRecord): Promise<boolean> {
+    if (this.byId.size > 0) return false;
+    await this.insert(record);
+    return true;
+  }
+
   findByHash(hash: string): Promise<KeyRecord | undefined> {
     return Promise.resolve(this.byHash.get(hash));
   }

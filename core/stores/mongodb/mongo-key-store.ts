@@ -46,13 +46,24 @@ function pageFilter(query: KeyPageQuery): Filter<KeyRecord> {
   return and.length > 0 ? { $and: and } : {};
 }
 
+/** The claim on creating the first key: one document with a fixed `_id`, so only one insert can succeed. */
+interface FirstKeyClaim {
+  _id: 'first-key';
+  id: string;
+  at: string;
+}
+
 export class MongoKeyStore implements KeyStore {
-  private constructor(private readonly keys: Collection<KeyRecord>) {}
+  private constructor(
+    private readonly keys: Collection<KeyRecord>,
+    private readonly claims: Collection<FirstKeyClaim>,
+  ) {}
 
   static async open(db: Db, collectionName: string = COLLECTIONS.keys): Promise<MongoKeyStore> {
     const keys = db.collection<KeyRecord>(collectionName, STORE_COLLECTION_OPTIONS);
     await keys.createIndexes([...STORE_INDEXES.keys]);
-    return new MongoKeyStore(keys);
+    const claims = db.collection<FirstKeyClaim>(`${collectionName}_claims`, STORE_COLLECTION_OPTIONS);
+    return new MongoKeyStore(keys, claims);
   }
 
   async insert(record: KeyRecord): Promise<void> {
@@ -69,6 +80,18 @@ export class MongoKeyStore implements KeyStore {
         taken ? `key id ${record.id} already exists` : `key hash of ${record.id} already exists`,
       );
     }
+  }
+
+  async insertFirst(record: KeyRecord): Promise<boolean> {
+    if ((await this.keys.countDocuments({}, { limit: 1 })) > 0) return false;
+    try {
+      await this.claims.insertOne({ _id: 'first-key', id: record.id, at: new Date().toISOString() });
+    } catch (e) {
+      if (isDuplicateKey(e)) return false; // another instance claimed it first
+      throw e;
+    }
+    await this.insert(record);
+    return true;
   }
 
   async findByHash(hash: string): Promise<KeyRecord | undefined> {

@@ -23,7 +23,21 @@ export function newKeyRecord(over: Partial<KeyRecord> = {}): KeyRecord {
   };
 }
 
-export function keyStoreContract(t: Test, makeStore: MakeKeyStore): void {
+/** `shared`: stores opened over the same storage see each other's writes at once (several instances, one store). */
+export function keyStoreContract(t: Test, makeStore: MakeKeyStore, { shared = false } = {}): void {
+  t.test('insertFirst: one first key when instances start together, none once there are keys', async (t) => {
+    const open = await makeStore(t);
+    // Shared storage: one store per "instance"; the embedded store is one instance's, so one store.
+    const first = await open();
+    const stores = shared ? [first, await open(), await open()] : [first, first, first];
+    const records = stores.map(() => newKeyRecord());
+    const won = await Promise.all(stores.map((s, i) => s.insertFirst(records[i]!)));
+    t.equal(won.filter(Boolean).length, 1, 'exactly one instance created it');
+    const winner = records[won.indexOf(true)]!;
+    t.strictSame(await first.list(), [winner], 'one key in the store');
+    t.equal(await first.insertFirst(newKeyRecord()), false, 'not again while there are keys');
+  });
+
   t.test('insert, then find by id and by hash, and list', async (t) => {
     const store = await (await makeStore(t))();
     t.strictSame(await store.list(), [], 'empty at first');

@@ -17,8 +17,12 @@ t.test('embedded', (t) => {
 t.test('MongoDB', MONGODB_URI ? {} : { skip: NO_MONGODB }, async (t) => {
   const db = await mongoTestDb(t, MONGODB_URI ?? '');
   const nextName = collectionNames('keys');
-  keyStoreContract(t, (t) => {
-    const name = nextName();
-    return Promise.resolve(closingAtEnd(t, () => MongoKeyStore.open(db, name)));
-  });
+  keyStoreContract(
+    t,
+    (t) => {
+      const name = nextName();
+      return Promise.resolve(closingAtEnd(t, () => MongoKeyStore.open(db, name)));
+    },
+    { shared: true },
+  );
 });
