@@ -43,8 +43,8 @@ export function gatewayYaml(simUrl: string): string {
     logging: { level: 'warn' },
     pipeline: [
       'auth',
-      { 'rate-limit': { backend: 'memory', requests_per_minute: NEVER_LIMITING_RPM, per_key: {} } },
       'model-router',
+      { 'rate-limit': { backend: 'memory', requests_per_minute: NEVER_LIMITING_RPM, per_key: {} } },
       'usage-metering',
       { 'sse-relay': { ping_every: '15s' } },
     ],
