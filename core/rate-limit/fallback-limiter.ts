@@ -34,7 +34,7 @@ export class FallbackLimiter implements Limiter {
   constructor(
     private readonly shared: RedisLimiter,
     private readonly redis: RedisLink,
-    private readonly live: LiveInstances | undefined,
+    private readonly live: Pick<LiveInstances, 'last'> | undefined,
     private readonly logger: Logger,
     windowMs: number,
   ) {

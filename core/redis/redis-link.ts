@@ -81,7 +81,8 @@ export class RedisLink {
   }
 
   async close(): Promise<void> {
-    await Promise.all([this.client, this.subscriber].map((c) => c?.quit().catch(() => c.disconnect())));
+    const open = [this.client, ...(this.subscriber ? [this.subscriber] : [])];
+    await Promise.all(open.map((c) => c.quit().catch(() => c.disconnect())));
   }
 
   private subscriberConnection(): Redis {
