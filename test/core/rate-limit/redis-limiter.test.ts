@@ -19,8 +19,9 @@ for (const c of LIMITER_CASES) {
         links.set(limiter, link);
         return limiter;
       },
-      async dies(limiter) {
+      dies(limiter) {
         links.get(limiter)?.client.disconnect(); // no renewals, no releases
+        return Promise.resolve();
       },
     });
   });
