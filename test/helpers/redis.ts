@@ -55,6 +55,7 @@ export async function privateRedis(t: Teardown): Promise<PrivateRedis> {
       maxRetriesPerRequest: 0,
       retryStrategy: () => null,
     });
+    probe.on('error', () => undefined); // refused until the server listens: retried below
     for (let i = 0; i < 100; i++) {
       try {
         await probe.connect();

@@ -30,19 +30,25 @@ void t.test('redis stopped and restarted: fast local decisions, then shared agai
     const res = await postJson(`${url}/v1/chat/completions`, chat, key);
     return { status: res.status, ms: performance.now() - started };
   };
-  /** `n` calls to each instance in turn: how many each admitted, the slowest answer, any other status. */
+  /**
+   * `n` calls to each instance in turn: how many each admitted, any other status, the slowest answer,
+   * and the slowest refusal (a refusal is the decision alone: it never reaches the upstream).
+   */
   const round = async (n: number) => {
     const admitted = urls.map(() => 0);
     const errors: number[] = [];
-    let slowest = 0;
+    const times: number[] = [];
+    let slowestRefusal = 0;
     for (let i = 0; i < n * urls.length; i++) {
       const r = await timed(urls[i % urls.length]!);
       if (r.status === 200) admitted[i % urls.length]!++;
       else if (r.status !== 429) errors.push(r.status);
-      slowest = Math.max(slowest, r.ms);
+      else slowestRefusal = Math.max(slowestRefusal, r.ms);
+      times.push(Math.round(r.ms));
     }
     t.strictSame(errors, [], 'every answer is 200 or 429');
-    return { admitted, slowest };
+    t.comment(`answers in ms, in order: ${times.join(' ')}`);
+    return { admitted, slowest: Math.max(...times), slowestRefusal: Math.round(slowestRefusal) };
   };
 
   await sleep(1_500); // each instance has seen all three alive (a heartbeat a second)
@@ -52,9 +58,11 @@ void t.test('redis stopped and restarted: fast local decisions, then shared agai
   await redis.kill();
   const during = await round(15);
   t.ok(
-    during.slowest < DECISION_MS,
-    `every answer within ${DECISION_MS} ms (slowest ${Math.round(during.slowest)} ms)`,
+    during.slowestRefusal < DECISION_MS,
+    `every decision within ${DECISION_MS} ms (slowest refusal ${during.slowestRefusal} ms)`,
   );
+  // An admitted call adds the upstream's round trip (in this busy test process) to its decision.
+  t.ok(during.slowest < 400, `no request hangs (slowest answer ${during.slowest} ms)`);
   t.strictSame(
     during.admitted,
     [10, 10, 10],
