@@ -25,8 +25,17 @@ const videoUpstream = (simUrl: string) => ({
   poll: VIDEO_POLL,
 });
 
-/** The configuration document for a gateway in front of the simulator at `simUrl`. */
-export function gatewayYaml(simUrl: string): string {
+/** Where the `gateway-redis` target keeps its shared counts. */
+export interface BenchRedis {
+  readonly url: string;
+  readonly keyPrefix: string;
+}
+
+/**
+ * The configuration document for a gateway in front of the simulator at `simUrl`; with `redis`, its
+ * rate-limit stage counts on Redis (one script per request) instead of in memory.
+ */
+export function gatewayYaml(simUrl: string, redis?: BenchRedis): string {
   const upstreams = Object.fromEntries(
     SIM_UPSTREAMS.map((u) => [
       u.id,
@@ -43,8 +52,14 @@ export function gatewayYaml(simUrl: string): string {
     logging: { level: 'warn' },
     pipeline: [
       'auth',
-      { 'rate-limit': { backend: 'memory', requests_per_minute: NEVER_LIMITING_RPM, per_key: {} } },
       'model-router',
+      {
+        'rate-limit': {
+          backend: redis ? 'redis' : 'memory',
+          requests_per_minute: NEVER_LIMITING_RPM,
+          per_key: {},
+        },
+      },
       'usage-metering',
       { 'sse-relay': { ping_every: '15s' } },
     ],
@@ -52,5 +67,6 @@ export function gatewayYaml(simUrl: string): string {
     video: { protocols: { generic: {} }, sweep_every: '1s' },
     routes: {},
     simulator: { enabled: false },
+    ...(redis ? { redis: { url: redis.url, key_prefix: redis.keyPrefix } } : {}),
   });
 }

@@ -38,7 +38,7 @@ async function measureOne(target: Target, benchCase: BenchCase, options: BenchOp
 }
 
 const progress = (s: Sample, rounds: number): string =>
-  `round ${s.round + 1}/${rounds}  ${s.caseName.padEnd(6)}  ${s.target.padEnd(7)}  ` +
+  `round ${s.round + 1}/${rounds}  ${s.caseName.padEnd(6)}  ${s.target.padEnd(13)}  ` +
   `${s.figures.rps.toFixed(0).padStart(6)} req/s  p99 ${s.figures.p99Ms} ms`;
 
 /** Runs the plan; `children` are checked after every run so a crashed process fails the run at once. */

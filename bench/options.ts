@@ -11,10 +11,12 @@ export interface BenchOptions {
   readonly cases: readonly CaseName[];
   /** Video tasks drained after the load cases; 0 skips the video case. */
   readonly videoTasks: number;
+  /** The Redis of the `gateway-redis` target; undefined (`--redis off`) leaves that target out. */
+  readonly redisUrl: string | undefined;
 }
 
 export const USAGE =
-  'usage: npm run bench -- [--duration 8] [--warmup 2] [--connections 64] [--rounds 2] [--cases json,stream,messages] [--video 1000]';
+  'usage: npm run bench -- [--duration 8] [--warmup 2] [--connections 64] [--rounds 2] [--cases json,stream,messages] [--video 1000] [--redis URL|off]';
 
 function positiveInt(flag: string, raw: string, min: number): number {
   const n = Number(raw);
@@ -44,6 +46,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
       rounds: { type: 'string', default: '2' },
       cases: { type: 'string', default: CASE_NAMES.join(',') },
       video: { type: 'string', default: '1000' },
+      redis: { type: 'string', default: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' },
     },
   });
   return {
@@ -53,5 +56,6 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     rounds: positiveInt('rounds', values.rounds, 1),
     cases: caseList(values.cases),
     videoTasks: positiveInt('video', values.video, 0),
+    redisUrl: values.redis === 'off' || values.redis === '' ? undefined : values.redis,
   };
 }

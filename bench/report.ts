@@ -35,11 +35,11 @@ export function figuresTable(rows: readonly Row[]): string {
   );
 }
 
-/** gateway/bare per case. */
+/** Each gateway target/bare per case. */
 export function ratiosTable(all: readonly Ratio[]): string {
   return table(
     ['case', 'ratio', 'req/s', 'p99'],
-    all.map((r) => [r.caseName, 'gateway/bare', fixed(r.rps, 3), fixed(r.p99, 3)]),
+    all.map((r) => [r.caseName, `${r.target}/bare`, fixed(r.rps, 3), fixed(r.p99, 3)]),
   );
 }
 

@@ -1,6 +1,7 @@
 /**
  * `npm run bench`: the gateway with its full pipeline against a bare http-proxy-3 passthrough, both in
- * front of the same simulator, in one run. A report, not a gate: it exits 0 whether or not the targets
+ * front of the same simulator, in one run; and the same gateway with its rate limits counted on Redis
+ * (`gateway-redis`, unless `--redis off`). A report, not a gate: it exits 0 whether or not the targets
  * are met, and non-zero only when the run itself failed.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -12,7 +13,8 @@ import { parseOptions, USAGE, type BenchOptions } from './options';
 import { stopAll } from './processes';
 import { figuresTable, goalLines, ratiosTable } from './report';
 import { goals, ratios, summarise, type Sample } from './summary';
-import { startBare, startGateway, startSimulator } from './targets';
+import { deletePrefix } from './redis-keys';
+import { startBare, startGateway, startSimulator, type TargetName } from './targets';
 import { drainReport, drainVideo, type DrainFigures } from './video-drain';
 
 /** Startup, sample checks and shutdown, on top of the load time. */
@@ -20,13 +22,16 @@ const OVERHEAD_S = 60;
 
 /** The longest a run may take before it is abandoned, so it always stops by itself. */
 const deadlineMs = (o: BenchOptions): number =>
-  (o.rounds * o.cases.length * 2 * (o.warmupS + o.durationS) +
+  (o.rounds * o.cases.length * targetNames(o).length * (o.warmupS + o.durationS) +
     OVERHEAD_S +
     (o.videoTasks ? VIDEO_TIMEOUT_S : 0)) *
   1000;
 
 /** The longest the video drain may take. */
 const VIDEO_TIMEOUT_S = 300;
+
+const targetNames = (o: BenchOptions): TargetName[] =>
+  o.redisUrl ? ['bare', 'gateway', 'gateway-redis'] : ['bare', 'gateway'];
 
 interface Results {
   readonly samples: Sample[];
@@ -40,6 +45,11 @@ async function bench(options: BenchOptions, cleanup: Cleanup): Promise<Results> 
   const sim = await startSimulator();
   const gateway = await startGateway(sim.url, tmp);
   const targets = [await startBare(sim.url), gateway];
+  if (options.redisUrl) {
+    const redis = { url: options.redisUrl, keyPrefix: `bench:${process.pid}:${Date.now()}:` };
+    cleanup.add('redis keys', () => deletePrefix(redis));
+    targets.push(await startGateway(sim.url, tmp, redis));
+  }
   await checkSamples(targets, options);
   const samples = await measureAll(targets, [sim.child, ...targets.map((t) => t.child)], options);
   const video =
@@ -50,7 +60,7 @@ async function bench(options: BenchOptions, cleanup: Cleanup): Promise<Results> 
 }
 
 function print({ samples, video }: Results, options: BenchOptions): void {
-  const rows = summarise(samples, options.cases, ['bare', 'gateway']);
+  const rows = summarise(samples, options.cases, targetNames(options));
   const all = ratios(rows);
   const checked = goals(all);
   const { connections, durationS, warmupS, rounds } = options;

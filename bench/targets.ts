@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { BenchCase } from './cases';
-import { gatewayYaml } from './gateway-config';
+import { gatewayYaml, type BenchRedis } from './gateway-config';
 import { freePort, LOOPBACK, waitForPort } from './ports';
 import { Child } from './processes';
 import { apiPath } from './upstreams';
@@ -18,7 +18,8 @@ const LISTENING = /listening on (http:\/\/\S+)$/;
 /** The line the gateway prints, on a first start, holding just the new API key. */
 const KEY_LINE = /^sk-[A-Za-z0-9_-]{43}$/;
 
-export type TargetName = 'bare' | 'gateway';
+/** `gateway-redis`: the same gateway with its rate limits counted on Redis. */
+export type TargetName = 'bare' | 'gateway' | 'gateway-redis';
 
 /** Everything that differs between the targets for one case: where to send it and with which headers. */
 export interface LoadRequest {
@@ -70,15 +71,24 @@ export async function startBare(simUrl: string): Promise<Target> {
   };
 }
 
-/** Starts the gateway on a fresh data dir under `tmpDir`, and reads the API key it creates on first start. */
-export async function startGateway(simUrl: string, tmpDir: string): Promise<GatewayTarget> {
-  const config = join(tmpDir, 'gateway.yaml');
-  await writeFile(config, gatewayYaml(simUrl));
+/**
+ * Starts the gateway on a fresh data dir under `tmpDir`, and reads the API key it creates on first start.
+ * With `redis`, it is the `gateway-redis` target.
+ */
+export async function startGateway(
+  simUrl: string,
+  tmpDir: string,
+  redis?: BenchRedis,
+): Promise<GatewayTarget> {
+  const name: TargetName = redis ? 'gateway-redis' : 'gateway';
+  const config = join(tmpDir, `${name}.yaml`);
+  await writeFile(config, gatewayYaml(simUrl, redis));
   const [port, adminPort] = [await freePort(), await freePort()];
   const adminToken = randomBytes(24).toString('base64url');
-  const child = Child.start('gateway', join(DIST, 'core', 'main.js'), [], {
+  const child = Child.start(name, join(DIST, 'core', 'main.js'), [], {
     GATEWAY_CONFIG: config,
-    GATEWAY_DATA_DIR: join(tmpDir, 'data'),
+    GATEWAY_DATA_DIR: join(tmpDir, `${name}-data`),
+    ...(redis ? { REDIS_URL: redis.url } : {}),
     PORT: String(port),
     ADMIN_PORT: String(adminPort),
     GATEWAY_ADMIN_TOKEN: adminToken,
@@ -88,7 +98,7 @@ export async function startGateway(simUrl: string, tmpDir: string): Promise<Gate
   const headers = { ...JSON_TYPE, authorization: `Bearer ${key}` };
   const base = `http://${LOOPBACK}:${port}`;
   return {
-    name: 'gateway',
+    name,
     child,
     url: base,
     key: key ?? '',

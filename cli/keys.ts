@@ -1,6 +1,7 @@
 /**
  * `npm run keys -- <command>`: manage API keys through the running gateway's admin API.
- *   create [--description TEXT] [--models m1,m2] [--rpm N]   prints the full key, alone, on its last line
+ *   create [--description TEXT] [--models m1,m2] [--rpm N] [--tpm N] [--concurrent N]
+ *                                                            prints the full key, alone, on its last line
  *   list
  *   disable <id> | enable <id> | delete <id>                 <id> is the key's visible prefix (sk-XXXXXXXX)
  */
@@ -8,7 +9,7 @@ import { parseArgs } from 'node:util';
 import type { PublicKey } from '../core/keys/public-key';
 import { AdminError, connectAdmin, type AdminClient } from './admin-client';
 
-const USAGE = `usage: npm run keys -- create [--description TEXT] [--models m1,m2] [--rpm N]
+const USAGE = `usage: npm run keys -- create [--description TEXT] [--models m1,m2] [--rpm N] [--tpm N] [--concurrent N]
        npm run keys -- list
        npm run keys -- disable|enable|delete <key id>`;
 
@@ -28,7 +29,13 @@ const commands: Record<string, Command> = {
   async create(admin, args) {
     const { values } = parseArgs({
       args,
-      options: { description: { type: 'string' }, models: { type: 'string' }, rpm: { type: 'string' } },
+      options: {
+        description: { type: 'string' },
+        models: { type: 'string' },
+        rpm: { type: 'string' },
+        tpm: { type: 'string' },
+        concurrent: { type: 'string' },
+      },
     });
     const body = {
       ...(values.description !== undefined ? { description: values.description } : {}),
@@ -41,6 +48,8 @@ const commands: Record<string, Command> = {
           }
         : {}),
       ...(values.rpm ? { rate_limit_rpm: Number(values.rpm) } : {}),
+      ...(values.tpm ? { rate_limit_tpm: Number(values.tpm) } : {}),
+      ...(values.concurrent ? { max_concurrent: Number(values.concurrent) } : {}),
     };
     const created = await admin.call<{ key: string; record: PublicKey }>('POST', '/admin/keys', body);
     process.stdout.write(

@@ -127,8 +127,9 @@ async function compose(
   );
 
   const scope = container.createChildContainer();
-  scope.register(RedisToken, { useValue: redis });
-  scope.register(LiveInstancesToken, { useValue: live });
+  // Factories, not values: tsyringe takes `useValue: undefined` for no provider at all.
+  scope.register(RedisToken, { useFactory: () => redis });
+  scope.register(LiveInstancesToken, { useFactory: () => live });
   scope.register(ConfigToken, { useValue: config });
   scope.register(LoggerToken, { useValue: logger });
   scope.register(KeyServiceToken, { useValue: keys });

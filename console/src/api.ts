@@ -57,6 +57,8 @@ export interface PublicKey {
   status: 'enabled' | 'disabled' | 'expired';
   allowed_models: string[];
   rate_limit_rpm?: number;
+  rate_limit_tpm?: number;
+  max_concurrent?: number;
   expires_at?: string;
   budget?: { amount_micros: number; period: 'total' | 'month' };
   created_at: string;

@@ -9,6 +9,8 @@ interface FormState {
   description: string;
   models: string;
   rpm: string;
+  tpm: string;
+  concurrent: string;
   budget: string;
   period: 'total' | 'month';
   expires: string;
@@ -18,16 +20,26 @@ const formOf = (k?: PublicKey): FormState => ({
   description: k?.description ?? '',
   models: k?.allowed_models.join(', ') ?? '',
   rpm: k?.rate_limit_rpm?.toString() ?? '',
+  tpm: k?.rate_limit_tpm?.toString() ?? '',
+  concurrent: k?.max_concurrent?.toString() ?? '',
   budget: k?.budget ? money(k.budget.amount_micros).replace(/,/g, '') : '',
   period: k?.budget?.period ?? 'month',
   expires: k?.expires_at?.slice(0, 16) ?? '',
 });
 
+/** A limit field: empty (undefined) or a whole number above 0. */
+function wholeNumber(text: string, label: string): number | undefined {
+  const value = text.trim();
+  if (value && !/^[1-9]\d*$/.test(value)) throw new Error(`${label} must be a whole number above 0.`);
+  return value ? Number(value) : undefined;
+}
+
 /** The API body for the form; in an edit, empty optional fields are cleared with null. */
 function bodyOf(f: FormState, editing: boolean): Record<string, unknown> {
   const clear = editing ? null : undefined;
-  const rpm = f.rpm.trim();
-  if (rpm && !/^[1-9]\d*$/.test(rpm)) throw new Error('Rate limit must be a whole number above 0.');
+  const rpm = wholeNumber(f.rpm, 'Rate limit');
+  const tpm = wholeNumber(f.tpm, 'Token limit');
+  const concurrent = wholeNumber(f.concurrent, 'Concurrent requests');
   const amount = f.budget.trim() ? parseMoney(f.budget) : undefined;
   if (f.budget.trim() && amount === undefined)
     throw new Error('Budget must be an amount such as 25 or 0.50.');
@@ -37,7 +49,9 @@ function bodyOf(f: FormState, editing: boolean): Record<string, unknown> {
       .split(',')
       .map((m) => m.trim())
       .filter(Boolean),
-    rate_limit_rpm: rpm ? Number(rpm) : clear,
+    rate_limit_rpm: rpm ?? clear,
+    rate_limit_tpm: tpm ?? clear,
+    max_concurrent: concurrent ?? clear,
     budget: amount !== undefined ? { amount_micros: amount, period: f.period } : clear,
     expires_at: f.expires ? `${f.expires}:00Z` : clear,
   };
@@ -89,6 +103,26 @@ export function KeyForm(props: {
           value=${f.rpm}
           onInput=${field('rpm')}
       /></label>
+      <div class="row">
+        <label
+          >Tokens/min
+          <input
+            name="tpm"
+            inputmode="numeric"
+            placeholder="gateway default"
+            value=${f.tpm}
+            onInput=${field('tpm')}
+        /></label>
+        <label
+          >Concurrent requests
+          <input
+            name="concurrent"
+            inputmode="numeric"
+            placeholder="gateway default"
+            value=${f.concurrent}
+            onInput=${field('concurrent')}
+        /></label>
+      </div>
       <div class="row">
         <label
           >Budget

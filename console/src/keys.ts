@@ -33,6 +33,16 @@ function spentText(k: PublicKey) {
     : spent;
 }
 
+/** A key's own rate limits, or `default` when it has none (the gateway's then apply). */
+const limitsText = (k: PublicKey): string =>
+  [
+    k.rate_limit_rpm && `${k.rate_limit_rpm}/min`,
+    k.rate_limit_tpm && `${k.rate_limit_tpm} tokens/min`,
+    k.max_concurrent && `${k.max_concurrent} at once`,
+  ]
+    .filter(Boolean)
+    .join(', ') || 'default';
+
 export function KeysView() {
   const [q, setQ] = useState('');
   const [status, setStatus] = useState('');
@@ -155,7 +165,7 @@ function KeyTable(props: { rows: PublicKey[]; onOpen: (o: Open) => void; onEnabl
         <th>Last used</th>
         <th>Status</th>
         <th>Models</th>
-        <th>Rate limit</th>
+        <th>Rate limits</th>
         <th>Budget</th>
         <th>Spent</th>
         <th>Expires</th>
@@ -178,7 +188,7 @@ function KeyTable(props: { rows: PublicKey[]; onOpen: (o: Open) => void; onEnabl
             <td>${k.last_used_at ? utc(k.last_used_at) : html`<span class="muted">never</span>`}</td>
             <td><span class=${`status ${k.status}`}>${k.status}</span></td>
             <td>${k.allowed_models.length ? k.allowed_models.join(', ') : 'all'}</td>
-            <td>${k.rate_limit_rpm ? `${k.rate_limit_rpm}/min` : 'default'}</td>
+            <td>${limitsText(k)}</td>
             <td>${budgetText(k)}</td>
             <td>${spentText(k)}</td>
             <td>${utc(k.expires_at)}</td>

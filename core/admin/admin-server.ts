@@ -2,8 +2,8 @@
  * The operators' API, on its own listener (loopback by default), guarded by the admin token:
  *   GET    /admin/keys?limit=&cursor=&status=&q=   a page of keys in id order → {data, next_cursor}, each
  *                                      key with its last_used_at and spent_micros
- *   POST   /admin/keys                 create {description?, allowed_models?, rate_limit_rpm?, expires_at?,
- *                                      budget?} → {key, record}
+ *   POST   /admin/keys                 create {description?, allowed_models?, rate_limit_rpm?, rate_limit_tpm?,
+ *                                      max_concurrent?, expires_at?, budget?} → {key, record}
  *   GET    /admin/keys/:id             one key, as in the listing
  *   PATCH  /admin/keys/:id             change any of those fields and `enabled`; null clears an optional one
  *   POST   /admin/keys/:id/rotate      {disable_old_after?} → {key, record, replaces}
@@ -41,6 +41,8 @@ const EXPECTED: Record<string, string> = {
   allowed_models: 'an array of non-empty model names',
   'allowed_models.*': 'a non-empty model name',
   rate_limit_rpm: 'a positive integer (requests per minute)',
+  rate_limit_tpm: 'a positive integer (tokens per minute)',
+  max_concurrent: 'a positive integer (requests in flight at once)',
   expires_at: "an ISO 8601 time with a time zone, e.g. '2026-12-31T23:59:59Z'",
   budget: 'an object {amount_micros, period}',
   'budget.amount_micros': 'a non-negative integer (millionths of the currency unit)',
@@ -51,7 +53,7 @@ const EXPECTED: Record<string, string> = {
 
 const description = z.string().max(500);
 const allowedModels = z.array(z.string().min(1));
-const rateLimitRpm = z.number().int().positive();
+const positiveInt = z.number().int().positive();
 /** Stored as `Date#toISOString` (UTC, milliseconds), so stores compare expiries as strings. */
 const expiresAt = z.iso
   .datetime({ offset: true })
@@ -68,7 +70,9 @@ const newKeyBody = z
   .object({
     description: description.optional(),
     allowed_models: allowedModels.optional(),
-    rate_limit_rpm: rateLimitRpm.optional(),
+    rate_limit_rpm: positiveInt.optional(),
+    rate_limit_tpm: positiveInt.optional(),
+    max_concurrent: positiveInt.optional(),
     expires_at: expiresAt.optional(),
     budget: budget.optional(),
   })
@@ -78,7 +82,9 @@ const keyPatchBody = z
   .object({
     description: description.optional(),
     allowed_models: allowedModels.optional(),
-    rate_limit_rpm: rateLimitRpm.nullable().optional(),
+    rate_limit_rpm: positiveInt.nullable().optional(),
+    rate_limit_tpm: positiveInt.nullable().optional(),
+    max_concurrent: positiveInt.nullable().optional(),
     expires_at: expiresAt.nullable().optional(),
     budget: budget.nullable().optional(),
     enabled: z.boolean().optional(),
@@ -94,7 +100,7 @@ const STATUSES: readonly KeyStatus[] = ['enabled', 'disabled', 'expired'];
 const PAGE_PARAMS = new Set(['limit', 'cursor', 'status', 'q']);
 
 /** Fields a PATCH may clear with null. */
-const CLEARABLE = new Set(['rate_limit_rpm', 'expires_at', 'budget']);
+const CLEARABLE = new Set(['rate_limit_rpm', 'rate_limit_tpm', 'max_concurrent', 'expires_at', 'budget']);
 
 /** The first problem zod found, as the catalog's error naming the field (`clearing`: null is allowed). */
 function bodyError(error: z.ZodError, clearing: boolean): Error {

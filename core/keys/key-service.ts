@@ -124,6 +124,8 @@ export class KeyService {
         enabled: true,
         allowed_models: [...(spec.allowed_models ?? [])],
         ...(spec.rate_limit_rpm !== undefined ? { rate_limit_rpm: spec.rate_limit_rpm } : {}),
+        ...(spec.rate_limit_tpm !== undefined ? { rate_limit_tpm: spec.rate_limit_tpm } : {}),
+        ...(spec.max_concurrent !== undefined ? { max_concurrent: spec.max_concurrent } : {}),
         ...(spec.expires_at !== undefined ? { expires_at: spec.expires_at } : {}),
         ...(spec.budget !== undefined ? { budget: { ...spec.budget } } : {}),
         created_at: new Date().toISOString(),
@@ -164,6 +166,8 @@ export class KeyService {
       description: base + suffix,
       allowed_models: old.allowed_models,
       ...(old.rate_limit_rpm !== undefined ? { rate_limit_rpm: old.rate_limit_rpm } : {}),
+      ...(old.rate_limit_tpm !== undefined ? { rate_limit_tpm: old.rate_limit_tpm } : {}),
+      ...(old.max_concurrent !== undefined ? { max_concurrent: old.max_concurrent } : {}),
       ...(old.expires_at !== undefined ? { expires_at: old.expires_at } : {}),
       ...(old.budget !== undefined ? { budget: old.budget } : {}),
     });

@@ -12,6 +12,8 @@ export interface PublicKey {
   readonly status: KeyStatus;
   readonly allowed_models: readonly string[];
   readonly rate_limit_rpm?: number;
+  readonly rate_limit_tpm?: number;
+  readonly max_concurrent?: number;
   readonly expires_at?: string;
   readonly budget?: KeyBudget;
   readonly created_at: string;
@@ -25,6 +27,8 @@ export function publicKey(record: KeyRecord, now: number = Date.now()): PublicKe
     status: keyStatus(record, now),
     allowed_models: [...record.allowed_models],
     ...(record.rate_limit_rpm !== undefined ? { rate_limit_rpm: record.rate_limit_rpm } : {}),
+    ...(record.rate_limit_tpm !== undefined ? { rate_limit_tpm: record.rate_limit_tpm } : {}),
+    ...(record.max_concurrent !== undefined ? { max_concurrent: record.max_concurrent } : {}),
     ...(record.expires_at !== undefined ? { expires_at: record.expires_at } : {}),
     ...(record.budget !== undefined
       ? { budget: { amount_micros: record.budget.amount_micros, period: record.budget.period } }

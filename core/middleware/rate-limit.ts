@@ -1,43 +1,108 @@
 /**
- * Per-key requests per minute, fixed one-minute windows. Over the limit → 429 with an integer
- * `Retry-After` (seconds to the window's end). A key's own `rate_limit_rpm`, then `per_key` in
- * gateway.yaml, then the default decide its limit.
- * @example - rate-limit: { backend: memory, requests_per_minute: 600, per_key: { sk-AbCdEfGh: 60 } }
+ * Rate limits: requests and tokens per window (a minute) and requests in flight, per key and per routed
+ * model or upstream, decided in one step per request (core/rate-limit/). Over a limit → 429
+ * `rate_limited` with a whole-seconds `Retry-After` after which the same request is admitted (for a
+ * concurrency limit, one second). Tokens are the call's real usage, counted when it ends; a call starts
+ * only while the window holds fewer tokens than the limit.
+ *
+ * It comes after `model-router`: a model's or upstream's cap needs the routed model, and checking every
+ * limit of a request in one atomic decision means a refusal by one never uses up another.
+ *
+ * Backends: `memory` counts in this process; `redis` shares exact counts between every instance using
+ * the same Redis (and falls back to local counts at limit ÷ live instances while Redis cannot answer);
+ * `auto` is redis when `redis.url` is set.
+ * @example
+ * - rate-limit:
+ *     requests_per_minute: 600
+ *     tokens_per_minute: 200000
+ *     concurrent: 20
+ *     per_key: { sk-AbCdEfGh: 60 }
+ *     per_model: { 'modela-*': { rpm: 1000, tpm: 2000000, concurrent: 50 } }
+ *     per_upstream: { modeld-main: { concurrent: 100 } }
  */
 import { inject } from 'tsyringe';
+import type { Logger } from 'pino';
 import { z } from 'zod';
-import type { GatewayContext } from '../context';
-import { PluginOptionsToken } from '../di';
+import { ConfigError } from '../../config/errors';
+import { duration } from '../../config/units';
+import { StateKey, type GatewayContext } from '../context';
+import { LiveInstancesToken, LoggerToken, PluginOptionsToken, RedisToken } from '../di';
 import { Errors } from '../errors';
 import { middlewarePlugin, type Middleware, type Next } from '../plugin';
-import type { CounterStore } from '../rate-limit/counter-store';
-import { MemoryCounterStore } from '../rate-limit/memory-counter-store';
+import type { Admission, Limiter } from '../rate-limit/limiter';
+import { FallbackLimiter } from '../rate-limit/fallback-limiter';
+import { MemoryLimiter } from '../rate-limit/memory-limiter';
+import { RedisLimiter } from '../rate-limit/redis-limiter';
+import { RuleTable } from '../rate-limit/rules';
+import type { LiveInstances } from '../redis/live-instances';
+import type { RedisLink } from '../redis/redis-link';
 
-const WINDOW_MS = 60_000;
+const positive = z.number().int().positive();
+const caps = z
+  .object({ rpm: positive.optional(), tpm: positive.optional(), concurrent: positive.optional() })
+  .strict();
 
 export const rateLimitOptions = z
   .object({
-    backend: z.enum(['memory']).default('memory'),
-    requests_per_minute: z.number().int().positive().default(600),
-    /** Limits by key id (the key's visible prefix). */
-    per_key: z.record(z.string(), z.number().int().positive()).default({}),
+    backend: z.enum(['auto', 'memory', 'redis']).default('auto'),
+    requests_per_minute: positive.default(600),
+    /** Unset: no token limit unless the key has one. */
+    tokens_per_minute: positive.optional(),
+    /** Unset: no concurrency limit unless the key has one. */
+    concurrent: positive.optional(),
+    /** Requests per minute by key id (the key's visible prefix); the key's own `rate_limit_rpm` wins. */
+    per_key: z.record(z.string(), positive).default({}),
+    /** Caps by model id or `*` pattern; each matching model counts on its own. */
+    per_model: z.record(z.string(), caps).default({}),
+    /** Caps by upstream name (its key under `upstreams:`). */
+    per_upstream: z.record(z.string(), caps).default({}),
+    /** The window the per-minute limits count in; shorter only for tests. */
+    window: duration.refine((ms) => ms >= 1, 'must be at least 1ms').default(60_000),
+    /** A concurrency slot of an instance that died frees after this (redis); renewed while a call runs. */
+    lease: duration.refine((ms) => ms >= 100, 'must be at least 100ms').default(30_000),
   })
   .strict();
 type RateLimitOptions = z.output<typeof rateLimitOptions>;
 
+const ADMITTED = new StateKey<Admission>('rate-limit', 'admission');
+
 @middlewarePlugin('rate-limit', rateLimitOptions)
 export class RateLimitMiddleware implements Middleware {
-  private readonly counters: CounterStore = new MemoryCounterStore();
+  readonly limiter: Limiter;
+  private readonly rules: RuleTable;
 
-  constructor(@inject(PluginOptionsToken) private readonly options: RateLimitOptions) {}
+  constructor(
+    @inject(PluginOptionsToken) options: RateLimitOptions,
+    @inject(RedisToken) redis: RedisLink | undefined,
+    @inject(LiveInstancesToken) live: LiveInstances | undefined,
+    @inject(LoggerToken) logger: Logger,
+  ) {
+    this.rules = new RuleTable(options);
+    const backend = options.backend === 'auto' ? (redis ? 'redis' : 'memory') : options.backend;
+    if (backend === 'memory') {
+      this.limiter = new MemoryLimiter(options.window);
+    } else if (!redis) {
+      throw new ConfigError('rate-limit.backend', 'redis needs redis.url (or REDIS_URL) to be set');
+    } else {
+      const timing = { windowMs: options.window, leaseMs: options.lease };
+      const shared = new RedisLimiter(redis, timing);
+      this.limiter = new FallbackLimiter(shared, redis, live, logger, options.window);
+    }
+  }
 
   async handle(ctx: GatewayContext, next: Next): Promise<void> {
-    // Without auth in the pipeline, the client address is the subject.
-    const subject = ctx.key?.id ?? ctx.req.socket.remoteAddress ?? 'unknown';
-    const limit =
-      ctx.key?.rate_limit_rpm ?? this.options.per_key[subject] ?? this.options.requests_per_minute;
-    const { count, resetInMs } = await this.counters.hit(subject, WINDOW_MS);
-    if (count > limit) throw Errors.rateLimited(Math.max(1, Math.ceil(resetInMs / 1000)));
+    const rules = this.rules.rulesFor(ctx);
+    const decision = await this.limiter.admit(rules);
+    if (!decision.admitted) throw Errors.rateLimited(Math.max(1, Math.ceil(decision.retryAfterMs / 1000)));
+    ctx.set(ADMITTED, decision.admission);
     return next();
+  }
+
+  finish(ctx: GatewayContext): void {
+    const admission = ctx.get(ADMITTED);
+    if (!admission) return;
+    const usage = ctx.usage;
+    const tokens = usage ? (usage.totalTokens ?? usage.promptTokens + usage.completionTokens) : 0;
+    void this.limiter.settle(admission, tokens).catch(() => undefined);
   }
 }

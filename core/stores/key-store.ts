@@ -10,6 +10,10 @@ export interface KeyRecord {
   readonly allowed_models: readonly string[];
   /** Requests per minute for this key, overriding the rate-limit default. */
   readonly rate_limit_rpm?: number;
+  /** Tokens per minute (real usage, counted when each call ends), overriding the rate-limit default. */
+  readonly rate_limit_tpm?: number;
+  /** Calls in flight at once, overriding the rate-limit default. */
+  readonly max_concurrent?: number;
   readonly created_at: string;
   /**
    * When the key stops working (UTC, `Date#toISOString` form, so string order is time order in every
@@ -31,6 +35,8 @@ export interface NewKey {
   description?: string;
   allowed_models?: readonly string[];
   rate_limit_rpm?: number;
+  rate_limit_tpm?: number;
+  max_concurrent?: number;
   expires_at?: string;
   budget?: KeyBudget;
 }
@@ -38,7 +44,15 @@ export interface NewKey {
 /** Fields to change; a field given as undefined is removed from the record. */
 export type KeyChange = {
   -readonly [
-    F in 'description' | 'enabled' | 'allowed_models' | 'rate_limit_rpm' | 'expires_at' | 'budget'
+    F in
+      | 'description'
+      | 'enabled'
+      | 'allowed_models'
+      | 'rate_limit_rpm'
+      | 'rate_limit_tpm'
+      | 'max_concurrent'
+      | 'expires_at'
+      | 'budget'
   ]?: KeyRecord[F] | undefined;
 };
 

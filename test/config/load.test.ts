@@ -39,8 +39,8 @@ t.test('the shipped gateway.yaml loads, with environment overrides', (t) => {
   t.equal(config.server.body_limit, 1024 * 1024);
   t.equal(config.server.timeouts.headers, 10_000);
   t.equal(config.simulator.enabled, true);
-  t.strictSame(config.pipeline[1], {
-    'rate-limit': { backend: 'memory', requests_per_minute: 600, per_key: {} },
+  t.strictSame(config.pipeline[2], {
+    'rate-limit': { backend: 'auto', requests_per_minute: 600, per_key: {} },
   });
   t.ok(Object.isFrozen(config.server.timeouts), 'the configuration is frozen');
   t.end();

@@ -79,6 +79,8 @@ async function createKey(t: Test, page: Page): Promise<string> {
   await page.getByLabel('Description').fill('browser test');
   await page.getByLabel('Allowed models').fill('modela-5.5');
   await page.getByLabel('Rate limit (requests/min)').fill('60');
+  await page.getByLabel('Tokens/min').fill('90000');
+  await page.getByLabel('Concurrent requests').fill('4');
   await page.getByLabel('Budget').fill('5');
   await page.getByLabel('Expires (UTC)').fill('2031-01-01T00:00');
   await page.locator('dialog').getByRole('button', { name: 'Create key' }).click();
@@ -95,7 +97,7 @@ async function createKey(t: Test, page: Page): Promise<string> {
   t.notOk((await page.content()).includes(key), 'and is not shown after a reload');
   t.match(
     await row(page, key.slice(0, 11)).innerText(),
-    /browser test[\s\S]*modela-5\.5[\s\S]*60\/min[\s\S]*5\.00/,
+    /browser test[\s\S]*modela-5\.5[\s\S]*60\/min, 90000 tokens\/min, 4 at once[\s\S]*5\.00/,
   );
   await shot(page, '04-keys');
   return key;

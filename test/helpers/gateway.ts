@@ -48,8 +48,8 @@ export function testConfig(simUrl: string, dataDir: string): ConfigDoc {
     logging: { level: 'silent' },
     pipeline: [
       'auth',
-      { 'rate-limit': { requests_per_minute: 100_000 } },
       'model-router',
+      { 'rate-limit': { requests_per_minute: 100_000 } },
       'budget',
       'usage-metering',
       { 'sse-relay': { ping_every: '15s' } },

@@ -15,6 +15,8 @@ interface PublicKey {
   status: string;
   allowed_models: string[];
   rate_limit_rpm?: number;
+  rate_limit_tpm?: number;
+  max_concurrent?: number;
   expires_at?: string;
   budget?: { amount_micros: number; period: string };
   created_at: string;
@@ -89,6 +91,8 @@ t.test(
       description: 'billing v2',
       allowed_models: ['modela-5.5'],
       rate_limit_rpm: 60,
+      rate_limit_tpm: 50_000,
+      max_concurrent: 4,
       expires_at: '2098-05-05T05:05:05Z',
       budget: { amount_micros: 7_000_000, period: 'total' },
     });
@@ -98,6 +102,8 @@ t.test(
       description: 'billing v2',
       allowed_models: ['modela-5.5'],
       rate_limit_rpm: 60,
+      rate_limit_tpm: 50_000,
+      max_concurrent: 4,
       expires_at: '2098-05-05T05:05:05.000Z',
       budget: { amount_micros: 7_000_000, period: 'total' },
       enabled: true,
@@ -117,11 +123,13 @@ t.test(
 
     const cleared = await admin<PublicKey>('PATCH', `/admin/keys/${id}`, {
       rate_limit_rpm: null,
+      rate_limit_tpm: null,
+      max_concurrent: null,
       expires_at: null,
       budget: null,
     });
     t.equal(cleared.status, 200);
-    for (const field of ['rate_limit_rpm', 'expires_at', 'budget']) {
+    for (const field of ['rate_limit_rpm', 'rate_limit_tpm', 'max_concurrent', 'expires_at', 'budget']) {
       t.notOk(field in cleared.body, `null cleared ${field}`);
     }
     const unchanged = await admin<PublicKey>('PATCH', `/admin/keys/${id}`, {});
@@ -157,6 +165,10 @@ t.test('bad input: 400 naming the field, 404 for an unknown id, in the contract 
   await bad({ expires_at: 1_900_000_000 }, "'expires_at'");
   await bad({ rate_limit_rpm: 0 }, "'rate_limit_rpm'", 'positive integer');
   await bad({ rate_limit_rpm: 2.5 }, "'rate_limit_rpm'");
+  await bad({ rate_limit_tpm: 0 }, "'rate_limit_tpm'", 'positive integer (tokens per minute)');
+  await bad({ rate_limit_tpm: 'lots' }, "'rate_limit_tpm'", 'null to clear');
+  await bad({ max_concurrent: -2 }, "'max_concurrent'", 'positive integer (requests in flight at once)');
+  await bad({ max_concurrent: 1.5 }, "'max_concurrent'");
   await bad({ description: 'x'.repeat(501) }, "'description'", '500');
   await bad({ allowed_models: ['modela-5.5', ''] }, "'allowed_models.1'", 'a non-empty model name');
   await bad({ allowed_models: 'modela-5.5' }, "'allowed_models'");
@@ -239,6 +251,8 @@ t.test(
       description: 'payments',
       allowed_models: ['modela-5.5'],
       rate_limit_rpm: 120,
+      rate_limit_tpm: 90_000,
+      max_concurrent: 8,
       expires_at: '2099-12-31T00:00:00Z',
       budget: { amount_micros: 7_000_000, period: 'total' },
     });

@@ -1,0 +1,115 @@
+/**
+ * The in-process limiter: sliding-window logs per subject in an lru-cache (memory stays bounded however
+ * many keys call). Also the local fallback of the Redis limiter. Its concurrency slots need no lease
+ * expiry: they live and die with this process.
+ */
+import { LRUCache } from 'lru-cache';
+import {
+  admissionId,
+  CONCURRENT_RETRY_MS,
+  type Admission,
+  type Decision,
+  type Limiter,
+  type LimitRule,
+} from './limiter';
+
+/** Entries of one window, oldest first; `head` skips the pruned ones until the arrays are compacted. */
+class WindowLog {
+  private readonly at: number[] = [];
+  private readonly amount: number[] = [];
+  private head = 0;
+  sum = 0;
+
+  add(now: number, amount: number): void {
+    this.at.push(now);
+    this.amount.push(amount);
+    this.sum += amount;
+  }
+
+  /** Drops what left the window (an entry counts for exactly `windowMs`). */
+  prune(now: number, windowMs: number): void {
+    while (this.head < this.at.length && this.at[this.head]! <= now - windowMs) {
+      this.sum -= this.amount[this.head]!;
+      this.head++;
+    }
+    if (this.head > 1_024 && this.head * 2 > this.at.length) {
+      this.at.splice(0, this.head);
+      this.amount.splice(0, this.head);
+      this.head = 0;
+    }
+  }
+
+  /** Milliseconds until the sum is under `limit` (0: it is now). */
+  waitUnder(limit: number, now: number, windowMs: number): number {
+    let sum = this.sum;
+    for (let i = this.head; sum >= limit && i < this.at.length; i++) {
+      sum -= this.amount[i]!;
+      if (sum < limit) return this.at[i]! + windowMs - now;
+    }
+    return sum < limit ? 0 : windowMs;
+  }
+}
+
+export class MemoryLimiter implements Limiter {
+  private readonly logs: LRUCache<string, WindowLog>;
+  private readonly slots: LRUCache<string, Set<string>>;
+
+  constructor(
+    private readonly windowMs: number,
+    private readonly clock: () => number = Date.now,
+    maxSubjects = 100_000,
+  ) {
+    this.logs = new LRUCache({ max: maxSubjects });
+    this.slots = new LRUCache({ max: maxSubjects });
+  }
+
+  admit(rules: readonly LimitRule[]): Promise<Decision> {
+    return Promise.resolve(this.decide(rules));
+  }
+
+  settle(admission: Admission, tokens: number): Promise<void> {
+    const now = this.clock();
+    for (const rule of admission.rules) {
+      if (rule.kind === 'tokens' && tokens > 0) this.log(rule).add(now, tokens);
+      if (rule.kind === 'concurrent') this.slots.get(rule.subject)?.delete(admission.id);
+    }
+    return Promise.resolve();
+  }
+
+  /** Synchronous from check to count: two calls can not both take the last place. */
+  private decide(rules: readonly LimitRule[]): Decision {
+    const now = this.clock();
+    let refused: { retryAfterMs: number; rule: LimitRule } | undefined;
+    for (const rule of rules) {
+      const wait = this.wait(rule, now);
+      if (wait > 0 && (!refused || wait > refused.retryAfterMs)) refused = { retryAfterMs: wait, rule };
+    }
+    if (refused) return { admitted: false, ...refused };
+    const admission: Admission = { id: admissionId(), rules };
+    for (const rule of rules) {
+      if (rule.kind === 'requests') this.log(rule).add(now, 1);
+      if (rule.kind === 'concurrent') this.slotsOf(rule).add(admission.id);
+    }
+    return { admitted: true, admission };
+  }
+
+  private wait(rule: LimitRule, now: number): number {
+    if (rule.kind === 'concurrent') return this.slotsOf(rule).size < rule.limit ? 0 : CONCURRENT_RETRY_MS;
+    const log = this.log(rule);
+    log.prune(now, this.windowMs);
+    return log.waitUnder(rule.limit, now, this.windowMs);
+  }
+
+  private log(rule: LimitRule): WindowLog {
+    const name = `${rule.subject}:${rule.kind}`;
+    let log = this.logs.get(name);
+    if (!log) this.logs.set(name, (log = new WindowLog()));
+    return log;
+  }
+
+  private slotsOf(rule: LimitRule): Set<string> {
+    let set = this.slots.get(rule.subject);
+    if (!set) this.slots.set(rule.subject, (set = new Set()));
+    return set;
+  }
+}

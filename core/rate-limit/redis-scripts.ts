@@ -1,0 +1,102 @@
+/**
+ * The Redis limiter's scripts. Each runs atomically on Redis' own clock (`TIME`), so instances whose
+ * clocks disagree still count in the same windows. Per rule, two keys: its sorted set (entries scored
+ * by time: requests, or `id:tokens` for tokens; concurrency leases scored by expiry) and, for tokens,
+ * the running sum of the set, so a check costs the entries that left the window, not all of them.
+ * Kinds are one letter: r(equests), t(okens), c(oncurrent).
+ */
+const NOW = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+`;
+
+/**
+ * KEYS: set and sum per rule. ARGV: window ms, lease ms, admission id, concurrency retry ms, then kind
+ * and limit per rule. Returns {1} (admitted, counted everywhere) or {0, retry ms, rule index}.
+ */
+export const ADMIT = `${NOW}
+local window, lease, id, busy = tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3], tonumber(ARGV[4])
+local rules = (#ARGV - 4) / 2
+
+local function requests(set, limit)
+  redis.call('ZREMRANGEBYSCORE', set, '-inf', now - window)
+  local count = redis.call('ZCARD', set)
+  if count < limit then return 0 end
+  local due = redis.call('ZRANGE', set, count - limit, count - limit, 'WITHSCORES')
+  return tonumber(due[2]) + window - now
+end
+
+local function tokens(set, total, limit)
+  local gone = redis.call('ZRANGEBYSCORE', set, '-inf', now - window)
+  local sum = tonumber(redis.call('GET', total) or '0')
+  if #gone > 0 then
+    for _, m in ipairs(gone) do sum = sum - tonumber(string.match(m, ':(%d+)$')) end
+    redis.call('ZREMRANGEBYSCORE', set, '-inf', now - window)
+    if redis.call('EXISTS', set) == 0 then sum = 0 end
+    redis.call('SET', total, sum, 'KEEPTTL')
+  end
+  if sum < limit then return 0 end
+  local entries = redis.call('ZRANGE', set, 0, -1, 'WITHSCORES')
+  for i = 1, #entries, 2 do
+    sum = sum - tonumber(string.match(entries[i], ':(%d+)$'))
+    if sum < limit then return tonumber(entries[i + 1]) + window - now end
+  end
+  return window
+end
+
+local function concurrent(set, limit)
+  redis.call('ZREMRANGEBYSCORE', set, '-inf', now)
+  if redis.call('ZCARD', set) < limit then return 0 end
+  return busy
+end
+
+local wait, refused = 0, 0
+for i = 1, rules do
+  local kind, limit, set = ARGV[3 + 2 * i], tonumber(ARGV[4 + 2 * i]), KEYS[2 * i - 1]
+  local w
+  if kind == 'r' then w = requests(set, limit)
+  elseif kind == 't' then w = tokens(set, KEYS[2 * i], limit)
+  else w = concurrent(set, limit) end
+  if w > wait then wait, refused = w, i end
+end
+if refused > 0 then return {0, wait, refused} end
+
+for i = 1, rules do
+  local kind, set = ARGV[3 + 2 * i], KEYS[2 * i - 1]
+  if kind == 'r' then
+    redis.call('ZADD', set, now, id)
+    redis.call('PEXPIRE', set, window)
+  elseif kind == 'c' then
+    redis.call('ZADD', set, now + lease, id)
+    redis.call('PEXPIRE', set, lease * 2)
+  end
+end
+return {1}
+`;
+
+/** KEYS: set and sum per rule. ARGV: window ms, admission id, tokens, then kind per rule. */
+export const SETTLE = `${NOW}
+local window, id, tokens = tonumber(ARGV[1]), ARGV[2], tonumber(ARGV[3])
+for i = 1, #ARGV - 3 do
+  local kind, set = ARGV[3 + i], KEYS[2 * i - 1]
+  if kind == 't' and tokens > 0 then
+    redis.call('ZADD', set, now, id .. ':' .. tokens)
+    redis.call('INCRBY', KEYS[2 * i], tokens)
+    redis.call('PEXPIRE', set, window)
+    redis.call('PEXPIRE', KEYS[2 * i], window)
+  elseif kind == 'c' then
+    redis.call('ZREM', set, id)
+  end
+end
+return 1
+`;
+
+/** KEYS: lease sets. ARGV: lease ms, then the lease id in each set. Renews leases still held (XX). */
+export const RENEW = `${NOW}
+local lease = tonumber(ARGV[1])
+for i = 1, #KEYS do
+  redis.call('ZADD', KEYS[i], 'XX', now + lease, ARGV[i + 1])
+  redis.call('PEXPIRE', KEYS[i], lease * 2)
+end
+return 1
+`;

@@ -1,0 +1,71 @@
+/**
+ * Several real gateway processes in front of one simulator, sharing a Redis, each with its own data
+ * directory, and one API key valid on all of them: the same key record (hashed with the same
+ * GATEWAY_KEY_SECRET) is written into each data directory's key file before start.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
+import { generateKey, KeyHasher } from '../../core/keys/api-key';
+import type { KeyRecord } from '../../core/stores/key-store';
+import type { RunningSimulator } from '../../simulator/server';
+import { tempDir, testConfig, type Teardown } from './gateway';
+import { freePort, spawnGateway, type GatewayProcess } from './process';
+
+export interface ClusterOptions {
+  readonly sim: RunningSimulator;
+  readonly redisUrl: string;
+  readonly keyPrefix: string;
+  /** The rate-limit stage's options. */
+  readonly rateLimit: Record<string, unknown>;
+  /** Limits on the shared key (rate_limit_rpm, rate_limit_tpm, max_concurrent). */
+  readonly keyLimits?: Partial<Pick<KeyRecord, 'rate_limit_rpm' | 'rate_limit_tpm' | 'max_concurrent'>>;
+  readonly instances?: number;
+}
+
+export interface Cluster {
+  readonly urls: readonly string[];
+  readonly key: string;
+  readonly processes: readonly GatewayProcess[];
+}
+
+const READY = /admin API listening/;
+
+export async function startCluster(t: Teardown, options: ClusterOptions): Promise<Cluster> {
+  const secret = randomBytes(32).toString('base64url');
+  const { key, id } = generateKey();
+  const record: KeyRecord = {
+    id,
+    hash: new KeyHasher(Buffer.from(secret)).hash(key),
+    description: 'shared by the cluster',
+    enabled: true,
+    allowed_models: [],
+    ...options.keyLimits,
+    created_at: new Date().toISOString(),
+  };
+  const started = Array.from({ length: options.instances ?? 3 }, async () => {
+    const dir = await tempDir(t);
+    const dataDir = join(dir, 'data');
+    await mkdir(dataDir);
+    await writeFile(join(dataDir, 'keys.json'), JSON.stringify({ version: 1, keys: [record] }));
+    const doc = testConfig(options.sim.url, dataDir);
+    (doc.pipeline as unknown[])[2] = { 'rate-limit': options.rateLimit };
+    doc.redis = { url: options.redisUrl, key_prefix: options.keyPrefix };
+    doc.logging = { level: 'info' }; // start-up and fallback lines are read by tests
+    const file = join(dir, 'gateway.yaml');
+    await writeFile(file, stringify(doc));
+    const port = await freePort();
+    const gateway = spawnGateway(t, {
+      GATEWAY_CONFIG: file,
+      PORT: String(port),
+      ADMIN_PORT: String(await freePort()),
+      GATEWAY_KEY_SECRET: secret,
+      REDIS_URL: options.redisUrl, // not the environment's own
+    });
+    await gateway.waitFor(READY, 20_000);
+    return { url: `http://127.0.0.1:${port}`, gateway };
+  });
+  const all = await Promise.all(started);
+  return { urls: all.map((g) => g.url), key, processes: all.map((g) => g.gateway) };
+}
