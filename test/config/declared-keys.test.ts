@@ -102,6 +102,9 @@ t.test('start-up refuses a declared key that a stored key already is', async (t)
   ]);
   t.ok(error instanceof ConfigError);
   t.equal((error as ConfigError).path, 'keys.declared[1]');
-  t.match((error as ConfigError).reason, `'declared:team-b' has the same key as the stored key ${stored.record.id}`);
+  t.match(
+    (error as ConfigError).reason,
+    `'declared:team-b' has the same key as the stored key ${stored.record.id}`,
+  );
   t.equal(await startWith(dir, [{ name: 'ok', secret: SECRET_A }]), undefined, 'starts once it is fixed');
 });
