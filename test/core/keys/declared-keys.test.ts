@@ -1,14 +1,16 @@
 /**
  * Keys declared in gateway.yaml through a real gateway and the simulator: a chat call with the openai
  * client, then the checks stored keys get (allowed models, expiry, the key's own rate limit), a key
- * declared by its hash, no first key created, and the admin API showing them read-only without secrets.
+ * declared by its hash, streams left alone by the revocation sweep, no first key created, and the admin API showing them read-only without secrets.
  */
 import t from 'tap';
+import { setTimeout as sleep } from 'node:timers/promises';
 import OpenAI from 'openai';
 import { KeyHasher } from '../../../core/keys/api-key';
 import { startTestGateway } from '../../helpers/gateway';
 import { isError } from '../../helpers/errors';
 import { postJson, type JsonResponse } from '../../helpers/http';
+import { openLongStream } from '../../helpers/key-streams';
 
 const SERVER_SECRET = 'declared-e2e-server-secret';
 const TEAM_A = 'sk-' + 'TeamA0123456789'.repeat(3);
@@ -23,6 +25,7 @@ t.test('declared keys', async (t) => {
     t,
     (doc) => {
       doc.keys = {
+        revoke_check_every: '50ms',
         declared: [
           // As gateway.yaml writes it: the secret from the environment.
           { name: 'team-a', secret: '${TEAM_A_KEY}', description: 'team A', allowed_models: ['modela-5.5'] },
@@ -69,6 +72,12 @@ t.test('declared keys', async (t) => {
   for (let i = 0; i < 3; i++) statuses.push((await postJson(chat, ask, LIMITED)).status);
   t.strictSame(statuses, [200, 200, 429], "the key's own rate_limit_rpm applies");
   t.equal((await postJson(chat, ask, gw.key)).status, 200, 'stored keys still work beside them');
+
+  // The revocation sweep re-reads keys with open streams by id: a declared one must be found.
+  const stream = await openLongStream(gw.url, BY_HASH);
+  await sleep(300);
+  t.ok(stream.isOpen(), "a declared key's stream survives the revocation sweeps");
+  stream.res.destroy();
 
   const listed = await admin('GET', '/admin/keys/declared');
   t.equal(listed.status, 200);
