@@ -111,7 +111,9 @@ function checkDeclaredSecret(entry: { name: string; secret?: string; hash?: stri
 const declaredKey = z
   .object({
     /** Its id is `declared:<name>`, in usage records, rate-limit `per_key` and the admin API. */
-    name: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,62}$/, 'must be 1-63 of a-z, 0-9, _ and -, not starting with _ or -'),
+    name: z
+      .string()
+      .regex(/^[a-z0-9][a-z0-9_-]{0,62}$/, 'must be 1-63 of a-z, 0-9, _ and -, not starting with _ or -'),
     secret: z.string().optional(),
     hash: z.string().optional(),
     description: z.string().max(500).default(''),
