@@ -2,16 +2,23 @@
  * `npm run keys -- <command>`: manage API keys through the running gateway's admin API.
  *   create [--description TEXT] [--models m1,m2] [--rpm N] [--tpm N] [--concurrent N]
  *                                                            prints the full key, alone, on its last line
- *   list
+ *   list                                                     stored keys, then those declared in gateway.yaml
  *   disable <id> | enable <id> | delete <id>                 <id> is the key's visible prefix (sk-XXXXXXXX)
+ *   hash [<secret>]   the hash of a key to declare in gateway.yaml (`keys.declared[].hash`), computed with
+ *                     this gateway's key secret; the secret is read from stdin when not given
  */
+import { text } from 'node:stream/consumers';
 import { parseArgs } from 'node:util';
+import { configPath, loadConfigFile } from '../config/load';
+import { KeyHasher, looksLikeKey } from '../core/keys/api-key';
 import type { PublicKey } from '../core/keys/public-key';
+import { KEY_SECRET_FILE, readSecret } from '../core/keys/secrets';
 import { AdminError, connectAdmin, type AdminClient } from './admin-client';
 
 const USAGE = `usage: npm run keys -- create [--description TEXT] [--models m1,m2] [--rpm N] [--tpm N] [--concurrent N]
        npm run keys -- list
-       npm run keys -- disable|enable|delete <key id>`;
+       npm run keys -- disable|enable|delete <key id>
+       npm run keys -- hash [<secret>]`;
 
 type Command = (admin: AdminClient, args: string[]) => Promise<void>;
 
@@ -68,7 +75,9 @@ const commands: Record<string, Command> = {
       shown += page.data.length;
       cursor = page.next_cursor;
     } while (cursor);
-    if (shown === 0) process.stdout.write('no keys\n');
+    const declared = await admin.call<{ data: PublicKey[] }>('GET', '/admin/keys/declared');
+    for (const k of declared.data) process.stdout.write(`${describe(k)}  (declared in gateway.yaml)\n`);
+    if (shown + declared.data.length === 0) process.stdout.write('no keys\n');
   },
   disable: (admin, args) => change(admin, 'POST', args, 'disable'),
   enable: (admin, args) => change(admin, 'POST', args, 'enable'),
@@ -85,8 +94,25 @@ async function change(admin: AdminClient, method: string, args: string[], action
   process.stdout.write(`${action || 'deleted'}${action ? 'd' : ''} ${describe(record)}\n`);
 }
 
+/** Needs no running gateway: only its key secret (GATEWAY_KEY_SECRET, else `<data_dir>/key-secret`). */
+async function hash(args: string[]): Promise<void> {
+  const key = (args[0] ?? (await text(process.stdin))).trim();
+  if (!looksLikeKey(key)) throw new AdminError("a key is 'sk-' + 32 to 128 letters, digits, '-' or '_'");
+  const fromEnv = process.env.GATEWAY_KEY_SECRET;
+  // The configuration only says where the data directory is, so it is not read when the secret is set.
+  const dataDir = fromEnv ? '' : loadConfigFile(configPath()).storage.data_dir;
+  const secret = await readSecret(dataDir, KEY_SECRET_FILE, fromEnv);
+  if (!secret) {
+    throw new AdminError(
+      `no key secret: set GATEWAY_KEY_SECRET or start the gateway once (it writes ${dataDir}/${KEY_SECRET_FILE})`,
+    );
+  }
+  process.stdout.write(`${new KeyHasher(Buffer.from(secret)).hash(key)}\n`);
+}
+
 async function main(argv: string[]): Promise<void> {
   const [name, ...args] = argv;
+  if (name === 'hash') return hash(args);
   const command = name ? commands[name] : undefined;
   if (!command) throw new AdminError(USAGE);
   await command(await connectAdmin(), args);

@@ -78,6 +78,70 @@ const storage = z.preprocess(
   ]),
 );
 
+/** A UTC or offset ISO 8601 time, kept as `Date#toISOString` (the stores compare expiries as strings). */
+const isoTime = z.iso
+  .datetime({ offset: true })
+  .refine((text) => Number.isFinite(Date.parse(text)))
+  .transform((text) => new Date(text).toISOString());
+
+/** As core/keys/api-key.ts accepts them: `sk-` + 32 to 128 base64url characters. */
+const DECLARED_SECRET = /^sk-[A-Za-z0-9_-]{32,128}$/;
+/** As the key store keeps it: base64url of HMAC-SHA-256 with the server's key secret. */
+const KEY_HASH = /^[A-Za-z0-9_-]{43}$/;
+
+/** Checks a declared key's secret or hash; messages name the entry, never echo the secret. */
+function checkDeclaredSecret(entry: { name: string; secret?: string; hash?: string }, ctx: z.RefinementCtx) {
+  const problem = (path: string, message: string) =>
+    ctx.addIssue({ code: 'custom', path: [path], message: `declared key '${entry.name}': ${message}` });
+  if ((entry.secret === undefined) === (entry.hash === undefined)) {
+    problem(entry.secret === undefined ? 'secret' : 'hash', 'give exactly one of secret and hash');
+  } else if (entry.secret !== undefined && !entry.secret.startsWith('sk-')) {
+    problem('secret', "the secret must start with 'sk-'");
+  } else if (entry.secret !== undefined && !DECLARED_SECRET.test(entry.secret)) {
+    problem('secret', "the secret must be 'sk-' + 32 to 128 letters, digits, '-' or '_'");
+  } else if (entry.hash !== undefined && !KEY_HASH.test(entry.hash)) {
+    problem('hash', 'the hash must be 43 base64url characters (npm run keys -- hash)');
+  }
+}
+
+/**
+ * A key that exists on every instance because gateway.yaml says so (no store involved): the secret
+ * itself (`${TEAM_A_KEY}`) or its hash. A new limit a stored key gains is one more optional field here.
+ */
+const declaredKey = z
+  .object({
+    /** Its id is `declared:<name>`, in usage records, rate-limit `per_key` and the admin API. */
+    name: z
+      .string()
+      .regex(/^[a-z0-9][a-z0-9_-]{0,62}$/, 'must be 1-63 of a-z, 0-9, _ and -, not starting with _ or -'),
+    secret: z.string().optional(),
+    hash: z.string().optional(),
+    description: z.string().max(500).default(''),
+    /** Empty: every model. */
+    allowed_models: z.array(z.string().min(1)).default([]),
+    rate_limit_rpm: z.number().int().positive().optional(),
+    rate_limit_tpm: z.number().int().positive().optional(),
+    max_concurrent: z.number().int().positive().optional(),
+    expires_at: isoTime.optional(),
+  })
+  .strict()
+  .superRefine(checkDeclaredSecret);
+
+const declaredKeys = z.array(declaredKey).superRefine((entries, ctx) => {
+  const seen = new Map<string, number>();
+  entries.forEach((entry, i) => {
+    const first = seen.get(entry.name);
+    if (first !== undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [i, 'name'],
+        message: `declared key '${entry.name}' is declared twice (entries ${first} and ${i})`,
+      });
+    }
+    seen.set(entry.name, i);
+  });
+});
+
 const keys = z
   .object({
     /** Key lookups are cached; entries older than this are looked up again, so a change made on another instance takes effect within it. */
@@ -88,6 +152,8 @@ const keys = z
     failed_auth_window: duration.pipe(z.number().min(1)).default(10_000),
     /** How often the keys with open streams are read again, so a revoked key's streams end even if its event was lost. */
     revoke_check_every: duration.pipe(z.number().min(10)).default(1_000),
+    /** Keys every instance accepts without a store (core/keys/declared-keys.ts). */
+    declared: declaredKeys.default([]),
   })
   .strict();
 
@@ -241,3 +307,4 @@ export type PerImagePrice = z.output<typeof perImage>;
 export type StorageConfig = GatewayConfig['storage'];
 export type RedisConfig = GatewayConfig['redis'];
 export type LimitsConfig = GatewayConfig['limits'];
+export type DeclaredKeyConfig = z.output<typeof declaredKey>;

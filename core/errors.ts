@@ -128,6 +128,8 @@ export const Errors = {
   invalidQuery: (name: string, expected: string) =>
     new GatewayError(400, 'invalid_request', `query parameter '${clip(name)}' must be ${expected}`),
   keyNotFound: (id: string) => new GatewayError(404, 'key_not_found', `no key with id ${clip(id)}`),
+  keyDeclared: (id: string) =>
+    new GatewayError(409, 'key_declared', `key ${clip(id)} is declared in gateway.yaml; change it there`),
   hostRequired: () => new GatewayError(400, 'invalid_request', 'an HTTP/1.1 request needs a Host header'),
   headersTooMany: (limit: number) =>
     new GatewayError(431, 'request_header_fields_too_large', `more than ${limit} request headers`, {

@@ -35,6 +35,7 @@ import { modelEndpoint } from './http/model-endpoint';
 import { modelsEndpoint } from './http/models-endpoint';
 import { RouteTable } from './http/route-table';
 import { KeyHasher } from './keys/api-key';
+import { DeclaredKeys } from './keys/declared-keys';
 import { KeyEvents } from './keys/key-events';
 import { KeyRevocation } from './keys/key-revocation';
 import { KeyService, type CreatedKey } from './keys/key-service';
@@ -73,7 +74,7 @@ export interface RunningGateway {
   readonly redis: RedisLink | undefined;
   /** This instance's video poller, when `video.poller` is on. */
   readonly poller: TaskPoller | undefined;
-  /** The key created on a first start with no keys (shown once), if any. */
+  /** The key created on a first start with no keys and none declared (shown once), if any. */
   readonly firstKey: CreatedKey | undefined;
   /** Graceful stop: stop accepting, let requests finish within the grace period, end open streams, flush usage. */
   close(graceMs?: number): Promise<void>;
@@ -113,6 +114,10 @@ async function compose(
   await mkdir(dataDir, { recursive: true });
   const secret = await loadOrCreateSecret(dataDir, KEY_SECRET_FILE, env.GATEWAY_KEY_SECRET);
   const adminToken = await loadOrCreateSecret(dataDir, ADMIN_TOKEN_FILE, env.GATEWAY_ADMIN_TOKEN);
+  // Before anything that would need closing: a bad declared key stops start-up here.
+  const hasher = new KeyHasher(Buffer.from(secret));
+  const declared = new DeclaredKeys(config.keys.declared, hasher, new Date().toISOString());
+  await declared.checkAgainst(stores.keys);
   const { usage, tasks: taskStore } = stores;
   const instance = instanceId();
   const redis = config.redis.url ? await RedisLink.connect(config.redis, logger) : undefined;
@@ -121,8 +126,8 @@ async function compose(
   const keyEvents = new KeyEvents(instance, redis, logger);
   const keys = new KeyService(
     stores.keys,
-    new KeyHasher(Buffer.from(secret)),
-    { cacheTtlMs: config.keys.cache_ttl, cacheMax: config.keys.cache_max },
+    hasher,
+    { cacheTtlMs: config.keys.cache_ttl, cacheMax: config.keys.cache_max, declared },
     keyEvents,
   );
 
@@ -195,7 +200,11 @@ async function compose(
   const port = await server.listen(config.server.host, config.server.port);
   const adminPort = await admin.listen(config.admin.host, config.admin.port);
   poller?.start();
-  const firstKey = await keys.createFirst({ description: 'created on first start' });
+  // A deployment that declares its keys has them: a stored key nobody asked for would be a surprise.
+  const firstKey =
+    config.keys.declared.length > 0
+      ? undefined
+      : await keys.createFirst({ description: 'created on first start' });
 
   let closing: Promise<void> | undefined;
   const shutdown = async (graceMs: number): Promise<void> => {

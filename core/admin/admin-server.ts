@@ -9,6 +9,8 @@
  *   POST   /admin/keys/:id/rotate      {disable_old_after?} → {key, record, replaces}
  *   POST   /admin/keys/:id/disable     and /enable
  *   DELETE /admin/keys/:id
+ *   GET    /admin/keys/declared        the keys declared in gateway.yaml, each with `declared: true`; they
+ *                                      are read-only here (409 key_declared to any change)
  * Every key record answered goes through publicKey: never a hash.
  *   GET    /admin/usage?id=&key_id=&limit=
  *   GET    /admin/usage/summary?group_by=key,model,hour&from=&to=&key_id=&model=   totals per group
@@ -310,8 +312,13 @@ export class AdminServer {
     search: URLSearchParams,
   ): Promise<AdminReply> {
     const [id, action, ...more] = rest;
+    // Declared keys change when gateway.yaml does; any other method on their paths would change them.
+    if (id && method !== 'GET' && this.keys.isDeclared(id)) throw Errors.keyDeclared(id);
     if (more.length === 0) {
       if (!id && method === 'GET') return { status: 200, body: await this.keyPage(search) };
+      if (id === 'declared' && !action && method === 'GET') {
+        return { status: 200, body: { data: await this.withActivity(this.keys.listDeclared()) } };
+      }
       if (!id && method === 'POST') {
         const created = await this.keys.create(await readJsonBody(req, newKeyBody));
         return { status: 201, body: { key: created.key, record: publicKey(created.record) } };
@@ -319,7 +326,7 @@ export class AdminServer {
       if (id && !action && method === 'GET') {
         const record = await this.keys.findById(id);
         if (!record) throw Errors.keyNotFound(id);
-        return { status: 200, body: (await withActivity(this.usage, [record], Date.now()))[0] };
+        return { status: 200, body: (await this.withActivity([record]))[0] };
       }
       if (id && !action && method === 'PATCH') {
         const patch = await readJsonBody(req, keyPatchBody, true);
@@ -385,6 +392,12 @@ export class AdminServer {
       data: await withActivity(this.usage, data, now),
       next_cursor: records.length > limit ? data[data.length - 1]!.id : null,
     };
+  }
+
+  /** Keys as listed, a declared one marked `declared: true`. */
+  private async withActivity(records: readonly KeyRecord[]): Promise<unknown[]> {
+    const listed = await withActivity(this.usage, records, Date.now());
+    return listed.map((k) => (this.keys.isDeclared(k.id) ? { ...k, declared: true } : k));
   }
 
   private found(id: string, record: KeyRecord | undefined): AdminReply {

@@ -10,6 +10,10 @@
  * Unknown keys are remembered apart, by their hash, in a negative cache with the same TTL: a flood of one
  * wrong key reaches the store once per TTL, and a flood of many different wrong keys cannot evict the
  * known ones. The hash, not the text: what was presented may be a real key mistyped, and is not kept.
+ *
+ * Keys declared in gateway.yaml (declared-keys.ts) are looked up first, in memory, then the store; both
+ * give the same KeyRecord, so every stage checks them alike. Changes go to the store only: the admin API
+ * refuses them for a declared id.
  */
 import { LRUCache } from 'lru-cache';
 import {
@@ -20,11 +24,14 @@ import {
   type NewKey,
 } from '../stores/key-store';
 import { generateKey, KeyHasher, looksLikeKey } from './api-key';
+import type { DeclaredKeys } from './declared-keys';
 import type { KeyEvents } from './key-events';
 
 export interface KeyServiceOptions {
   readonly cacheTtlMs: number;
   readonly cacheMax: number;
+  /** The keys of gateway.yaml's `keys.declared`. */
+  readonly declared?: DeclaredKeys;
 }
 
 export interface CreatedKey {
@@ -50,6 +57,7 @@ export class KeyService {
   private readonly cachedById = new Map<string, Set<string>>();
   /** Hashes of presented keys the store does not know. */
   private readonly unknown: LRUCache<string, true>;
+  private readonly declared: DeclaredKeys | undefined;
 
   constructor(
     private readonly store: KeyStore,
@@ -64,6 +72,7 @@ export class KeyService {
       dispose: (record, presented) => this.unindex(record.id, presented),
     });
     this.unknown = new LRUCache<string, true>({ max: options.cacheMax, ttl: options.cacheTtlMs });
+    this.declared = options.declared;
     events?.on((id) => this.evict(id));
   }
 
@@ -74,7 +83,7 @@ export class KeyService {
     if (!looksLikeKey(presented)) return undefined;
     const hash = this.hasher.hash(presented);
     if (this.unknown.has(hash)) return undefined;
-    const found = await this.store.findByHash(hash);
+    const found = this.declared?.findByHash(hash) ?? (await this.store.findByHash(hash));
     const record = found && KeyHasher.same(found.hash, hash) ? found : undefined;
     if (!record) {
       this.unknown.set(hash, true);
@@ -147,8 +156,18 @@ export class KeyService {
     return this.store.page(query);
   }
 
-  findById(id: string): Promise<KeyRecord | undefined> {
-    return this.store.findById(id);
+  /** A declared key's record or a stored one's (key revocation re-reads both kinds by id). */
+  async findById(id: string): Promise<KeyRecord | undefined> {
+    return this.declared?.findById(id) ?? this.store.findById(id);
+  }
+
+  /** The keys declared in gateway.yaml, in the file's order. */
+  listDeclared(): KeyRecord[] {
+    return this.declared?.list() ?? [];
+  }
+
+  isDeclared(id: string): boolean {
+    return this.declared?.findById(id) !== undefined;
   }
 
   /**

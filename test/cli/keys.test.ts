@@ -3,6 +3,7 @@ import t from 'tap';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
+import { KeyHasher } from '../../core/keys/api-key';
 import { startSimulator } from '../../simulator/server';
 import { tempDir, testConfig } from '../helpers/gateway';
 import { postJson } from '../helpers/http';
@@ -66,4 +67,16 @@ t.test('keys CLI: create, list, disable, enable, delete against a running gatewa
 
   gw.child.kill('SIGTERM');
   t.equal(await gw.exited, 0);
+});
+
+t.test('keys CLI: hash prints a declared key hash with the gateway key secret', async (t) => {
+  const key = 'sk-' + 'cliHash0123456789'.repeat(2);
+  const env = { GATEWAY_KEY_SECRET: 'cli-secret' };
+  const expected = new KeyHasher(Buffer.from('cli-secret')).hash(key);
+  const hashed = await runKeysCli(['hash', key], env);
+  t.equal(hashed.code, 0, hashed.stderr);
+  t.equal(hashed.stdout, `${expected}\n`);
+  const bad = await runKeysCli(['hash', 'xk-nope'], env);
+  t.equal(bad.code, 1);
+  t.match(bad.stderr, /'sk-' \+ 32 to 128/);
 });

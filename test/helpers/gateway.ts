@@ -7,6 +7,7 @@ import '../../plugins';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Env } from '../../config/env';
 import { buildConfig } from '../../config/load';
 import { startGateway, type RunningGateway, type StartOptions } from '../../core/gateway';
 import type { NewKey } from '../../core/stores/key-store';
@@ -101,19 +102,21 @@ export async function tempDir(t: Teardown, prefix = 'gateway-test-'): Promise<st
 
 /**
  * Starts a simulator and a gateway. `adjust` may change the configuration document before it is
- * validated (e.g. another pipeline, a short timeout); `options` reach startGateway (a logger to read).
+ * validated (e.g. another pipeline, a short timeout); `options` reach startGateway (a logger to read);
+ * `configEnv` is what `${VAR}` references in the document read.
  */
 export async function startTestGateway(
   t: Teardown,
   adjust: (doc: ConfigDoc, sim: RunningSimulator) => void = () => undefined,
   options: StartOptions = {},
+  configEnv: Env = {},
 ): Promise<TestGateway> {
   const sim = await startSimulator();
   t.teardown(() => sim.close());
   const dataDir = await tempDir(t);
   const doc = testConfig(sim.url, dataDir);
   adjust(doc, sim);
-  const gateway = await startGateway(buildConfig(doc, {}), options);
+  const gateway = await startGateway(buildConfig(doc, configEnv), options);
   t.teardown(() => gateway.close(1_000));
   const key = gateway.firstKey?.key ?? (await gateway.keys.create({})).key;
   return {
