@@ -3,6 +3,7 @@ import { html } from 'htm/preact';
 import { useEffect, useState } from 'preact/hooks';
 import { api, type Page, type TaskDetail, type TaskStatus, type TaskView } from './api';
 import { Dialog } from './dialog';
+import { FilterInput } from './filter-input';
 import { money, utc } from './format';
 
 const PAGE_SIZE = 50;
@@ -44,10 +45,11 @@ export function TasksView() {
     };
   }, [filters, cursor]);
 
-  const filter = (name: keyof Filters) => (e: Event) => {
-    setFilters({ ...filters, [name]: (e.target as HTMLInputElement).value });
+  const commit = (name: keyof Filters) => (value: string) => {
+    setFilters({ ...filters, [name]: value });
     setCursors([undefined]);
   };
+  const filter = (name: keyof Filters) => (e: Event) => commit(name)((e.target as HTMLInputElement).value);
 
   return html`<section>
     <div class="toolbar">
@@ -56,12 +58,17 @@ export function TasksView() {
         <option value="">Any status</option>
         ${STATUSES.map((s) => html`<option value=${s}>${s}</option>`)}
       </select>
-      <input name="key" placeholder="Key id (all keys)" value=${filters.key} onChange=${filter('key')} />
-      <input
+      <${FilterInput}
+        name="key"
+        placeholder="Key id (all keys)"
+        value=${filters.key}
+        onCommit=${commit('key')}
+      />
+      <${FilterInput}
         name="model"
         placeholder="Model (all models)"
         value=${filters.model}
-        onChange=${filter('model')}
+        onCommit=${commit('model')}
       />
     </div>
     ${error && html`<p class="error" role="alert">${error}</p>`}

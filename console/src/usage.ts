@@ -3,6 +3,7 @@ import { html } from 'htm/preact';
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { api, type SummaryRow } from './api';
 import { StackedChart, type Stack } from './chart';
+import { FilterInput } from './filter-input';
 import { csv, download, money } from './format';
 
 const HOUR = 3_600_000;
@@ -166,7 +167,7 @@ export function UsageView() {
         <option value="">All models</option>
         ${modelOptions.map((m) => html`<option value=${m}>${m}</option>`)}
       </select>
-      <input name="key" placeholder="Key id (all keys)" value=${keyId} onChange=${value(setKeyId)} />
+      <${FilterInput} name="key" placeholder="Key id (all keys)" value=${keyId} onCommit=${setKeyId} />
     </div>
     ${error && html`<p class="error" role="alert">${error}</p>`}
     <${StackedChart}

@@ -118,10 +118,13 @@ async function usage(t: Test, page: Page, id: string): Promise<void> {
     'filtered by model',
   );
   await page.getByLabel('Model').selectOption('');
+  await usageRows.filter({ hasText: 'modela-5.5' }).waitFor();
 
   await page.getByPlaceholder('Key id (all keys)').fill(id);
   await page.getByPlaceholder('Key id (all keys)').press('Enter');
-  await usageRows.filter({ hasText: OTHER_MODEL }).waitFor({ state: 'detached' });
+  // The page marks the query its table shows: wait for the one filtered by the key.
+  await page.locator(`section[data-loaded*="key_id=${id}"]`).waitFor();
+  t.equal(await usageRows.filter({ hasText: OTHER_MODEL }).count(), 0, "another key's model is gone");
   const cells = await usageRows.filter({ hasText: 'modela-5.5' }).locator('td').allInnerTexts();
   t.equal(cells[1], '1', "one request by the key, in the table, and only the key's");
   await shot(page, '05-usage');
