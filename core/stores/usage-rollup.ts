@@ -1,6 +1,7 @@
 /**
  * Usage totals kept as records are written, so a summary never reads the records themselves. They are
- * kept at six levels — per hour, per day and for all time, each with and without the key — and a summary reads the
+ * kept at six levels — per hour, per day and for all time, each with and without the key — the hourly
+ * keyed one from the start and the others from the first summary that needs them — and a summary reads the
  * coarsest level that can answer it: by model over 30 days folds some hundreds of day buckets, not a
  * bucket per (hour, key, model), which at a million records over a thousand keys is nearly one bucket
  * per record. Each level indexes its buckets by period, and the keyed levels by key too, so a range
@@ -49,8 +50,8 @@ const floorTo = (at: number, unit: number): number =>
 
 /** One level of roll-ups: buckets of one period length, with or without the key. */
 class Level {
-  private readonly buckets = new Map<string, Bucket>();
-  private readonly byPeriod = new Map<number, Bucket[]>();
+  /** Period start → (`key \n model`, or `model` when unkeyed) → bucket: no number is made a string. */
+  private readonly byPeriod = new Map<number, Map<string, Bucket>>();
   private readonly byKey = new Map<string, Bucket[]>();
 
   constructor(
@@ -58,22 +59,27 @@ class Level {
     readonly keyed: boolean,
   ) {}
 
-  add(record: UsageRecord, at: number): void {
+  /** Adds `totals` to the bucket of (`at`, key, model); `keyModel` is `key \n model`, made once per record. */
+  add(at: number, keyId: string | null, model: string, key: string, keyModel: string, totals: Totals): void {
     const start = floorTo(at, this.unit);
-    const key_id = this.keyed ? record.key_id : undefined;
-    const id = `${start}\n${keyEntry(key_id)}\n${record.model}`;
-    let bucket = this.buckets.get(id);
-    if (!bucket) {
-      bucket = { start, key_id, model: record.model, ...emptyTotals() };
-      this.buckets.set(id, bucket);
-      pushTo(this.byPeriod, start, bucket);
-      if (this.keyed) pushTo(this.byKey, keyEntry(key_id), bucket);
+    let period = this.byPeriod.get(start);
+    if (!period) {
+      period = new Map();
+      this.byPeriod.set(start, period);
     }
-    bucket.requests += 1;
-    bucket.input_tokens += record.prompt_tokens;
-    bucket.output_tokens += record.completion_tokens;
-    if (typeof record.cost_micros === 'number') bucket.cost_micros += record.cost_micros;
-    else bucket.cost_unknown_requests += 1;
+    const id = this.keyed ? keyModel : model;
+    let bucket = period.get(id);
+    if (!bucket) {
+      bucket = { start, key_id: this.keyed ? keyId : undefined, model, ...emptyTotals() };
+      period.set(id, bucket);
+      if (this.keyed) pushTo(this.byKey, key, bucket);
+    }
+    addTotals(bucket, totals);
+  }
+
+  /** Every bucket, for building a coarser level from this one. */
+  *all(): Iterable<Bucket> {
+    for (const period of this.byPeriod.values()) yield* period.values();
   }
 
   /** The buckets of the chosen keys (all when absent) whose period starts in [from, to). */
@@ -88,12 +94,20 @@ class Level {
     if (steps < this.byPeriod.size) {
       // A range shorter than the history: step through its periods rather than visit every one.
       for (let start = floorTo(from, this.unit); start < to; start += this.unit) {
-        if (start >= from) yield* this.byPeriod.get(start) ?? [];
+        if (start >= from) yield* this.byPeriod.get(start)?.values() ?? [];
       }
       return;
     }
-    for (const [start, buckets] of this.byPeriod) if (start >= from && start < to) yield* buckets;
+    for (const [start, buckets] of this.byPeriod) if (start >= from && start < to) yield* buckets.values();
   }
+}
+
+function addTotals(target: Totals, delta: Totals): void {
+  target.requests += delta.requests;
+  target.input_tokens += delta.input_tokens;
+  target.output_tokens += delta.output_tokens;
+  target.cost_micros += delta.cost_micros;
+  target.cost_unknown_requests += delta.cost_unknown_requests;
 }
 
 function pushTo<K>(map: Map<K, Bucket[]>, key: K, bucket: Bucket): void {
@@ -103,20 +117,32 @@ function pushTo<K>(map: Map<K, Bucket[]>, key: K, bucket: Bucket): void {
 }
 
 export class UsageRollup {
-  private readonly levels = [HOUR_MS, DAY_MS, ALL_TIME].flatMap((unit) => [
-    new Level(unit, true),
-    new Level(unit, false),
-  ]);
+  /** Per hour and key: every other level can be folded from it, so it is the only one kept from the start. */
+  private readonly base = new Level(HOUR_MS, true);
+  /** The coarser levels, each built from `base` when a summary first needs it and kept up to date after. */
+  private readonly coarser = [
+    new Level(HOUR_MS, false),
+    ...[DAY_MS, ALL_TIME].flatMap((unit) => [new Level(unit, true), new Level(unit, false)]),
+  ];
+  private readonly built = new Set<Level>([this.base]);
   /** Each key's latest record time (ISO strings compare in time order). */
   private readonly lastUsedAt = new Map<string, string>();
 
   add(record: UsageRecord): void {
     const at = Date.parse(record.created_at);
     if (Number.isNaN(at)) return;
-    for (const level of this.levels) level.add(record, at);
-    const entry = keyEntry(record.key_id);
-    const last = this.lastUsedAt.get(entry);
-    if (last === undefined || record.created_at > last) this.lastUsedAt.set(entry, record.created_at);
+    const key = keyEntry(record.key_id);
+    const keyModel = `${key}\n${record.model}`;
+    const totals: Totals = {
+      requests: 1,
+      input_tokens: record.prompt_tokens,
+      output_tokens: record.completion_tokens,
+      cost_micros: typeof record.cost_micros === 'number' ? record.cost_micros : 0,
+      cost_unknown_requests: typeof record.cost_micros === 'number' ? 0 : 1,
+    };
+    for (const level of this.built) level.add(at, record.key_id, record.model, key, keyModel, totals);
+    const last = this.lastUsedAt.get(key);
+    if (last === undefined || record.created_at > last) this.lastUsedAt.set(key, record.created_at);
   }
 
   /** The time of each key's latest record, for the keys that have one. */
@@ -173,7 +199,19 @@ export class UsageRollup {
         : unbounded && !by.has('day')
           ? ALL_TIME
           : DAY_MS;
-    return this.levels.find((l) => l.keyed === keyed && l.unit === unit)!;
+    if (keyed && unit === HOUR_MS) return this.base;
+    return this.ready(this.coarser.find((l) => l.keyed === keyed && l.unit === unit)!);
+  }
+
+  /** The level, folded from the hourly buckets on first use (a summary over a million records: once). */
+  private ready(level: Level): Level {
+    if (this.built.has(level)) return level;
+    for (const b of this.base.all()) {
+      const key = keyEntry(b.key_id);
+      level.add(b.start, b.key_id ?? null, b.model, key, `${key}\n${b.model}`, b);
+    }
+    this.built.add(level);
+    return level;
   }
 }
 
