@@ -5,6 +5,7 @@ import { api, type CreatedKey, type Page, type PublicKey } from './api';
 import { Confirm } from './dialog';
 import { KeyForm, RevealKey, RotateForm } from './key-dialogs';
 import { money, utc } from './format';
+import { Pager } from './pager';
 
 const PAGE_SIZE = 50;
 
@@ -110,23 +111,7 @@ export function KeysView() {
       onOpen=${setOpen}
       onEnable=${(k: PublicKey) => void act(`/admin/keys/${k.id}/enable`)()}
     />
-    <div class="pager">
-      <button
-        type="button"
-        disabled=${cursors.length === 1}
-        onClick=${() => setCursors(cursors.slice(0, -1))}
-      >
-        Previous
-      </button>
-      <span>Page ${cursors.length}</span>
-      <button
-        type="button"
-        disabled=${!page.next_cursor}
-        onClick=${() => setCursors([...cursors, page.next_cursor ?? undefined])}
-      >
-        Next
-      </button>
-    </div>
+    <${Pager} cursors=${cursors} next=${page.next_cursor} onChange=${setCursors} />
     ${open?.kind === 'create' && html`<${KeyForm} onDone=${done} onClose=${close} />`}
     ${open?.kind === 'edit' && html`<${KeyForm} record=${open.record} onDone=${done} onClose=${close} />`}
     ${open?.kind === 'rotate' && html`<${RotateForm} record=${open.record} onDone=${done} onClose=${close} />`}

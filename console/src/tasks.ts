@@ -4,6 +4,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, type Page, type TaskDetail, type TaskStatus, type TaskView } from './api';
 import { Dialog } from './dialog';
 import { FilterInput } from './filter-input';
+import { Pager } from './pager';
 import { money, utc } from './format';
 
 const PAGE_SIZE = 50;
@@ -113,23 +114,7 @@ export function TasksView() {
         )}
       </tbody>
     </table>
-    <div class="pager">
-      <button
-        type="button"
-        disabled=${cursors.length === 1}
-        onClick=${() => setCursors(cursors.slice(0, -1))}
-      >
-        Previous
-      </button>
-      <span>Page ${cursors.length}</span>
-      <button
-        type="button"
-        disabled=${!page.next_cursor}
-        onClick=${() => setCursors([...cursors, page.next_cursor ?? undefined])}
-      >
-        Next
-      </button>
-    </div>
+    <${Pager} cursors=${cursors} next=${page.next_cursor} onChange=${setCursors} />
     ${open && html`<${TaskDialog} id=${open} onClose=${() => setOpen(null)} />`}
   </section>`;
 }
