@@ -28,6 +28,7 @@ import { Errors, sendError, toGatewayError } from '../errors';
 import type { KeyService } from '../keys/key-service';
 import { publicKey } from '../keys/public-key';
 import { withActivity } from './key-activity';
+import { checkParams, pageLimit } from './page-params';
 import type { KeyChange, KeyRecord, KeyStatus } from '../stores/key-store';
 import type { TaskStore } from '../stores/task-store';
 import { HOUR_MS } from '../stores/usage-rollup';
@@ -99,7 +100,7 @@ const rotateBody = z
   .strict();
 
 const STATUSES: readonly KeyStatus[] = ['enabled', 'disabled', 'expired'];
-const PAGE_PARAMS = new Set(['limit', 'cursor', 'status', 'q']);
+const PAGE_PARAMS = ['limit', 'cursor', 'status', 'q'];
 
 /** Fields a PATCH may clear with null. */
 const CLEARABLE = new Set(['rate_limit_rpm', 'rate_limit_tpm', 'max_concurrent', 'expires_at', 'budget']);
@@ -359,16 +360,8 @@ export class AdminServer {
 
   /** `?limit=1..500 (100)&cursor=<next_cursor>&status=enabled|disabled|expired&q=<substring>`. */
   private async keyPage(search: URLSearchParams): Promise<{ data: unknown[]; next_cursor: string | null }> {
-    for (const name of new Set(search.keys())) {
-      if (!PAGE_PARAMS.has(name)) throw Errors.invalidQuery(name, 'one of limit, cursor, status, q');
-      if (search.getAll(name).length > 1) throw Errors.invalidQuery(name, 'given once');
-    }
-    const limitText = search.get('limit');
-    if (limitText !== null && !/^[1-9]\d{0,2}$/.test(limitText)) {
-      throw Errors.invalidQuery('limit', 'an integer from 1 to 500');
-    }
-    const limit = limitText === null ? 100 : Number(limitText);
-    if (limit > 500) throw Errors.invalidQuery('limit', 'an integer from 1 to 500');
+    checkParams(search, PAGE_PARAMS);
+    const limit = pageLimit(search, 100);
     const cursor = search.get('cursor');
     if (cursor !== null && (cursor.length === 0 || cursor.length > 64)) {
       throw Errors.invalidQuery('cursor', 'the next_cursor of the previous page');

@@ -4,11 +4,12 @@
  *   GET /admin/tasks/:id                                              one task, with its status history
  */
 import { Errors } from '../errors';
+import { checkParams, pageLimit } from './page-params';
 import type { TaskPageQuery, TaskStore } from '../stores/task-store';
 import { TASK_STATUSES, type TaskStatus, type VideoTask } from '../tasks/task';
 import { taskDetail, taskView, type TaskDetail, type TaskView } from './task-view';
 
-const PAGE_PARAMS = new Set(['limit', 'cursor', 'status', 'key_id', 'model']);
+const PAGE_PARAMS = ['limit', 'cursor', 'status', 'key_id', 'model'];
 const DEFAULT_LIMIT = 50;
 const MAX_FILTER = 200;
 const STATUS_LIST = TASK_STATUSES.map((s) => `'${s}'`).join(', ');
@@ -29,16 +30,8 @@ function parseCursor(text: string): TaskPageQuery['after'] {
 
 /** The query of a task page, checked as the key listing checks its own: one of each known parameter. */
 function pageQuery(search: URLSearchParams): TaskPageQuery {
-  for (const name of new Set(search.keys())) {
-    if (!PAGE_PARAMS.has(name))
-      throw Errors.invalidQuery(name, 'one of limit, cursor, status, key_id, model');
-    if (search.getAll(name).length > 1) throw Errors.invalidQuery(name, 'given once');
-  }
-  const limitText = search.get('limit');
-  const limit = limitText === null ? DEFAULT_LIMIT : Number(limitText);
-  if (limitText !== null && (!/^[1-9]\d{0,2}$/.test(limitText) || limit > 500)) {
-    throw Errors.invalidQuery('limit', 'an integer from 1 to 500');
-  }
+  checkParams(search, PAGE_PARAMS);
+  const limit = pageLimit(search, DEFAULT_LIMIT);
   const status = search.get('status');
   if (status !== null && !TASK_STATUSES.includes(status as TaskStatus)) {
     throw Errors.invalidQuery('status', `one of ${STATUS_LIST}`);
