@@ -79,25 +79,27 @@ export class MemoryLimiter implements Limiter {
   /** Synchronous from check to count: two calls can not both take the last place. */
   private decide(rules: readonly LimitRule[]): Decision {
     const now = this.clock();
+    // Each rule's log or slots, found once for both the check and the count.
+    const states = rules.map((rule) => (rule.kind === 'concurrent' ? this.slotsOf(rule) : this.log(rule)));
     let refused: { retryAfterMs: number; rule: LimitRule } | undefined;
-    for (const rule of rules) {
-      const wait = this.wait(rule, now);
+    rules.forEach((rule, i) => {
+      const wait = this.wait(rule, states[i]!, now);
       if (wait > 0 && (!refused || wait > refused.retryAfterMs)) refused = { retryAfterMs: wait, rule };
-    }
+    });
     if (refused) return { admitted: false, ...refused };
     const admission: Admission = { id: admissionId(), rules };
-    for (const rule of rules) {
-      if (rule.kind === 'requests') this.log(rule).add(now, 1);
-      if (rule.kind === 'concurrent') this.slotsOf(rule).add(admission.id);
-    }
+    rules.forEach((rule, i) => {
+      const state = states[i]!;
+      if (state instanceof Set) state.add(admission.id);
+      else if (rule.kind === 'requests') state.add(now, 1);
+    });
     return { admitted: true, admission };
   }
 
-  private wait(rule: LimitRule, now: number): number {
-    if (rule.kind === 'concurrent') return this.slotsOf(rule).size < rule.limit ? 0 : CONCURRENT_RETRY_MS;
-    const log = this.log(rule);
-    log.prune(now, this.windowMs);
-    return log.waitUnder(rule.limit, now, this.windowMs);
+  private wait(rule: LimitRule, state: WindowLog | Set<string>, now: number): number {
+    if (state instanceof Set) return state.size < rule.limit ? 0 : CONCURRENT_RETRY_MS;
+    state.prune(now, this.windowMs);
+    return state.waitUnder(rule.limit, now, this.windowMs);
   }
 
   private log(rule: LimitRule): WindowLog {
