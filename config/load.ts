@@ -2,6 +2,7 @@
  * Reads gateway.yaml: YAML → `${VAR}` substitution → validation of the core sections → environment
  * overrides (PORT, ADMIN_PORT, GATEWAY_DATA_DIR) → a deeply frozen object.
  */
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { resolve, dirname } from 'node:path';
 import { parse as parseYaml } from 'yaml';
@@ -18,12 +19,27 @@ export function configPath(env: Env = process.env): string {
 
 /** Loads and validates a configuration file; throws ConfigError with the file and field path. */
 export function loadConfigFile(file: string, env: Env = process.env): GatewayConfig {
-  let text: string;
+  return parseConfigText(readConfigText(file), file, env);
+}
+
+/** A file's text and the sha256 (hex) of its bytes, which names its version. */
+export interface ConfigText {
+  readonly text: string;
+  readonly hash: string;
+}
+
+export function readConfigText(file: string): ConfigText {
+  let bytes: Buffer;
   try {
-    text = readFileSync(file, 'utf8');
+    bytes = readFileSync(file);
   } catch (e) {
     throw new ConfigError('', `cannot read: ${(e as Error).message}`, file);
   }
+  return { text: bytes.toString('utf8'), hash: createHash('sha256').update(bytes).digest('hex') };
+}
+
+/** Parses and validates a file's text; errors name `file`. */
+export function parseConfigText({ text }: ConfigText, file: string, env: Env = process.env): GatewayConfig {
   let doc: unknown;
   try {
     doc = parseYaml(text);

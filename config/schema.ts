@@ -274,6 +274,16 @@ const modelLimits = z
   })
   .strict();
 
+/** Hot reload of this file (core/reload/): the watch; SIGHUP and `POST /admin/reload` work either way. */
+const reload = z
+  .object({
+    /** Reload when the file changes (edits, renames, a ConfigMap's symlink swap). */
+    watch: z.union([z.boolean(), z.stringbool()]).default(true),
+    /** How long the file must stay unchanged before it is read, so a file being written is not. */
+    settle: duration.default(300),
+  })
+  .strict();
+
 const logging = z
   .object({ level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info') })
   .strict();
@@ -294,6 +304,7 @@ export const gatewayConfigSchema = z
     /** Per model id or `*` pattern: ceilings over the plugins' defaults (the vendors' documented limits). */
     limits: z.record(z.string(), modelLimits).default({}),
     simulator: simulator.default(simulator.parse({})),
+    reload: reload.default(reload.parse({})),
   })
   .strict();
 
@@ -306,5 +317,6 @@ export type PriceConfig = z.output<typeof price>;
 export type PerImagePrice = z.output<typeof perImage>;
 export type StorageConfig = GatewayConfig['storage'];
 export type RedisConfig = GatewayConfig['redis'];
+export type ReloadConfig = GatewayConfig['reload'];
 export type LimitsConfig = GatewayConfig['limits'];
 export type DeclaredKeyConfig = z.output<typeof declaredKey>;

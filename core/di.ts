@@ -13,6 +13,7 @@ import type { UpstreamProxy } from './proxy/upstream-proxy';
 import type { UpstreamTimeouts } from './upstream/upstream';
 import type { LiveInstances } from './redis/live-instances';
 import type { RedisLink } from './redis/redis-link';
+import type { KeptState } from './reload/kept-state';
 
 export type Token<T> = symbol & { readonly __type?: T };
 export const token = <T>(name: string): Token<T> => Symbol(name);
@@ -36,3 +37,5 @@ export const PluginOptionsToken = token<unknown>('PluginOptions');
 export const UpstreamNameToken = token<string>('UpstreamName');
 /** Its timeouts: its own `timeouts:`, else the server's upstream defaults. */
 export const UpstreamTimeoutsToken = token<UpstreamTimeouts>('UpstreamTimeouts');
+/** State that outlives configuration snapshots (core/reload/kept-state.ts): limiter windows and the like. */
+export const KeptStateToken = token<KeptState>('KeptState');

@@ -130,6 +130,14 @@ export const Errors = {
   keyNotFound: (id: string) => new GatewayError(404, 'key_not_found', `no key with id ${clip(id)}`),
   keyDeclared: (id: string) =>
     new GatewayError(409, 'key_declared', `key ${clip(id)} is declared in gateway.yaml; change it there`),
+  configInvalid: (message: string) =>
+    new GatewayError(422, 'config_invalid', `${message} (the running configuration still serves)`),
+  reloadUnavailable: () =>
+    new GatewayError(
+      409,
+      'reload_unavailable',
+      'this gateway was not started from a configuration file, so there is nothing to reload',
+    ),
   hostRequired: () => new GatewayError(400, 'invalid_request', 'an HTTP/1.1 request needs a Host header'),
   headersTooMany: (limit: number) =>
     new GatewayError(431, 'request_header_fields_too_large', `more than ${limit} request headers`, {

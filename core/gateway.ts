@@ -2,7 +2,7 @@
  * The composition root: the only place that builds stores, plugins, the pipeline and the servers, and
  * the only place that resolves from the container. Everything else receives what it needs.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { container } from 'tsyringe';
@@ -11,47 +11,49 @@ import type { GatewayConfig } from '../config/schema';
 import { ConfigError } from '../config/errors';
 import type { Env } from '../config/env';
 import { AdminServer } from './admin/admin-server';
+import type { ConfigControl } from './admin/config-routes';
 import {
-  CatalogueToken,
-  ConfigToken,
+  KeptStateToken,
   KeyServiceToken,
   LoggerToken,
   LiveInstancesToken,
-  PricingToken,
   RedisToken,
   SpendTrackerToken,
   UsageStoreToken,
 } from './di';
-import { Pricing } from './pricing';
-import { LiveInstances } from './redis/live-instances';
-import { RedisLink } from './redis/redis-link';
-import { SpendTracker } from './spend-tracker';
-import { needsWork } from './tasks/task';
-import { openTaskHolds } from './tasks/open-task-holds';
 import { requestBodies } from './http/body';
-import type { Endpoint } from './http/endpoint';
 import { GatewayServer } from './http/gateway-server';
-import { modelEndpoint } from './http/model-endpoint';
-import { modelsEndpoint } from './http/models-endpoint';
-import { RouteTable } from './http/route-table';
 import { KeyHasher } from './keys/api-key';
-import { DeclaredKeys } from './keys/declared-keys';
 import { KeyEvents } from './keys/key-events';
 import { KeyRevocation } from './keys/key-revocation';
 import { KeyService, type CreatedKey } from './keys/key-service';
 import { ADMIN_TOKEN_FILE, KEY_SECRET_FILE, loadOrCreateSecret } from './keys/secrets';
 import { createLogger } from './logger';
-import { buildMiddlewares, Pipeline } from './pipeline';
-import type { ModelApi } from './plugin';
 import { UpstreamProxy } from './proxy/upstream-proxy';
-import { Catalogue } from './routing/catalogue';
+import { LiveInstances } from './redis/live-instances';
+import { RedisLink } from './redis/redis-link';
+import { ConfigAnnouncer } from './reload/config-announcer';
+import {
+  ConfigReloader,
+  sourceOf,
+  type ConfigStatus,
+  type ReloadResult,
+  type ReloadTrigger,
+} from './reload/config-reloader';
+import { ConfigWatcher } from './reload/config-watcher';
+import { KeptState } from './reload/kept-state';
+import { LiveRouting } from './reload/live-routing';
+import { buildSnapshot, type ConfigSource, type Snapshot, type SnapshotParts } from './reload/snapshot';
+import { SpendTracker } from './spend-tracker';
 import { openStores, type Stores } from './stores/open-stores';
 import type { KeyStore } from './stores/key-store';
 import type { TaskStore } from './stores/task-store';
 import type { UsageStore } from './stores/usage-store';
+import { taskSubmission, videoPoller } from './tasks/build-video';
+import { openTaskHolds } from './tasks/open-task-holds';
 import type { TaskPoller } from './tasks/poller';
-import { buildVideo } from './tasks/build-video';
-import { buildUpstreams } from './upstream/build-upstreams';
+import { needsWork } from './tasks/task';
+import { UpstreamPool } from './upstream/upstream-pool';
 
 export interface StartOptions {
   readonly env?: Env;
@@ -61,6 +63,8 @@ export interface StartOptions {
    * over one key store (as instances share a MongoDB). The gateway does not close it.
    */
   readonly keyStore?: KeyStore;
+  /** The file `config` was read from, with its hash: the gateway then reloads it (core/reload/). */
+  readonly source?: { readonly file: string; readonly hash: string };
 }
 
 export interface RunningGateway {
@@ -76,6 +80,8 @@ export interface RunningGateway {
   readonly poller: TaskPoller | undefined;
   /** The key created on a first start with no keys and none declared (shown once), if any. */
   readonly firstKey: CreatedKey | undefined;
+  /** Reloads the configuration file (SIGHUP); undefined when started without one. */
+  reload(trigger: ReloadTrigger): Promise<ReloadResult> | undefined;
   /** Graceful stop: stop accepting, let requests finish within the grace period, end open streams, flush usage. */
   close(graceMs?: number): Promise<void>;
 }
@@ -96,28 +102,29 @@ export async function startGateway(
   const stores = await openStores(config.storage, logger);
   try {
     const keyStore = options.keyStore ?? stores.keys;
-    return await compose(config, env, logger, { ...stores, keys: keyStore });
+    return await compose(config, { ...options, env, logger }, { ...stores, keys: keyStore });
   } catch (e) {
     await stores.close().catch(() => undefined); // frees the data directory for the next try
     throw e;
   }
 }
 
-/** Everything after the stores: secrets, plugins, pipeline, servers, poller. */
+type ComposeOptions = StartOptions & { readonly env: Env; readonly logger: Logger };
+
+/**
+ * Everything after the stores. What lives as long as the process (secrets, key service, Redis, proxy,
+ * poller, servers) is built here once; what a reload may change is the snapshot (core/reload/snapshot.ts).
+ */
 async function compose(
   config: GatewayConfig,
-  env: Env,
-  logger: Logger,
+  { env, logger, source }: ComposeOptions,
   stores: Stores,
 ): Promise<RunningGateway> {
   const dataDir = config.storage.data_dir;
   await mkdir(dataDir, { recursive: true });
   const secret = await loadOrCreateSecret(dataDir, KEY_SECRET_FILE, env.GATEWAY_KEY_SECRET);
   const adminToken = await loadOrCreateSecret(dataDir, ADMIN_TOKEN_FILE, env.GATEWAY_ADMIN_TOKEN);
-  // Before anything that would need closing: a bad declared key stops start-up here.
   const hasher = new KeyHasher(Buffer.from(secret));
-  const declared = new DeclaredKeys(config.keys.declared, hasher, new Date().toISOString());
-  await declared.checkAgainst(stores.keys);
   const { usage, tasks: taskStore } = stores;
   const instance = instanceId();
   const redis = config.redis.url ? await RedisLink.connect(config.redis, logger) : undefined;
@@ -127,65 +134,90 @@ async function compose(
   const keys = new KeyService(
     stores.keys,
     hasher,
-    { cacheTtlMs: config.keys.cache_ttl, cacheMax: config.keys.cache_max, declared },
+    { cacheTtlMs: config.keys.cache_ttl, cacheMax: config.keys.cache_max },
     keyEvents,
   );
 
+  // What outlives snapshots reads the running one through this (called only once `routing` exists below).
+  const running = (): Snapshot => routing.current;
+  const spend = new SpendTracker(usage, Date.now, openTaskHolds(taskStore, running));
   const scope = container.createChildContainer();
   // Factories, not values: tsyringe takes `useValue: undefined` for no provider at all.
   scope.register(RedisToken, { useFactory: () => redis });
   scope.register(LiveInstancesToken, { useFactory: () => live });
-  scope.register(ConfigToken, { useValue: config });
   scope.register(LoggerToken, { useValue: logger });
   scope.register(KeyServiceToken, { useValue: keys });
   scope.register(UsageStoreToken, { useValue: usage });
-  const pricing = new Pricing(config.prices);
-  scope.register(PricingToken, { useValue: pricing });
-
-  const upstreams = buildUpstreams(config, scope);
-  const catalogue = new Catalogue(upstreams, config.routes, config.limits);
-  scope.register(CatalogueToken, { useValue: catalogue });
-  const spend = new SpendTracker(usage, Date.now, openTaskHolds(taskStore, catalogue, pricing));
   scope.register(SpendTrackerToken, { useValue: spend });
-  const unpriced = catalogue
-    .models()
-    .map((m) => m.id)
-    .filter((id) => !pricing.has(id));
-  if (unpriced.length > 0) {
-    logger.warn(
-      { models: unpriced },
-      'served models without a price in gateway.yaml `prices:`: their usage is recorded with cost unknown (cost_micros: null)',
-    );
-  }
-  const pipeline = new Pipeline(buildMiddlewares(config.pipeline, scope));
+  scope.register(KeptStateToken, { useValue: new KeptState() });
+
   const proxy = new UpstreamProxy();
-  const revocation = new KeyRevocation(keys, proxy, config.keys.revoke_check_every, logger);
-  revocation.start(keyEvents);
-  keyEvents.start();
-  const video = buildVideo({
+  const videoDeps = {
     config,
-    scope,
-    upstreams,
     tasks: taskStore,
     usage,
-    pricing,
+    pricing: () => running().pricing,
     spend,
     logger,
     instanceId: instance,
     redis,
     live,
-  });
-  const routes = buildRoutes(catalogue, proxy, pipeline, video.endpoints);
+  };
+  const pool = new UpstreamPool();
+  const parts: SnapshotParts = {
+    scope,
+    pool,
+    proxy,
+    submission: taskSubmission(videoDeps),
+    tasks: taskStore,
+    keyStore: stores.keys,
+    hasher,
+    logger,
+  };
+  const build = (next: GatewayConfig, from: ConfigSource) => buildSnapshot(next, from, parts);
+  // Before anything that would need closing: a bad configuration (a declared key too) stops start-up here.
+  const first = await build(config, sourceOf(source?.hash ?? objectHash(config)));
+  const routing = new LiveRouting(first, (old) => pool.release(old.upstreams));
+  keys.useDeclared(first.declared);
+  const revocation = new KeyRevocation(keys, proxy, config.keys.revoke_check_every, logger);
+  revocation.start(keyEvents);
+  keyEvents.start();
+  const poller = videoPoller(videoDeps, first.taskUpstreams);
   // Video submits' budget holds last until their tasks end, wherever they end (any instance's poller).
-  if (pipeline.has('budget')) {
-    taskStore.watch((task) => {
-      if (!needsWork(task)) spend.taskEnded(task.id);
-    });
-  }
+  taskStore.watch((task) => {
+    if (!needsWork(task)) spend.taskEnded(task.id);
+  });
+
+  const announcer =
+    redis && source ? new ConfigAnnouncer(redis, instance, () => reloader!.status(), logger) : undefined;
+  const reloader =
+    source &&
+    new ConfigReloader(
+      source.file,
+      env,
+      routing,
+      build,
+      (snapshot) => {
+        keys.useDeclared(snapshot.declared);
+        poller?.useUpstreams(snapshot.taskUpstreams);
+        logger.level = snapshot.config.logging.level;
+        void announcer?.announce(snapshot.source.hash);
+      },
+      logger,
+    );
+  const reload = (trigger: ReloadTrigger) => {
+    const attempt = reloader?.reload(trigger);
+    // A refused reload is recorded too, so every instance's error shows in GET /admin/config.
+    void attempt?.then((r) => r.error && announcer?.record());
+    return attempt;
+  };
+  const watcher =
+    source && config.reload.watch
+      ? new ConfigWatcher(source.file, config.reload.settle, () => void reload('file'), logger)
+      : undefined;
 
   const server = new GatewayServer(
-    routes,
-    pipeline,
+    routing,
     config.server,
     requestBodies({
       maxBytes: config.server.body_limit,
@@ -195,11 +227,28 @@ async function compose(
     }),
     logger,
   );
-  const { poller } = video;
-  const admin = new AdminServer(adminToken, keys, usage, poller && (() => poller.stats()), taskStore);
+  const configControl: ConfigControl = {
+    instance,
+    watching: watcher !== undefined,
+    status: () => reloader?.status() ?? staticStatus(running()),
+    reload: () => reload('admin'),
+    instances: async () => announcer?.instances(),
+  };
+  const admin = new AdminServer(
+    adminToken,
+    keys,
+    usage,
+    poller && (() => poller.stats()),
+    taskStore,
+    configControl,
+  );
   const port = await server.listen(config.server.host, config.server.port);
   const adminPort = await admin.listen(config.admin.host, config.admin.port);
   poller?.start();
+  await watcher?.start();
+  announcer?.start((hash) => {
+    if (hash !== running().source.hash) void reload('announce');
+  });
   // A deployment that declares its keys has them: a stored key nobody asked for would be a surprise.
   const firstKey =
     config.keys.declared.length > 0
@@ -210,6 +259,8 @@ async function compose(
   const shutdown = async (graceMs: number): Promise<void> => {
     const deadline = Date.now() + graceMs;
     server.stopAccepting();
+    await watcher?.stop();
+    await announcer?.stop();
     revocation.stop();
     keyEvents.stop();
     if (!(await server.waitIdle(graceMs))) {
@@ -221,7 +272,7 @@ async function compose(
     await admin.close();
     // Usage writes that keep failing are retried for what is left of the grace period (at least a second).
     await stores.close(Math.max(1_000, deadline - Date.now()));
-    for (const u of upstreams) u.close();
+    pool.closeAll();
     await live?.stop();
     await redis?.close();
   };
@@ -238,35 +289,26 @@ async function compose(
     redis,
     poller,
     firstKey,
+    reload,
     close,
   };
 }
 
-/**
- * The route table: one endpoint per request/response API the configured upstreams serve, the task
- * protocols' endpoints, and the model list.
- */
-function buildRoutes(
-  catalogue: Catalogue,
-  proxy: UpstreamProxy,
-  pipeline: Pipeline,
-  taskEndpoints: readonly Endpoint[],
-): RouteTable {
-  const apis = new Map<string, ModelApi>();
-  for (const spec of catalogue.models()) if (spec.api.kind !== 'task') apis.set(spec.api.id, spec.api);
-  if (apis.size > 0 && !pipeline.has('model-router')) {
-    throw new ConfigError(
-      'pipeline',
-      'model-router must be in the pipeline: it picks the upstream for each model',
-    );
-  }
-  const routes = new RouteTable();
-  for (const api of apis.values()) routes.add(modelEndpoint(api, proxy, pipeline.eventHooks));
-  for (const endpoint of taskEndpoints) routes.add(endpoint);
-  routes.add(modelsEndpoint(catalogue));
-  catalogue.bind(routes.endpoints());
-  return routes;
-}
+/** A configuration given as an object (tests) is named by the hash of its JSON. */
+const objectHash = (config: GatewayConfig): string =>
+  createHash('sha256').update(JSON.stringify(config)).digest('hex');
+
+/** The status of a gateway started without a file: its one snapshot, never reloaded. */
+const staticStatus = (snapshot: Snapshot): ConfigStatus => ({
+  file: '',
+  version: snapshot.source.version,
+  hash: snapshot.source.hash,
+  loaded_at: snapshot.source.loadedAt,
+  trigger: 'start',
+  reloads: 0,
+  last_error: null,
+  restart_required: [],
+});
 
 /** This process's name in leases: a restarted process does not mistake its predecessor's leases for its own. */
 const instanceId = (): string => `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;

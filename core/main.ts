@@ -1,17 +1,19 @@
 /**
  * `npm start`: loads gateway.yaml (or GATEWAY_CONFIG), starts the bundled simulator when the file asks
- * for it, starts the gateway, and stops cleanly on SIGTERM/SIGINT (exit 0 after the grace period).
+ * for it, starts the gateway, reloads the file on SIGHUP, and stops cleanly on SIGTERM/SIGINT (exit 0
+ * after the grace period).
  */
 import 'reflect-metadata';
 import '../plugins';
-import { configPath, loadConfigFile } from '../config/load';
+import { configPath, parseConfigText, readConfigText } from '../config/load';
 import { ConfigError } from '../config/errors';
 import { startGateway } from './gateway';
 import { createLogger } from './logger';
 
 async function main(): Promise<void> {
   const file = configPath();
-  const config = loadConfigFile(file);
+  const text = readConfigText(file);
+  const config = parseConfigText(text, file);
   const logger = createLogger(config.logging.level);
   // Loaded only when asked for: a gateway in front of real vendors carries no simulator (nor its image codec).
   const simulator = config.simulator.enabled
@@ -28,10 +30,12 @@ async function main(): Promise<void> {
         '(set each upstream base_url and api_key in gateway.yaml to use the real vendors)',
     );
   }
-  const gateway = await startGateway(config, { logger }).catch((e: unknown) => {
-    // Plugin sections are validated while composing: name the file there too.
-    throw e instanceof ConfigError && !e.file ? new ConfigError(e.path, e.reason, file) : e;
-  });
+  const gateway = await startGateway(config, { logger, source: { file, hash: text.hash } }).catch(
+    (e: unknown) => {
+      // Plugin sections are validated while composing: name the file there too.
+      throw e instanceof ConfigError && !e.file ? new ConfigError(e.path, e.reason, file) : e;
+    },
+  );
   logger.info({ config: file, data_dir: config.storage.data_dir }, `gateway listening on ${gateway.url}`);
   logger.info(`admin API listening on ${gateway.adminUrl}`);
   if (gateway.firstKey) {
@@ -55,6 +59,8 @@ async function main(): Promise<void> {
       process.exit(0);
     })();
   };
+  // The reload logs what it applied or why it refused; the running configuration serves either way.
+  process.on('SIGHUP', () => void gateway.reload('signal'));
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
 }

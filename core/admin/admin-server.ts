@@ -19,6 +19,7 @@
  *   GET    /admin/tasks?limit=&cursor=&status=&key_id=&model=   video tasks, newest first → {data, next_cursor}
  *   GET    /admin/tasks/:id            one video task with its status history
  * Every task answered goes through taskView: never its lease or idempotency body hash (task-routes.ts).
+ *   GET    /admin/config, POST /admin/reload   the configuration's version and hot reload (config-routes.ts)
  * and, without the token, the operators' console: the page at `/` and its assets at `/console/*`.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -37,6 +38,7 @@ import { bodyReader } from '../http/body';
 import { requestIdFor } from '../http/request-id';
 import { ConsoleAssets } from './console-assets';
 import { taskById, taskPage } from './task-routes';
+import { configView, reloadNow, type ConfigControl } from './config-routes';
 
 /** What each field must be, as error messages say it: `field 'budget.amount_micros' must be …`. */
 const EXPECTED: Record<string, string> = {
@@ -221,6 +223,8 @@ export class AdminServer {
     private readonly videoStats?: () => Promise<unknown>,
     /** The video tasks; without them `/admin/tasks` is an unknown path. */
     private readonly tasks?: TaskStore,
+    /** The configuration's status and reload; without it `/admin/config` is an unknown path. */
+    private readonly config?: ConfigControl,
   ) {
     this.token = Buffer.from(token);
     this.server = createServer((req, res) => void this.handle(req, res));
@@ -294,6 +298,12 @@ export class AdminServer {
         ...(limit ? { limit: Number(limit) } : {}),
       });
       return { status: 200, body: { data: records } };
+    }
+    if (url.pathname === '/admin/config' && method === 'GET' && this.config) {
+      return { status: 200, body: await configView(this.config) };
+    }
+    if (url.pathname === '/admin/reload' && method === 'POST' && this.config) {
+      return { status: 200, body: await reloadNow(this.config) };
     }
     if (url.pathname === '/admin/video/stats' && method === 'GET' && this.videoStats) {
       return { status: 200, body: await this.videoStats() };

@@ -15,10 +15,9 @@ import type { Logger } from 'pino';
 import type { ServerConfig } from '../../config/schema';
 import { GatewayContext } from '../context';
 import { Errors, GatewayError, sendError, toGatewayError } from '../errors';
-import type { Pipeline } from '../pipeline';
+import type { LiveRouting, SnapshotLease } from '../reload/live-routing';
 import type { RequestBodies } from './body';
 import { requestIdFor } from './request-id';
-import type { RouteTable } from './route-table';
 
 /** Errors Node's HTTP parser raises before a request exists, with the contract's error for each. */
 const CLIENT_ERRORS: Readonly<Record<string, () => GatewayError>> = {
@@ -70,8 +69,8 @@ export class GatewayServer {
   private drained: (() => void) | undefined;
 
   constructor(
-    private readonly routes: RouteTable,
-    private readonly pipeline: Pipeline,
+    /** Each request is routed by the snapshot current when it arrives, to its last byte. */
+    private readonly routing: LiveRouting,
     private readonly config: ServerConfig,
     private readonly bodies: RequestBodies,
     private readonly logger: Logger,
@@ -139,6 +138,7 @@ export class GatewayServer {
 
   private handle(req: IncomingMessage, res: ServerResponse): void {
     const requestId = requestIdFor(req.headers['x-request-id']);
+    const lease = this.routing.acquire();
     try {
       if (this.closing) throw Errors.shuttingDown();
       if (req.rawHeaders.length / 2 > this.config.max_headers)
@@ -146,7 +146,7 @@ export class GatewayServer {
       if (req.headers.host === undefined && req.httpVersionMinor >= 1) throw Errors.hostRequired();
       const url = req.url ?? '/';
       const query = url.indexOf('?');
-      const match = this.routes.match(req.method ?? 'GET', query < 0 ? url : url.slice(0, query));
+      const match = lease.snapshot.routes.match(req.method ?? 'GET', query < 0 ? url : url.slice(0, query));
       const ctx = new GatewayContext(
         req,
         res,
@@ -156,8 +156,9 @@ export class GatewayServer {
         performance.now(),
         this.bodies,
       );
-      this.run(ctx);
+      this.run(ctx, lease);
     } catch (e) {
+      this.routing.release(lease);
       const error = toGatewayError(e);
       this.log(e, error, { requestId, method: req.method, path: req.url?.slice(0, 256) });
       sendError(res, error, requestId);
@@ -177,22 +178,22 @@ export class GatewayServer {
   /** What a method no endpoint takes (CONNECT) gets: the route table's 404 or 405 for its target. */
   private refusal(req: IncomingMessage): GatewayError {
     try {
-      this.routes.match(req.method ?? 'CONNECT', req.url ?? '/');
+      this.routing.current.routes.match(req.method ?? 'CONNECT', req.url ?? '/');
       return Errors.notFound(req.method ?? 'CONNECT', req.url ?? '/');
     } catch (e) {
       return toGatewayError(e);
     }
   }
 
-  private run(ctx: GatewayContext): void {
+  private run(ctx: GatewayContext, lease: SnapshotLease): void {
     this.inFlight++;
-    this.pipeline
+    const pipeline = lease.snapshot.pipeline;
+    pipeline
       .run(ctx, ctx.endpoint.handle)
       .catch((e: unknown) => this.fail(ctx, e))
       .finally(() => {
-        this.pipeline.runFinish(ctx, (stage, e) =>
-          this.logger.error({ err: e, stage }, 'finish hook failed'),
-        );
+        pipeline.runFinish(ctx, (stage, e) => this.logger.error({ err: e, stage }, 'finish hook failed'));
+        this.routing.release(lease);
         if (--this.inFlight === 0 && this.drained) this.drained();
       });
   }

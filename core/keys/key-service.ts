@@ -57,7 +57,7 @@ export class KeyService {
   private readonly cachedById = new Map<string, Set<string>>();
   /** Hashes of presented keys the store does not know. */
   private readonly unknown: LRUCache<string, true>;
-  private readonly declared: DeclaredKeys | undefined;
+  private declared: DeclaredKeys | undefined;
 
   constructor(
     private readonly store: KeyStore,
@@ -161,6 +161,21 @@ export class KeyService {
     return this.declared?.findById(id) ?? this.store.findById(id);
   }
 
+  /**
+   * The declared keys of a reloaded gateway.yaml. A key no longer declared, or declared differently, is
+   * announced like a stored key's change: caches let go of it and a revoked key's streams end.
+   */
+  useDeclared(next: DeclaredKeys): void {
+    const before = this.declared;
+    this.declared = next;
+    this.unknown.clear(); // a hash refused a moment ago may be declared now
+    for (const record of before?.list() ?? []) {
+      const now = next.findById(record.id);
+      if (!now) this.announce(record.id, 'deleted');
+      else if (!sameDeclaration(record, now)) this.announce(record.id, 'changed');
+    }
+  }
+
   /** The keys declared in gateway.yaml, in the file's order. */
   listDeclared(): KeyRecord[] {
     return this.declared?.list() ?? [];
@@ -230,3 +245,7 @@ export class KeyService {
     if (presentedKeys?.size === 0) this.cachedById.delete(id);
   }
 }
+
+/** Whether two readings of a declared key say the same (its `created_at` is when the file was read). */
+const sameDeclaration = (a: KeyRecord, b: KeyRecord): boolean =>
+  JSON.stringify({ ...a, created_at: '' }) === JSON.stringify({ ...b, created_at: '' });

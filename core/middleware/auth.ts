@@ -7,11 +7,12 @@
 import { inject } from 'tsyringe';
 import type { GatewayConfig } from '../../config/schema';
 import type { GatewayContext } from '../context';
-import { ConfigToken, KeyServiceToken } from '../di';
+import { ConfigToken, KeptStateToken, KeyServiceToken } from '../di';
 import { Errors } from '../errors';
 import type { KeyService } from '../keys/key-service';
 import { isExpired } from '../stores/key-store';
 import { middlewarePlugin, type Middleware, type Next } from '../plugin';
+import type { KeptState } from '../reload/kept-state';
 import { FailedAuthLimit } from './failed-auth-limit';
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
@@ -30,8 +31,11 @@ export class AuthMiddleware implements Middleware {
   constructor(
     @inject(KeyServiceToken) private readonly keys: KeyService,
     @inject(ConfigToken) config: GatewayConfig,
+    @inject(KeptStateToken) kept: KeptState,
   ) {
-    this.failures = new FailedAuthLimit(config.keys.failed_auth_limit, config.keys.failed_auth_window);
+    const { failed_auth_limit: limit, failed_auth_window: window } = config.keys;
+    // Kept across reloads: a reload is no fresh start for an address guessing keys.
+    this.failures = kept.keep(`auth:failures:${limit}:${window}`, () => new FailedAuthLimit(limit, window));
   }
 
   async handle(ctx: GatewayContext, next: Next): Promise<void> {

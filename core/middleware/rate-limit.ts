@@ -26,7 +26,7 @@ import { z } from 'zod';
 import { ConfigError } from '../../config/errors';
 import { duration } from '../../config/units';
 import { StateKey, type GatewayContext } from '../context';
-import { LiveInstancesToken, LoggerToken, PluginOptionsToken, RedisToken } from '../di';
+import { KeptStateToken, LiveInstancesToken, LoggerToken, PluginOptionsToken, RedisToken } from '../di';
 import { Errors } from '../errors';
 import { middlewarePlugin, type Middleware, type Next } from '../plugin';
 import type { Admission, Limiter } from '../rate-limit/limiter';
@@ -36,6 +36,7 @@ import { RedisLimiter } from '../rate-limit/redis-limiter';
 import { RuleTable } from '../rate-limit/rules';
 import type { LiveInstances } from '../redis/live-instances';
 import type { RedisLink } from '../redis/redis-link';
+import type { KeptState } from '../reload/kept-state';
 
 const positive = z.number().int().positive();
 const caps = z
@@ -76,18 +77,20 @@ export class RateLimitMiddleware implements Middleware {
     @inject(RedisToken) redis: RedisLink | undefined,
     @inject(LiveInstancesToken) live: LiveInstances | undefined,
     @inject(LoggerToken) logger: Logger,
+    @inject(KeptStateToken) kept: KeptState,
   ) {
     this.rules = new RuleTable(options);
     const backend = options.backend === 'auto' ? (redis ? 'redis' : 'memory') : options.backend;
-    if (backend === 'memory') {
-      this.limiter = new MemoryLimiter(options.window);
-    } else if (!redis) {
+    if (backend === 'redis' && !redis) {
       throw new ConfigError('rate-limit.backend', 'redis needs redis.url (or REDIS_URL) to be set');
-    } else {
-      const timing = { windowMs: options.window, leaseMs: options.lease };
-      const shared = new RedisLimiter(redis, timing);
-      this.limiter = new FallbackLimiter(shared, redis, live, logger, options.window);
     }
+    // A reload keeps the counts (windows, slots in use): new limits apply to the same windows.
+    const { window, lease } = options;
+    this.limiter = kept.keep(`rate-limit:${backend}:${window}:${lease}`, () => {
+      if (backend === 'memory' || !redis) return new MemoryLimiter(window);
+      const shared = new RedisLimiter(redis, { windowMs: window, leaseMs: lease });
+      return new FallbackLimiter(shared, redis, live, logger, window);
+    });
   }
 
   async handle(ctx: GatewayContext, next: Next): Promise<void> {

@@ -42,7 +42,8 @@ export function usageRecordOf(task: VideoTask, pricing: Pricing): UsageRecord {
 export class Biller {
   constructor(
     private readonly usage: UsageStore,
-    private readonly pricing: Pricing,
+    /** The prices of the running configuration (a reload may change them). */
+    private readonly pricing: () => Pricing,
     /** Told of each record this biller writes, so budgets count it. */
     private readonly spend?: SpendTracker,
   ) {}
@@ -52,7 +53,7 @@ export class Biller {
    * returned either way: computed from the stored task, it is the one a first call wrote.
    */
   async bill(task: VideoTask): Promise<{ record: UsageRecord; wrote: boolean }> {
-    const record = usageRecordOf(task, this.pricing);
+    const record = usageRecordOf(task, this.pricing());
     const wrote = await this.usage.recordOnce(record);
     if (wrote) this.spend?.recorded(record);
     return { record, wrote };

@@ -1,6 +1,7 @@
 /**
  * Composes the video side from gateway.yaml: the task protocols listed under `video.protocols` (each a
- * registered plugin with its own options), their endpoints, the submit flow, and this instance's poller.
+ * registered plugin with its own options) and their endpoints, rebuilt with each configuration snapshot;
+ * the submit flow and this instance's poller, built once.
  */
 import type { DependencyContainer } from 'tsyringe';
 import type { Logger } from 'pino';
@@ -23,19 +24,12 @@ import type { RedisLink } from '../redis/redis-link';
 import type { SpendTracker } from '../spend-tracker';
 import { TaskSubmission } from './submission';
 
-export interface VideoRuntime {
-  readonly endpoints: readonly Endpoint[];
-  /** Undefined when `video.poller` is off on this instance. */
-  readonly poller: TaskPoller | undefined;
-}
-
 export interface VideoDeps {
   readonly config: GatewayConfig;
-  readonly scope: DependencyContainer;
-  readonly upstreams: readonly Upstream[];
   readonly tasks: TaskStore;
   readonly usage: UsageStore;
-  readonly pricing: Pricing;
+  /** The prices of the running configuration. */
+  readonly pricing: () => Pricing;
   /** Told of each task billed, for budgets. */
   readonly spend?: SpendTracker | undefined;
   readonly logger: Logger;
@@ -46,33 +40,47 @@ export interface VideoDeps {
   readonly live?: LiveInstances | undefined;
 }
 
-export function buildVideo(deps: VideoDeps): VideoRuntime {
-  const { config, tasks, instanceId } = deps;
-  const submission = new TaskSubmission(
-    tasks,
-    { owner: `${instanceId}/submit`, idempotencyWindowMs: config.video.idempotency_window },
+/** The submit flow, shared by every snapshot's task endpoints (its idempotency window is start-up only). */
+export function taskSubmission(deps: VideoDeps): TaskSubmission {
+  const { config, tasks, instanceId, logger } = deps;
+  const options = { owner: `${instanceId}/submit`, idempotencyWindowMs: config.video.idempotency_window };
+  return new TaskSubmission(tasks, options, logger);
+}
+
+/** This instance's poller (undefined when `video.poller` is off), polling the given task upstreams. */
+export function videoPoller(
+  deps: VideoDeps,
+  upstreams: ReadonlyMap<string, TaskUpstream>,
+): TaskPoller | undefined {
+  const { config, instanceId } = deps;
+  if (!config.video.poller) return undefined;
+  return new TaskPoller(
+    deps.tasks,
+    upstreams,
+    new Biller(deps.usage, deps.pricing, deps.spend),
+    { owner: `${instanceId}/poller`, leaseMs: config.video.lease, sweepEveryMs: config.video.sweep_every },
     deps.logger,
+    deps.redis ? sharedPollGates(deps.redis, deps.live, config.video.lease, deps.logger) : localPollGates,
   );
-  const endpoints = protocols(config, deps.scope).flatMap(([name, protocol]) =>
+}
+
+/** The endpoints of the task protocols listed under `video.protocols` (rebuilt with each snapshot). */
+export function videoEndpoints(
+  config: GatewayConfig,
+  scope: DependencyContainer,
+  submission: TaskSubmission,
+  tasks: TaskStore,
+): Endpoint[] {
+  return protocols(config, scope).flatMap(([name, protocol]) =>
     taskEndpoints(name, protocol, submission, tasks),
   );
-  const taskUpstreams = new Map<string, TaskUpstream>();
-  for (const u of deps.upstreams) if (u.plugin.tasks) taskUpstreams.set(u.name, u.plugin.tasks);
-  const poller = config.video.poller
-    ? new TaskPoller(
-        tasks,
-        taskUpstreams,
-        new Biller(deps.usage, deps.pricing, deps.spend),
-        {
-          owner: `${instanceId}/poller`,
-          leaseMs: config.video.lease,
-          sweepEveryMs: config.video.sweep_every,
-        },
-        deps.logger,
-        deps.redis ? sharedPollGates(deps.redis, deps.live, config.video.lease, deps.logger) : localPollGates,
-      )
-    : undefined;
-  return { endpoints, poller };
+}
+
+/** The task side of each upstream that has one, by upstream name. */
+export function taskUpstreams(upstreams: readonly Upstream[]): Map<string, TaskUpstream> {
+  const byName = new Map<string, TaskUpstream>();
+  for (const u of upstreams) if (u.plugin.tasks) byName.set(u.name, u.plugin.tasks);
+  return byName;
 }
 
 function protocols(config: GatewayConfig, scope: DependencyContainer) {

@@ -14,12 +14,18 @@ const OPEN: readonly TaskStatus[] = ['queued', 'running', 'succeeded'];
 /** A key with more tasks under way than this is already far past any budget's edge. */
 const MAX_OPEN = 1_000;
 
+/** What the estimate needs from the running configuration (a reload may change it). */
+export interface HoldPrices {
+  readonly catalogue: Catalogue;
+  readonly pricing: Pricing;
+}
+
 export function openTaskHolds(
   tasks: TaskStore,
-  catalogue: Catalogue,
-  pricing: Pricing,
+  running: () => HoldPrices,
 ): (keyId: string) => Promise<OpenTask[]> {
   const holdOf = (task: VideoTask): number => {
+    const { catalogue, pricing } = running();
     const target = catalogue.targetOn(task.model, task.upstream);
     const upstream = target?.upstream.plugin.tasks;
     if (!target || !upstream) return 0; // no longer configured: nothing to estimate it by

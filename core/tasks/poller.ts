@@ -73,6 +73,10 @@ export class TaskPoller {
   /** Per upstream: how many steps run at once (each holds a lease), and then the gate of its polls. */
   private readonly limiters = new Map<string, Bottleneck>();
   private readonly gates = new Map<string, PollGate>();
+  /** Each upstream's caps as last configured, to tell a reload that changed them. */
+  private readonly caps = new Map<string, string>();
+  /** Gates replaced by a reload, closed when the poller stops. */
+  private readonly retiredGates: PollGate[] = [];
   /** Polls leased and waiting at their gate. */
   private waiting = 0;
   private stopWatching: (() => void) | undefined;
@@ -85,15 +89,32 @@ export class TaskPoller {
 
   constructor(
     private readonly store: TaskStore,
-    private readonly upstreams: ReadonlyMap<string, TaskUpstream>,
+    private upstreams: ReadonlyMap<string, TaskUpstream>,
     private readonly biller: Biller,
     private readonly options: PollerOptions,
     private readonly logger: Logger,
-    gates: PollGates = localPollGates,
+    private readonly makeGate: PollGates = localPollGates,
   ) {
+    this.useUpstreams(upstreams);
+  }
+
+  /**
+   * The task upstreams of a new configuration. An upstream's caps apply from its next poll; polls already
+   * waiting at an old gate pass it. A task whose upstream is gone waits (backing off) until it returns
+   * or its deadline passes, as after a restart without it.
+   */
+  useUpstreams(upstreams: ReadonlyMap<string, TaskUpstream>): void {
+    this.upstreams = upstreams;
     for (const [name, { polling }] of upstreams) {
-      this.limiters.set(name, new Bottleneck({ maxConcurrent: polling.concurrency }));
-      this.gates.set(name, gates(name, polling));
+      const caps = JSON.stringify(polling);
+      if (this.caps.get(name) === caps) continue;
+      this.caps.set(name, caps);
+      const limiter = this.limiters.get(name);
+      if (limiter) void limiter.updateSettings({ maxConcurrent: polling.concurrency });
+      else this.limiters.set(name, new Bottleneck({ maxConcurrent: polling.concurrency }));
+      const old = this.gates.get(name);
+      if (old) this.retiredGates.push(old);
+      this.gates.set(name, this.makeGate(name, polling));
     }
   }
 
@@ -110,7 +131,7 @@ export class TaskPoller {
     this.halt();
     await Promise.all([
       ...[...this.limiters.values()].map((l) => l.stop({ dropWaitingJobs: true })),
-      ...[...this.gates.values()].map((g) => g.close()),
+      ...[...this.gates.values(), ...this.retiredGates].map((g) => g.close()),
     ]);
   }
 
@@ -119,7 +140,7 @@ export class TaskPoller {
     if (this.stopped) return;
     this.halt();
     for (const l of this.limiters.values()) void l.stop({ dropWaitingJobs: true }).catch(() => undefined);
-    for (const g of this.gates.values()) void g.close().catch(() => undefined);
+    for (const g of [...this.gates.values(), ...this.retiredGates]) void g.close().catch(() => undefined);
   }
 
   async stats(): Promise<PollerStats> {

@@ -1,7 +1,8 @@
 /**
  * Turns the `upstreams:` section into running Upstream objects: each entry's plugin is looked up by name,
  * its options are validated by the plugin's schema (errors name `upstreams.<name>.<field>`), and the
- * plugin class is resolved in a child container that holds those options.
+ * plugin class is resolved in a child container that holds those options. With a pool (hot reload), an
+ * entry unchanged since a snapshot still in use gets that snapshot's Upstream, sockets and all.
  */
 import type { DependencyContainer } from 'tsyringe';
 import type { GatewayConfig } from '../../config/schema';
@@ -11,15 +12,21 @@ import { pluginRegistration, resolvePlugin } from '../plugin-instances';
 import { registeredUpstreams, type UpstreamPlugin } from '../plugin';
 import { Upstream } from './upstream';
 import type { UpstreamOptions } from './upstream-options';
+import type { UpstreamPool } from './upstream-pool';
 
-export function buildUpstreams(config: GatewayConfig, parent: DependencyContainer): Upstream[] {
+export function buildUpstreams(
+  config: GatewayConfig,
+  parent: DependencyContainer,
+  pool?: UpstreamPool,
+): Upstream[] {
   const known = registeredUpstreams(parent);
-  return Object.entries(config.upstreams).map(([name, raw]) => {
+  const { upstream_connect, upstream_response } = config.server.timeouts;
+  const build = (name: string, raw: GatewayConfig['upstreams'][string]): Upstream => {
     const registration = pluginRegistration(known, raw.plugin, `upstreams.${name}.plugin`, 'upstream plugin');
     const options = parseSection(registration.options, raw, `upstreams.${name}`) as UpstreamOptions;
     const timeouts = {
-      connectMs: options.timeouts.connect ?? config.server.timeouts.upstream_connect,
-      responseMs: options.timeouts.response ?? config.server.timeouts.upstream_response,
+      connectMs: options.timeouts.connect ?? upstream_connect,
+      responseMs: options.timeouts.response ?? upstream_response,
     };
     const plugin = resolvePlugin(registration, options, parent, [
       [UpstreamNameToken, name],
@@ -27,7 +34,19 @@ export function buildUpstreams(config: GatewayConfig, parent: DependencyContaine
     ]);
     checkPlugin(raw.plugin, plugin);
     return new Upstream(name, plugin, options, timeouts);
-  });
+  };
+  if (!pool) return Object.entries(config.upstreams).map(([name, raw]) => build(name, raw));
+  const taken: Upstream[] = [];
+  try {
+    for (const [name, raw] of Object.entries(config.upstreams)) {
+      const settings = JSON.stringify([raw, upstream_connect, upstream_response]);
+      taken.push(pool.take(name, settings, () => build(name, raw)));
+    }
+    return taken;
+  } catch (e) {
+    pool.release(taken); // a bad entry: the ones before it are not kept for a snapshot that never runs
+    throw e;
+  }
 }
 
 /** A plugin serves task models only with `tasks`, and request/response models only with `prepare`. */

@@ -38,7 +38,7 @@ export function poller(
   gates?: PollGates,
   leaseMs = LEASE_MS,
 ): TaskPoller {
-  const biller = new Biller(gw.gateway.usage, new Pricing({}));
+  const biller = new Biller(gw.gateway.usage, () => new Pricing({}));
   return new TaskPoller(
     gw.gateway.tasks,
     new Map([['videoa-main', upstream]]),

@@ -1,0 +1,142 @@
+/**
+ * A configuration snapshot: everything a request is routed, checked, priced and metered by, built from
+ * one reading of gateway.yaml. A request keeps the snapshot it started with to its last byte; a reload
+ * builds a whole new one beside it (any error leaves the running one untouched) and swaps it in.
+ *
+ * What is here changes live: upstreams, routes, model tables and limits, prices, the pipeline and its
+ * options, the task protocols, declared keys. The rest (listeners, stores, Redis, the poller's timing)
+ * is built once at start-up (core/gateway.ts) and changes with a restart (effective-config.ts).
+ */
+import type { DependencyContainer } from 'tsyringe';
+import type { Logger } from 'pino';
+import type { GatewayConfig } from '../../config/schema';
+import { ConfigError } from '../../config/errors';
+import { CatalogueToken, ConfigToken, PricingToken } from '../di';
+import type { Endpoint } from '../http/endpoint';
+import { modelEndpoint } from '../http/model-endpoint';
+import { modelsEndpoint } from '../http/models-endpoint';
+import { RouteTable } from '../http/route-table';
+import type { KeyHasher } from '../keys/api-key';
+import { DeclaredKeys } from '../keys/declared-keys';
+import { buildMiddlewares, Pipeline } from '../pipeline';
+import type { ModelApi, TaskUpstream } from '../plugin';
+import { Pricing } from '../pricing';
+import type { UpstreamProxy } from '../proxy/upstream-proxy';
+import { Catalogue } from '../routing/catalogue';
+import type { KeyStore } from '../stores/key-store';
+import type { TaskStore } from '../stores/task-store';
+import { taskUpstreams, videoEndpoints } from '../tasks/build-video';
+import type { TaskSubmission } from '../tasks/submission';
+import { buildUpstreams } from '../upstream/build-upstreams';
+import type { Upstream } from '../upstream/upstream';
+import type { UpstreamPool } from '../upstream/upstream-pool';
+
+/** Where a snapshot's file came from, as `GET /admin/config` shows it. */
+export interface ConfigSource {
+  /** sha256 of the file's bytes (hex); `version` is its first 12 characters. */
+  readonly hash: string;
+  readonly version: string;
+  /** ISO time the snapshot was built. */
+  readonly loadedAt: string;
+}
+
+export interface Snapshot {
+  readonly config: GatewayConfig;
+  readonly source: ConfigSource;
+  readonly upstreams: readonly Upstream[];
+  readonly catalogue: Catalogue;
+  readonly pricing: Pricing;
+  readonly pipeline: Pipeline;
+  readonly routes: RouteTable;
+  readonly declared: DeclaredKeys;
+  readonly taskUpstreams: ReadonlyMap<string, TaskUpstream>;
+}
+
+/** What every snapshot is built with: the parts that live as long as the process. */
+export interface SnapshotParts {
+  /** Holds what outlives snapshots (stores, key service, Redis, logger, kept state). */
+  readonly scope: DependencyContainer;
+  readonly pool: UpstreamPool;
+  readonly proxy: UpstreamProxy;
+  readonly submission: TaskSubmission;
+  readonly tasks: TaskStore;
+  readonly keyStore: KeyStore;
+  readonly hasher: KeyHasher;
+  readonly logger: Logger;
+}
+
+/** Builds a snapshot; throws ConfigError (naming the path) for anything only composing can find. */
+export async function buildSnapshot(
+  config: GatewayConfig,
+  source: ConfigSource,
+  parts: SnapshotParts,
+): Promise<Snapshot> {
+  const declared = new DeclaredKeys(config.keys.declared, parts.hasher, source.loadedAt);
+  await declared.checkAgainst(parts.keyStore);
+  const scope = parts.scope.createChildContainer();
+  scope.register(ConfigToken, { useValue: config });
+  const pricing = new Pricing(config.prices);
+  scope.register(PricingToken, { useValue: pricing });
+  const upstreams = buildUpstreams(config, scope, parts.pool);
+  try {
+    const catalogue = new Catalogue(upstreams, config.routes, config.limits);
+    scope.register(CatalogueToken, { useValue: catalogue });
+    const pipeline = new Pipeline(buildMiddlewares(config.pipeline, scope));
+    const tasksServed = videoEndpoints(config, scope, parts.submission, parts.tasks);
+    const routes = buildRoutes(catalogue, parts.proxy, pipeline, tasksServed);
+    warnUnpriced(catalogue, pricing, parts.logger);
+    const served = taskUpstreams(upstreams);
+    return {
+      config,
+      source,
+      upstreams,
+      catalogue,
+      pricing,
+      pipeline,
+      routes,
+      declared,
+      taskUpstreams: served,
+    };
+  } catch (e) {
+    parts.pool.release(upstreams);
+    throw e;
+  }
+}
+
+function warnUnpriced(catalogue: Catalogue, pricing: Pricing, logger: Logger): void {
+  const unpriced = catalogue
+    .models()
+    .map((m) => m.id)
+    .filter((id) => !pricing.has(id));
+  if (unpriced.length === 0) return;
+  logger.warn(
+    { models: unpriced },
+    'served models without a price in gateway.yaml `prices:`: their usage is recorded with cost unknown (cost_micros: null)',
+  );
+}
+
+/**
+ * The route table: one endpoint per request/response API the configured upstreams serve, the task
+ * protocols' endpoints, and the model list.
+ */
+function buildRoutes(
+  catalogue: Catalogue,
+  proxy: UpstreamProxy,
+  pipeline: Pipeline,
+  taskEndpoints: readonly Endpoint[],
+): RouteTable {
+  const apis = new Map<string, ModelApi>();
+  for (const spec of catalogue.models()) if (spec.api.kind !== 'task') apis.set(spec.api.id, spec.api);
+  if (apis.size > 0 && !pipeline.has('model-router')) {
+    throw new ConfigError(
+      'pipeline',
+      'model-router must be in the pipeline: it picks the upstream for each model',
+    );
+  }
+  const routes = new RouteTable();
+  for (const api of apis.values()) routes.add(modelEndpoint(api, proxy, pipeline.eventHooks));
+  for (const endpoint of taskEndpoints) routes.add(endpoint);
+  routes.add(modelsEndpoint(catalogue));
+  catalogue.bind(routes.endpoints());
+  return routes;
+}
