@@ -13,7 +13,7 @@ import { UpstreamPool } from '../../../core/upstream/upstream-pool';
 /** Only identity matters to LiveRouting. */
 const snapshot = (name: string) => ({ name }) as unknown as Snapshot;
 
-t.test('a replaced snapshot retires once its last request gives it back', async (t) => {
+t.test('a replaced snapshot retires once its last request gives it back', (t) => {
   const retired: Snapshot[] = [];
   const [a, b, c] = [snapshot('a'), snapshot('b'), snapshot('c')];
   const routing = new LiveRouting(a, (s) => retired.push(s));
@@ -30,18 +30,20 @@ t.test('a replaced snapshot retires once its last request gives it back', async 
   routing.swap(c);
   t.same(retired, [a], 'b still has a request');
   t.equal(routing.draining, 1);
+  t.end();
 });
 
-t.test('a snapshot no request used retires at the swap', async (t) => {
+t.test('a snapshot no request used retires at the swap', (t) => {
   const retired: Snapshot[] = [];
   const a = snapshot('a');
   const routing = new LiveRouting(a, (s) => retired.push(s));
   routing.release(routing.acquire());
   routing.swap(snapshot('b'));
   t.same(retired, [a]);
+  t.end();
 });
 
-t.test('the pool shares an unchanged upstream and closes one nobody lists', async (t) => {
+t.test('the pool shares an unchanged upstream and closes one nobody lists', (t) => {
   const closed: string[] = [];
   const make = (name: string) => () => ({ name, close: () => closed.push(name) }) as unknown as Upstream;
   const pool = new UpstreamPool();
@@ -53,9 +55,10 @@ t.test('the pool shares an unchanged upstream and closes one nobody lists', asyn
   t.same(closed, [], 'one snapshot still lists it');
   pool.release([one, changed]);
   t.same(closed, ['u', 'u2']);
+  t.end();
 });
 
-t.test('restart-only settings keep their running values and are listed', async (t) => {
+t.test('restart-only settings keep their running values and are listed', (t) => {
   const doc = { pipeline: ['auth'], server: { port: 8080 }, keys: { cache_ttl: '1s', declared: [] } };
   const running = buildConfig(doc, {});
   const file = buildConfig(
@@ -74,4 +77,5 @@ t.test('restart-only settings keep their running values and are listed', async (
   t.equal(config.keys.declared.length, 1, 'declared keys apply live');
   t.equal(config.logging.level, 'debug', 'so does the log level');
   t.ok(Object.isFrozen(config.keys));
+  t.end();
 });
