@@ -3,7 +3,7 @@
  * replaces the running one, requests in flight finish on the snapshot they started with, and state
  * (rate-limit windows) carries across.
  */
-import { tempDir, testConfig, type ConfigDoc } from '../../helpers/gateway'; // first: it loads the plugins
+import { startTestGateway, tempDir, testConfig, type ConfigDoc } from '../../helpers/gateway'; // first: it loads the plugins
 import { mkdir, open, rename, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import t from 'tap';
@@ -271,4 +271,19 @@ t.test('the file watch applies a file renamed over it and one written in place',
   await handle.close();
   await eventually(async () => (await status()).version !== third.version, 5_000);
   t.match(await status(), { reloads: 3, last_error: null }, 'one reload, of the whole file');
+});
+
+t.test('a gateway started from a configuration object has nothing to reload', async (t) => {
+  const gw = await startTestGateway(t);
+  const admin = (method: string, path: string) =>
+    fetch(`${gw.gateway.adminUrl}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${gw.gateway.adminToken}` },
+    });
+  const reload = await admin('POST', '/admin/reload');
+  t.equal(reload.status, 409);
+  t.match(await reload.json(), { error: { code: 'reload_unavailable', type: 'error' } });
+  const status = await admin('GET', '/admin/config');
+  t.equal(status.status, 200);
+  t.match(await status.json(), { file: '', reloads: 0, trigger: 'start', watching: false, last_error: null });
 });
