@@ -27,6 +27,8 @@ export interface ClusterOptions {
 export interface Cluster {
   readonly urls: readonly string[];
   readonly key: string;
+  /** A second key, without the shared key's limits: probes that leave its windows alone. */
+  readonly probeKey: string;
   readonly processes: readonly GatewayProcess[];
 }
 
@@ -44,11 +46,20 @@ export async function startCluster(t: Teardown, options: ClusterOptions): Promis
     ...options.keyLimits,
     created_at: new Date().toISOString(),
   };
+  const probe = generateKey();
+  const probeRecord: KeyRecord = {
+    id: probe.id,
+    hash: new KeyHasher(Buffer.from(secret)).hash(probe.key),
+    description: 'probes',
+    enabled: true,
+    allowed_models: [],
+    created_at: record.created_at,
+  };
   const started = Array.from({ length: options.instances ?? 3 }, async () => {
     const dir = await tempDir(t);
     const dataDir = join(dir, 'data');
     await mkdir(dataDir);
-    await writeFile(join(dataDir, 'keys.json'), JSON.stringify({ version: 1, keys: [record] }));
+    await writeFile(join(dataDir, 'keys.json'), JSON.stringify({ version: 1, keys: [record, probeRecord] }));
     const doc = testConfig(options.sim.url, dataDir);
     (doc.pipeline as unknown[])[2] = { 'rate-limit': options.rateLimit };
     doc.redis = { url: options.redisUrl, key_prefix: options.keyPrefix };
@@ -67,5 +78,5 @@ export async function startCluster(t: Teardown, options: ClusterOptions): Promis
     return { url: `http://127.0.0.1:${port}`, gateway };
   });
   const all = await Promise.all(started);
-  return { urls: all.map((g) => g.url), key, processes: all.map((g) => g.gateway) };
+  return { urls: all.map((g) => g.url), key, probeKey: probe.key, processes: all.map((g) => g.gateway) };
 }

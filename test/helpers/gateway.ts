@@ -94,6 +94,12 @@ export function testConfig(simUrl: string, dataDir: string): ConfigDoc {
   };
 }
 
+/** Closes `gateway` when the test ends; resolves with a key to it (the first key, else a new one). */
+export async function closedAtEnd(t: Teardown, gateway: RunningGateway): Promise<string> {
+  t.teardown(() => gateway.close(1_000));
+  return gateway.firstKey?.key ?? (await gateway.keys.create({})).key;
+}
+
 export async function tempDir(t: Teardown, prefix = 'gateway-test-'): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), prefix));
   t.teardown(() => rm(dir, { recursive: true, force: true }));
@@ -117,8 +123,7 @@ export async function startTestGateway(
   const doc = testConfig(sim.url, dataDir);
   adjust(doc, sim);
   const gateway = await startGateway(buildConfig(doc, configEnv), options);
-  t.teardown(() => gateway.close(1_000));
-  const key = gateway.firstKey?.key ?? (await gateway.keys.create({})).key;
+  const key = await closedAtEnd(t, gateway);
   return {
     gateway,
     sim,

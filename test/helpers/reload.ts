@@ -2,7 +2,7 @@
  * A gateway started from a real gateway.yaml (so it can reload it), with the file's document at hand
  * to change and write again, and the admin calls the reload tests make.
  */
-import { tempDir, testConfig, type ConfigDoc, type Teardown } from './gateway'; // first: it loads the plugins
+import { closedAtEnd, tempDir, testConfig, type ConfigDoc, type Teardown } from './gateway'; // first: it loads the plugins
 import { rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
@@ -62,8 +62,7 @@ export async function startFileGateway(
     env,
     source: { file, hash: text.hash },
   });
-  t.teardown(() => gateway.close(1_000));
-  const key = gateway.firstKey?.key ?? (await gateway.keys.create({})).key;
+  const key = await closedAtEnd(t, gateway);
   return {
     gateway,
     sim,
