@@ -11,6 +11,7 @@ import type { GatewayConfig } from '../config/schema';
 import { ConfigError } from '../config/errors';
 import type { Env } from '../config/env';
 import { AdminServer } from './admin/admin-server';
+import { upstreamsPage } from './admin/upstream-routes';
 import {
   CatalogueToken,
   ConfigToken,
@@ -19,6 +20,7 @@ import {
   LiveInstancesToken,
   PricingToken,
   RedisToken,
+  ResilienceToken,
   SpendTrackerToken,
   UsageStoreToken,
 } from './di';
@@ -45,6 +47,7 @@ import { buildMiddlewares, Pipeline } from './pipeline';
 import type { ModelApi } from './plugin';
 import { UpstreamProxy } from './proxy/upstream-proxy';
 import { Catalogue } from './routing/catalogue';
+import { Resilience } from './routing/resilience';
 import { openStores, type Stores } from './stores/open-stores';
 import type { KeyStore } from './stores/key-store';
 import type { TaskStore } from './stores/task-store';
@@ -142,6 +145,9 @@ async function compose(
   const pricing = new Pricing(config.prices);
   scope.register(PricingToken, { useValue: pricing });
 
+  // Long-lived: a change of routing calls its configure(); its counts and ejections carry on.
+  const resilience = new Resilience(config.resilience, logger, redis && { link: redis, instance });
+  scope.register(ResilienceToken, { useValue: resilience });
   const upstreams = buildUpstreams(config, scope);
   const catalogue = new Catalogue(upstreams, config.routes, config.limits);
   scope.register(CatalogueToken, { useValue: catalogue });
@@ -162,6 +168,7 @@ async function compose(
   const revocation = new KeyRevocation(keys, proxy, config.keys.revoke_check_every, logger);
   revocation.start(keyEvents);
   keyEvents.start();
+  await resilience.start(Object.keys(config.upstreams)); // reads ejections other instances made
   const video = buildVideo({
     config,
     scope,
@@ -175,7 +182,7 @@ async function compose(
     redis,
     live,
   });
-  const routes = buildRoutes(catalogue, proxy, pipeline, video.endpoints);
+  const routes = buildRoutes(catalogue, proxy, pipeline, video.endpoints, resilience);
   // Video submits' budget holds last until their tasks end, wherever they end (any instance's poller).
   if (pipeline.has('budget')) {
     taskStore.watch((task) => {
@@ -196,7 +203,10 @@ async function compose(
     logger,
   );
   const { poller } = video;
-  const admin = new AdminServer(adminToken, keys, usage, poller && (() => poller.stats()), taskStore);
+  const upstreamNames = Object.keys(config.upstreams);
+  const admin = new AdminServer(adminToken, keys, usage, poller && (() => poller.stats()), taskStore, () =>
+    upstreamsPage(() => resilience.view(), upstreamNames),
+  );
   const port = await server.listen(config.server.host, config.server.port);
   const adminPort = await admin.listen(config.admin.host, config.admin.port);
   poller?.start();
@@ -212,6 +222,7 @@ async function compose(
     server.stopAccepting();
     revocation.stop();
     keyEvents.stop();
+    resilience.stop();
     if (!(await server.waitIdle(graceMs))) {
       proxy.endOpenStreams(); // each ends with its API's error frame, never a silent cut
       await server.waitIdle(1_000);
@@ -251,6 +262,7 @@ function buildRoutes(
   proxy: UpstreamProxy,
   pipeline: Pipeline,
   taskEndpoints: readonly Endpoint[],
+  resilience: Resilience,
 ): RouteTable {
   const apis = new Map<string, ModelApi>();
   for (const spec of catalogue.models()) if (spec.api.kind !== 'task') apis.set(spec.api.id, spec.api);
@@ -261,7 +273,7 @@ function buildRoutes(
     );
   }
   const routes = new RouteTable();
-  for (const api of apis.values()) routes.add(modelEndpoint(api, proxy, pipeline.eventHooks));
+  for (const api of apis.values()) routes.add(modelEndpoint(api, proxy, pipeline.eventHooks, resilience));
   for (const endpoint of taskEndpoints) routes.add(endpoint);
   routes.add(modelsEndpoint(catalogue));
   catalogue.bind(routes.endpoints());

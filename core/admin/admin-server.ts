@@ -19,6 +19,7 @@
  *   GET    /admin/tasks?limit=&cursor=&status=&key_id=&model=   video tasks, newest first → {data, next_cursor}
  *   GET    /admin/tasks/:id            one video task with its status history
  * Every task answered goes through taskView: never its lease or idempotency body hash (task-routes.ts).
+ *   GET    /admin/upstreams            each upstream's failures, ejection and retries (upstream-routes.ts)
  * and, without the token, the operators' console: the page at `/` and its assets at `/console/*`.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -221,6 +222,8 @@ export class AdminServer {
     private readonly videoStats?: () => Promise<unknown>,
     /** The video tasks; without them `/admin/tasks` is an unknown path. */
     private readonly tasks?: TaskStore,
+    /** The upstreams' health and retries (upstream-routes.ts). */
+    private readonly upstreams?: () => unknown,
   ) {
     this.token = Buffer.from(token);
     this.server = createServer((req, res) => void this.handle(req, res));
@@ -297,6 +300,9 @@ export class AdminServer {
     }
     if (url.pathname === '/admin/video/stats' && method === 'GET' && this.videoStats) {
       return { status: 200, body: await this.videoStats() };
+    }
+    if (url.pathname === '/admin/upstreams' && method === 'GET' && this.upstreams) {
+      return { status: 200, body: this.upstreams() };
     }
     if (parts[0] === 'admin' && parts[1] === 'tasks' && parts.length <= 3 && method === 'GET' && this.tasks) {
       const id = parts[2];
