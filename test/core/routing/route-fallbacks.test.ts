@@ -23,8 +23,10 @@ const MESSAGES = api('messages');
 const spec = (id: string, modelApi = CHAT): ModelSpec => ({ id, api: modelApi, created: 0, ownedBy: 'test' });
 
 /** An upstream whose plugin serves `models`; nothing else of it is used by the catalogue. */
-const upstream = (name: string, models: ModelSpec[]): Upstream =>
-  ({ name, plugin: { models } as UpstreamPlugin }) as Upstream;
+const upstream = (name: string, models: ModelSpec[]): Upstream => {
+  const plugin: UpstreamPlugin = { models };
+  return { name, plugin } as unknown as Upstream;
+};
 
 const UPSTREAMS = [
   upstream('a-main', [spec('a-1')]),
@@ -38,7 +40,7 @@ const ENDPOINT: Endpoint = {
   path: '/chat',
   routedByModel: true,
   serves: (m) => m.api.id === 'chat',
-  handle: async () => undefined,
+  handle: () => Promise.resolve(),
 };
 
 const route = (r: Partial<RouteConfig> & Pick<RouteConfig, 'targets'>): RouteConfig => ({
@@ -69,7 +71,7 @@ const configError = (t: Test, routes: Record<string, RouteConfig>, path: string,
   }
 };
 
-t.test('fallbacks resolve as an alias or as another model of the same API, metered as itself', async (t) => {
+t.test('fallbacks resolve as an alias or as another model of the same API, metered as itself', (t) => {
   const catalogue = new Catalogue(UPSTREAMS, {
     'a-1': route({
       targets: [target('a-main')],
@@ -87,9 +89,10 @@ t.test('fallbacks resolve as an alias or as another model of the same API, meter
   t.equal(other?.spec.id, 'c-2', 'priced and metered as the model that serves');
   t.equal(other?.upstreamModel, 'c-2');
   t.equal(catalogue.targetOn('a-1', 'c-main'), other, 'a task on a fallback still finds its target');
+  t.end();
 });
 
-t.test('configuration errors name the entry', async (t) => {
+t.test('configuration errors name the entry', (t) => {
   configError(
     t,
     { 'a-1': route({ targets: [target('a-main')], fallbacks: [{ upstream: 'nope' }] }) },
@@ -120,9 +123,10 @@ t.test('configuration errors name the entry', async (t) => {
     'routes.a-1.targets[0].upstream',
     /does not serve model a-1/,
   );
+  t.end();
 });
 
-t.test('ejected targets are passed over; then the first fallback in service; then 503', async (t) => {
+t.test('ejected targets are passed over; then the first fallback in service; then 503', (t) => {
   const catalogue = new Catalogue(UPSTREAMS, {
     'a-1': route({
       targets: [target('a-main', 9), target('a-backup', 1)],
@@ -147,9 +151,10 @@ t.test('ejected targets are passed over; then the first fallback in service; the
   t.equal((refused as GatewayError).status, 503);
   t.equal((refused as GatewayError).code, 'upstream_unavailable');
   t.equal((refused as GatewayError).headers['retry-after'], '5', 'whole seconds until the first return');
+  t.end();
 });
 
-t.test('the retry goes to the first fallback in service, else another target', async (t) => {
+t.test('the retry goes to the first fallback in service, else another target', (t) => {
   const withFallbacks = new Catalogue(UPSTREAMS, {
     'a-1': route({
       targets: [target('a-main'), target('a-backup')],
@@ -164,4 +169,5 @@ t.test('the retry goes to the first fallback in service, else another target', a
   const first = plain.targetOn('a-1', 'a-main')!;
   t.equal(nextTarget(first, none)?.upstream.name, 'a-backup', 'without fallbacks: another target');
   t.equal(nextTarget(plain.targetOn('c-1', 'c-main')!, none), undefined, 'a single target has none');
+  t.end();
 });
