@@ -181,6 +181,7 @@ async function compose(
     instanceId: instance,
     redis,
     live,
+    resilience,
   });
   const routes = buildRoutes(catalogue, proxy, pipeline, video.endpoints, resilience);
   // Video submits' budget holds last until their tasks end, wherever they end (any instance's poller).

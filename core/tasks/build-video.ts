@@ -22,6 +22,7 @@ import type { LiveInstances } from '../redis/live-instances';
 import type { RedisLink } from '../redis/redis-link';
 import type { SpendTracker } from '../spend-tracker';
 import { TaskSubmission } from './submission';
+import type { Resilience } from '../routing/resilience';
 
 export interface VideoRuntime {
   readonly endpoints: readonly Endpoint[];
@@ -44,6 +45,8 @@ export interface VideoDeps {
   /** With Redis, every upstream's poll caps are shared by all instances, not each instance's own. */
   readonly redis?: RedisLink | undefined;
   readonly live?: LiveInstances | undefined;
+  /** Health of the upstreams, and where a submit that created nothing may go next. */
+  readonly resilience: Resilience;
 }
 
 export function buildVideo(deps: VideoDeps): VideoRuntime {
@@ -52,6 +55,7 @@ export function buildVideo(deps: VideoDeps): VideoRuntime {
     tasks,
     { owner: `${instanceId}/submit`, idempotencyWindowMs: config.video.idempotency_window },
     deps.logger,
+    deps.resilience,
   );
   const endpoints = protocols(config, deps.scope).flatMap(([name, protocol]) =>
     taskEndpoints(name, protocol, submission, tasks),
