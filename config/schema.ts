@@ -190,7 +190,49 @@ const routeTarget = z
   })
   .strict();
 
-const route = z.object({ targets: z.array(routeTarget).min(1) }).strict();
+/** Where a route goes when its target fails: another upstream, and the model id it knows (if not the route's). */
+const routeFallback = z
+  .object({
+    upstream: z.string(),
+    /** The model id sent upstream: the route's model under another name, or another model of the same API. */
+    model: z.string().optional(),
+  })
+  .strict();
+
+const route = z
+  .object({
+    targets: z.array(routeTarget).min(1),
+    /** Tried in order, once per request, when the chosen target fails before any byte reached the client. */
+    fallbacks: z.array(routeFallback).default([]),
+  })
+  .strict();
+
+/**
+ * Retries and outlier ejection (core/routing/resilience.ts). Kept by one long-lived object, so its
+ * state (failure counts, ejections) outlives any one routing snapshot.
+ */
+const resilience = z
+  .object({
+    /** Retries in flight may be at most max(min, percent % of requests in flight): no retry storms. */
+    retry_budget: z
+      .object({
+        percent: z.number().min(0).max(100).default(20),
+        min: z.number().int().min(0).default(3),
+      })
+      .strict()
+      .default({ percent: 20, min: 3 }),
+    /** An upstream failing this many times in a row is left out for `base`, doubling on repeat up to `max`. */
+    ejection: z
+      .object({
+        /** 0 disables ejection. */
+        consecutive_failures: z.number().int().min(0).default(5),
+        base: duration.pipe(z.number().min(1)).default(30_000),
+        max: duration.pipe(z.number().min(1)).default(300_000),
+      })
+      .strict()
+      .default({ consecutive_failures: 5, base: 30_000, max: 300_000 }),
+  })
+  .strict();
 
 const simulator = z
   .object({
@@ -299,6 +341,7 @@ export const gatewayConfigSchema = z
     pipeline: z.array(pipelineEntry).min(1),
     upstreams: z.record(z.string(), upstream).default({}),
     routes: z.record(z.string(), route).default({}),
+    resilience: resilience.default(resilience.parse({})),
     video: video.default(video.parse({})),
     prices: z.record(z.string(), price).default({}),
     /** Per model id or `*` pattern: ceilings over the plugins' defaults (the vendors' documented limits). */
@@ -311,6 +354,7 @@ export const gatewayConfigSchema = z
 export type GatewayConfig = z.output<typeof gatewayConfigSchema>;
 export type ServerConfig = GatewayConfig['server'];
 export type RouteConfig = z.output<typeof route>;
+export type ResilienceConfig = GatewayConfig['resilience'];
 export type UpstreamEntry = z.output<typeof upstream>;
 export type VideoConfig = GatewayConfig['video'];
 export type PriceConfig = z.output<typeof price>;

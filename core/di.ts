@@ -9,6 +9,7 @@ import type { UsageStore } from './stores/usage-store';
 import type { Pricing } from './pricing';
 import type { SpendTracker } from './spend-tracker';
 import type { Catalogue } from './routing/catalogue';
+import type { Resilience } from './routing/resilience';
 import type { UpstreamProxy } from './proxy/upstream-proxy';
 import type { UpstreamTimeouts } from './upstream/upstream';
 import type { LiveInstances } from './redis/live-instances';
@@ -30,6 +31,8 @@ export const PricingToken = token<Pricing>('Pricing');
 /** Budgeted keys' spend: usage-metering and the video biller report each record they write to it. */
 export const SpendTrackerToken = token<SpendTracker>('SpendTracker');
 export const CatalogueToken = token<Catalogue>('Catalogue');
+/** Retries and ejection: built once, kept across routing changes. */
+export const ResilienceToken = token<Resilience>('Resilience');
 export const ProxyToken = token<UpstreamProxy>('UpstreamProxy');
 /** The validated options block of the plugin being constructed (registered in its own child container). */
 export const PluginOptionsToken = token<unknown>('PluginOptions');

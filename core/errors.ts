@@ -161,6 +161,14 @@ export const Errors = {
         : "this API key's budget is spent; it does not reset by itself: an operator must raise it",
       { 'retry-after': String(retryAfterSeconds), 'x-should-retry': 'false' },
     ),
+  /** Every upstream of the model is ejected for failing (core/routing/upstream-health.ts). */
+  upstreamUnavailable: (model: string, retryAfterSeconds: number) =>
+    new GatewayError(
+      503,
+      'upstream_unavailable',
+      `every upstream of model '${model}' is failing and out of service; retry after ${retryAfterSeconds} s`,
+      { 'retry-after': String(retryAfterSeconds) },
+    ),
   upstreamUnreachable: (upstream: string, cause?: unknown) =>
     new GatewayError(502, 'upstream_unreachable', `upstream ${upstream} could not be reached`, {}, { cause }),
   upstreamTimeout: (upstream: string, phase: string) =>

@@ -12,12 +12,14 @@ import { ConfigError } from '../config/errors';
 import type { Env } from '../config/env';
 import { AdminServer } from './admin/admin-server';
 import type { ConfigControl } from './admin/config-routes';
+import { upstreamsPage } from './admin/upstream-routes';
 import {
   KeptStateToken,
   KeyServiceToken,
   LoggerToken,
   LiveInstancesToken,
   RedisToken,
+  ResilienceToken,
   SpendTrackerToken,
   UsageStoreToken,
 } from './di';
@@ -43,6 +45,7 @@ import {
 import { ConfigWatcher } from './reload/config-watcher';
 import { KeptState } from './reload/kept-state';
 import { LiveRouting } from './reload/live-routing';
+import { Resilience } from './routing/resilience';
 import { buildSnapshot, type ConfigSource, type Snapshot, type SnapshotParts } from './reload/snapshot';
 import { SpendTracker } from './spend-tracker';
 import { openStores, type Stores } from './stores/open-stores';
@@ -150,6 +153,9 @@ async function compose(
   scope.register(UsageStoreToken, { useValue: usage });
   scope.register(SpendTrackerToken, { useValue: spend });
   scope.register(KeptStateToken, { useValue: new KeptState() });
+  // Long-lived: a reload calls its configure(); failure counts and ejections carry on.
+  const resilience = new Resilience(config.resilience, logger, redis && { link: redis, instance });
+  scope.register(ResilienceToken, { useValue: resilience });
 
   const proxy = new UpstreamProxy();
   const videoDeps = {
@@ -162,6 +168,7 @@ async function compose(
     instanceId: instance,
     redis,
     live,
+    resilience,
   };
   const pool = new UpstreamPool();
   const parts: SnapshotParts = {
@@ -173,12 +180,14 @@ async function compose(
     keyStore: stores.keys,
     hasher,
     logger,
+    resilience,
   };
   const build = (next: GatewayConfig, from: ConfigSource) => buildSnapshot(next, from, parts);
   // Before anything that would need closing: a bad configuration (a declared key too) stops start-up here.
   const first = await build(config, sourceOf(source?.hash ?? objectHash(config)));
   const routing = new LiveRouting(first, (old) => pool.release(old.upstreams));
   keys.useDeclared(first.declared);
+  await resilience.start(Object.keys(config.upstreams)); // reads ejections other instances made
   const revocation = new KeyRevocation(keys, proxy, config.keys.revoke_check_every, logger);
   revocation.start(keyEvents);
   keyEvents.start();
@@ -200,6 +209,8 @@ async function compose(
       (snapshot) => {
         keys.useDeclared(snapshot.declared);
         poller?.useUpstreams(snapshot.taskUpstreams);
+        resilience.configure(snapshot.config.resilience);
+        void resilience.start(Object.keys(snapshot.config.upstreams)); // an added upstream may be ejected already
         logger.level = snapshot.config.logging.level;
         void announcer?.announce(snapshot.source.hash);
       },
@@ -241,6 +252,7 @@ async function compose(
     poller && (() => poller.stats()),
     taskStore,
     configControl,
+    () => upstreamsPage(() => resilience.view(), Object.keys(running().config.upstreams)),
   );
   const port = await server.listen(config.server.host, config.server.port);
   const adminPort = await admin.listen(config.admin.host, config.admin.port);
@@ -263,6 +275,7 @@ async function compose(
     await announcer?.stop();
     revocation.stop();
     keyEvents.stop();
+    resilience.stop();
     if (!(await server.waitIdle(graceMs))) {
       proxy.endOpenStreams(); // each ends with its API's error frame, never a silent cut
       await server.waitIdle(1_000);

@@ -1,3 +1,4 @@
+import type { Faults } from './faults';
 import type { RequestLog } from './request-log';
 import type { RouteParams } from './route-table';
 import type { TaskRegistry } from './tasks/registry';
@@ -7,6 +8,9 @@ import { VIDEO_BYTES, videoTaskId } from './tasks/video-file';
 export interface AdminRequest {
   readonly log: RequestLog;
   readonly tasks: TaskRegistry;
+  readonly faults: Faults;
+  /** The JSON body of a POST, else null. */
+  readonly body: unknown;
   readonly query: URLSearchParams;
   /** The values of the route's `{name}` path segments. */
   readonly params: RouteParams;
@@ -58,5 +62,15 @@ export const adminRoutes: Readonly<Record<string, AdminHandler>> = {
     return ok({ ok: true });
   },
   'GET /_sim/tasks/{id}': oneTask,
+  // Faults: `{match?: {path_prefix?, model?}, fault: {status?|hang?|reset?|cut_after?}, times?}` (faults.ts).
+  'GET /_sim/faults': ({ faults }) => ok({ faults: faults.all() }),
+  'POST /_sim/faults': ({ faults, body }) => {
+    try {
+      return ok(faults.add(body));
+    } catch (e) {
+      return { status: 400, json: { error: (e as Error).message, status: 400 } };
+    }
+  },
+  'DELETE /_sim/faults': ({ faults }) => ok({ ok: true, cleared: faults.clear() }),
   'GET /_sim/videos/{file}': video,
 };

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { adminRoutes, type AdminReply } from './admin';
 import { Exchange } from './exchange';
+import type { FaultAction, Faults } from './faults';
 import type { Family, RouteHandler } from './family';
 import { readBody, writeJson } from './http-io';
 import { entryFor, type RequestLog } from './request-log';
@@ -21,6 +22,7 @@ export interface RouterOptions {
   readonly keys: Readonly<Record<string, string | undefined>>;
   readonly log: RequestLog;
   readonly tasks: TaskRegistry;
+  readonly faults: Faults;
 }
 
 /** Stands in for a family on paths no family is mounted at: a plain JSON 404. */
@@ -49,30 +51,57 @@ function writeReply(res: ServerResponse, reply: AdminReply): void {
   res.end(reply.bytes);
 }
 
-function serveAdmin(
+async function serveAdmin(
   req: IncomingMessage,
   res: ServerResponse,
   path: string,
   query: string,
   opts: RouterOptions,
-): void {
+): Promise<void> {
   const match = ADMIN.match(req.method ?? 'GET', path);
   if (!match) return writeJson(res, 404, { error: `no simulator route ${req.method} ${path}`, status: 404 });
-  const { log, tasks } = opts;
+  const { log, tasks, faults } = opts;
   try {
-    writeReply(res, match.handler({ log, tasks, query: new URLSearchParams(query), params: match.params }));
+    const body = req.method === 'POST' ? (await readBody(req)).value : null;
+    const params = match.params;
+    writeReply(res, match.handler({ log, tasks, faults, body, query: new URLSearchParams(query), params }));
   } catch (e) {
     // A logged body too deep to serialise (or any other fault) answers 500; it must not end the process.
     writeJson(res, 500, { error: `simulator admin: ${(e as Error).message}`, status: 500 });
   }
 }
 
+/**
+ * A fault set on the simulator, before the normal handling; true when it answered (or will never answer).
+ * `cut_after` only arms the per-request control of the same name, which the stream handlers read.
+ */
+function applyFault(ex: Exchange, fault: FaultAction): boolean {
+  if (fault.reset) {
+    ex.req.socket.destroy();
+    return true;
+  }
+  if (fault.hang) return true; // the exchange ends when the client gives up or the simulator closes
+  if (fault.status !== undefined) {
+    ex.sendError(SimErrors.status(fault.status));
+    return true;
+  }
+  if (fault.cut_after !== undefined) ex.req.headers['x-sim-cut-after'] = String(fault.cut_after);
+  return false;
+}
+
 /** Body, then route, then auth, then JSON validity: the order the vendors check in. */
-async function serve(ex: Exchange, path: string, mounted: Mounted | undefined): Promise<void> {
+async function serve(
+  ex: Exchange,
+  path: string,
+  mounted: Mounted | undefined,
+  faults: Faults,
+): Promise<void> {
   try {
     const body = await readBody(ex.req);
     ex.entry.body = body.value;
     ex.bodyInvalid = body.invalid;
+    const fault = faults.take(path, body.value);
+    if (fault && applyFault(ex, fault)) return;
     const route = mounted?.routes.match(ex.entry.method, path.slice(ex.family.mount.length));
     if (!mounted || !route) throw SimErrors.notFound(ex.entry.method, path);
     if (!ex.family.authorized(ex.req.headers, mounted.key)) throw SimErrors.unauthorized();
@@ -99,10 +128,12 @@ export function createRouter(opts: RouterOptions): (req: IncomingMessage, res: S
     const url = req.url ?? '/';
     const q = url.indexOf('?');
     const path = q < 0 ? url : url.slice(0, q);
-    if (path.startsWith(ADMIN_PREFIX)) return serveAdmin(req, res, path, q < 0 ? '' : url.slice(q + 1), opts);
+    if (path.startsWith(ADMIN_PREFIX)) {
+      return void serveAdmin(req, res, path, q < 0 ? '' : url.slice(q + 1), opts);
+    }
     const mounted = mounts.get(mountOf(path));
     const family = mounted?.family ?? NO_FAMILY;
     const ex = new Exchange(req, res, opts.log.add(entryFor(req)), family, opts.tasks);
-    void serve(ex, path, mounted);
+    void serve(ex, path, mounted, opts.faults);
   };
 }

@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { families } from './families';
+import { Faults } from './faults';
 import { RequestLog } from './request-log';
 import { createRouter } from './router';
 import { TaskRegistry } from './tasks/registry';
@@ -31,6 +32,8 @@ export interface RunningSimulator {
    * family's poll high-water marks (`stats`, `statsOf`), as `/_sim/tasks` shows them.
    */
   readonly tasks: TaskRegistry;
+  /** Faults set on the whole simulator, as `/_sim/faults` sets them (see faults.ts). */
+  readonly faults: Faults;
   /** Stops listening and destroys every connection, open streams included. */
   close(): Promise<void>;
 }
@@ -69,9 +72,10 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Runni
   const host = opts.host ?? '127.0.0.1';
   const log = new RequestLog();
   const tasks = new TaskRegistry();
-  const server = createServer(createRouter({ families, keys: opts.keys ?? {}, log, tasks }));
+  const faults = new Faults();
+  const server = createServer(createRouter({ families, keys: opts.keys ?? {}, log, tasks, faults }));
   server.keepAliveTimeout = KEEP_ALIVE_MS;
   const port = await listen(server, opts.port ?? 0, host);
   const urlHost = host.includes(':') ? `[${host}]` : host;
-  return { url: `http://${urlHost}:${port}`, port, log, tasks, close: () => close(server) };
+  return { url: `http://${urlHost}:${port}`, port, log, tasks, faults, close: () => close(server) };
 }

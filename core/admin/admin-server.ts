@@ -20,6 +20,7 @@
  *   GET    /admin/tasks/:id            one video task with its status history
  * Every task answered goes through taskView: never its lease or idempotency body hash (task-routes.ts).
  *   GET    /admin/config, POST /admin/reload   the configuration's version and hot reload (config-routes.ts)
+ *   GET    /admin/upstreams            each upstream's failures, ejection and retries (upstream-routes.ts)
  * and, without the token, the operators' console: the page at `/` and its assets at `/console/*`.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -225,6 +226,8 @@ export class AdminServer {
     private readonly tasks?: TaskStore,
     /** The configuration's status and reload; without it `/admin/config` is an unknown path. */
     private readonly config?: ConfigControl,
+    /** The upstreams' health and retries (upstream-routes.ts). */
+    private readonly upstreams?: () => unknown,
   ) {
     this.token = Buffer.from(token);
     this.server = createServer((req, res) => void this.handle(req, res));
@@ -307,6 +310,9 @@ export class AdminServer {
     }
     if (url.pathname === '/admin/video/stats' && method === 'GET' && this.videoStats) {
       return { status: 200, body: await this.videoStats() };
+    }
+    if (url.pathname === '/admin/upstreams' && method === 'GET' && this.upstreams) {
+      return { status: 200, body: this.upstreams() };
     }
     if (parts[0] === 'admin' && parts[1] === 'tasks' && parts.length <= 3 && method === 'GET' && this.tasks) {
       const id = parts[2];

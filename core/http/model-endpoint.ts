@@ -1,14 +1,80 @@
 /**
  * The endpoint behind every model-routed API: the chosen upstream's plugin validates and maps the request,
  * the proxy forwards it. No API or provider is special-cased here: plugins declare the APIs they serve.
+ *
+ * An attempt that fails before any byte reached the client (see AttemptFailure) is tried once more on
+ * the route's next target, within the retry budget; otherwise the failure is delivered as it came.
  */
+import type { IncomingHttpHeaders } from 'node:http';
+import type { GatewayContext } from '../context';
 import { Errors } from '../errors';
-import type { ModelApi } from '../plugin';
+import type { ModelApi, UpstreamRequest } from '../plugin';
+import { deliverFailure, type AttemptFailure, type AttemptResult } from '../proxy/exchange';
 import { RELAY_POLICY, type EventHook } from '../proxy/stream-relay';
 import type { UpstreamProxy } from '../proxy/upstream-proxy';
+import { nextTarget, type RouteTarget } from '../routing/catalogue';
+import type { Resilience } from '../routing/resilience';
 import type { Endpoint } from './endpoint';
 
-export function modelEndpoint(api: ModelApi, proxy: UpstreamProxy, hooks: readonly EventHook[]): Endpoint {
+export function modelEndpoint(
+  api: ModelApi,
+  proxy: UpstreamProxy,
+  hooks: readonly EventHook[],
+  resilience: Resilience,
+): Endpoint {
+  const { health, budget } = resilience;
+
+  /** One attempt, counted for or against its upstream. */
+  const attempt = async (
+    ctx: GatewayContext,
+    target: RouteTarget,
+    request: UpstreamRequest,
+  ): Promise<AttemptResult> => {
+    const result = await proxy.forward(ctx, target.upstream, request, {
+      dialect: api.dialect,
+      relay: ctx.get(RELAY_POLICY),
+      hooks,
+    });
+    if (result === 'delivered') health.success(target.upstream.name);
+    else if (result !== 'abandoned') health.failure(target.upstream.name, Date.now());
+    return result;
+  };
+
+  /**
+   * The second and last attempt, on the route's next target; false when there is none to make (no
+   * target left, the client gone, the budget spent, or the next target's plugin refusing the request).
+   */
+  const retry = async (
+    ctx: GatewayContext,
+    failed: RouteTarget,
+    failure: AttemptFailure,
+    clientHeaders: IncomingHttpHeaders,
+  ): Promise<boolean> => {
+    const next = nextTarget(failed, health);
+    if (!next || ctx.res.destroyed) return false;
+    if (!budget.tryRetry()) {
+      resilience.notRetried(ctx.requestId, failed.upstream.name, failure.reason);
+      return false;
+    }
+    try {
+      // The first attempt replaced the client's headers with its upstream's (exchange.ts).
+      ctx.req.headers = clientHeaders;
+      let request: UpstreamRequest;
+      try {
+        request = await prepare(ctx, next);
+      } catch {
+        return false; // the fallback cannot take this request: the client gets the first failure
+      }
+      ctx.target = next; // usage is metered as the model and upstream that served
+      resilience.retried(ctx.requestId, failed.upstream.name, next.upstream.name, failure.reason);
+      const result = await attempt(ctx, next, request);
+      if (typeof result !== 'string') deliverFailure(ctx, result);
+      return true;
+    } finally {
+      budget.retryEnded();
+    }
+  };
+
   return {
     id: api.id,
     method: api.method,
@@ -19,16 +85,23 @@ export function modelEndpoint(api: ModelApi, proxy: UpstreamProxy, hooks: readon
       const target = ctx.target;
       // The composition root refuses a pipeline without model-router, so this is a programming error.
       if (!target) throw Errors.internal(new Error('no model-router stage in the pipeline'));
-      const plugin = target.upstream.plugin;
-      // The composition root checks that every proxied model's plugin can prepare requests.
-      if (!plugin.prepare)
-        throw Errors.internal(new Error(`${target.upstream.name} cannot prepare requests`));
-      const request = await plugin.prepare(ctx, target.spec, target.upstreamModel);
-      await proxy.forward(ctx, target.upstream, request, {
-        dialect: api.dialect,
-        relay: ctx.get(RELAY_POLICY),
-        hooks,
-      });
+      const clientHeaders = ctx.req.headers;
+      const request = await prepare(ctx, target);
+      budget.requestStarted();
+      try {
+        const result = await attempt(ctx, target, request);
+        if (typeof result === 'string') return;
+        if (!(await retry(ctx, target, result, clientHeaders))) deliverFailure(ctx, result);
+      } finally {
+        budget.requestEnded();
+      }
     },
   };
+}
+
+function prepare(ctx: GatewayContext, target: RouteTarget): Promise<UpstreamRequest> {
+  const plugin = target.upstream.plugin;
+  // The composition root checks that every proxied model's plugin can prepare requests.
+  if (!plugin.prepare) throw Errors.internal(new Error(`${target.upstream.name} cannot prepare requests`));
+  return plugin.prepare(ctx, target.spec, target.upstreamModel);
 }

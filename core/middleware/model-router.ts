@@ -1,17 +1,21 @@
 /**
  * Picks the upstream from the body's `model`: 404 for a model this endpoint does not serve (naming the
- * endpoints that do), 403 for a model the key may not use. Endpoints not routed by model pass through.
+ * endpoints that do), 403 for a model the key may not use, 503 when all its upstreams are ejected. Endpoints not routed by model pass through.
  */
 import { inject } from 'tsyringe';
 import type { GatewayContext } from '../context';
-import { CatalogueToken } from '../di';
+import { CatalogueToken, ResilienceToken } from '../di';
 import { Errors } from '../errors';
 import { middlewarePlugin, type Middleware, type Next } from '../plugin';
 import type { Catalogue } from '../routing/catalogue';
+import type { Resilience } from '../routing/resilience';
 
 @middlewarePlugin('model-router')
 export class ModelRouterMiddleware implements Middleware {
-  constructor(@inject(CatalogueToken) private readonly catalogue: Catalogue) {}
+  constructor(
+    @inject(CatalogueToken) private readonly catalogue: Catalogue,
+    @inject(ResilienceToken) private readonly resilience: Resilience,
+  ) {}
 
   async handle(ctx: GatewayContext, next: Next): Promise<void> {
     if (!ctx.endpoint.routedByModel) return next();
@@ -20,7 +24,8 @@ export class ModelRouterMiddleware implements Middleware {
     if (typeof model !== 'string' || model === '') {
       throw Errors.invalidRequest("field 'model' is required and must be a non-empty string");
     }
-    const target = this.catalogue.resolve(ctx.endpoint, model);
+    // Ejected upstreams are passed over; 503 upstream_unavailable when the model has none left.
+    const target = this.catalogue.resolve(ctx.endpoint, model, this.resilience.health);
     const allowed = ctx.key?.allowed_models;
     if (allowed?.length && !allowed.includes(model)) throw Errors.modelNotAllowed(model);
     ctx.target = target;

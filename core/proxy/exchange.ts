@@ -2,6 +2,10 @@
  * One request forwarded to one upstream, from the first byte sent to the last byte returned. It owns the
  * upstream timeouts (connect, response headers), maps transport failures to 502/504, and hands a
  * successful response to the JSON path (usage read, body passed on) or to the stream relay.
+ *
+ * A failure another upstream could mend (no connection, no response headers in time, a 5xx or a 429)
+ * is not written to the client: the exchange resolves with it, and the caller retries elsewhere or
+ * delivers it (deliverFailure) as the client would have had it. Nothing else is ever retried.
  */
 import type { ClientRequest, IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
@@ -41,13 +45,51 @@ export interface ExchangeSettings {
   readonly onStream: (relay: StreamRelay, open: boolean) => void;
 }
 
+/**
+ * A failed attempt of which nothing reached the client: a gateway error (502/504), or the upstream's
+ * 5xx/429 answer, read whole.
+ */
+export type AttemptFailure =
+  | { readonly error: GatewayError; readonly reason: string }
+  | {
+      readonly error?: undefined;
+      readonly reason: string;
+      readonly status: number;
+      readonly headers: Record<string, unknown>;
+      readonly body: Buffer;
+    };
+
+/**
+ * How an attempt ended: `delivered` (a response, good or bad, went to the client), `abandoned` (the
+ * client left before any), or a failure the caller must deliver or retry.
+ */
+export type AttemptResult = 'delivered' | 'abandoned' | AttemptFailure;
+
+/** Whether an upstream status is a failure to retry and to count against the upstream (Envoy's retriable). */
+export const isFailureStatus = (status: number): boolean => status >= 500 || status === 429;
+
+/** Writes a failure as the client gets it when no retry mends it: exactly what it would have had without retries. */
+export function deliverFailure(ctx: GatewayContext, failure: AttemptFailure): void {
+  if (failure.error) {
+    ctx.status = failure.error.status;
+    ctx.outcome = 'upstream_error';
+    sendError(ctx.res, failure.error, ctx.requestId);
+    return;
+  }
+  const { status, headers, body } = failure;
+  headers['content-length'] = body.length;
+  ctx.status = status;
+  ctx.res.writeHead(status, headers as Record<string, string>);
+  ctx.res.end(body);
+}
+
 export class Exchange {
   private proxyReq: ClientRequest | undefined;
   private timer: NodeJS.Timeout | undefined;
   private responded = false;
   private finished = false;
   private relay: StreamRelay | undefined;
-  private done: () => void = () => undefined;
+  private done: (result: AttemptResult) => void = () => undefined;
 
   constructor(
     private readonly ctx: GatewayContext,
@@ -56,8 +98,11 @@ export class Exchange {
     private readonly settings: ExchangeSettings,
   ) {}
 
-  /** Sends the request; resolves when the client's response is complete or the client is gone. */
-  run(proxy: ProxyServer): Promise<void> {
+  /**
+   * Sends the request; resolves when the client's response is complete or the client is gone, or with
+   * the failure when nothing was sent to the client (see AttemptFailure).
+   */
+  run(proxy: ProxyServer): Promise<AttemptResult> {
     const { ctx, request, upstream } = this;
     // http-proxy-3 copies the incoming headers; give it the ones the upstream may see.
     ctx.req.headers = upstreamRequestHeaders(
@@ -66,9 +111,9 @@ export class Exchange {
       request.body.length,
       ctx.requestId,
     );
-    const finished = new Promise<void>((resolve) => (this.done = resolve));
+    const finished = new Promise<AttemptResult>((resolve) => (this.done = resolve));
     this.timer = setTimeout(
-      () => this.fail(Errors.upstreamTimeout(upstream.name, 'response headers')),
+      () => this.fail(Errors.upstreamTimeout(upstream.name, 'response headers'), 'timeout'),
       upstream.timeouts.responseMs,
     );
     ctx.res.once('close', () => this.onClientClose());
@@ -93,7 +138,7 @@ export class Exchange {
     proxyReq.once('response', (upstreamRes: IncomingMessage) => this.onResponse(upstreamRes));
     if (!socket.connecting) return;
     const timer = setTimeout(
-      () => this.fail(Errors.upstreamTimeout(this.upstream.name, 'connect')),
+      () => this.fail(Errors.upstreamTimeout(this.upstream.name, 'connect'), 'connect timeout'),
       this.upstream.timeouts.connectMs,
     );
     socket.once('connect', () => clearTimeout(timer));
@@ -129,16 +174,18 @@ export class Exchange {
 
   onProxyError(err: Error): void {
     if (this.finished || this.responded) return; // after the response began, the response's own events decide
-    this.fail(Errors.upstreamUnreachable(this.upstream.name, err));
+    this.fail(Errors.upstreamUnreachable(this.upstream.name, err), 'connect error');
   }
 
-  /** Ends the exchange with a gateway error (502/504) before any response byte reached the client. */
-  private fail(error: GatewayError): void {
+  /**
+   * Ends the exchange with a gateway error (502/504) before any response byte reached the client. With
+   * a `reason` (no response headers came) it is a failure the caller may retry, and not written here.
+   */
+  private fail(error: GatewayError, reason?: string): void {
     if (this.finished) return;
-    this.ctx.status = error.status;
-    this.ctx.outcome = 'upstream_error';
-    sendError(this.ctx.res, error, this.ctx.requestId);
     this.proxyReq?.destroy();
+    if (reason !== undefined) return this.finish({ error, reason });
+    deliverFailure(this.ctx, { error, reason: 'broken response' });
     this.finish();
   }
 
@@ -152,6 +199,9 @@ export class Exchange {
     });
     upstreamRes.on('end', () => {
       const received = Buffer.concat(chunks);
+      if (isFailureStatus(status)) {
+        return this.finish({ reason: `status ${status}`, status, headers, body: received });
+      }
       const body = status < 300 ? this.readUsage(received) : received;
       headers['content-length'] = body.length;
       this.ctx.status = status;
@@ -211,14 +261,14 @@ export class Exchange {
     else {
       this.ctx.outcome = 'client_closed';
       this.ctx.usage = { ...this.request.reader.usage(), estimated: true };
-      this.finish();
+      this.finish('abandoned');
     }
   }
 
-  private finish(): void {
+  private finish(result: AttemptResult = 'delivered'): void {
     if (this.finished) return;
     this.finished = true;
     clearTimeout(this.timer);
-    this.done();
+    this.done(result);
   }
 }

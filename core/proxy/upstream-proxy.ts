@@ -8,7 +8,7 @@ import type { GatewayContext } from '../context';
 import { Errors, type GatewayError } from '../errors';
 import type { UpstreamRequest } from '../plugin';
 import type { Upstream } from '../upstream/upstream';
-import { Exchange, exchangeOf, type ExchangeSettings } from './exchange';
+import { Exchange, exchangeOf, type AttemptResult, type ExchangeSettings } from './exchange';
 import type { StreamRelay } from './stream-relay';
 
 export class UpstreamProxy {
@@ -29,13 +29,16 @@ export class UpstreamProxy {
     this.proxy.on('error', () => undefined);
   }
 
-  /** Forwards the request and resolves when the exchange is over. */
+  /**
+   * Forwards the request and resolves when the exchange is over: with a failure of which nothing was
+   * sent to the client (the caller retries it or delivers it), or once the client has its response.
+   */
   forward(
     ctx: GatewayContext,
     upstream: Upstream,
     request: UpstreamRequest,
     settings: Omit<ExchangeSettings, 'onStream'>,
-  ): Promise<void> {
+  ): Promise<AttemptResult> {
     const keyId = ctx.key?.id;
     const onStream = (relay: StreamRelay, open: boolean): void => {
       if (open) this.opened(relay, keyId);

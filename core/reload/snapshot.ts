@@ -23,6 +23,7 @@ import type { ModelApi, TaskUpstream } from '../plugin';
 import { Pricing } from '../pricing';
 import type { UpstreamProxy } from '../proxy/upstream-proxy';
 import { Catalogue } from '../routing/catalogue';
+import type { Resilience } from '../routing/resilience';
 import type { KeyStore } from '../stores/key-store';
 import type { TaskStore } from '../stores/task-store';
 import { taskUpstreams, videoEndpoints } from '../tasks/build-video';
@@ -63,6 +64,8 @@ export interface SnapshotParts {
   readonly keyStore: KeyStore;
   readonly hasher: KeyHasher;
   readonly logger: Logger;
+  /** Upstream health and the retry budget, which outlive snapshots. */
+  readonly resilience: Resilience;
 }
 
 /** Builds a snapshot; throws ConfigError (naming the path) for anything only composing can find. */
@@ -83,7 +86,7 @@ export async function buildSnapshot(
     scope.register(CatalogueToken, { useValue: catalogue });
     const pipeline = new Pipeline(buildMiddlewares(config.pipeline, scope));
     const tasksServed = videoEndpoints(config, scope, parts.submission, parts.tasks);
-    const routes = buildRoutes(catalogue, parts.proxy, pipeline, tasksServed);
+    const routes = buildRoutes(catalogue, parts, pipeline, tasksServed);
     warnUnpriced(catalogue, pricing, parts.logger);
     const served = taskUpstreams(upstreams);
     return {
@@ -121,7 +124,7 @@ function warnUnpriced(catalogue: Catalogue, pricing: Pricing, logger: Logger): v
  */
 function buildRoutes(
   catalogue: Catalogue,
-  proxy: UpstreamProxy,
+  { proxy, resilience }: SnapshotParts,
   pipeline: Pipeline,
   taskEndpoints: readonly Endpoint[],
 ): RouteTable {
@@ -134,7 +137,7 @@ function buildRoutes(
     );
   }
   const routes = new RouteTable();
-  for (const api of apis.values()) routes.add(modelEndpoint(api, proxy, pipeline.eventHooks));
+  for (const api of apis.values()) routes.add(modelEndpoint(api, proxy, pipeline.eventHooks, resilience));
   for (const endpoint of taskEndpoints) routes.add(endpoint);
   routes.add(modelsEndpoint(catalogue));
   catalogue.bind(routes.endpoints());

@@ -1,9 +1,11 @@
 /**
  * Which models this gateway serves, on which API, through which upstreams. Built once from the upstream
  * plugins' model tables and the `routes:` of gateway.yaml: a model with a route goes to the route's
- * targets (weighted); a model without one goes to every configured upstream whose plugin serves it.
+ * targets (weighted), then to its fallbacks when a target fails; a model without one goes to every
+ * configured upstream whose plugin serves it. Ejected upstreams (UpstreamHealth) are passed over.
  */
 import type { LimitsConfig, RouteConfig } from '../../config/schema';
+import { routeEntry, type RouteEntryConfig } from './route-entry';
 import { ConfigError } from '../../config/errors';
 import { Errors } from '../errors';
 import { globMatch } from './glob';
@@ -14,17 +16,32 @@ import type { Upstream } from '../upstream/upstream';
 
 export interface RouteTarget {
   readonly upstream: Upstream;
+  /** The model that serves: the route's, or (a fallback's) another model of the same API, metered as itself. */
   readonly spec: ModelSpec;
   /** The id the upstream knows the model by. */
   readonly upstreamModel: string;
   readonly weight: number;
+  /** The route this target belongs to, so a failed attempt finds its next target without a lookup. */
+  readonly route: RouteChoices;
 }
 
-interface Entry {
+/** The targets of one model, as the request path reads them. */
+export interface RouteChoices {
   readonly spec: ModelSpec;
   readonly targets: readonly RouteTarget[];
   readonly totalWeight: number;
+  /** In the order gateway.yaml lists them. */
+  readonly fallbacks: readonly RouteTarget[];
 }
+
+/** What routing needs to know of the upstreams' health: when an ejected upstream returns (0: it is in service). */
+export interface EjectionView {
+  /** How many upstreams are ejected now: 0 lets a pick skip every check. */
+  readonly ejectedCount: number;
+  ejectedUntil(upstream: string, now: number): number;
+}
+
+type Entry = RouteChoices & { targets: RouteTarget[]; fallbacks: RouteTarget[]; totalWeight: number };
 
 export class Catalogue {
   private readonly entries = new Map<string, Entry>();
@@ -57,19 +74,16 @@ export class Catalogue {
           'no configured upstream plugin serves a model of this name',
         );
       }
-      route.targets.forEach((t, i) => {
-        if (!byName.has(t.upstream)) {
-          throw new ConfigError(
-            `routes.${pattern}.targets[${i}].upstream`,
-            `no upstream named "${t.upstream}"`,
-          );
-        }
-      });
+      const named = (list: string, u: string, i: number): void => {
+        if (!byName.has(u))
+          throw new ConfigError(`routes.${pattern}.${list}[${i}].upstream`, `no upstream named "${u}"`);
+      };
+      route.targets.forEach((t, i) => named('targets', t.upstream, i));
+      route.fallbacks.forEach((f, i) => named('fallbacks', f.upstream, i));
     }
     for (const spec of specs.values()) {
-      const targets = this.targetsFor(spec, routes, byName, upstreams);
-      if (targets.length === 0) continue;
-      this.entries.set(spec.id, { spec, targets, totalWeight: targets.reduce((n, t) => n + t.weight, 0) });
+      const entry = this.entryFor(spec, routes, byName, specs, upstreams);
+      if (entry.targets.length > 0) this.entries.set(spec.id, entry);
     }
   }
 
@@ -79,10 +93,11 @@ export class Catalogue {
   }
 
   /**
-   * The target for `model` on `endpoint`, weighted at random among the route's targets.
-   * Throws 404 model_not_found, naming the endpoints that do serve the model.
+   * The target for `model` on `endpoint`, weighted at random among the route's targets that are not
+   * ejected, else its first fallback that is not. Throws 404 model_not_found, naming the endpoints that
+   * do serve the model, and 503 upstream_unavailable when every target and fallback is ejected.
    */
-  resolve(endpoint: Endpoint, model: string): RouteTarget {
+  resolve(endpoint: Endpoint, model: string, health?: EjectionView): RouteTarget {
     const entry = this.entries.get(model);
     if (!entry || !endpoint.serves?.(entry.spec)) {
       const servedOn = entry
@@ -90,41 +105,47 @@ export class Catalogue {
         : [];
       throw Errors.modelNotFound(model, describeEndpoint(endpoint), servedOn);
     }
-    return pickWeighted(entry);
+    if (!health || health.ejectedCount === 0) return pickWeighted(entry);
+    return pickHealthy(entry, health);
+  }
+
+  /** The target of `model` on the upstream named `upstream` (a target or a fallback), if it serves there. */
+  targetOn(model: string, upstream: string): RouteTarget | undefined {
+    const entry = this.entries.get(model);
+    const onIt = (t: RouteTarget): boolean => t.upstream.name === upstream;
+    return entry && (entry.targets.find(onIt) ?? entry.fallbacks.find(onIt));
   }
 
   /** The models served, in a stable order. */
-  /** The target of `model` on the upstream named `upstream`, if the model is served there. */
-  targetOn(model: string, upstream: string): RouteTarget | undefined {
-    return this.entries.get(model)?.targets.find((t) => t.upstream.name === upstream);
-  }
-
   models(): ModelSpec[] {
     return [...this.entries.values()].map((e) => e.spec);
   }
 
-  private targetsFor(
+  private entryFor(
     spec: ModelSpec,
     routes: Readonly<Record<string, RouteConfig>>,
     byName: ReadonlyMap<string, Upstream>,
+    specs: ReadonlyMap<string, ModelSpec>,
     upstreams: readonly Upstream[],
-  ): RouteTarget[] {
+  ): Entry {
+    const entry: Entry = { spec, targets: [], totalWeight: 0, fallbacks: [] };
     const route = routes[spec.id] ?? Object.entries(routes).find(([p]) => globMatch(p, spec.id))?.[1];
     if (!route) {
-      return upstreams
-        .filter((u) => u.plugin.models.some((m) => m.id === spec.id))
-        .map((upstream) => ({ upstream, spec, upstreamModel: spec.id, weight: 1 }));
-    }
-    return route.targets.map((t, i) => {
-      const upstream = byName.get(t.upstream)!;
-      if (!upstream.plugin.models.some((m) => m.id === spec.id)) {
-        throw new ConfigError(
-          `routes.${spec.id}.targets[${i}].upstream`,
-          `upstream "${t.upstream}" does not serve model ${spec.id}`,
-        );
+      for (const upstream of upstreams) {
+        if (!upstream.plugin.models.some((m) => m.id === spec.id)) continue;
+        entry.targets.push({ upstream, spec, upstreamModel: spec.id, weight: 1, route: entry });
       }
-      return { upstream, spec, upstreamModel: t.model ?? spec.id, weight: t.weight };
-    });
+    } else {
+      const resolve = (config: RouteEntryConfig, path: string, weight: number): RouteTarget => ({
+        ...routeEntry(spec, config, `routes.${spec.id}.${path}`, byName, specs),
+        weight,
+        route: entry,
+      });
+      route.targets.forEach((t, i) => entry.targets.push(resolve(t, `targets[${i}]`, t.weight)));
+      route.fallbacks.forEach((f, i) => entry.fallbacks.push(resolve(f, `fallbacks[${i}]`, 0)));
+    }
+    entry.totalWeight = entry.targets.reduce((n, t) => n + t.weight, 0);
+    return entry;
   }
 }
 
@@ -136,4 +157,49 @@ function pickWeighted(entry: Entry): RouteTarget {
     if (roll < 0) return target;
   }
   return entry.targets[entry.targets.length - 1]!;
+}
+
+/**
+ * The weighted pick over the targets in service; with none, the first fallback in service. Taken only
+ * while some upstream is ejected, so the common path stays pickWeighted's.
+ */
+function pickHealthy(entry: RouteChoices, health: EjectionView): RouteTarget {
+  const now = Date.now();
+  let total = 0;
+  for (const t of entry.targets) if (health.ejectedUntil(t.upstream.name, now) === 0) total += t.weight;
+  if (total > 0) {
+    let roll = Math.random() * total;
+    let last: RouteTarget | undefined;
+    for (const t of entry.targets) {
+      if (health.ejectedUntil(t.upstream.name, now) !== 0) continue;
+      last = t;
+      roll -= t.weight;
+      if (roll < 0) return t;
+    }
+    return last!;
+  }
+  const fallback = entry.fallbacks.find((f) => health.ejectedUntil(f.upstream.name, now) === 0);
+  if (fallback) return fallback;
+  throw Errors.upstreamUnavailable(entry.spec.id, secondsUntilFirstReturn(entry, health, now));
+}
+
+/**
+ * The target to try after `failed` failed: the first fallback in service that is not on the failed
+ * upstream; for a route without fallbacks, another target in service. Undefined when none is left.
+ */
+export function nextTarget(failed: RouteTarget, health: EjectionView): RouteTarget | undefined {
+  const { route } = failed;
+  const now = Date.now();
+  const usable = (t: RouteTarget): boolean =>
+    t.upstream !== failed.upstream && health.ejectedUntil(t.upstream.name, now) === 0;
+  return route.fallbacks.length > 0 ? route.fallbacks.find(usable) : route.targets.find(usable);
+}
+
+/** Whole seconds (at least 1) until the first of the route's upstreams returns to service. */
+function secondsUntilFirstReturn(entry: RouteChoices, health: EjectionView, now: number): number {
+  let first = Infinity;
+  for (const t of [...entry.targets, ...entry.fallbacks]) {
+    first = Math.min(first, health.ejectedUntil(t.upstream.name, now));
+  }
+  return Math.max(1, Math.ceil((first - now) / 1000));
 }

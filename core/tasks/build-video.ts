@@ -23,6 +23,7 @@ import type { LiveInstances } from '../redis/live-instances';
 import type { RedisLink } from '../redis/redis-link';
 import type { SpendTracker } from '../spend-tracker';
 import { TaskSubmission } from './submission';
+import type { Resilience } from '../routing/resilience';
 
 export interface VideoDeps {
   readonly config: GatewayConfig;
@@ -38,13 +39,15 @@ export interface VideoDeps {
   /** With Redis, every upstream's poll caps are shared by all instances, not each instance's own. */
   readonly redis?: RedisLink | undefined;
   readonly live?: LiveInstances | undefined;
+  /** Health of the upstreams, and where a submit that created nothing may go next. */
+  readonly resilience: Resilience;
 }
 
 /** The submit flow, shared by every snapshot's task endpoints (its idempotency window is start-up only). */
 export function taskSubmission(deps: VideoDeps): TaskSubmission {
   const { config, tasks, instanceId, logger } = deps;
   const options = { owner: `${instanceId}/submit`, idempotencyWindowMs: config.video.idempotency_window };
-  return new TaskSubmission(tasks, options, logger);
+  return new TaskSubmission(tasks, options, logger, deps.resilience);
 }
 
 /** This instance's poller (undefined when `video.poller` is off), polling the given task upstreams. */

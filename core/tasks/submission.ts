@@ -8,14 +8,16 @@
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
-import { StateKey, type GatewayContext } from '../context';
+import { StateKey, type GatewayContext, type JsonObject } from '../context';
 import { Errors } from '../errors';
 import { replyJson } from '../http/json-reply';
 import type { PollPolicy, SubmitOutcome } from '../plugin';
-import type { RouteTarget } from '../routing/catalogue';
+import { nextTarget, type RouteTarget } from '../routing/catalogue';
+import type { Resilience } from '../routing/resilience';
 import { IdempotencyKeyTaken, type TaskStore } from '../stores/task-store';
 import { interruptedChange, interruption, warnInterrupted } from './interrupted-submit';
 import type { TaskProtocol } from './protocol';
+import { createdNothing, submitFailed } from './submit-retry';
 import { isTerminal, type Idempotency, type TaskChange, type VideoTask } from './task';
 
 /**
@@ -57,6 +59,7 @@ export class TaskSubmission {
     private readonly store: TaskStore,
     private readonly settings: SubmissionSettings,
     private readonly logger: Logger,
+    private readonly resilience: Resilience,
   ) {}
 
   async submit(ctx: GatewayContext, protocol: TaskProtocol, protocolName: string): Promise<void> {
@@ -77,7 +80,7 @@ export class TaskSubmission {
     ctx.get(TASK_STORED)?.(task.id);
     let outcome: SubmitOutcome;
     try {
-      outcome = await tasks.submit(body, raw, target.upstreamModel, ctx.requestId);
+      outcome = await this.submitUpstream(ctx, task, body, raw);
     } catch (e) {
       await this.settle(task, failed('upstream_unreachable', (e as Error).message));
       throw e;
@@ -99,6 +102,67 @@ export class TaskSubmission {
       lease: null,
     });
     replyJson(ctx, 200, protocol.submitted(accepted ?? task, ctx.requestId));
+  }
+
+  /**
+   * Submits to the chosen target, and once more to the route's next target when the first created
+   * nothing upstream (submit-retry.ts) and the retry budget allows; the task is moved to it first, so
+   * it is polled and billed there. Otherwise the first result stands (returned, or thrown).
+   */
+  private async submitUpstream(
+    ctx: GatewayContext,
+    task: VideoTask,
+    body: JsonObject,
+    raw: Buffer,
+  ): Promise<SubmitOutcome> {
+    const first = ctx.target!;
+    const { outcome, error } = await this.attempt(ctx, first, body, raw);
+    const next = createdNothing(outcome, error) ? nextTarget(first, this.resilience.health) : undefined;
+    const nextTasks = next?.upstream.plugin.tasks;
+    if (!next || !nextTasks || !this.resilience.budget.tryRetry()) return settled(outcome, error);
+    try {
+      let params: VideoTask['params'];
+      try {
+        params = nextTasks.check(body, next.spec);
+      } catch {
+        return settled(outcome, error); // the fallback's model refuses this body: the first answer stands
+      }
+      const moved = await this.settle(task, {
+        model: next.spec.id,
+        upstream: next.upstream.name,
+        upstream_model: next.upstreamModel,
+        params,
+      });
+      if (!moved) return settled(outcome, error);
+      const reason = outcome ? `status ${outcome.accepted ? 200 : outcome.status}` : 'connect error';
+      this.resilience.retried(ctx.requestId, first.upstream.name, next.upstream.name, reason);
+      ctx.target = next;
+      const second = await this.attempt(ctx, next, body, raw);
+      return settled(second.outcome, second.error);
+    } finally {
+      this.resilience.budget.retryEnded();
+    }
+  }
+
+  /** One submit, counted for or against its upstream's health. */
+  private async attempt(
+    ctx: GatewayContext,
+    target: RouteTarget,
+    body: JsonObject,
+    raw: Buffer,
+  ): Promise<{ outcome?: SubmitOutcome; error?: unknown }> {
+    const { health } = this.resilience;
+    let result: { outcome?: SubmitOutcome; error?: unknown };
+    try {
+      result = {
+        outcome: await target.upstream.plugin.tasks!.submit(body, raw, target.upstreamModel, ctx.requestId),
+      };
+    } catch (error) {
+      result = { error };
+    }
+    if (submitFailed(result.outcome)) health.failure(target.upstream.name, Date.now());
+    else health.success(target.upstream.name);
+    return result;
   }
 
   private newTask(
@@ -219,6 +283,12 @@ export class TaskSubmission {
   private settle(task: VideoTask, change: TaskChange): Promise<VideoTask | undefined> {
     return this.store.update(task.id, this.settings.owner, change, Date.now());
   }
+}
+
+/** The outcome, or the error it threw. */
+function settled(outcome: SubmitOutcome | undefined, error: unknown): SubmitOutcome {
+  if (outcome) return outcome;
+  throw error;
 }
 
 /** A submit that never became an upstream task: failed, unbilled, and its idempotency key freed for a retry. */

@@ -98,10 +98,17 @@ export interface VideoTask {
   readonly idempotency: Idempotency | null;
 }
 
-/** The fields an update may change; `updated_at` is set by the store. */
+/**
+ * The fields an update may change; `updated_at` is set by the store. The model, upstream and params
+ * change only when a submit that created nothing moves to a fallback (submission.ts).
+ */
 export type TaskChange = Partial<
   Pick<
     VideoTask,
+    | 'model'
+    | 'upstream'
+    | 'upstream_model'
+    | 'params'
     | 'upstream_task_id'
     | 'status'
     | 'video_url'

@@ -1,0 +1,164 @@
+/**
+ * Fallbacks, retries and ejection end to end: the official `openai` client against a real gateway, a
+ * primary simulator made to fail (503, 429, hanging, refusing connections, cutting a stream) and a
+ * second simulator as the fallback upstream.
+ */
+import t, { type Test } from 'tap';
+import OpenAI from 'openai';
+import { startTestGateway, type ConfigDoc, type TestGateway } from '../helpers/gateway';
+import { freePort } from '../helpers/process';
+import { startSimulator, type RunningSimulator } from '../../simulator/server';
+
+interface Pair extends TestGateway {
+  readonly backup: RunningSimulator;
+  readonly client: OpenAI;
+}
+
+const CHAT = { model: 'modela-5.5', messages: [{ role: 'user' as const, content: 'hi #sim tokens=3' }] };
+
+/** A gateway whose modela-5.5 goes to the first simulator and falls back to a second one. */
+async function startPair(t: Test, adjust: (doc: ConfigDoc) => void = () => undefined): Promise<Pair> {
+  const backup = await startSimulator();
+  t.teardown(() => backup.close());
+  const gw = await startTestGateway(t, (doc) => {
+    const upstreams = doc.upstreams as Record<string, Record<string, unknown>>;
+    upstreams['modela-backup'] = {
+      plugin: 'modela',
+      base_url: `${backup.url}/modela/v1`,
+      api_key: 'sim-modela-key',
+    };
+    doc.routes = {
+      'modela-5.5': { targets: [{ upstream: 'modela-main' }], fallbacks: [{ upstream: 'modela-backup' }] },
+    };
+    doc.resilience = { ejection: { consecutive_failures: 5, base: '300ms', max: '5s' } };
+    adjust(doc);
+  });
+  const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: gw.key, maxRetries: 0 });
+  return { ...gw, backup, client };
+}
+
+const hits = (sim: RunningSimulator): number =>
+  sim.log.list().filter((r) => r.path.includes('/chat/')).length;
+
+async function lastRecord(gw: TestGateway) {
+  const [record] = await gw.gateway.usage.list({ key_id: gw.key.slice(0, 11), limit: 1 });
+  return record;
+}
+
+t.test('a primary answering 503 or 429: the answer comes from the fallback, metered on it', async (t) => {
+  const gw = await startPair(t);
+  for (const status of [503, 429]) {
+    gw.sim.faults.add({ match: { path_prefix: '/modela/' }, fault: { status }, times: 1 });
+    const completion = await gw.client.chat.completions.create(CHAT);
+    t.equal(completion.choices[0]?.message.content?.split(' ').length, 3, `after ${status}`);
+    const record = await lastRecord(gw);
+    t.equal(record?.upstream, 'modela-backup', 'the usage record names the upstream that served');
+    t.equal(record?.model, 'modela-5.5');
+  }
+  t.equal(hits(gw.sim), 2, 'the primary was tried each time');
+  t.equal(hits(gw.backup), 2);
+  const admin = await fetch(`${gw.gateway.adminUrl}/admin/upstreams`, {
+    headers: { authorization: `Bearer ${gw.gateway.adminToken}` },
+  });
+  const { data } = (await admin.json()) as { data: Record<string, Record<string, unknown>> };
+  t.match(data['modela-main'], { consecutive_failures: 2, retries_from: 2, ejected_until: null });
+  t.match(data['modela-backup'], { retries_to: 2 });
+});
+
+t.test('a primary that hangs past its response timeout: the fallback answers', async (t) => {
+  const gw = await startPair(t, (doc) => {
+    const upstreams = doc.upstreams as Record<string, Record<string, unknown>>;
+    upstreams['modela-main']!.timeouts = { response: '300ms' };
+  });
+  gw.sim.faults.add({ fault: { hang: true } });
+  const started = Date.now();
+  const completion = await gw.client.chat.completions.create(CHAT);
+  t.ok(completion.choices[0]?.message.content);
+  t.ok(Date.now() - started < 3_000);
+  t.equal((await lastRecord(gw))?.upstream, 'modela-backup');
+});
+
+t.test('a primary refusing connections: the fallback answers', async (t) => {
+  const closed = await freePort();
+  const gw = await startPair(t, (doc) => {
+    const upstreams = doc.upstreams as Record<string, Record<string, unknown>>;
+    upstreams['modela-main']!.base_url = `http://127.0.0.1:${closed}/modela/v1`;
+  });
+  const completion = await gw.client.chat.completions.create(CHAT);
+  t.ok(completion.choices[0]?.message.content);
+  t.equal((await lastRecord(gw))?.upstream, 'modela-backup');
+});
+
+t.test('a primary resetting the connection before its headers: the fallback answers', async (t) => {
+  const gw = await startPair(t);
+  gw.sim.faults.add({ fault: { reset: true }, times: 1 });
+  const completion = await gw.client.chat.completions.create(CHAT);
+  t.ok(completion.choices[0]?.message.content);
+  t.equal(hits(gw.backup), 1);
+});
+
+t.test('a stream cut after its first bytes: an error event, and no retry', async (t) => {
+  const gw = await startPair(t);
+  gw.sim.faults.add({ fault: { cut_after: 2 } });
+  const stream = await gw.client.chat.completions.create({
+    ...CHAT,
+    messages: [{ role: 'user', content: 'hi #sim tokens=20' }],
+    stream: true,
+  });
+  let received = 0;
+  const consume = async () => {
+    for await (const chunk of stream) if (chunk.choices[0]?.delta.content) received++;
+  };
+  await t.rejects(consume(), /ended the stream before it was complete/);
+  t.ok(received > 0, 'the client had bytes of the answer');
+  t.equal(hits(gw.backup), 0, 'the fallback never saw the request');
+});
+
+t.test('five failures eject the primary; it returns after the cooldown', async (t) => {
+  const gw = await startPair(t);
+  gw.sim.faults.add({ fault: { status: 503 } });
+  for (let i = 0; i < 5; i++) await gw.client.chat.completions.create(CHAT);
+  t.equal(hits(gw.sim), 5);
+  await gw.client.chat.completions.create(CHAT);
+  t.equal(hits(gw.sim), 5, 'the sixth request does not reach the ejected primary');
+  t.equal(hits(gw.backup), 6);
+  gw.sim.faults.clear();
+  await new Promise((r) => setTimeout(r, 350));
+  await gw.client.chat.completions.create(CHAT);
+  t.equal(hits(gw.sim), 6, 'back in service after base');
+  t.equal((await lastRecord(gw))?.upstream, 'modela-main');
+});
+
+t.test('every upstream ejected: 503 upstream_unavailable with Retry-After', async (t) => {
+  const gw = await startPair(t);
+  gw.sim.faults.add({ fault: { status: 503 } });
+  gw.backup.faults.add({ fault: { status: 503 } });
+  for (let i = 0; i < 5; i++) {
+    const failed = await gw.client.chat.completions.create(CHAT).catch((e: unknown) => e);
+    t.ok(failed instanceof OpenAI.InternalServerError, 'the fallback failure is delivered');
+  }
+  const res = await fetch(`${gw.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${gw.key}`, 'content-type': 'application/json' },
+    body: JSON.stringify(CHAT),
+  });
+  t.equal(res.status, 503);
+  t.equal(res.headers.get('retry-after'), '1');
+  t.strictSame(
+    ((await res.json()) as { error: { code: string; type: string } }).error.code,
+    'upstream_unavailable',
+  );
+  t.equal(hits(gw.sim), 5);
+  t.equal(hits(gw.backup), 5);
+});
+
+t.test('a spent retry budget: the failure is delivered as it came, without retry', async (t) => {
+  const gw = await startPair(t, (doc) => {
+    doc.resilience = { retry_budget: { percent: 0, min: 0 } };
+  });
+  gw.sim.faults.add({ fault: { status: 503 }, times: 1 });
+  const failed = await gw.client.chat.completions.create(CHAT).catch((e: unknown) => e);
+  t.ok(failed instanceof OpenAI.InternalServerError);
+  t.equal((failed as InstanceType<typeof OpenAI.APIError>).status, 503);
+  t.equal(hits(gw.backup), 0);
+});
