@@ -9,12 +9,20 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { GatewayContext } from '../context';
 import { Errors } from '../errors';
 import type { ModelApi, UpstreamRequest } from '../plugin';
-import { deliverFailure, type AttemptFailure, type AttemptResult } from '../proxy/exchange';
+import {
+  deliverFailure,
+  isStaleConnection,
+  type AttemptFailure,
+  type AttemptResult,
+} from '../proxy/exchange';
 import { RELAY_POLICY, type EventHook } from '../proxy/stream-relay';
 import type { UpstreamProxy } from '../proxy/upstream-proxy';
 import { nextTarget, type RouteTarget } from '../routing/catalogue';
 import type { Resilience } from '../routing/resilience';
 import type { Endpoint } from './endpoint';
+
+/** Resends of a request whose kept-alive connection turned out closed (see STALE_CONNECTION). */
+const MAX_RESENDS = 2;
 
 export function modelEndpoint(
   api: ModelApi,
@@ -29,12 +37,16 @@ export function modelEndpoint(
     ctx: GatewayContext,
     target: RouteTarget,
     request: UpstreamRequest,
+    clientHeaders: IncomingHttpHeaders,
   ): Promise<AttemptResult> => {
-    const result = await proxy.forward(ctx, target.upstream, request, {
-      dialect: api.dialect,
-      relay: ctx.get(RELAY_POLICY),
-      hooks,
-    });
+    const settings = { dialect: api.dialect, relay: ctx.get(RELAY_POLICY), hooks };
+    let result = await proxy.forward(ctx, target.upstream, request, settings);
+    // The upstream never read it: sent again, neither a retry nor its failure. Several idle sockets may
+    // have been closed together, hence more than one resend.
+    for (let resent = 0; resent < MAX_RESENDS && isStaleConnection(result) && !ctx.res.destroyed; resent++) {
+      ctx.req.headers = clientHeaders;
+      result = await proxy.forward(ctx, target.upstream, request, settings);
+    }
     if (result === 'delivered') health.success(target.upstream.name);
     else if (result !== 'abandoned') health.failure(target.upstream.name, Date.now());
     return result;
@@ -67,7 +79,7 @@ export function modelEndpoint(
       }
       ctx.target = next; // usage is metered as the model and upstream that served
       resilience.retried(ctx.requestId, failed.upstream.name, next.upstream.name, failure.reason);
-      const result = await attempt(ctx, next, request);
+      const result = await attempt(ctx, next, request, clientHeaders);
       if (typeof result !== 'string') deliverFailure(ctx, result);
       return true;
     } finally {
@@ -89,7 +101,7 @@ export function modelEndpoint(
       const request = await prepare(ctx, target);
       budget.requestStarted();
       try {
-        const result = await attempt(ctx, target, request);
+        const result = await attempt(ctx, target, request, clientHeaders);
         if (typeof result === 'string') return;
         if (!(await retry(ctx, target, result, clientHeaders))) deliverFailure(ctx, result);
       } finally {

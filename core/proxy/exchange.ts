@@ -65,6 +65,21 @@ export type AttemptFailure =
  */
 export type AttemptResult = 'delivered' | 'abandoned' | AttemptFailure;
 
+/**
+ * The reason of a reset on a kept-alive socket before any answer: the upstream closed the idle
+ * connection as the request went out, so it never read the request (Node's documented case for
+ * `request.reusedSocket`). The same request is sent again at once on a new connection.
+ */
+export const STALE_CONNECTION = 'stale keep-alive connection';
+
+function failureReason(err: NodeJS.ErrnoException, proxyReq: ClientRequest | undefined): string {
+  return proxyReq?.reusedSocket && err.code === 'ECONNRESET' ? STALE_CONNECTION : 'connect error';
+}
+
+/** Whether an attempt failed only because its kept-alive connection had been closed (see STALE_CONNECTION). */
+export const isStaleConnection = (result: AttemptResult): boolean =>
+  typeof result !== 'string' && result.reason === STALE_CONNECTION;
+
 /** Whether an upstream status is a failure to retry and to count against the upstream (Envoy's retriable). */
 export const isFailureStatus = (status: number): boolean => status >= 500 || status === 429;
 
@@ -174,7 +189,7 @@ export class Exchange {
 
   onProxyError(err: Error): void {
     if (this.finished || this.responded) return; // after the response began, the response's own events decide
-    this.fail(Errors.upstreamUnreachable(this.upstream.name, err), 'connect error');
+    this.fail(Errors.upstreamUnreachable(this.upstream.name, err), failureReason(err, this.proxyReq));
   }
 
   /**

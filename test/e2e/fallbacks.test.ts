@@ -97,6 +97,21 @@ t.test('a primary resetting the connection before its headers: the fallback answ
   t.equal(hits(gw.backup), 1);
 });
 
+t.test('a kept-alive connection closed as the request went out: sent again, not a failure', async (t) => {
+  const gw = await startPair(t);
+  await gw.client.chat.completions.create(CHAT); // leaves a kept-alive connection to the primary
+  gw.sim.faults.add({ fault: { reset: true }, times: 1 }); // the next request on it is reset
+  const completion = await gw.client.chat.completions.create(CHAT);
+  t.ok(completion.choices[0]?.message.content);
+  t.equal(hits(gw.backup), 0, 'no fallback: the primary answered on a new connection');
+  t.equal((await lastRecord(gw))?.upstream, 'modela-main');
+  const admin = await fetch(`${gw.gateway.adminUrl}/admin/upstreams`, {
+    headers: { authorization: `Bearer ${gw.gateway.adminToken}` },
+  });
+  const { data } = (await admin.json()) as { data: Record<string, Record<string, unknown>> };
+  t.match(data['modela-main'], { consecutive_failures: 0, retries_from: 0 }, 'not counted against it');
+});
+
 t.test('a stream cut after its first bytes: an error event, and no retry', async (t) => {
   const gw = await startPair(t);
   gw.sim.faults.add({ fault: { cut_after: 2 } });
