@@ -12,6 +12,7 @@ import { parseConfigText, readConfigText } from '../../../config/load';
 import { startGateway } from '../../../core/gateway';
 import { eventually, openStream, postJson, type ErrorBody } from '../../helpers/http';
 import { startFileGateway, type FileGateway } from '../../helpers/reload';
+import { submitVideo, untilFinished, videoBody } from '../../plugins/video-helpers';
 import { startSimulator } from '../../../simulator/server';
 
 const CHAT = '/v1/chat/completions';
@@ -286,4 +287,31 @@ t.test('a gateway started from a configuration object has nothing to reload', as
   const status = await admin('GET', '/admin/config');
   t.equal(status.status, 200);
   t.match(await status.json(), { file: '', reloads: 0, trigger: 'start', watching: false, last_error: null });
+});
+
+t.test('a video task under way across reloads is polled to its end and billed once', async (t) => {
+  const gw = await startFileGateway(t);
+  const asTestGateway = { ...gw, dataDir: '', createKey: () => Promise.resolve(gw.key) };
+  const submitted = await submitVideo(asTestGateway, 'generic', videoBody('videoa-1.1-t2v', 'task_ms=800'));
+  t.equal(submitted.status, 200);
+  const id = String(submitted.body.id);
+  // New poll settings make a new Upstream for videoa-main; then it is removed and put back.
+  const doc = gw.doc();
+  const upstreams = doc.upstreams as Record<string, Record<string, unknown>>;
+  const videoa = upstreams['videoa-main']!;
+  upstreams['videoa-main'] = { ...videoa, poll: { ...(videoa.poll as object), every: '50ms' } };
+  await gw.write(doc);
+  t.equal((await gw.admin('POST', '/admin/reload')).body.applied, true);
+  delete upstreams['videoa-main'];
+  await gw.write(doc);
+  t.equal((await gw.admin('POST', '/admin/reload')).body.applied, true);
+  await new Promise((r) => setTimeout(r, 300)); // polls meanwhile find no upstream and wait
+  upstreams['videoa-main'] = videoa;
+  await gw.write(doc);
+  t.equal((await gw.admin('POST', '/admin/reload')).body.applied, true);
+  const done = await untilFinished(asTestGateway, 'generic', id);
+  t.equal(done.body.status, 'completed');
+  await eventually(async () => (await gw.gateway.usage.list({ id })).length === 1);
+  await new Promise((r) => setTimeout(r, 200));
+  t.equal((await gw.gateway.usage.list({ id })).length, 1, 'billed exactly once');
 });
