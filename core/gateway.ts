@@ -257,7 +257,7 @@ async function compose(
   const port = await server.listen(config.server.host, config.server.port);
   const adminPort = await admin.listen(config.admin.host, config.admin.port);
   poller?.start();
-  await watcher?.start();
+  watcher?.start();
   announcer?.start((hash) => {
     if (hash !== running().source.hash) void reload('announce');
   });
@@ -271,7 +271,7 @@ async function compose(
   const shutdown = async (graceMs: number): Promise<void> => {
     const deadline = Date.now() + graceMs;
     server.stopAccepting();
-    await watcher?.stop();
+    watcher?.stop();
     await announcer?.stop();
     revocation.stop();
     keyEvents.stop();

@@ -1,15 +1,20 @@
 /**
  * Reloads when gateway.yaml changes. The directory is watched, not the file: editors replace a file by
  * renaming a new one over it, and a Kubernetes ConfigMap swaps a `..data` symlink beside a file that is
- * itself an unchanging symlink. Any change there asks for a reload, which costs a read and a hash when
- * the file itself did not change. chokidar waits until a file written in place has stopped growing.
+ * itself an unchanging symlink. Every change there (Node's inotify watch reports each rename) restarts
+ * a quiet period of `settle`; the file is read once it has passed, so a file still being written is not,
+ * and a burst of events makes one read. A read of an unchanged file costs a hash and changes nothing.
+ *
+ * (chokidar was tried first: it reports nothing for the ConfigMap swap, a symlink created and renamed
+ * over `..data`, a path that exists before and after.)
  */
+import { watch, type FSWatcher } from 'node:fs';
 import { basename, dirname } from 'node:path';
-import { watch, type FSWatcher } from 'chokidar';
 import type { Logger } from 'pino';
 
 export class ConfigWatcher {
   private watcher: FSWatcher | undefined;
+  private quiet: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly file: string,
@@ -18,22 +23,23 @@ export class ConfigWatcher {
     private readonly logger: Logger,
   ) {}
 
-  /** Resolves once the watch is in place, so a change made after it is seen. */
-  start(): Promise<void> {
-    const watcher = watch(dirname(this.file), {
-      depth: 0,
-      ignoreInitial: true,
-      awaitWriteFinish: { stabilityThreshold: this.settleMs, pollInterval: Math.min(100, this.settleMs) },
-    });
-    this.watcher = watcher;
-    watcher.on('all', () => this.changed());
-    watcher.on('error', (e: unknown) =>
-      this.logger.warn({ err: e, file: basename(this.file) }, 'watching the configuration file failed'),
+  start(): void {
+    this.watcher = watch(dirname(this.file), () => this.touched());
+    this.watcher.on('error', (e: Error) =>
+      this.logger.warn(
+        { err: e, file: basename(this.file) },
+        'watching the configuration file stopped; SIGHUP and POST /admin/reload still reload it',
+      ),
     );
-    return new Promise((resolve) => watcher.once('ready', () => resolve()));
   }
 
-  async stop(): Promise<void> {
-    await this.watcher?.close();
+  stop(): void {
+    clearTimeout(this.quiet);
+    this.watcher?.close();
+  }
+
+  private touched(): void {
+    clearTimeout(this.quiet);
+    this.quiet = setTimeout(this.changed, this.settleMs);
   }
 }
