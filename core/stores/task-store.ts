@@ -65,6 +65,13 @@ export interface TaskStore {
    */
   update(id: string, owner: string, change: TaskChange, now: number): Promise<VideoTask | undefined>;
   /**
+   * Stores what the submit that created the task learnt (the upstream's task id, or its refusal), whoever
+   * holds the lease: only while the task has no upstream id yet and still needs work, i.e. nobody has
+   * failed it as interrupted. A submit that outlived its lease still records the job it started, so the
+   * job is polled and billed. Returns the updated task, or undefined when that condition failed.
+   */
+  settleSubmit(id: string, change: TaskChange, now: number): Promise<VideoTask | undefined>;
+  /**
    * Frees the idempotency key of a task that no longer needs work, if it still holds `key`, so that a
    * new task may take the key within the window. For a finished task only: nobody leases one, so this
    * cannot race a lease holder. Returns the updated task, or undefined when the condition failed. (Tasks

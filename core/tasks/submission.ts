@@ -39,6 +39,15 @@ const MAX_IDEMPOTENCY_KEY = 255;
  * the key taken by a concurrent retry's new task (which it answers). More tries would only mean a fault.
  */
 const MAX_CLAIMS = 3;
+/** Tries at recording an accepted submit, and the first pause between them (growing linearly). */
+const SETTLE_ATTEMPTS = 4;
+const SETTLE_RETRY_MS = 250;
+/**
+ * Beyond the upstream's connect and response timeouts, how long a submit's lease lasts: the majority
+ * insert before the call and the write after it take time too. The lease only keeps the poller from
+ * failing the task as interrupted while its submit may still settle it.
+ */
+const SUBMIT_LEASE_SLACK_MS = 30_000;
 /** Held while a retry fails an abandoned submit: two conditional writes. */
 const TAKEOVER_LEASE_MS = 5_000;
 /** How long a retry waits for another party (a poller, another retry) to finish failing such a task. */
@@ -96,7 +105,7 @@ export class TaskSubmission {
       ctx.res.end(outcome.body);
       return;
     }
-    const accepted = await this.settle(task, {
+    const accepted = await this.recordAccepted(task, {
       upstream_task_id: outcome.upstreamTaskId,
       next_poll_at: Date.now() + tasks.polling.everyMs,
       lease: null,
@@ -198,7 +207,10 @@ export class TaskSubmission {
       polls: 0,
       poll_errors: 0,
       // Held while the upstream is called; if this process dies first, the poller resolves the task after it.
-      lease: { owner: this.settings.owner, until: now + timeouts.connectMs + timeouts.responseMs + 1_000 },
+      lease: {
+        owner: this.settings.owner,
+        until: now + timeouts.connectMs + timeouts.responseMs + SUBMIT_LEASE_SLACK_MS,
+      },
       billed: false,
       cost_micros: null,
       idempotency,
@@ -280,8 +292,43 @@ export class TaskSubmission {
     replyJson(ctx, 200, protocol.submitted(existing, ctx.requestId));
   }
 
+  /**
+   * Stores the submit's outcome while the task has no upstream id yet, whoever holds its lease now (see
+   * TaskStore.settleSubmit): a submit slower than its lease still settles its own task.
+   */
   private settle(task: VideoTask, change: TaskChange): Promise<VideoTask | undefined> {
-    return this.store.update(task.id, this.settings.owner, change, Date.now());
+    return this.store.settleSubmit(task.id, change, Date.now());
+  }
+
+  /**
+   * Records the job the upstream accepted, trying again while the store fails (a step-down, say). If it
+   * cannot be recorded (the task was failed as interrupted meanwhile, or the store stays down), the job
+   * runs upstream with no task to bill it by: logged as an error with its upstream id, to reconcile.
+   */
+  private async recordAccepted(task: VideoTask, change: TaskChange): Promise<VideoTask | undefined> {
+    let failure: unknown;
+    for (let attempt = 1; attempt <= SETTLE_ATTEMPTS; attempt++) {
+      try {
+        const settled = await this.settle(task, change);
+        if (settled) return settled;
+        failure = 'the task was already failed as interrupted';
+        break; // a condition, not an outage: asking again cannot change it
+      } catch (e) {
+        failure = e;
+        if (attempt < SETTLE_ATTEMPTS) await sleep(SETTLE_RETRY_MS * attempt);
+      }
+    }
+    this.logger.error(
+      {
+        err: failure,
+        task: task.id,
+        upstream: task.upstream,
+        upstream_task_id: change.upstream_task_id,
+        key_id: task.key_id,
+      },
+      'video task accepted upstream but not recorded: the upstream job runs unbilled; reconcile it by its upstream id',
+    );
+    return undefined;
   }
 }
 

@@ -114,6 +114,13 @@ export class EmbeddedTaskStore implements TaskStore {
     return this.apply(task, change, now);
   }
 
+  async settleSubmit(id: string, change: TaskChange, now: number): Promise<VideoTask | undefined> {
+    const task = this.tasks.get(id);
+    if (!task || task.upstream_task_id !== null || !needsWork(task)) return undefined;
+    if (change.status && !canMove(task.status, change.status)) return undefined;
+    return this.apply(task, change, now);
+  }
+
   async freeIdempotencyKey(id: string, key: string, now: number): Promise<VideoTask | undefined> {
     const task = this.tasks.get(id);
     if (!task || needsWork(task) || task.idempotency?.key !== key) return undefined;

@@ -196,6 +196,22 @@ export class MongoTaskStore implements TaskStore {
     return doc ? fromDoc(doc) : undefined;
   }
 
+  async settleSubmit(id: string, change: TaskChange, now: number): Promise<VideoTask | undefined> {
+    await this.watchesOpen();
+    const doc = await this.tasks.findOneAndUpdate(
+      {
+        $and: [
+          { _id: id, upstream_task_id: null },
+          NEEDS_WORK,
+          ...(change.status ? [{ status: { $in: movableTo(change.status) } }] : []),
+        ],
+      },
+      changeStage(change, now),
+      { returnDocument: 'after' },
+    );
+    return doc ? fromDoc(doc) : undefined;
+  }
+
   async freeIdempotencyKey(id: string, key: string, now: number): Promise<VideoTask | undefined> {
     await this.watchesOpen();
     const doc = await this.tasks.findOneAndUpdate(

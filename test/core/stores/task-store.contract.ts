@@ -266,6 +266,46 @@ export function taskStoreContract(t: Test, makeStore: MakeTaskStore, clock: Leas
     }
   });
 
+  t.test(
+    'settleSubmit: whoever holds the lease, only a task with no upstream id that needs work',
+    async (t) => {
+      const store = await (await makeStore(t))();
+      const submitting = newTask({ lease: { owner: 'submit', until: T0 + MINUTE } });
+      await store.insert(submitting, T0);
+      // Another party took the lease after it ran out; the submit still records its job.
+      await store.acquire(submitting.id, { owner: 'poller', until: T0 + 3 * MINUTE }, T0 + 2 * MINUTE);
+      const settled = await store.settleSubmit(
+        submitting.id,
+        { upstream_task_id: 'up-1', next_poll_at: T0 + 5, lease: null },
+        T0 + 2 * MINUTE + 1,
+      );
+      t.match(
+        settled,
+        { upstream_task_id: 'up-1', lease: null, status: 'queued' },
+        'settled without the lease',
+      );
+      t.equal(
+        await store.settleSubmit(submitting.id, { upstream_task_id: 'up-2' }, T0 + 2 * MINUTE + 2),
+        undefined,
+        'once: a task with an upstream id is not settled again',
+      );
+      t.equal((await store.get(submitting.id))?.upstream_task_id, 'up-1');
+
+      const interrupted = newTask({ status: 'failed', finished_at: T0 });
+      await store.insert(interrupted, T0);
+      t.equal(
+        await store.settleSubmit(interrupted.id, { upstream_task_id: 'up-3' }, T0 + 1),
+        undefined,
+        'not a task already failed (as interrupted)',
+      );
+      t.equal(
+        await store.settleSubmit('vt-unknown', { upstream_task_id: 'up-4' }, T0),
+        undefined,
+        'not an unknown id',
+      );
+    },
+  );
+
   t.test('update: only by the lease holder, and the status never moves backwards', async (t) => {
     const store = await (await makeStore(t))();
     const task = newTask();
