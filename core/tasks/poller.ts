@@ -75,6 +75,8 @@ export class TaskPoller {
   private readonly gates = new Map<string, PollGate>();
   /** Each upstream's caps as last configured, to tell a reload that changed them. */
   private readonly caps = new Map<string, string>();
+  /** Lease renewals of polls under way (whileLeased); a halted poller renews nothing. */
+  private readonly renewals = new Set<NodeJS.Timeout>();
   /** Gates replaced by a reload, closed when the poller stops. */
   private readonly retiredGates: PollGate[] = [];
   /** Polls leased and waiting at their gate. */
@@ -162,6 +164,7 @@ export class TaskPoller {
     clearInterval(this.sweeper);
     for (const timer of this.timers.values()) clearTimeout(timer);
     this.timers.clear();
+    for (const timer of this.renewals) clearInterval(timer);
   }
 
   private async sweep(): Promise<void> {
@@ -227,6 +230,27 @@ export class TaskPoller {
     return { latest: await this.step(task), notBefore: 0 };
   }
 
+  /**
+   * Runs a poll while renewing the task's lease every half lease: a poll may take the upstream's connect
+   * and response timeouts (65 s by default), longer than the lease (30 s), and another poller must not
+   * take the task meanwhile. A poller that dies stops renewing, and its lease runs out as before.
+   */
+  private async whileLeased<T>(id: string, poll: () => Promise<T>): Promise<T> {
+    const renew = (): void => {
+      const now = Date.now();
+      const lease = { owner: this.options.owner, until: now + this.options.leaseMs };
+      void this.store.acquire(id, lease, now).catch(() => undefined); // lost: the change after the poll fails
+    };
+    const timer = setInterval(renew, this.options.leaseMs / 2).unref();
+    this.renewals.add(timer);
+    try {
+      return await poll();
+    } finally {
+      clearInterval(timer);
+      this.renewals.delete(timer);
+    }
+  }
+
   /** Takes (or renews) this poller's lease on the task, if it is still due. */
   private lease(id: string, now: number): Promise<VideoTask | undefined> {
     const lease = { owner: this.options.owner, until: now + this.options.leaseMs };
@@ -244,7 +268,9 @@ export class TaskPoller {
     if (!gated) return undefined; // the lease ran out at the gate: the task is someone else's now
     let outcome: PollOutcome;
     try {
-      outcome = await upstream.poll(task.upstream_task_id).finally(gated.release);
+      outcome = await this.whileLeased(task.id, () => upstream.poll(task.upstream_task_id!)).finally(
+        gated.release,
+      );
     } catch (e) {
       this.errors[task.upstream] = (this.errors[task.upstream] ?? 0) + 1;
       this.logger.warn({ err: e, task: task.id, upstream: task.upstream }, 'video poll failed; retrying');

@@ -112,3 +112,26 @@ void t.test('a task whose submit never completed is failed (submit_interrupted),
   t.match(task, { status: 'failed', error: { code: 'submit_interrupted' }, billed: false, lease: null });
   t.strictSame(await gw.gateway.usage.list({ id: orphan.id }), []);
 });
+
+void t.test(
+  'a poll slower than the lease keeps renewing it: nobody else takes the task meanwhile',
+  async (t) => {
+    const gw = await gatewayWithoutPoller(t);
+    const [id] = await submitMany(gw, 1, `task_ms=100 poll_latency_ms=${LEASE_MS * 4}`);
+    const slow = poller(gw, 'slow', videoaUpstream(gw));
+    slow.start();
+    t.teardown(() => slow.stop());
+    await eventually(async () => (await gw.gateway.tasks.get(id!))?.lease?.owner === 'slow');
+    await new Promise((r) => setTimeout(r, LEASE_MS * 2)); // the poll is still under way, past its first lease
+    const task = await gw.gateway.tasks.get(id!);
+    t.equal(task?.lease?.owner, 'slow');
+    t.ok((task?.lease?.until ?? 0) > Date.now(), 'the lease was renewed during the poll');
+    const other = await gw.gateway.tasks.acquire(
+      id!,
+      { owner: 'other', until: Date.now() + 1_000 },
+      Date.now(),
+    );
+    t.equal(other, undefined, 'another poller cannot take it');
+    await eventually(() => allBilled(gw, [id!]), 10_000);
+  },
+);
