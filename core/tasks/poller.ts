@@ -237,6 +237,7 @@ export class TaskPoller {
    */
   private async whileLeased<T>(id: string, poll: () => Promise<T>): Promise<T> {
     const renew = (): void => {
+      if (this.stopped) return; // a halted poller renews nothing, whenever its poll began
       const now = Date.now();
       const lease = { owner: this.options.owner, until: now + this.options.leaseMs };
       void this.store.acquire(id, lease, now).catch(() => undefined); // lost: the change after the poll fails
