@@ -130,6 +130,14 @@ export const Errors = {
   keyNotFound: (id: string) => new GatewayError(404, 'key_not_found', `no key with id ${clip(id)}`),
   keyDeclared: (id: string) =>
     new GatewayError(409, 'key_declared', `key ${clip(id)} is declared in gateway.yaml; change it there`),
+  storeUnavailable: (retryAfterSeconds: number, cause?: unknown) =>
+    new GatewayError(
+      503,
+      'store_unavailable',
+      'the gateway cannot reach its store in time; nothing was done, try again shortly',
+      { 'retry-after': String(retryAfterSeconds) },
+      { cause },
+    ),
   configInvalid: (message: string) =>
     new GatewayError(422, 'config_invalid', `${message} (the running configuration still serves)`),
   reloadUnavailable: () =>

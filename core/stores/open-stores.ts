@@ -11,6 +11,7 @@ import { EmbeddedTaskStore } from './embedded/embedded-task-store';
 import { EmbeddedUsageStore } from './embedded/embedded-usage-store';
 import type { KeyStore } from './key-store';
 import { connectMongo } from './mongodb/connect';
+import { answeringUnavailable } from './mongodb/unavailable';
 import { MongoKeyStore } from './mongodb/mongo-key-store';
 import { MongoTaskStore } from './mongodb/mongo-task-store';
 import { MongoUsageStore, type MongoUsageOptions } from './mongodb/mongo-usage-store';
@@ -60,7 +61,13 @@ async function openMongo(uri: string, database: string, usageOptions: MongoUsage
     MongoUsageStore.open(db, usageOptions),
     MongoTaskStore.open(db),
   ]);
-  return storesOf(keys, usage, tasks, () => client.close());
+  // A store MongoDB cannot serve in time answers 503 store_unavailable (mongodb/unavailable.ts).
+  const [k, u, t] = [keys, usage, tasks].map(answeringUnavailable) as [
+    typeof keys,
+    typeof usage,
+    typeof tasks,
+  ];
+  return storesOf(k, u, t, () => client.close());
 }
 
 /** The three stores, closed in order and then `release` (the data directory's lock, the MongoDB client). */

@@ -16,13 +16,23 @@ export const COLLECTIONS = { keys: 'keys', usage: 'usage', tasks: 'tasks' } as c
 export type StoreName = keyof typeof COLLECTIONS;
 
 /**
+ * How long a write waits for the majority's acknowledgement: with the majority lost it fails (and the
+ * client gets 503 store_unavailable) instead of waiting for minutes. The write may still apply later,
+ * which every store write tolerates: inserts carry their own `_id`, changes are conditional.
+ */
+export const WRITE_WAIT_MS = 5_000;
+/** How long an operation waits for a connection from the pool, so a stalled server cannot grow a queue. */
+export const POOL_WAIT_MS = 5_000;
+const MAJORITY = { w: 'majority', journal: true, wtimeoutMS: WRITE_WAIT_MS } as const;
+
+/**
  * Set on each store's collection, whatever the client was built with: an acknowledged write survives the
  * loss of the primary (majority, journaled), a read never sees a write that could still be rolled back,
  * and an `undefined` field is left out (as JSON.stringify does in the embedded stores) instead of stored
  * as null.
  */
 export const STORE_COLLECTION_OPTIONS: CollectionOptions = {
-  writeConcern: { w: 'majority', journal: true },
+  writeConcern: MAJORITY,
   readConcern: { level: 'majority' },
   ignoreUndefined: true,
 };
@@ -78,7 +88,9 @@ export async function connectMongo(uri: string, options: MongoConnectOptions = {
     socketTimeoutMS: 60_000,
     retryWrites: true,
     retryReads: true,
-    writeConcern: { w: 'majority', journal: true },
+    // Per stage, not the client-wide timeoutMS (a no-op since driver 7.8, and it would end idle change streams).
+    waitQueueTimeoutMS: POOL_WAIT_MS,
+    writeConcern: MAJORITY,
     readConcern: { level: 'majority' },
     ignoreUndefined: true,
   });
