@@ -57,8 +57,11 @@ async function stream(gw: FileGateway): Promise<{ outcome: Promise<Outcome> }> {
   return { outcome };
 }
 
-/** Sends RATE_PER_SECOND requests a second until `stop` resolves; resolves with their statuses. */
-async function steadyLoad(gw: FileGateway, stop: Promise<void>): Promise<number[]> {
+/**
+ * Sends RATE_PER_SECOND requests a second (as the machine allows) until `stop` resolves, noting when
+ * each was sent in `sentAt`; resolves with their statuses.
+ */
+async function steadyLoad(gw: FileGateway, stop: Promise<void>, sentAt: number[]): Promise<number[]> {
   const pending: Promise<number>[] = [];
   let stopped = false;
   void stop.then(() => (stopped = true));
@@ -66,6 +69,7 @@ async function steadyLoad(gw: FileGateway, stop: Promise<void>): Promise<number[
   while (!stopped) {
     const due = started + (pending.length * 1000) / RATE_PER_SECOND;
     await new Promise((r) => setTimeout(r, Math.max(0, due - Date.now())));
+    sentAt.push(Date.now());
     pending.push(
       postJson(`${gw.url}${CHAT}`, ask, gw.key).then(
         (r) => r.status,
@@ -83,7 +87,9 @@ t.test('reloads under load drop nothing and apply to the next request', async (t
   let reloaded: () => void = () => undefined;
   const done = new Promise<void>((resolve) => (reloaded = resolve));
   const started = Date.now();
-  const load = steadyLoad(gw, done);
+  const sentAt: number[] = [];
+  const reloadedAt: number[] = [started];
+  const load = steadyLoad(gw, done, sentAt);
 
   const probes: { expected: string; id: string; status: number }[] = [];
   for (let i = 1; i <= RELOADS; i++) {
@@ -91,6 +97,7 @@ t.test('reloads under load drop nothing and apply to the next request', async (t
     const { doc, serves } = variant(base, i);
     await gw.write(doc);
     const reload = await gw.admin('POST', '/admin/reload');
+    reloadedAt.push(Date.now());
     t.equal(reload.body.applied, true, `reload ${i} applied`);
     const probe = await postJson(`${gw.url}${CHAT}`, ask, gw.key);
     probes.push({ expected: serves, id: probe.headers.get('x-request-id') ?? '', status: probe.status });
@@ -101,7 +108,9 @@ t.test('reloads under load drop nothing and apply to the next request', async (t
   t.comment(
     `${statuses.length} requests in ${seconds.toFixed(1)} s (${(statuses.length / seconds).toFixed(0)}/s) beside ${STREAMS} streams and ${RELOADS} reloads`,
   );
-  t.ok(statuses.length / seconds > RATE_PER_SECOND * 0.5, 'the load ran at about its rate');
+  // The rate itself depends on the machine; what the test needs is load between every two reloads.
+  const quiet = reloadedAt.slice(1).filter((at, i) => !sentAt.some((s) => s > reloadedAt[i]! && s < at));
+  t.same(quiet, [], 'requests were sent between every two reloads');
   t.same(
     statuses.filter((s) => s !== 200),
     [],
