@@ -245,15 +245,12 @@ async function compose(
     reload: () => reload('admin'),
     instances: async () => announcer?.instances(),
   };
-  const admin = new AdminServer(
-    adminToken,
-    keys,
-    usage,
-    poller && (() => poller.stats()),
-    taskStore,
-    configControl,
-    () => upstreamsPage(() => resilience.view(), Object.keys(running().config.upstreams)),
-  );
+  const admin = new AdminServer(adminToken, keys, usage, {
+    ...(poller ? { videoStats: () => poller.stats() } : {}),
+    tasks: taskStore,
+    config: configControl,
+    upstreams: () => upstreamsPage(() => resilience.view(), Object.keys(running().config.upstreams)),
+  });
   const port = await server.listen(config.server.host, config.server.port);
   const adminPort = await admin.listen(config.admin.host, config.admin.port);
   poller?.start();

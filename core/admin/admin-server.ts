@@ -211,6 +211,18 @@ function parseJson(text: string): unknown {
   }
 }
 
+/** The parts of the admin API an instance may or may not have. */
+export interface AdminSources {
+  /** The video poller's figures; absent when this instance runs no poller. */
+  readonly videoStats?: () => Promise<unknown>;
+  /** The video tasks (`/admin/tasks`). */
+  readonly tasks?: TaskStore;
+  /** The configuration's status and reload (`/admin/config`, `/admin/reload`). */
+  readonly config?: ConfigControl;
+  /** The upstreams' health and retries (`/admin/upstreams`, upstream-routes.ts). */
+  readonly upstreams?: () => unknown;
+}
+
 export class AdminServer {
   readonly server: Server;
   private readonly token: Buffer;
@@ -220,14 +232,8 @@ export class AdminServer {
     token: string,
     private readonly keys: KeyService,
     private readonly usage: UsageStore,
-    /** The video poller's figures; absent when this instance runs no poller. */
-    private readonly videoStats?: () => Promise<unknown>,
-    /** The video tasks; without them `/admin/tasks` is an unknown path. */
-    private readonly tasks?: TaskStore,
-    /** The configuration's status and reload; without it `/admin/config` is an unknown path. */
-    private readonly config?: ConfigControl,
-    /** The upstreams' health and retries (upstream-routes.ts). */
-    private readonly upstreams?: () => unknown,
+    /** The rest of the API, each part present only where this instance has it (else its paths are 404). */
+    private readonly sources: AdminSources = {},
   ) {
     this.token = Buffer.from(token);
     this.server = createServer((req, res) => void this.handle(req, res));
@@ -302,21 +308,22 @@ export class AdminServer {
       });
       return { status: 200, body: { data: records } };
     }
-    if (url.pathname === '/admin/config' && method === 'GET' && this.config) {
-      return { status: 200, body: await configView(this.config) };
+    const { config, videoStats, upstreams, tasks } = this.sources;
+    if (url.pathname === '/admin/config' && method === 'GET' && config) {
+      return { status: 200, body: await configView(config) };
     }
-    if (url.pathname === '/admin/reload' && method === 'POST' && this.config) {
-      return { status: 200, body: await reloadNow(this.config) };
+    if (url.pathname === '/admin/reload' && method === 'POST' && config) {
+      return { status: 200, body: await reloadNow(config) };
     }
-    if (url.pathname === '/admin/video/stats' && method === 'GET' && this.videoStats) {
-      return { status: 200, body: await this.videoStats() };
+    if (url.pathname === '/admin/video/stats' && method === 'GET' && videoStats) {
+      return { status: 200, body: await videoStats() };
     }
-    if (url.pathname === '/admin/upstreams' && method === 'GET' && this.upstreams) {
-      return { status: 200, body: this.upstreams() };
+    if (url.pathname === '/admin/upstreams' && method === 'GET' && upstreams) {
+      return { status: 200, body: upstreams() };
     }
-    if (parts[0] === 'admin' && parts[1] === 'tasks' && parts.length <= 3 && method === 'GET' && this.tasks) {
+    if (parts[0] === 'admin' && parts[1] === 'tasks' && parts.length <= 3 && method === 'GET' && tasks) {
       const id = parts[2];
-      const body = id ? await taskById(this.tasks, id) : await taskPage(this.tasks, url.searchParams);
+      const body = id ? await taskById(tasks, id) : await taskPage(tasks, url.searchParams);
       return { status: 200, body };
     }
     throw Errors.notFound(method, url.pathname);
