@@ -1,0 +1,226 @@
+/**
+ * The key side of the admin API (see admin-server.ts for the whole list):
+ *   GET    /admin/keys?limit=&cursor=&status=&q=   a page of keys in id order → {data, next_cursor}, each
+ *                                      key with its last_used_at and spent_micros
+ *   POST   /admin/keys                 create {description?, allowed_models?, rate_limit_rpm?, rate_limit_tpm?,
+ *                                      max_concurrent?, expires_at?, budget?} → {key, record}
+ *   GET    /admin/keys/:id             one key, as in the listing
+ *   PATCH  /admin/keys/:id             change any of those fields and `enabled`; null clears an optional one
+ *   POST   /admin/keys/:id/rotate      {disable_old_after?} → {key, record, replaces}
+ *   POST   /admin/keys/:id/disable     and /enable
+ *   DELETE /admin/keys/:id
+ *   GET    /admin/keys/declared        the keys declared in gateway.yaml, each with `declared: true`; they
+ *                                      are read-only here (409 key_declared to any change)
+ * Every key record answered goes through publicKey: never a hash.
+ */
+import type { IncomingMessage } from 'node:http';
+import { z } from 'zod';
+import { Errors } from '../errors';
+import { bodyReader } from '../http/body';
+import type { KeyService } from '../keys/key-service';
+import { publicKey } from '../keys/public-key';
+import type { KeyChange, KeyRecord, KeyStatus } from '../stores/key-store';
+import type { UsageStore } from '../stores/usage-store';
+import type { AdminReply } from './admin-reply';
+import { withActivity } from './key-activity';
+import { checkParams, pageLimit } from './page-params';
+
+/** What each field must be, as error messages say it: `field 'budget.amount_micros' must be …`. */
+const EXPECTED: Record<string, string> = {
+  description: 'a string of at most 500 characters',
+  allowed_models: 'an array of non-empty model names',
+  'allowed_models.*': 'a non-empty model name',
+  rate_limit_rpm: 'a positive integer (requests per minute)',
+  rate_limit_tpm: 'a positive integer (tokens per minute)',
+  max_concurrent: 'a positive integer (requests in flight at once)',
+  expires_at: "an ISO 8601 time with a time zone, e.g. '2026-12-31T23:59:59Z'",
+  budget: 'an object {amount_micros, period}',
+  'budget.amount_micros': 'a non-negative integer (millionths of the currency unit)',
+  'budget.period': "'total' or 'month'",
+  enabled: 'true or false',
+  disable_old_after: 'a non-negative integer number of seconds (at most 10 years)',
+};
+
+const description = z.string().max(500);
+const allowedModels = z.array(z.string().min(1));
+const positiveInt = z.number().int().positive();
+/** Stored as `Date#toISOString` (UTC, milliseconds), so stores compare expiries as strings. */
+const expiresAt = z.iso
+  .datetime({ offset: true })
+  .refine((text) => Number.isFinite(Date.parse(text)))
+  .transform((text) => new Date(text).toISOString());
+const budget = z
+  .object({
+    amount_micros: z.number().int().nonnegative(),
+    period: z.enum(['total', 'month']),
+  })
+  .strict();
+
+const newKeyBody = z
+  .object({
+    description: description.optional(),
+    allowed_models: allowedModels.optional(),
+    rate_limit_rpm: positiveInt.optional(),
+    rate_limit_tpm: positiveInt.optional(),
+    max_concurrent: positiveInt.optional(),
+    expires_at: expiresAt.optional(),
+    budget: budget.optional(),
+  })
+  .strict();
+
+const keyPatchBody = z
+  .object({
+    description: description.optional(),
+    allowed_models: allowedModels.optional(),
+    rate_limit_rpm: positiveInt.nullable().optional(),
+    rate_limit_tpm: positiveInt.nullable().optional(),
+    max_concurrent: positiveInt.nullable().optional(),
+    expires_at: expiresAt.nullable().optional(),
+    budget: budget.nullable().optional(),
+    enabled: z.boolean().optional(),
+  })
+  .strict();
+
+const TEN_YEARS_S = 10 * 366 * 24 * 3600;
+const rotateBody = z
+  .object({ disable_old_after: z.number().int().nonnegative().max(TEN_YEARS_S).optional() })
+  .strict();
+
+const STATUSES: readonly KeyStatus[] = ['enabled', 'disabled', 'expired'];
+const PAGE_PARAMS = ['limit', 'cursor', 'status', 'q'];
+
+/** Fields a PATCH may clear with null. */
+const CLEARABLE = new Set(['rate_limit_rpm', 'rate_limit_tpm', 'max_concurrent', 'expires_at', 'budget']);
+
+/** The first problem zod found, as the catalog's error naming the field (`clearing`: null is allowed). */
+function bodyError(error: z.ZodError, clearing: boolean): Error {
+  const issue = error.issues[0]!;
+  const path = issue.path.map(String).join('.');
+  if (issue.code === 'unrecognized_keys')
+    return Errors.unknownField((path ? `${path}.` : '') + issue.keys[0]);
+  if (!path) return Errors.invalidRequest('the request body must be a JSON object');
+  // The deepest described field: `budget.period`, else `budget`; array items as `allowed_models.*`.
+  const pattern = issue.path.map((p) => (typeof p === 'number' ? '*' : String(p)));
+  const known = pattern
+    .map((_, i) => pattern.slice(0, pattern.length - i).join('.'))
+    .find((p) => EXPECTED[p] !== undefined);
+  if (!known) return Errors.invalidField(path, issue.message);
+  const orNull = clearing && CLEARABLE.has(known) ? ', or null to clear it' : '';
+  return Errors.invalidField(path, EXPECTED[known]! + orNull);
+}
+
+async function readJsonBody<T>(req: IncomingMessage, schema: z.ZodType<T>, clearing = false): Promise<T> {
+  const parsed = schema.safeParse(parseJson((await readAdminBody(req)).toString('utf8') || '{}'));
+  if (!parsed.success) throw bodyError(parsed.error, clearing);
+  return parsed.data;
+}
+
+const readAdminBody = bodyReader({ maxBytes: 64 * 1024, idleMs: 10_000, totalMs: 30_000 });
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw Errors.invalidJson((e as Error).message);
+  }
+}
+
+export class KeyRoutes {
+  constructor(
+    private readonly keys: KeyService,
+    private readonly usage: UsageStore,
+  ) {}
+
+  /** `rest`: the path after `/admin/keys` (`[id?, action?]`). */
+  async route(
+    method: string,
+    rest: string[],
+    req: IncomingMessage,
+    search: URLSearchParams,
+  ): Promise<AdminReply> {
+    const [id, action, ...more] = rest;
+    // Declared keys change when gateway.yaml does; any other method on their paths would change them.
+    if (id && method !== 'GET' && this.keys.isDeclared(id)) throw Errors.keyDeclared(id);
+    if (more.length === 0) {
+      if (!id && method === 'GET') return { status: 200, body: await this.page(search) };
+      if (id === 'declared' && !action && method === 'GET') {
+        return { status: 200, body: { data: await this.withActivity(this.keys.listDeclared()) } };
+      }
+      if (!id && method === 'POST') {
+        const created = await this.keys.create(await readJsonBody(req, newKeyBody));
+        return { status: 201, body: { key: created.key, record: publicKey(created.record) } };
+      }
+      if (id && !action && method === 'GET') {
+        const record = await this.keys.findById(id);
+        if (!record) throw Errors.keyNotFound(id);
+        return { status: 200, body: (await this.withActivity([record]))[0] };
+      }
+      if (id && !action && method === 'PATCH') {
+        const patch = await readJsonBody(req, keyPatchBody, true);
+        const change: KeyChange = {};
+        // null clears a field: the stores remove a field given as undefined.
+        for (const [field, value] of Object.entries(patch) as [keyof KeyChange, unknown][]) {
+          (change as Record<string, unknown>)[field] = value === null ? undefined : value;
+        }
+        return this.found(id, await this.keys.update(id, change));
+      }
+      if (id && !action && method === 'DELETE') return this.found(id, await this.keys.delete(id));
+      if (id && (action === 'disable' || action === 'enable') && method === 'POST') {
+        return this.found(id, await this.keys.update(id, { enabled: action === 'enable' }));
+      }
+      if (id && action === 'rotate' && method === 'POST') {
+        const { disable_old_after } = await readJsonBody(req, rotateBody);
+        const rotated = await this.keys.rotate(
+          id,
+          disable_old_after === undefined ? undefined : disable_old_after * 1000,
+        );
+        if (!rotated) throw Errors.keyNotFound(id);
+        return {
+          status: 201,
+          body: { key: rotated.key, record: publicKey(rotated.record), replaces: rotated.replaces },
+        };
+      }
+    }
+    throw Errors.notFound(method, `/admin/keys/${rest.join('/')}`);
+  }
+
+  /** `?limit=1..500 (100)&cursor=<next_cursor>&status=enabled|disabled|expired&q=<substring>`. */
+  private async page(search: URLSearchParams): Promise<{ data: unknown[]; next_cursor: string | null }> {
+    checkParams(search, PAGE_PARAMS);
+    const limit = pageLimit(search, 100);
+    const cursor = search.get('cursor');
+    if (cursor !== null && (cursor.length === 0 || cursor.length > 64)) {
+      throw Errors.invalidQuery('cursor', 'the next_cursor of the previous page');
+    }
+    const status = search.get('status');
+    if (status !== null && !STATUSES.includes(status as KeyStatus)) {
+      throw Errors.invalidQuery('status', "'enabled', 'disabled' or 'expired'");
+    }
+    const q = search.get('q');
+    if (q !== null && q.length > 200) throw Errors.invalidQuery('q', 'at most 200 characters');
+    const now = Date.now();
+    const records = await this.keys.page({
+      limit: limit + 1, // one more tells whether there is a next page
+      now: new Date(now).toISOString(),
+      ...(cursor !== null ? { after: cursor } : {}),
+      ...(status !== null ? { status: status as KeyStatus } : {}),
+      ...(q ? { q } : {}),
+    });
+    const data = records.slice(0, limit);
+    return {
+      data: await withActivity(this.usage, data, now),
+      next_cursor: records.length > limit ? data[data.length - 1]!.id : null,
+    };
+  }
+
+  /** Keys as listed, a declared one marked `declared: true`. */
+  private async withActivity(records: readonly KeyRecord[]): Promise<unknown[]> {
+    const listed = await withActivity(this.usage, records, Date.now());
+    return listed.map((k) => (this.keys.isDeclared(k.id) ? { ...k, declared: true } : k));
+  }
+
+  private found(id: string, record: KeyRecord | undefined): AdminReply {
+    if (!record) throw Errors.keyNotFound(id);
+    return { status: 200, body: publicKey(record) };
+  }
+}
