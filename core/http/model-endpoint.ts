@@ -5,24 +5,15 @@
  * An attempt that fails before any byte reached the client (see AttemptFailure) is tried once more on
  * the route's next target, within the retry budget; otherwise the failure is delivered as it came.
  */
-import type { IncomingHttpHeaders } from 'node:http';
 import type { GatewayContext } from '../context';
 import { Errors } from '../errors';
 import type { ModelApi, UpstreamRequest } from '../plugin';
-import {
-  deliverFailure,
-  isStaleConnection,
-  type AttemptFailure,
-  type AttemptResult,
-} from '../proxy/exchange';
+import { deliverFailure, type AttemptFailure, type AttemptResult } from '../proxy/exchange';
 import { RELAY_POLICY, type EventHook } from '../proxy/stream-relay';
 import type { UpstreamProxy } from '../proxy/upstream-proxy';
 import { nextTarget, type RouteTarget } from '../routing/catalogue';
 import type { Resilience } from '../routing/resilience';
 import type { Endpoint } from './endpoint';
-
-/** Resends of a request whose kept-alive connection turned out closed (see STALE_CONNECTION). */
-const MAX_RESENDS = 2;
 
 export function modelEndpoint(
   api: ModelApi,
@@ -37,16 +28,9 @@ export function modelEndpoint(
     ctx: GatewayContext,
     target: RouteTarget,
     request: UpstreamRequest,
-    clientHeaders: IncomingHttpHeaders,
   ): Promise<AttemptResult> => {
     const settings = { dialect: api.dialect, relay: ctx.get(RELAY_POLICY), hooks };
-    let result = await proxy.forward(ctx, target.upstream, request, settings);
-    // The upstream never read it: sent again, neither a retry nor its failure. Several idle sockets may
-    // have been closed together, hence more than one resend.
-    for (let resent = 0; resent < MAX_RESENDS && isStaleConnection(result) && !ctx.res.destroyed; resent++) {
-      ctx.req.headers = clientHeaders;
-      result = await proxy.forward(ctx, target.upstream, request, settings);
-    }
+    const result = await proxy.forward(ctx, target.upstream, request, settings);
     if (result === 'delivered') health.success(target.upstream.name);
     else if (result !== 'abandoned') health.failure(target.upstream.name, Date.now());
     return result;
@@ -60,7 +44,6 @@ export function modelEndpoint(
     ctx: GatewayContext,
     failed: RouteTarget,
     failure: AttemptFailure,
-    clientHeaders: IncomingHttpHeaders,
   ): Promise<boolean> => {
     const next = nextTarget(failed, health);
     if (!next || ctx.res.destroyed) return false;
@@ -69,8 +52,6 @@ export function modelEndpoint(
       return false;
     }
     try {
-      // The first attempt replaced the client's headers with its upstream's (exchange.ts).
-      ctx.req.headers = clientHeaders;
       let request: UpstreamRequest;
       try {
         request = await prepare(ctx, next);
@@ -79,7 +60,7 @@ export function modelEndpoint(
       }
       ctx.target = next; // usage is metered as the model and upstream that served
       resilience.retried(ctx.requestId, failed.upstream.name, next.upstream.name, failure.reason);
-      const result = await attempt(ctx, next, request, clientHeaders);
+      const result = await attempt(ctx, next, request);
       if (typeof result !== 'string') deliverFailure(ctx, result);
       return true;
     } finally {
@@ -97,13 +78,12 @@ export function modelEndpoint(
       const target = ctx.target;
       // The composition root refuses a pipeline without model-router, so this is a programming error.
       if (!target) throw Errors.internal(new Error('no model-router stage in the pipeline'));
-      const clientHeaders = ctx.req.headers;
       const request = await prepare(ctx, target);
       budget.requestStarted();
       try {
-        const result = await attempt(ctx, target, request, clientHeaders);
+        const result = await attempt(ctx, target, request);
         if (typeof result === 'string') return;
-        if (!(await retry(ctx, target, result, clientHeaders))) deliverFailure(ctx, result);
+        if (!(await retry(ctx, target, result))) deliverFailure(ctx, result);
       } finally {
         budget.requestEnded();
       }

@@ -7,7 +7,7 @@
  * is not written to the client: the exchange resolves with it, and the caller retries elsewhere or
  * delivers it (deliverFailure) as the client would have had it. Nothing else is ever retried.
  */
-import type { ClientRequest, IncomingMessage } from 'node:http';
+import type { ClientRequest, IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Stream } from 'node:stream';
 import type { ProxyServer, ServerOptions } from 'http-proxy-3';
@@ -105,6 +105,8 @@ export class Exchange {
   private finished = false;
   private relay: StreamRelay | undefined;
   private done: (result: AttemptResult) => void = () => undefined;
+  /** The client's headers, which `run` replaces with the upstream's (http-proxy-3 sends `req.headers`). */
+  private clientHeaders: IncomingHttpHeaders = {};
 
   constructor(
     private readonly ctx: GatewayContext,
@@ -120,6 +122,7 @@ export class Exchange {
   run(proxy: ProxyServer): Promise<AttemptResult> {
     const { ctx, request, upstream } = this;
     // http-proxy-3 copies the incoming headers; give it the ones the upstream may see.
+    this.clientHeaders = ctx.req.headers;
     ctx.req.headers = upstreamRequestHeaders(
       ctx.req.headers,
       request.headers,
@@ -284,6 +287,8 @@ export class Exchange {
     if (this.finished) return;
     this.finished = true;
     clearTimeout(this.timer);
+    // A failure nothing was sent for leaves the request as the client sent it, to send again or elsewhere.
+    if (typeof result !== 'string') this.ctx.req.headers = this.clientHeaders;
     this.done(result);
   }
 }

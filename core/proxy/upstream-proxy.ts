@@ -8,8 +8,17 @@ import type { GatewayContext } from '../context';
 import { Errors, type GatewayError } from '../errors';
 import type { UpstreamRequest } from '../plugin';
 import type { Upstream } from '../upstream/upstream';
-import { Exchange, exchangeOf, type AttemptResult, type ExchangeSettings } from './exchange';
+import {
+  Exchange,
+  exchangeOf,
+  isStaleConnection,
+  type AttemptResult,
+  type ExchangeSettings,
+} from './exchange';
 import type { StreamRelay } from './stream-relay';
+
+/** Resends of a request whose kept-alive connection turned out closed. */
+const MAX_RESENDS = 2;
 
 export class UpstreamProxy {
   private readonly proxy: ProxyServer;
@@ -32,8 +41,10 @@ export class UpstreamProxy {
   /**
    * Forwards the request and resolves when the exchange is over: with a failure of which nothing was
    * sent to the client (the caller retries it or delivers it), or once the client has its response.
+   * A request the upstream never read, its kept-alive connection closed as the request went out, is sent
+   * again on a new one (see STALE_CONNECTION): several idle sockets may close together, hence up to two.
    */
-  forward(
+  async forward(
     ctx: GatewayContext,
     upstream: Upstream,
     request: UpstreamRequest,
@@ -44,7 +55,12 @@ export class UpstreamProxy {
       if (open) this.opened(relay, keyId);
       else this.closed(relay, keyId);
     };
-    return new Exchange(ctx, upstream, request, { ...settings, onStream }).run(this.proxy);
+    const send = () => new Exchange(ctx, upstream, request, { ...settings, onStream }).run(this.proxy);
+    let result = await send();
+    for (let resent = 0; resent < MAX_RESENDS && isStaleConnection(result) && !ctx.res.destroyed; resent++) {
+      result = await send();
+    }
+    return result;
   }
 
   /** Ends every open stream with the API's error frame (shutdown after the grace period). */
