@@ -75,12 +75,22 @@ export async function startFileGateway(
       await writeText(stringify(doc));
     },
     writeText,
-    admin: async (method, path) => {
-      const res = await fetch(`${gateway.adminUrl}${path}`, {
-        method,
-        headers: { authorization: `Bearer ${gateway.adminToken}` },
-      });
-      return { status: res.status, body: (await res.json()) as AdminBody };
-    },
+    admin: (method, path) => adminCall(gateway, method, path),
   };
+}
+
+/** Where an admin API is and its token: a gateway in this process, or one in a child process. */
+export type AdminAt = Pick<RunningGateway, 'adminUrl' | 'adminToken'>;
+
+/** One admin API call with the token; the answer's status and JSON body. */
+export async function adminCall<T = AdminBody>(
+  at: AdminAt,
+  method: 'GET' | 'POST',
+  path: string,
+): Promise<{ status: number; body: T }> {
+  const res = await fetch(`${at.adminUrl}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${at.adminToken}` },
+  });
+  return { status: res.status, body: (await res.json()) as T };
 }

@@ -11,7 +11,7 @@ import { stringify } from 'yaml';
 import { parseConfigText, readConfigText } from '../../../config/load';
 import { startGateway } from '../../../core/gateway';
 import { eventually, openStream, postJson, type ErrorBody } from '../../helpers/http';
-import { startFileGateway, type FileGateway } from '../../helpers/reload';
+import { adminCall, startFileGateway, type FileGateway } from '../../helpers/reload';
 import { submitVideo, untilFinished, videoBody } from '../../plugins/video-helpers';
 import { startSimulator } from '../../../simulator/server';
 
@@ -225,12 +225,7 @@ t.test('the file watch applies renames over the file and ConfigMap-style symlink
     source: { file, hash: text.hash },
   });
   t.teardown(() => gateway.close(1_000));
-  const version = async () => {
-    const res = await fetch(`${gateway.adminUrl}/admin/config`, {
-      headers: { authorization: `Bearer ${gateway.adminToken}` },
-    });
-    return (await res.json()) as { version: string; trigger: string; watching: boolean };
-  };
+  const version = async () => (await adminCall(gateway, 'GET', '/admin/config')).body;
   const first = await version();
   t.equal(first.watching, true);
 
@@ -276,17 +271,12 @@ t.test('the file watch applies a file renamed over it and one written in place',
 
 t.test('a gateway started from a configuration object has nothing to reload', async (t) => {
   const gw = await startTestGateway(t);
-  const admin = (method: string, path: string) =>
-    fetch(`${gw.gateway.adminUrl}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${gw.gateway.adminToken}` },
-    });
-  const reload = await admin('POST', '/admin/reload');
+  const reload = await adminCall(gw.gateway, 'POST', '/admin/reload');
   t.equal(reload.status, 409);
-  t.match(await reload.json(), { error: { code: 'reload_unavailable', type: 'error' } });
-  const status = await admin('GET', '/admin/config');
+  t.match(reload.body, { error: { code: 'reload_unavailable', type: 'error' } });
+  const status = await adminCall<Record<string, unknown>>(gw.gateway, 'GET', '/admin/config');
   t.equal(status.status, 200);
-  t.match(await status.json(), { file: '', reloads: 0, trigger: 'start', watching: false, last_error: null });
+  t.match(status.body, { file: '', reloads: 0, trigger: 'start', watching: false, last_error: null });
 });
 
 t.test('a video task under way across reloads is polled to its end and billed once', async (t) => {

@@ -12,6 +12,7 @@ import { tempDir, testConfig, type ConfigDoc, type Teardown } from '../../helper
 import { eventually, postJson } from '../../helpers/http';
 import { freePort, spawnGateway } from '../../helpers/process';
 import { redisPrefix, TEST_REDIS_URL } from '../../helpers/redis';
+import { adminCall } from '../../helpers/reload';
 
 const KEY = 'sk-' + 'reload0123456789'.repeat(3);
 const ADMIN_TOKEN = 'admin-token-for-reload-tests';
@@ -24,12 +25,8 @@ interface Instance {
   readonly process: ReturnType<typeof spawnGateway>;
 }
 
-async function admin<T>(instance: Instance, method: string, path: string): Promise<T> {
-  const res = await fetch(`${instance.adminUrl}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
-  });
-  return (await res.json()) as T;
+async function admin<T>(instance: Instance, method: 'GET' | 'POST', path: string): Promise<T> {
+  return (await adminCall<T>({ adminUrl: instance.adminUrl, adminToken: ADMIN_TOKEN }, method, path)).body;
 }
 
 interface Status {
