@@ -38,7 +38,7 @@ import { ConfigAnnouncer } from './reload/config-announcer';
 import {
   ConfigReloader,
   sourceOf,
-  type ConfigStatus,
+  sourceStatus,
   type ReloadResult,
   type ReloadTrigger,
 } from './reload/config-reloader';
@@ -241,7 +241,8 @@ async function compose(
   const configControl: ConfigControl = {
     instance,
     watching: watcher !== undefined,
-    status: () => reloader?.status() ?? staticStatus(running()),
+    // Started without a file, it keeps its one snapshot: its status is that of a start.
+    status: () => reloader?.status() ?? sourceStatus(running().source, ''),
     reload: () => reload('admin'),
     instances: async () => announcer?.instances(),
   };
@@ -307,18 +308,6 @@ async function compose(
 /** A configuration given as an object (tests) is named by the hash of its JSON. */
 const objectHash = (config: GatewayConfig): string =>
   createHash('sha256').update(JSON.stringify(config)).digest('hex');
-
-/** The status of a gateway started without a file: its one snapshot, never reloaded. */
-const staticStatus = (snapshot: Snapshot): ConfigStatus => ({
-  file: '',
-  version: snapshot.source.version,
-  hash: snapshot.source.hash,
-  loaded_at: snapshot.source.loadedAt,
-  trigger: 'start',
-  reloads: 0,
-  last_error: null,
-  restart_required: [],
-});
 
 /** This process's name in leases: a restarted process does not mistake its predecessor's leases for its own. */
 const instanceId = (): string => `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;

@@ -55,6 +55,18 @@ export const sourceOf = (hash: string, at = new Date()): ConfigSource => ({
   loadedAt: at.toISOString(),
 });
 
+/** The status of a configuration as loaded at start-up, from `file` ('' when given as an object). */
+export const sourceStatus = (source: ConfigSource, file: string): ConfigStatus => ({
+  file,
+  version: source.version,
+  hash: source.hash,
+  loaded_at: source.loadedAt,
+  trigger: 'start',
+  reloads: 0,
+  last_error: null,
+  restart_required: [],
+});
+
 export class ConfigReloader {
   private queue: Promise<unknown> = Promise.resolve();
   private trigger: ReloadTrigger = 'start';
@@ -80,12 +92,8 @@ export class ConfigReloader {
   }
 
   status(): ConfigStatus {
-    const { source } = this.routing.current;
     return {
-      file: this.file,
-      version: source.version,
-      hash: source.hash,
-      loaded_at: source.loadedAt,
+      ...sourceStatus(this.routing.current.source, this.file),
       trigger: this.trigger,
       reloads: this.reloads,
       last_error: this.lastError,
