@@ -12,7 +12,7 @@
 import Bottleneck from 'bottleneck';
 import type { Logger } from 'pino';
 import type { PollOutcome, PollPolicy, TaskUpstream } from '../plugin';
-import type { TaskStore } from '../stores/task-store';
+import type { AcquireOptions, TaskStore } from '../stores/task-store';
 import type { Biller } from './billing';
 import { interruptedChange, warnInterrupted } from './interrupted-submit';
 import { localPollGates, type PollGate, type PollGates } from './poll-gate';
@@ -238,9 +238,8 @@ export class TaskPoller {
   private async whileLeased<T>(id: string, poll: () => Promise<T>): Promise<T> {
     const renew = (): void => {
       if (this.stopped) return; // a halted poller renews nothing, whenever its poll began
-      const now = Date.now();
-      const lease = { owner: this.options.owner, until: now + this.options.leaseMs };
-      void this.store.acquire(id, lease, now).catch(() => undefined); // lost: the change after the poll fails
+      // Due or not: the poll under way is this turn's. Lost: the change after the poll fails.
+      void this.lease(id, Date.now(), {}).catch(() => undefined);
     };
     const timer = setInterval(renew, this.options.leaseMs / 2).unref();
     this.renewals.add(timer);
@@ -252,10 +251,14 @@ export class TaskPoller {
     }
   }
 
-  /** Takes (or renews) this poller's lease on the task, if it is still due. */
-  private lease(id: string, now: number): Promise<VideoTask | undefined> {
+  /** Takes (or renews) this poller's lease on the task, by default only if it is still due. */
+  private lease(
+    id: string,
+    now: number,
+    options: AcquireOptions = { onlyIfDue: true },
+  ): Promise<VideoTask | undefined> {
     const lease = { owner: this.options.owner, until: now + this.options.leaseMs };
-    return this.store.acquire(id, lease, now, { onlyIfDue: true });
+    return this.store.acquire(id, lease, now, options);
   }
 
   private async step(task: VideoTask): Promise<VideoTask | undefined> {
