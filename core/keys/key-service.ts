@@ -30,8 +30,6 @@ import type { KeyEvents } from './key-events';
 export interface KeyServiceOptions {
   readonly cacheTtlMs: number;
   readonly cacheMax: number;
-  /** The keys of gateway.yaml's `keys.declared`. */
-  readonly declared?: DeclaredKeys;
 }
 
 export interface CreatedKey {
@@ -57,6 +55,7 @@ export class KeyService {
   private readonly cachedById = new Map<string, Set<string>>();
   /** Hashes of presented keys the store does not know. */
   private readonly unknown: LRUCache<string, true>;
+  /** The keys of gateway.yaml's `keys.declared`, given (and replaced on each reload) by useDeclared. */
   private declared: DeclaredKeys | undefined;
 
   constructor(
@@ -72,7 +71,6 @@ export class KeyService {
       dispose: (record, presented) => this.unindex(record.id, presented),
     });
     this.unknown = new LRUCache<string, true>({ max: options.cacheMax, ttl: options.cacheTtlMs });
-    this.declared = options.declared;
     events?.on((id) => this.evict(id));
   }
 
