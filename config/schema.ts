@@ -47,6 +47,9 @@ const admin = z
 /** Usage records waiting to be written; at this many, new billable calls are refused (503 usage_backlog). */
 const usageQueueMax = z.number().int().min(1).default(100_000);
 
+/** How long a task that needs no more work is kept after its last change; 0 keeps every task. */
+const taskRetention = duration.default(30 * 24 * 3600 * 1000);
+
 /**
  * Where keys, usage and video tasks live. `embedded`: files under `data_dir`, for one instance (a lock
  * file keeps a second process out). `mongodb`: a replica set (change streams need one) shared by any
@@ -64,6 +67,7 @@ const storage = z.preprocess(
         /** usage.jsonl is renamed to usage-<time>.jsonl and a new one started once it reaches this size. */
         usage_rotate_size: size.refine((n) => n > 0, 'must be above 0').default(64 * 1024 * 1024),
         usage_queue_max: usageQueueMax,
+        task_retention: taskRetention,
       })
       .strict(),
     z
@@ -73,6 +77,9 @@ const storage = z.preprocess(
         uri: z.string().regex(/^mongodb(\+srv)?:\/\//, 'must be a mongodb:// or mongodb+srv:// URI'),
         database: z.string().min(1).default('gateway'),
         usage_queue_max: usageQueueMax,
+        task_retention: taskRetention,
+        /** How long a usage record is kept; 0 (the default) keeps them all, as the billing history. */
+        usage_retention: duration.default(0),
       })
       .strict(),
   ]),
@@ -349,7 +356,18 @@ export const gatewayConfigSchema = z
     simulator: simulator.default(simulator.parse({})),
     reload: reload.default(reload.parse({})),
   })
-  .strict();
+  .strict()
+  .superRefine(({ storage, video }, ctx) => {
+    // A task deleted while its idempotency key is in force would let a retry start a second paid job.
+    const kept = storage.task_retention;
+    if (kept > 0 && kept < video.idempotency_window) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['storage', 'task_retention'],
+        message: `must be 0 (keep) or at least video.idempotency_window (${video.idempotency_window} ms)`,
+      });
+    }
+  });
 
 export type GatewayConfig = z.output<typeof gatewayConfigSchema>;
 export type ServerConfig = GatewayConfig['server'];
@@ -360,6 +378,7 @@ export type VideoConfig = GatewayConfig['video'];
 export type PriceConfig = z.output<typeof price>;
 export type PerImagePrice = z.output<typeof perImage>;
 export type StorageConfig = GatewayConfig['storage'];
+export type MongoStorageConfig = Extract<StorageConfig, { driver: 'mongodb' }>;
 export type RedisConfig = GatewayConfig['redis'];
 export type ReloadConfig = GatewayConfig['reload'];
 export type LimitsConfig = GatewayConfig['limits'];

@@ -4,7 +4,7 @@
  * one database; the data directory then holds only this instance's secrets and is not locked).
  */
 import type { Logger } from 'pino';
-import type { StorageConfig } from '../../config/schema';
+import type { MongoStorageConfig, StorageConfig } from '../../config/schema';
 import { DataDirLock } from './embedded/data-dir-lock';
 import { EmbeddedKeyStore } from './embedded/embedded-key-store';
 import { EmbeddedTaskStore } from './embedded/embedded-task-store';
@@ -15,6 +15,7 @@ import { answeringUnavailable } from './mongodb/unavailable';
 import { MongoKeyStore } from './mongodb/mongo-key-store';
 import { MongoTaskStore } from './mongodb/mongo-task-store';
 import { MongoUsageStore, type MongoUsageOptions } from './mongodb/mongo-usage-store';
+import { checkStoreIndexes, type StoreRetention } from './mongodb/store-indexes';
 import type { TaskStore } from './task-store';
 import type { UsageStore } from './usage-store';
 
@@ -37,14 +38,14 @@ const USAGE_WRITES = { flushEveryMs: 200, maxBatch: 1000, retryFirstMs: 200, ret
 
 export async function openStores(storage: StorageConfig, logger: Logger): Promise<Stores> {
   const usageOptions = { ...USAGE_WRITES, maxQueued: storage.usage_queue_max, logger };
-  if (storage.driver === 'mongodb') return openMongo(storage.uri, storage.database, usageOptions);
+  if (storage.driver === 'mongodb') return openMongo(storage, { ...usageOptions, logger });
   const dir = storage.data_dir;
   const lock = await DataDirLock.acquire(dir);
   try {
     const [keys, usage, tasks] = await Promise.all([
       EmbeddedKeyStore.open(dir),
       EmbeddedUsageStore.open(dir, { ...usageOptions, rotateBytes: storage.usage_rotate_size }),
-      EmbeddedTaskStore.open(dir),
+      EmbeddedTaskStore.open(dir, { retentionMs: storage.task_retention }),
     ]);
     return storesOf(keys, usage, tasks, () => lock.release());
   } catch (e) {
@@ -53,14 +54,25 @@ export async function openStores(storage: StorageConfig, logger: Logger): Promis
   }
 }
 
-async function openMongo(uri: string, database: string, usageOptions: MongoUsageOptions): Promise<Stores> {
-  const client = await connectMongo(uri, { appName: 'model-gateway' });
-  const db = client.db(database);
-  const [keys, usage, tasks] = await Promise.all([
-    MongoKeyStore.open(db),
-    MongoUsageStore.open(db, usageOptions),
-    MongoTaskStore.open(db),
-  ]);
+/** The stores' retention as MongoDB keeps it: TTL indexes (store-indexes.ts). */
+export const mongoRetention = (storage: MongoStorageConfig): StoreRetention => ({
+  tasksMs: storage.task_retention,
+  usageMs: storage.usage_retention,
+});
+
+/** Refuses to start (with what is missing) when the deploy step has not built the indexes as configured. */
+async function openMongo(storage: MongoStorageConfig, usageOptions: MongoUsageOptions): Promise<Stores> {
+  const client = await connectMongo(storage.uri, { appName: 'model-gateway' });
+  const db = client.db(storage.database);
+  try {
+    await checkStoreIndexes(db, mongoRetention(storage));
+  } catch (e) {
+    await client.close();
+    throw e;
+  }
+  const keys = MongoKeyStore.open(db);
+  const usage = MongoUsageStore.open(db, usageOptions);
+  const tasks = MongoTaskStore.open(db, { logger: usageOptions.logger });
   // A store MongoDB cannot serve in time answers 503 store_unavailable (mongodb/unavailable.ts).
   const [k, u, t] = [keys, usage, tasks].map(answeringUnavailable) as [
     typeof keys,

@@ -43,10 +43,22 @@ export interface VideoDeps {
   readonly resilience: Resilience;
 }
 
+const pollerName = (instanceId: string): string => `${instanceId}/poller`;
+
+/**
+ * How long past a task's due time the other instances' pollers leave it to the poller that polled it
+ * last: well beyond the change stream's delivery of that poller's lease, so a live poller is never raced.
+ */
+const TAKEOVER_MS = 2_000;
+
 /** The submit flow, shared by every snapshot's task endpoints (its idempotency window is start-up only). */
 export function taskSubmission(deps: VideoDeps): TaskSubmission {
   const { config, tasks, instanceId, logger } = deps;
-  const options = { owner: `${instanceId}/submit`, idempotencyWindowMs: config.video.idempotency_window };
+  const options = {
+    owner: `${instanceId}/submit`,
+    idempotencyWindowMs: config.video.idempotency_window,
+    pollerOwner: config.video.poller ? pollerName(instanceId) : undefined,
+  };
   return new TaskSubmission(tasks, options, logger, deps.resilience);
 }
 
@@ -61,7 +73,12 @@ export function videoPoller(
     deps.tasks,
     upstreams,
     new Biller(deps.usage, deps.pricing, deps.spend),
-    { owner: `${instanceId}/poller`, leaseMs: config.video.lease, sweepEveryMs: config.video.sweep_every },
+    {
+      owner: pollerName(instanceId),
+      leaseMs: config.video.lease,
+      sweepEveryMs: config.video.sweep_every,
+      takeoverMs: TAKEOVER_MS,
+    },
     deps.logger,
     deps.redis ? sharedPollGates(deps.redis, deps.live, config.video.lease, deps.logger) : localPollGates,
   );

@@ -7,8 +7,11 @@
  *
  * Every poller hears of every task, so a task is queued on each; the lease is taken only if the task is
  * still due, so the first poller to get there polls it and the others drop their stale turn: N pollers
- * make as many polls per task as one.
+ * make as many polls per task as one. So that N pollers do not each try every task, a poller hands the
+ * task back naming itself (`handedBack`), and the others give it `takeoverMs` before trying: the task
+ * stays with one live poller, and a poller that died or fell behind is taken over after that grace.
  */
+import { createHash } from 'node:crypto';
 import Bottleneck from 'bottleneck';
 import type { Logger } from 'pino';
 import type { PollOutcome, PollPolicy, TaskUpstream } from '../plugin';
@@ -16,13 +19,15 @@ import type { AcquireOptions, TaskStore } from '../stores/task-store';
 import type { Biller } from './billing';
 import { interruptedChange, warnInterrupted } from './interrupted-submit';
 import { localPollGates, type PollGate, type PollGates } from './poll-gate';
-import { canMove, needsWork, type TaskChange, type TaskError, type TaskStatus, type VideoTask } from './task';
+import { canMove, handedBack, needsWork, type TaskChange, type TaskError, type TaskStatus, type VideoTask } from './task';
 
 export interface PollerOptions {
   /** This poller's name in leases; unique per poller. */
   readonly owner: string;
   readonly leaseMs: number;
   readonly sweepEveryMs: number;
+  /** How long after a task is due this poller waits when another poller polled it last. */
+  readonly takeoverMs: number;
 }
 
 /** What a step left: the task as it is now, and the earliest time to look at it again. */
@@ -59,6 +64,9 @@ const errorBackoff = (policy: PollPolicy, errors: number): number =>
   Math.min(policy.maxEveryMs, policy.everyMs * 2 ** Math.min(errors, 30));
 
 const SWEEP_BATCH = 10_000;
+
+/** A stable share in [0, 1) for a text. */
+const hashShare = (text: string): number => createHash('sha1').update(text).digest().readUInt32BE(0) / 2 ** 32;
 
 /**
  * A dropped turn is retried no sooner than this: when clocks disagree (a store that times leases on its
@@ -182,11 +190,23 @@ export class TaskPoller {
     this.timers.delete(task.id);
     if (!needsWork(task)) return;
     const leasedElsewhere = task.lease && task.lease.owner !== this.options.owner ? task.lease.until : 0;
-    const at = Math.max(task.next_poll_at, leasedElsewhere, notBefore);
+    const at = Math.max(task.next_poll_at + this.headStartOfOthers(task), leasedElsewhere, notBefore);
     // A millisecond over: a timer may fire up to one early by `Date.now()`, and a turn before the task
     // is due is refused by the store.
     const timer = setTimeout(() => this.enqueue(task, at), Math.max(0, at - Date.now()) + 1).unref();
     this.timers.set(task.id, timer);
+  }
+
+  /**
+   * How long this poller leaves a due task to the others: nothing when it polled the task last, the
+   * takeover time when another did, and for a task no poller holds yet (never polled, or submitted where
+   * no poller runs) a share of it set by a hash of the task and this poller, so each task has a first
+   * poller and the tasks spread evenly over the pollers.
+   */
+  private headStartOfOthers(task: VideoTask): number {
+    const { owner, takeoverMs } = this.options;
+    if (task.lease === null) return Math.floor(takeoverMs * hashShare(`${owner}\u0000${task.id}`));
+    return task.lease.owner === owner ? 0 : takeoverMs;
   }
 
   /** Waits for the upstream's cap, then works on the task; afterwards schedules what the work left. */
@@ -332,7 +352,7 @@ export class TaskPoller {
         const status =
           outcome.state !== 'unknown' && canMove(task.status, outcome.state) ? outcome.state : task.status;
         const next = Date.now() + nextInterval(policy, task.polls + 1);
-        return this.change(task, { ...polled, status, next_poll_at: next, lease: null });
+        return this.change(task, { ...polled, status, next_poll_at: next, lease: handedBack(this.options.owner) });
       }
     }
   }
@@ -365,7 +385,7 @@ export class TaskPoller {
     return this.change(task, {
       poll_errors: task.poll_errors + 1,
       next_poll_at: Date.now() + waitMs,
-      lease: null,
+      lease: handedBack(this.options.owner),
     });
   }
 

@@ -18,7 +18,7 @@ import { IdempotencyKeyTaken, type TaskStore } from '../stores/task-store';
 import { interruptedChange, interruption, warnInterrupted } from './interrupted-submit';
 import type { TaskProtocol } from './protocol';
 import { createdNothing, submitFailed } from './submit-retry';
-import { isTerminal, type Idempotency, type TaskChange, type VideoTask } from './task';
+import { handedBack, isTerminal, type Idempotency, type TaskChange, type VideoTask } from './task';
 
 /**
  * Told the id of a new task the moment it is stored, before the upstream is called: the budget stage
@@ -30,6 +30,8 @@ export interface SubmissionSettings {
   /** The lease owner of tasks being submitted by this instance. */
   readonly owner: string;
   readonly idempotencyWindowMs: number;
+  /** This instance's poller, which then polls the tasks submitted here first; none when it runs none. */
+  readonly pollerOwner?: string | undefined;
 }
 
 const IDEMPOTENCY_HEADER = 'idempotency-key';
@@ -108,7 +110,7 @@ export class TaskSubmission {
     const accepted = await this.recordAccepted(task, {
       upstream_task_id: outcome.upstreamTaskId,
       next_poll_at: Date.now() + tasks.polling.everyMs,
-      lease: null,
+      lease: this.settings.pollerOwner === undefined ? null : handedBack(this.settings.pollerOwner),
     });
     replyJson(ctx, 200, protocol.submitted(accepted ?? task, ctx.requestId));
   }
@@ -309,7 +311,9 @@ export class TaskSubmission {
     let failure: unknown;
     for (let attempt = 1; attempt <= SETTLE_ATTEMPTS; attempt++) {
       try {
-        const settled = await this.settle(task, change);
+        // An attempt that failed may have been written all the same (a write-concern error: the primary
+        // applied it, the majority did not answer in time): then the task holds this job already.
+        const settled = (await this.settle(task, change)) ?? (await this.recorded(task, change));
         if (settled) return settled;
         failure = 'the task was already failed as interrupted';
         break; // a condition, not an outage: asking again cannot change it
@@ -329,6 +333,12 @@ export class TaskSubmission {
       'video task accepted upstream but not recorded: the upstream job runs unbilled; reconcile it by its upstream id',
     );
     return undefined;
+  }
+
+  /** The task, if it already holds the upstream job `change` records. */
+  private async recorded(task: VideoTask, change: TaskChange): Promise<VideoTask | undefined> {
+    const stored = await this.store.get(task.id);
+    return stored && stored.upstream_task_id === change.upstream_task_id ? stored : undefined;
   }
 }
 

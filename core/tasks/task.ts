@@ -125,6 +125,12 @@ export type TaskChange = Partial<
   >
 >;
 
+/**
+ * A lease given up by `owner`: free at once on any clock, and it names the poller that should take the
+ * task's next turn (the others wait their takeover time first; see TaskPoller).
+ */
+export const handedBack = (owner: string): Lease => ({ owner, until: 0 });
+
 /** Whether the poller still has work on a task: reach a terminal state, or bill a success. */
 export const needsWork = (task: Pick<VideoTask, 'status' | 'billed'>): boolean =>
   !isTerminal(task.status) || (task.status === 'succeeded' && !task.billed);

@@ -7,6 +7,7 @@ import type { Test } from 'tap';
 import type { TaskUpstream } from '../../core/plugin';
 import { Pricing } from '../../core/pricing';
 import { Biller } from '../../core/tasks/billing';
+import type { TaskStore } from '../../core/stores/task-store';
 import type { PollGates } from '../../core/tasks/poll-gate';
 import { TaskPoller } from '../../core/tasks/poller';
 import { VIDEOA, VIDEOA_PATHS } from '../../plugins/upstreams/videoa';
@@ -16,6 +17,8 @@ import { submitVideo, videoBody } from '../plugins/video-helpers';
 import { startTestGateway, type TestGateway } from './gateway';
 
 export const LEASE_MS = 400;
+/** Short, as the tests' poll intervals are; the gateway's is 2 s. */
+export const TAKEOVER_MS = 100;
 const silent = pino({ level: 'silent' });
 
 const FAST = { every: '20ms', max_every: '60ms', deadline: '30s', concurrency: 16, per_second: 0 };
@@ -31,19 +34,26 @@ export function videoaUpstream(gw: TestGateway, poll: Record<string, unknown> = 
   return new VideoUpstream(VIDEOA, options, 'videoa-main', { connectMs: 1_000, responseMs: 5_000 });
 }
 
+export interface TestPollerOptions {
+  readonly gates?: PollGates | undefined;
+  readonly leaseMs?: number;
+  readonly takeoverMs?: number;
+  /** The gateway's own store unless given (a wrapper around it, say). */
+  readonly store?: TaskStore;
+}
+
 export function poller(
   gw: TestGateway,
   owner: string,
   upstream: TaskUpstream,
-  gates?: PollGates,
-  leaseMs = LEASE_MS,
+  { gates, leaseMs = LEASE_MS, takeoverMs = TAKEOVER_MS, store = gw.gateway.tasks }: TestPollerOptions = {},
 ): TaskPoller {
   const biller = new Biller(gw.gateway.usage, () => new Pricing({}));
   return new TaskPoller(
-    gw.gateway.tasks,
+    store,
     new Map([['videoa-main', upstream]]),
     biller,
-    { owner, leaseMs, sweepEveryMs: 50 },
+    { owner, leaseMs, sweepEveryMs: 50, takeoverMs },
     silent,
     gates,
   );

@@ -2,7 +2,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Db } from 'mongodb';
 import pino, { type Logger } from 'pino';
-import { connectMongo } from '../../core/stores/mongodb/connect';
+import { connectMongo, type StoreName } from '../../core/stores/mongodb/connect';
+import { buildStoreIndexes, KEEP_FOREVER, type StoreRetention } from '../../core/stores/mongodb/store-indexes';
 import type { Teardown } from './gateway';
 
 /** Opens a store over one storage; each call opens another store over the same storage (a reopen). */
@@ -34,10 +35,21 @@ export async function mongoTestDb(t: Teardown, uri: string): Promise<Db> {
   return db;
 }
 
-/** Distinct collection names within one test database. */
-export const collectionNames = (prefix: string): (() => string) => {
+/**
+ * Distinct collections of one store within a test database, each with the store's indexes built as the
+ * deploy step builds them (`npm run stores -- indexes`).
+ */
+export const indexedCollections = (
+  db: Db,
+  store: StoreName,
+  retention: StoreRetention = KEEP_FOREVER,
+): (() => Promise<string>) => {
   let n = 0;
-  return () => `${prefix}_${++n}`;
+  return async () => {
+    const collection = `${store}_${++n}`;
+    await buildStoreIndexes(db, retention, { [store]: collection });
+    return collection;
+  };
 };
 
 /** Resolves once `check` is true; fails after `ms` (changes may reach a change stream a little later). */

@@ -40,6 +40,14 @@ const COMPACT_MIN_LINES = 10_000;
 const idempotencySlot = (task: VideoTask): string | undefined =>
   task.idempotency ? `${task.key_id}\u0000${task.idempotency.key}` : undefined;
 
+/** How often finished tasks past the retention are forgotten. */
+const PURGE_EVERY_MS = 60 * 60 * 1000;
+
+export interface EmbeddedTaskOptions {
+  /** How long a task that needs no more work is kept after its last change; 0 (the default) keeps all. */
+  readonly retentionMs?: number;
+}
+
 const leaseLive = (lease: Lease | null, now: number): boolean => lease !== null && lease.until > now;
 
 export class EmbeddedTaskStore implements TaskStore {
@@ -56,24 +64,48 @@ export class EmbeddedTaskStore implements TaskStore {
   /** Set when an append failed, maybe part-way: the next one starts on a new line, not glued to the torn one. */
   private torn = false;
 
+  private purger: NodeJS.Timeout | undefined;
+
   private constructor(
     private readonly file: string,
     private handle: FileHandle,
+    private readonly retentionMs: number,
   ) {
     this.events.setMaxListeners(0);
   }
 
-  static async open(dataDir: string): Promise<EmbeddedTaskStore> {
+  static async open(dataDir: string, options: EmbeddedTaskOptions = {}): Promise<EmbeddedTaskStore> {
     await mkdir(dataDir, { recursive: true });
     const file = join(dataDir, JOURNAL);
     const snapshots = await readJournal(file);
     const handle = await open(file, 'a+', 0o600);
     // A line torn by a crash must not swallow the first line appended after it.
     if (!(await endsWithNewline(handle))) await handle.appendFile('\n');
-    const store = new EmbeddedTaskStore(file, handle);
+    const store = new EmbeddedTaskStore(file, handle, options.retentionMs ?? 0);
     for (const task of snapshots.tasks.values()) store.remember(task);
     store.journalLines = snapshots.lines;
+    store.purge(Date.now());
+    if (store.retentionMs > 0) {
+      store.purger = setInterval(() => store.purge(Date.now()), PURGE_EVERY_MS).unref();
+    }
     return store;
+  }
+
+  /**
+   * Forgets the tasks that have needed no work for longer than the retention. Nothing is written: the
+   * journal loses them at its next compaction, and a reopen before that skips them again.
+   */
+  purge(now: number): number {
+    if (this.retentionMs <= 0) return 0;
+    let purged = 0;
+    for (const task of this.tasks.values()) {
+      if (this.working.has(task.id) || task.updated_at > now - this.retentionMs) continue;
+      this.tasks.delete(task.id);
+      const slot = idempotencySlot(task);
+      if (slot && this.idempotent.get(slot) === task.id) this.idempotent.delete(slot);
+      purged++;
+    }
+    return purged;
   }
 
   async insert(task: VideoTask, idempotentSince: number): Promise<void> {
@@ -171,6 +203,7 @@ export class EmbeddedTaskStore implements TaskStore {
   }
 
   async close(): Promise<void> {
+    clearInterval(this.purger);
     await this.drain();
     this.events.removeAllListeners();
     await this.handle.close();

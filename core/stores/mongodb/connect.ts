@@ -1,15 +1,10 @@
 /**
- * The MongoDB side of the stores: a client from a URI, the options every store collection is opened
- * with, and the indexes the stores' guarantees rest on. The stores only take a `Db`: whoever connects
- * owns the client and closes it.
+ * The MongoDB side of the stores: a client from a URI, and the options every store collection is opened
+ * with (the indexes are store-indexes.ts). The stores only take a `Db`: whoever connects owns the
+ * client and closes it.
  */
-import {
-  MongoClient,
-  MongoServerError,
-  type CollectionOptions,
-  type Db,
-  type IndexDescription,
-} from 'mongodb';
+import { MongoClient, MongoServerError, type CollectionOptions } from 'mongodb';
+import type { Logger } from 'pino';
 
 /** The default collection names under the configured database. */
 export const COLLECTIONS = { keys: 'keys', usage: 'usage', tasks: 'tasks' } as const;
@@ -37,40 +32,11 @@ export const STORE_COLLECTION_OPTIONS: CollectionOptions = {
   ignoreUndefined: true,
 };
 
-/**
- * Indexes by store. Each store's `open` creates its own (creating an existing index is a no-op), since
- * the atomic conditions depend on them; `createStoreIndexes` does all of them at once for a deploy step.
- */
-export const STORE_INDEXES: Readonly<Record<StoreName, readonly IndexDescription[]>> = {
-  keys: [
-    { key: { id: 1 }, name: 'id_unique', unique: true },
-    { key: { hash: 1 }, name: 'hash_unique', unique: true },
-  ],
-  usage: [
-    // `once` records are unique by id; plain records (client-chosen request ids) are not in this index.
-    { key: { id: 1 }, name: 'once_id_unique', unique: true, partialFilterExpression: { once: true } },
-    { key: { id: 1, _id: 1 }, name: 'id_then_order' },
-    { key: { key_id: 1, _id: 1 }, name: 'key_then_order' },
-    // `summary`: the time range, and the group's fields read from the index.
-    { key: { created_at: 1, key_id: 1, model: 1 }, name: 'created_at_key_model' },
-  ],
-  tasks: [
-    // `idempotency.key`, not `idempotency`: a task without a key holds `idempotency: null`, which
-    // `$exists` would still match, so every keyless task of one API key would collide.
-    {
-      key: { key_id: 1, 'idempotency.key': 1 },
-      name: 'idempotency_unique',
-      unique: true,
-      partialFilterExpression: { 'idempotency.key': { $exists: true } },
-    },
-    // `due` and `countByStatus`: the status prefix keeps finished tasks (most of the collection over
-    // time) out of the scan for due work.
-    { key: { status: 1, billed: 1, next_poll_at: 1 }, name: 'status_billed_next_poll' },
-    // `page`, newest first: all tasks, or those of one status.
-    { key: { created_at: -1, _id: -1 }, name: 'created_at_id' },
-    { key: { status: 1, created_at: -1, _id: -1 }, name: 'status_created_at_id' },
-  ],
-};
+/** How a store is opened over a database: its collection (tests use several) and where it logs. */
+export interface MongoStoreOptions {
+  readonly collection?: string;
+  readonly logger?: Logger;
+}
 
 export interface MongoConnectOptions {
   /** How long an operation waits for a usable server before failing (default 10 s). */
@@ -96,16 +62,6 @@ export async function connectMongo(uri: string, options: MongoConnectOptions = {
   });
   await client.connect();
   return client;
-}
-
-/** Creates the indexes of the named stores' collections (all three by default). */
-export async function createStoreIndexes(
-  db: Db,
-  names: Partial<Record<StoreName, string>> = COLLECTIONS,
-): Promise<void> {
-  for (const [store, collection] of Object.entries(names) as [StoreName, string][]) {
-    await db.collection(collection).createIndexes([...STORE_INDEXES[store]]);
-  }
 }
 
 /** True for a duplicate-key error (code 11000), from a unique index or `_id`. */

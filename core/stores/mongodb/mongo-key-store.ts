@@ -4,7 +4,7 @@
  */
 import { type Collection, type Db, type Filter, type UpdateFilter } from 'mongodb';
 import { type KeyChange, type KeyPageQuery, type KeyRecord, type KeyStore } from '../key-store';
-import { COLLECTIONS, isDuplicateKey, STORE_COLLECTION_OPTIONS, STORE_INDEXES } from './connect';
+import { COLLECTIONS, isDuplicateKey, STORE_COLLECTION_OPTIONS, type MongoStoreOptions } from './connect';
 
 /** Documents are read without `_id`: callers get exactly a KeyRecord. */
 const WITHOUT_ID = { projection: { _id: 0 } } as const;
@@ -59,9 +59,10 @@ export class MongoKeyStore implements KeyStore {
     private readonly claims: Collection<FirstKeyClaim>,
   ) {}
 
-  static async open(db: Db, collectionName: string = COLLECTIONS.keys): Promise<MongoKeyStore> {
+  /** Over the collection as it is: its indexes are built by the deploy step (store-indexes.ts). */
+  static open(db: Db, options: MongoStoreOptions = {}): MongoKeyStore {
+    const collectionName = options.collection ?? COLLECTIONS.keys;
     const keys = db.collection<KeyRecord>(collectionName, STORE_COLLECTION_OPTIONS);
-    await keys.createIndexes([...STORE_INDEXES.keys]);
     const claims = db.collection<FirstKeyClaim>(`${collectionName}_claims`, STORE_COLLECTION_OPTIONS);
     return new MongoKeyStore(keys, claims);
   }

@@ -4,17 +4,8 @@
  * share the collection: the database decides who wins, never a read followed by a write. Leases are
  * timed on the server's clock (`$$NOW`, MongoDB 4.2+), so the hosts' clocks need not agree.
  */
-import {
-  MongoServerError,
-  type ChangeStream,
-  type ChangeStreamInsertDocument,
-  type ChangeStreamUpdateDocument,
-  type Collection,
-  type Db,
-  type Document,
-  type Filter,
-  type ResumeToken,
-} from 'mongodb';
+import { type Collection, type Db, type Document, type Filter } from 'mongodb';
+import pino, { type Logger } from 'pino';
 import {
   canMove,
   isTerminal,
@@ -27,13 +18,17 @@ import {
   type VideoTask,
 } from '../../tasks/task';
 import { IdempotencyKeyTaken, type AcquireOptions, type TaskPageQuery, type TaskStore } from '../task-store';
-import { COLLECTIONS, isDuplicateKey, STORE_COLLECTION_OPTIONS, STORE_INDEXES } from './connect';
+import { COLLECTIONS, isDuplicateKey, STORE_COLLECTION_OPTIONS, type MongoStoreOptions } from './connect';
+import { LastingChangeStream } from './lasting-change-stream';
 
-type TaskDoc = Omit<StoredTask, 'id'> & { _id: string };
-type TaskEvent = ChangeStreamInsertDocument<TaskDoc> | ChangeStreamUpdateDocument<TaskDoc>;
+/** `done_on`: when the task came to need no more work, as a BSON date for the retention's TTL index. */
+type TaskDoc = Omit<StoredTask, 'id'> & { _id: string; done_on?: Date };
 
 const toDoc = ({ id, ...rest }: VideoTask): TaskDoc => ({ _id: id, ...rest });
-const fromDoc = ({ _id, ...rest }: TaskDoc): VideoTask => normalizeTask({ id: _id, ...rest });
+const fromDoc = ({ _id, done_on, ...rest }: TaskDoc): VideoTask => {
+  void done_on; // the store's own, not the task's
+  return normalizeTask({ id: _id, ...rest });
+};
 
 /**
  * `update` as one pipeline stage, so the history is appended in the same write: every expression in a
@@ -56,8 +51,24 @@ function changeStage(change: TaskChange, now: number): Document[] {
       ],
     };
   }
-  return [{ $set: set }];
+  return [{ $set: set }, DONE_STAGE];
 }
+
+/** The document (as changed) needs no more work: terminal, and billed if it succeeded. */
+const NO_WORK_LEFT = {
+  $and: [
+    { $in: ['$status', TASK_STATUSES.filter(isTerminal)] },
+    { $or: [{ $ne: ['$status', 'succeeded'] }, { $eq: ['$billed', true] }] },
+  ],
+};
+
+/**
+ * Run after the change's own stage, so it reads the changed document: `done_on` is set (on the server's
+ * clock) when no work is left, kept from then on, and removed if work comes back (it cannot today).
+ */
+const DONE_STAGE: Document = {
+  $set: { done_on: { $cond: [NO_WORK_LEFT, { $ifNull: ['$done_on', '$$NOW'] }, '$$REMOVE'] } },
+};
 
 /** `needsWork` as a filter: not terminal, or succeeded and not yet billed. */
 const NEEDS_WORK: Filter<TaskDoc> = {
@@ -104,23 +115,19 @@ const movableTo = (to: TaskStatus): TaskStatus[] => TASK_STATUSES.filter((from) 
  */
 const AS_PRIMARY_HAS_IT = { readConcern: { level: 'local' }, readPreference: 'primary' } as const;
 
-/** How long a failed change stream waits before it is reopened (a server that is down fails at once). */
-const REOPEN_DELAY_MS = 1_000;
-/** The server no longer has the resume token's point in its oplog: start from now (the sweep covers the gap). */
-const CHANGE_STREAM_HISTORY_LOST = 286;
-
 export class MongoTaskStore implements TaskStore {
-  /** Stops of the live watches, for `close`. */
-  private readonly watches = new Set<() => Promise<void>>();
-  /** Change streams not yet open: writes wait for them (see `watch`). */
-  private readonly opening = new Set<Promise<void>>();
+  /** The live watches' streams: writes wait until they are open (see `watch`), `close` stops them. */
+  private readonly streams = new Set<LastingChangeStream<TaskDoc>>();
 
-  private constructor(private readonly tasks: Collection<TaskDoc>) {}
+  private constructor(
+    private readonly tasks: Collection<TaskDoc>,
+    private readonly logger: Logger,
+  ) {}
 
-  static async open(db: Db, collectionName: string = COLLECTIONS.tasks): Promise<MongoTaskStore> {
-    const tasks = db.collection<TaskDoc>(collectionName, STORE_COLLECTION_OPTIONS);
-    await tasks.createIndexes([...STORE_INDEXES.tasks]);
-    return new MongoTaskStore(tasks);
+  /** Over the collection as it is: its indexes are built by the deploy step (store-indexes.ts). */
+  static open(db: Db, options: MongoStoreOptions = {}): MongoTaskStore {
+    const tasks = db.collection<TaskDoc>(options.collection ?? COLLECTIONS.tasks, STORE_COLLECTION_OPTIONS);
+    return new MongoTaskStore(tasks, options.logger ?? pino({ level: 'silent' }));
   }
 
   async insert(task: VideoTask, idempotentSince: number): Promise<void> {
@@ -254,69 +261,47 @@ export class MongoTaskStore implements TaskStore {
   }
 
   /**
-   * A change stream of inserts and updates, each delivered with the task as stored. A stream that fails
-   * (its own resume, built into the driver, gave up) is reopened after the last resume token it saw.
-   * Writes through this store wait until the streams are open, so a listener sees every change made
-   * after `watch` returned, as with the embedded store; changes by other instances in that first moment
-   * are for the poller's sweep.
+   * A change stream of inserts and updates, each delivered with the task as stored, kept open however it
+   * ends (LastingChangeStream). Writes through this store wait until the streams are open, so a listener
+   * sees every change made after `watch` returned, as with the embedded store; changes by other
+   * instances in that first moment are for the poller's sweep.
    */
   watch(listener: (task: VideoTask) => void): () => void {
-    let stream: ChangeStream<TaskDoc, TaskEvent> | undefined;
-    let token: ResumeToken; // unknown to the driver's types; undefined until the stream answers
-    let reopen: NodeJS.Timeout | undefined;
-    let stopped = false;
-
-    const open = (): void => {
-      const current = this.tasks.watch<TaskDoc, TaskEvent>(
-        [{ $match: { operationType: { $in: ['insert', 'update'] } } }],
-        { fullDocument: 'updateLookup', ...(token !== undefined ? { resumeAfter: token } : {}) },
-      );
-      stream = current;
-      // The first resume token arrives with the server's answer to the open.
-      const opened = new Promise<void>((resolve) => {
-        current.once('resumeTokenChanged', () => resolve());
-        current.once('error', () => resolve());
-        current.once('close', () => resolve());
-      });
-      this.opening.add(opened);
-      void opened.then(() => this.opening.delete(opened));
-      current.on('resumeTokenChanged', (t: ResumeToken) => (token = t ?? token));
-      current.on('change', (event) => {
-        if (!stopped && event.fullDocument) listener(fromDoc(event.fullDocument));
-      });
-      current.on('error', (e) => {
-        if (e instanceof MongoServerError && e.code === CHANGE_STREAM_HISTORY_LOST) token = undefined;
-        current.close().catch(() => undefined);
-        if (!stopped) reopen = setTimeout(open, REOPEN_DELAY_MS);
-      });
+    const stream = new LastingChangeStream<TaskDoc>(this.tasks, {
+      // `invalidate` passes so its token is the one to start after (a dropped or renamed collection).
+      pipeline: [{ $match: { operationType: { $in: ['insert', 'update', 'invalidate'] } } }],
+      fullDocument: 'updateLookup',
+      onChange: (change) => {
+        if ((change.operationType === 'insert' || change.operationType === 'update') && change.fullDocument) {
+          listener(fromDoc(change.fullDocument));
+        }
+      },
+      logger: this.logger,
+      name: `${this.tasks.collectionName} tasks`,
+    });
+    this.streams.add(stream);
+    return () => {
+      this.streams.delete(stream);
+      void stream.stop();
     };
-
-    const stop = async (): Promise<void> => {
-      stopped = true;
-      clearTimeout(reopen);
-      this.watches.delete(stop);
-      await stream?.close().catch(() => undefined);
-    };
-    this.watches.add(stop);
-    open();
-    return () => void stop();
   }
 
+  /** A count per status, each read from the status-prefixed index alone (no document is fetched). */
   async countByStatus(): Promise<Record<TaskStatus, number>> {
-    const counts = Object.fromEntries(TASK_STATUSES.map((s) => [s, 0])) as Record<TaskStatus, number>;
-    const groups = this.tasks.aggregate<{ _id: TaskStatus; n: number }>([
-      { $group: { _id: '$status', n: { $sum: 1 } } },
-    ]);
-    for await (const { _id, n } of groups) counts[_id] = n;
-    return counts;
+    const counts = await Promise.all(
+      TASK_STATUSES.map((status) => this.tasks.countDocuments({ status })),
+    );
+    return Object.fromEntries(TASK_STATUSES.map((s, i) => [s, counts[i]])) as Record<TaskStatus, number>;
   }
 
   /** Closes the change streams; the client belongs to whoever connected it. */
   async close(): Promise<void> {
-    await Promise.all([...this.watches].map((stop) => stop()));
+    const streams = [...this.streams];
+    this.streams.clear();
+    await Promise.all(streams.map((stream) => stream.stop()));
   }
 
   private async watchesOpen(): Promise<void> {
-    if (this.opening.size > 0) await Promise.all(this.opening);
+    if (this.streams.size > 0) await Promise.all([...this.streams].map((stream) => stream.opened()));
   }
 }

@@ -5,7 +5,6 @@
  * `summary` is one aggregation over the `created_at_key_model` index.
  */
 import { MongoBulkWriteError, ObjectId, type Collection, type Db, type Filter } from 'mongodb';
-import type { Logger } from 'pino';
 import { BatchWriter, type BatchOptions } from '../batch-writer';
 import { sortSummary } from '../usage-rollup';
 import {
@@ -16,20 +15,29 @@ import {
   type UsageSummaryQuery,
   type UsageSummaryRow,
 } from '../usage-store';
-import { COLLECTIONS, isDuplicateKey, STORE_COLLECTION_OPTIONS, STORE_INDEXES } from './connect';
+import { COLLECTIONS, isDuplicateKey, STORE_COLLECTION_OPTIONS, type MongoStoreOptions } from './connect';
 
 /**
  * `_id` is chosen when the record is queued: it orders `list` (queue order within an instance, the
  * second of writing across instances), and it makes a retried batch idempotent (documents an earlier,
  * failed-looking try did write come back as duplicates).
  */
-type UsageDoc = UsageRecord & { _id: ObjectId };
+type UsageDoc = UsageRecord & { _id: ObjectId; created_on: Date };
 
-export interface MongoUsageOptions extends BatchOptions {
-  readonly logger?: Logger;
-}
+export interface MongoUsageOptions extends BatchOptions, MongoStoreOptions {}
 
-const WITHOUT_ID = { projection: { _id: 0 } } as const;
+/** Records are read as they were recorded: without `_id` and the retention's `created_on`. */
+const AS_RECORDED = { projection: { _id: 0, created_on: 0 } } as const;
+
+/**
+ * A record as stored. `created_on` is `created_at` as a BSON date, which a TTL index needs (the record's
+ * own time stays the ISO string the summaries compare).
+ */
+const toDoc = (entry: UsageRecord): UsageDoc => ({
+  ...entry,
+  _id: new ObjectId(),
+  created_on: new Date(entry.created_at),
+});
 
 /** An unordered insertMany whose only failures are duplicates (of `_id`s an earlier try wrote), fully acknowledged. */
 function onlyDuplicates(e: unknown): boolean {
@@ -48,18 +56,14 @@ export class MongoUsageStore implements UsageStore {
     this.batches = new BatchWriter((batch) => this.write(batch), options, options.logger, 'usage records');
   }
 
-  static async open(
-    db: Db,
-    options: MongoUsageOptions,
-    collectionName: string = COLLECTIONS.usage,
-  ): Promise<MongoUsageStore> {
-    const usage = db.collection<UsageDoc>(collectionName, STORE_COLLECTION_OPTIONS);
-    await usage.createIndexes([...STORE_INDEXES.usage]);
+  /** Over the collection as it is: its indexes are built by the deploy step (store-indexes.ts). */
+  static open(db: Db, options: MongoUsageOptions): MongoUsageStore {
+    const usage = db.collection<UsageDoc>(options.collection ?? COLLECTIONS.usage, STORE_COLLECTION_OPTIONS);
     return new MongoUsageStore(usage, options);
   }
 
   record(entry: UsageRecord): void {
-    this.batches.add({ ...entry, _id: new ObjectId() });
+    this.batches.add(toDoc(entry));
   }
 
   accepting(): boolean {
@@ -86,7 +90,7 @@ export class MongoUsageStore implements UsageStore {
   async recordOnce(entry: UsageRecord): Promise<boolean> {
     try {
       // Acknowledged with majority and journal (STORE_COLLECTION_OPTIONS): durable once it resolves.
-      await this.usage.insertOne({ ...entry, once: true, _id: new ObjectId() });
+      await this.usage.insertOne({ ...toDoc(entry), once: true });
       return true;
     } catch (e) {
       if (isDuplicateKey(e)) return false;
@@ -101,11 +105,11 @@ export class MongoUsageStore implements UsageStore {
       ...(filter.key_id !== undefined ? { key_id: filter.key_id } : {}),
     };
     if (filter.limit === undefined) {
-      return this.usage.find<UsageRecord>(query, WITHOUT_ID).sort({ _id: 1 }).toArray();
+      return this.usage.find<UsageRecord>(query, AS_RECORDED).sort({ _id: 1 }).toArray();
     }
     // The last `limit` records, returned in insertion order as the embedded store does.
     const last = await this.usage
-      .find<UsageRecord>(query, WITHOUT_ID)
+      .find<UsageRecord>(query, AS_RECORDED)
       .sort({ _id: -1 })
       .limit(filter.limit)
       .toArray();

@@ -3,7 +3,7 @@ import t from 'tap';
 import { EmbeddedKeyStore } from '../../../core/stores/embedded/embedded-key-store';
 import { MongoKeyStore } from '../../../core/stores/mongodb/mongo-key-store';
 import { tempDir } from '../../helpers/gateway';
-import { closingAtEnd, collectionNames, MONGODB_URI, mongoTestDb, NO_MONGODB } from '../../helpers/stores';
+import { closingAtEnd, indexedCollections, MONGODB_URI, mongoTestDb, NO_MONGODB } from '../../helpers/stores';
 import { keyStoreContract } from './key-store.contract';
 
 t.test('embedded', (t) => {
@@ -16,12 +16,12 @@ t.test('embedded', (t) => {
 
 t.test('MongoDB', MONGODB_URI ? {} : { skip: NO_MONGODB }, async (t) => {
   const db = await mongoTestDb(t, MONGODB_URI ?? '');
-  const nextName = collectionNames('keys');
+  const nextCollection = indexedCollections(db, 'keys');
   keyStoreContract(
     t,
-    (t) => {
-      const name = nextName();
-      return Promise.resolve(closingAtEnd(t, () => MongoKeyStore.open(db, name)));
+    async (t) => {
+      const collection = await nextCollection();
+      return closingAtEnd(t, () => Promise.resolve(MongoKeyStore.open(db, { collection })));
     },
     { shared: true },
   );

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { EmbeddedTaskStore } from '../../../core/stores/embedded/embedded-task-store';
 import { MongoTaskStore } from '../../../core/stores/mongodb/mongo-task-store';
 import { tempDir } from '../../helpers/gateway';
-import { closingAtEnd, collectionNames, MONGODB_URI, mongoTestDb, NO_MONGODB } from '../../helpers/stores';
+import { closingAtEnd, indexedCollections, MONGODB_URI, mongoTestDb, NO_MONGODB } from '../../helpers/stores';
 import { newTask, taskStoreContract } from './task-store.contract';
 
 t.test('embedded', (t) => {
@@ -22,12 +22,12 @@ t.test('embedded', (t) => {
 
 t.test('MongoDB', MONGODB_URI ? {} : { skip: NO_MONGODB }, async (t) => {
   const db = await mongoTestDb(t, MONGODB_URI ?? '');
-  const nextName = collectionNames('tasks');
+  const nextCollection = indexedCollections(db, 'tasks');
   taskStoreContract(
     t,
-    (t) => {
-      const name = nextName();
-      return Promise.resolve(closingAtEnd(t, () => MongoTaskStore.open(db, name)));
+    async (t) => {
+      const collection = await nextCollection();
+      return closingAtEnd(t, () => Promise.resolve(MongoTaskStore.open(db, { collection })));
     },
     'store',
   );

@@ -5,7 +5,7 @@ import { MongoUsageStore } from '../../../core/stores/mongodb/mongo-usage-store'
 import { tempDir } from '../../helpers/gateway';
 import {
   closingAtEnd,
-  collectionNames,
+  indexedCollections,
   MONGODB_URI,
   mongoTestDb,
   NO_MONGODB,
@@ -23,9 +23,9 @@ t.test('embedded', (t) => {
 
 t.test('MongoDB', MONGODB_URI ? {} : { skip: NO_MONGODB }, async (t) => {
   const db = await mongoTestDb(t, MONGODB_URI ?? '');
-  const nextName = collectionNames('usage');
-  usageStoreContract(t, (t) => {
-    const name = nextName();
-    return Promise.resolve(closingAtEnd(t, () => MongoUsageStore.open(db, options, name)));
+  const nextCollection = indexedCollections(db, 'usage');
+  usageStoreContract(t, async (t) => {
+    const collection = await nextCollection();
+    return closingAtEnd(t, () => Promise.resolve(MongoUsageStore.open(db, { ...options, collection })));
   });
 });

@@ -7,8 +7,10 @@ import pino from 'pino';
 import t from 'tap';
 import { LiveInstances } from '../../../core/redis/live-instances';
 import { RedisLink } from '../../../core/redis/redis-link';
+import type { AcquireOptions, TaskStore } from '../../../core/stores/task-store';
 import type { PollGates } from '../../../core/tasks/poll-gate';
 import { sharedPollGates } from '../../../core/tasks/shared-poll-gate';
+import type { Lease } from '../../../core/tasks/task';
 import type { TestGateway } from '../../helpers/gateway';
 import { eventually } from '../../helpers/http';
 import { allBilled, gatewayWithoutPoller, poller, submitMany, videoaUpstream } from '../../helpers/pollers';
@@ -17,6 +19,22 @@ import { redisPrefix, TEST_REDIS_URL } from '../../helpers/redis';
 const TASKS = 200;
 const silent = pino({ level: 'silent' });
 
+/**
+ * The gateway's store, counting each poller's tries at a turn (a lease asked only if the task is due):
+ * tries beyond the polls are turns lost to another poller.
+ */
+function countingTries(store: TaskStore, tries: Map<string, number>): TaskStore {
+  return new Proxy(store, {
+    get(target, property, receiver) {
+      if (property !== 'acquire') return Reflect.get(target, property, receiver) as unknown;
+      return (id: string, lease: Lease, now: number, options?: AcquireOptions) => {
+        if (options?.onlyIfDue) tries.set(lease.owner, (tries.get(lease.owner) ?? 0) + 1);
+        return target.acquire(id, lease, now, options);
+      };
+    },
+  });
+}
+
 /** Runs `count` pollers over freshly submitted tasks until all are billed; returns the tasks' upstream ids. */
 async function drain(
   gw: TestGateway,
@@ -24,9 +42,11 @@ async function drain(
   directives: string,
   poll: Record<string, unknown>,
   gates?: () => PollGates,
-): Promise<{ upstreamIds: string[]; pollsBy: number[] }> {
+): Promise<{ upstreamIds: string[]; pollsBy: number[]; tries: number }> {
+  const tries = new Map<string, number>();
+  const store = countingTries(gw.gateway.tasks, tries);
   const pollers = Array.from({ length: count }, (_, i) =>
-    poller(gw, `poller-${i}`, videoaUpstream(gw, poll), gates?.(), 5_000),
+    poller(gw, `poller-${i}`, videoaUpstream(gw, poll), { gates: gates?.(), leaseMs: 5_000, takeoverMs: 1_000, store }),
   );
   // Submitted first: on two shared cores, submits and polls at once would make both runs' timing differ.
   const ids = await submitMany(gw, TASKS, directives);
@@ -38,7 +58,8 @@ async function drain(
   }
   const tasks = await Promise.all(ids.map((id) => gw.gateway.tasks.get(id)));
   const pollsBy = await Promise.all(pollers.map(async (p) => (await p.stats()).polls));
-  return { upstreamIds: tasks.map((task) => task!.upstream_task_id!), pollsBy };
+  const triesAll = [...tries.values()].reduce((a, b) => a + b, 0);
+  return { upstreamIds: tasks.map((task) => task!.upstream_task_id!), pollsBy, tries: triesAll };
 }
 
 const meanPolls = (gw: TestGateway, upstreamIds: string[]): number =>
@@ -71,6 +92,12 @@ void t.test(`three pollers, ${TASKS} tasks: as many polls per task as one poller
   );
   const overlapping = three.upstreamIds.filter((id) => gw.sim.tasks.get(id)!.max_concurrent_polls > 1);
   t.strictSame(overlapping, [], 'no task was ever polled by two pollers at once');
+  // A task stays with the poller that polled it last; the others would each try every turn (3 per poll).
+  const polls = three.pollsBy.reduce((a, b) => a + b, 0);
+  t.ok(
+    three.tries < polls * 1.5,
+    `${three.tries} tries at a turn for ${polls} polls: the pollers did not each try every task`,
+  );
 });
 
 void t.test('with Redis, the poll caps hold across three pollers together', async (t) => {
