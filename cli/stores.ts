@@ -25,7 +25,8 @@ function report(plans: readonly IndexPlan[], checkOnly: boolean): boolean {
       continue;
     }
     for (const index of plan.create) print(`created  ${where}: ${index.name}`);
-    for (const { name, seconds } of plan.retime) print(`changed  ${where}: ${name} now deletes after ${seconds} s`);
+    for (const { name, seconds } of plan.retime)
+      print(`changed  ${where}: ${name} now deletes after ${seconds} s`);
     for (const name of plan.drop) print(`dropped  ${where}: ${name} (retention off)`);
     for (const conflict of plan.conflicts) print(`LEFT     ${conflict}`);
     clean &&= plan.conflicts.length === 0;
@@ -54,7 +55,11 @@ async function main(argv: string[]): Promise<boolean> {
       ? await planStoreIndexes(db, retention)
       : await buildStoreIndexes(db, retention);
     const clean = report(plans, values.check);
-    print(clean ? `${storage.database}: the indexes are as the gateway needs them` : `${storage.database}: not ready`);
+    print(
+      clean
+        ? `${storage.database}: the indexes are as the gateway needs them`
+        : `${storage.database}: not ready`,
+    );
     return clean;
   } finally {
     await client.close();

@@ -19,7 +19,15 @@ import type { AcquireOptions, TaskStore } from '../stores/task-store';
 import type { Biller } from './billing';
 import { interruptedChange, warnInterrupted } from './interrupted-submit';
 import { localPollGates, type PollGate, type PollGates } from './poll-gate';
-import { canMove, handedBack, needsWork, type TaskChange, type TaskError, type TaskStatus, type VideoTask } from './task';
+import {
+  canMove,
+  handedBack,
+  needsWork,
+  type TaskChange,
+  type TaskError,
+  type TaskStatus,
+  type VideoTask,
+} from './task';
 
 export interface PollerOptions {
   /** This poller's name in leases; unique per poller. */
@@ -66,7 +74,8 @@ const errorBackoff = (policy: PollPolicy, errors: number): number =>
 const SWEEP_BATCH = 10_000;
 
 /** A stable share in [0, 1) for a text. */
-const hashShare = (text: string): number => createHash('sha1').update(text).digest().readUInt32BE(0) / 2 ** 32;
+const hashShare = (text: string): number =>
+  createHash('sha1').update(text).digest().readUInt32BE(0) / 2 ** 32;
 
 /**
  * A dropped turn is retried no sooner than this: when clocks disagree (a store that times leases on its
@@ -352,7 +361,12 @@ export class TaskPoller {
         const status =
           outcome.state !== 'unknown' && canMove(task.status, outcome.state) ? outcome.state : task.status;
         const next = Date.now() + nextInterval(policy, task.polls + 1);
-        return this.change(task, { ...polled, status, next_poll_at: next, lease: handedBack(this.options.owner) });
+        return this.change(task, {
+          ...polled,
+          status,
+          next_poll_at: next,
+          lease: handedBack(this.options.owner),
+        });
       }
     }
   }

@@ -198,6 +198,46 @@ t.test('storage: usage rotation size and queue bound, with defaults', (t) => {
   t.end();
 });
 
+t.test(
+  'storage: retention of finished tasks and of usage, never shorter than the idempotency window',
+  (t) => {
+    const doc = (storage: Record<string, unknown>, video: Record<string, unknown> = {}) => ({
+      pipeline: ['auth'],
+      storage,
+      video,
+    });
+    const day = 24 * 3_600_000;
+    t.match(buildConfig({ pipeline: ['auth'] }, {}).storage, { task_retention: 30 * day }, 'tasks: 30 days');
+    t.match(
+      buildConfig(doc({ driver: 'mongodb', uri: 'mongodb://h/?replicaSet=rs0' }), {}).storage,
+      { task_retention: 30 * day, usage_retention: 0 },
+      'usage records are kept unless told otherwise (they are the billing history)',
+    );
+    t.match(
+      buildConfig(
+        doc({ driver: 'mongodb', uri: 'mongodb://h', task_retention: 0, usage_retention: '400d' }),
+        {},
+      ).storage,
+      { task_retention: 0, usage_retention: 400 * day },
+    );
+    t.throws(() => buildConfig(doc({ task_retention: '2h' }), {}), {
+      path: 'storage.task_retention',
+      message: /at least video.idempotency_window/,
+    });
+    t.match(
+      buildConfig(doc({ task_retention: '2h' }, { idempotency_window: '1h' }), {}).storage,
+      { task_retention: 2 * 3_600_000 },
+      'a shorter idempotency window allows a shorter retention',
+    );
+    t.throws(
+      () => buildConfig(doc({ usage_retention: '30d' }), {}),
+      /usage_retention/,
+      'the embedded usage files are kept whole (rotated by size)',
+    );
+    t.end();
+  },
+);
+
 t.test('a file with an unset variable names the variable and its place', async (t) => {
   const dir = await tempDir(t);
   const file = join(dir, 'gateway.yaml');

@@ -3,7 +3,11 @@ import { randomBytes } from 'node:crypto';
 import type { Db } from 'mongodb';
 import pino, { type Logger } from 'pino';
 import { connectMongo, type StoreName } from '../../core/stores/mongodb/connect';
-import { buildStoreIndexes, KEEP_FOREVER, type StoreRetention } from '../../core/stores/mongodb/store-indexes';
+import {
+  buildStoreIndexes,
+  KEEP_FOREVER,
+  type StoreRetention,
+} from '../../core/stores/mongodb/store-indexes';
 import type { Teardown } from './gateway';
 
 /** Opens a store over one storage; each call opens another store over the same storage (a reopen). */

@@ -32,7 +32,8 @@ export interface LastingStreamOptions<T extends Document> {
 
 export class LastingChangeStream<T extends Document> {
   private stream: ChangeStream<T> | undefined;
-  private token: ResumeToken | undefined;
+  /** Unknown to the driver's types (`unknown`); undefined until a stream answers, or once it is of no use. */
+  private token: ResumeToken;
   private reopenTimer: NodeJS.Timeout | undefined;
   /** Ends in a row without a stream that answered; sets the wait before the next reopen. */
   private failures = 0;

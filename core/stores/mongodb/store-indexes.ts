@@ -124,7 +124,10 @@ export function planIndexes(
         `${where}: index ${want.name} is ${describe(have)}, the gateway needs ${describe(want)}; ` +
           `drop it and run the deploy step again`,
       );
-    } else if (want.expireAfterSeconds !== undefined && have['expireAfterSeconds'] !== want.expireAfterSeconds) {
+    } else if (
+      want.expireAfterSeconds !== undefined &&
+      have['expireAfterSeconds'] !== want.expireAfterSeconds
+    ) {
       const ttl = TTL_INDEXES[store]!;
       plan.retime.push({ name: want.name!, seconds: want.expireAfterSeconds });
       plan.problems.push(
@@ -145,7 +148,7 @@ export function planIndexes(
 /** The collection's indexes; none when it does not exist yet. */
 async function listIndexes(db: Db, collection: string): Promise<Document[]> {
   try {
-    return await db.collection(collection).listIndexes().toArray();
+    return await db.collection(collection).indexes();
   } catch (e) {
     if (e instanceof MongoServerError && e.code === 26) return []; // NamespaceNotFound
     throw e;

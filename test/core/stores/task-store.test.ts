@@ -154,3 +154,43 @@ t.test('embedded journal: a task written before history and cost_micros is read 
   t.strictSame((await store.get('vt-old-queued'))?.history, [{ status: 'queued', at: old.created_at }]);
   t.equal((await store.get('vt-old-queued'))?.cost_micros, null);
 });
+
+t.test('embedded retention: a task is forgotten once it has needed no work for the retention', async (t) => {
+  const dir = await tempDir(t);
+  const DAY = 24 * 3_600_000;
+  const now = Date.now();
+  const key = { key: 'retry-1', body_hash: 'h' };
+  const old = { updated_at: now - 2 * DAY, finished_at: now - 2 * DAY };
+  const tasks = {
+    failedLongAgo: newTask({ ...old, status: 'failed', idempotency: key }),
+    billedLongAgo: newTask({ ...old, status: 'succeeded', billed: true }),
+    unbilledLongAgo: newTask({ ...old, status: 'succeeded', billed: false }),
+    runningLongAgo: newTask({ ...old, status: 'running' }),
+    failedToday: newTask({ updated_at: now - 1_000, status: 'failed' }),
+  };
+  const keep = closingAtEnd(t, () => EmbeddedTaskStore.open(dir));
+  const first = await keep();
+  for (const task of Object.values(tasks)) await first.insert(task, 0);
+  t.equal(first.purge(now), 0, 'without a retention nothing is forgotten');
+  await first.close();
+
+  const present = async (store: EmbeddedTaskStore): Promise<string[]> => {
+    const names = Object.entries(tasks);
+    const found = await Promise.all(names.map(async ([, task]) => (await store.get(task.id)) !== undefined));
+    return names.filter((_, i) => found[i]).map(([name]) => name);
+  };
+  const withRetention = closingAtEnd(t, () => EmbeddedTaskStore.open(dir, { retentionMs: DAY }));
+  const second = await withRetention();
+  t.strictSame(
+    await present(second),
+    ['unbilledLongAgo', 'runningLongAgo', 'failedToday'],
+    'at open: the finished ones past the retention are gone; work left (billing included) keeps a task',
+  );
+  const retry = newTask({ status: 'queued', idempotency: key, created_at: now, updated_at: now });
+  await second.insert(retry, now - DAY);
+  t.ok(await second.get(retry.id), "the forgotten task's idempotency key is free again");
+
+  t.equal(second.purge(now + 2 * DAY), 1, 'later, the task failed today goes the same way');
+  t.equal(await second.get(tasks.failedToday.id), undefined);
+  t.ok(await second.get(tasks.runningLongAgo.id), 'a task still at work is never forgotten');
+});

@@ -46,7 +46,12 @@ async function drain(
   const tries = new Map<string, number>();
   const store = countingTries(gw.gateway.tasks, tries);
   const pollers = Array.from({ length: count }, (_, i) =>
-    poller(gw, `poller-${i}`, videoaUpstream(gw, poll), { gates: gates?.(), leaseMs: 5_000, takeoverMs: 1_000, store }),
+    poller(gw, `poller-${i}`, videoaUpstream(gw, poll), {
+      gates: gates?.(),
+      leaseMs: 5_000,
+      takeoverMs: 1_000,
+      store,
+    }),
   );
   // Submitted first: on two shared cores, submits and polls at once would make both runs' timing differ.
   const ids = await submitMany(gw, TASKS, directives);

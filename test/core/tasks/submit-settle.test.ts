@@ -61,26 +61,30 @@ t.test('a task failed as interrupted before its submit settled: the upstream job
   t.equal((await gw.gateway.tasks.get(task.id))?.status, 'failed', 'the failed task stays failed');
 });
 
-t.test('an accepted submit written but reported failed (a write-concern error) is billed once, not orphaned', async (t) => {
-  const { logger, lines } = recordingLogger();
-  const gw = await startTestGateway(t, () => undefined, { logger });
-  const store = gw.gateway.tasks;
-  const settleSubmit = store.settleSubmit.bind(store);
-  let reportedFailed = 0;
-  // The store applies the first record of an upstream job and then fails, as MongoDB does when the
-  // primary wrote it and the majority's acknowledgement timed out.
-  store.settleSubmit = async (id, change, now) => {
-    const settled = await settleSubmit(id, change, now);
-    if (change.upstream_task_id && reportedFailed++ === 0) throw new Error('waiting for replication timed out');
-    return settled;
-  };
-  const res = await submitVideo(gw, 'generic', videoBody(MODEL, 'task_ms=200'));
-  t.equal(res.status, 200);
-  t.equal(reportedFailed, 2, 'the record was tried again after the failure');
-  t.equal((await untilFinished(gw, 'generic', String(res.body.id))).body.status, 'completed');
-  await eventually(async () => (await gw.gateway.usage.list({ id: String(res.body.id) })).length === 1);
-  t.notOk(
-    lines.find((l) => /not recorded/.test(l.msg)),
-    'no orphaned job logged: the retry found its own record',
-  );
-});
+t.test(
+  'an accepted submit written but reported failed (a write-concern error) is billed once, not orphaned',
+  async (t) => {
+    const { logger, lines } = recordingLogger();
+    const gw = await startTestGateway(t, () => undefined, { logger });
+    const store = gw.gateway.tasks;
+    const settleSubmit = store.settleSubmit.bind(store);
+    let reportedFailed = 0;
+    // The store applies the first record of an upstream job and then fails, as MongoDB does when the
+    // primary wrote it and the majority's acknowledgement timed out.
+    store.settleSubmit = async (id, change, now) => {
+      const settled = await settleSubmit(id, change, now);
+      if (change.upstream_task_id && reportedFailed++ === 0)
+        throw new Error('waiting for replication timed out');
+      return settled;
+    };
+    const res = await submitVideo(gw, 'generic', videoBody(MODEL, 'task_ms=200'));
+    t.equal(res.status, 200);
+    t.equal(reportedFailed, 2, 'the record was tried again after the failure');
+    t.equal((await untilFinished(gw, 'generic', String(res.body.id))).body.status, 'completed');
+    await eventually(async () => (await gw.gateway.usage.list({ id: String(res.body.id) })).length === 1);
+    t.notOk(
+      lines.find((l) => /not recorded/.test(l.msg)),
+      'no orphaned job logged: the retry found its own record',
+    );
+  },
+);
