@@ -30,8 +30,24 @@ const fromDoc = ({ _id, done_on, ...rest }: TaskDoc): VideoTask => {
   return normalizeTask({ id: _id, ...rest });
 };
 
+/** The document (as changed) needs no more work: terminal, and billed if it succeeded. */
+const NO_WORK_LEFT = {
+  $and: [
+    { $in: ['$status', TASK_STATUSES.filter(isTerminal)] },
+    { $or: [{ $ne: ['$status', 'succeeded'] }, { $eq: ['$billed', true] }] },
+  ],
+};
+
 /**
- * `update` as one pipeline stage, so the history is appended in the same write: every expression in a
+ * Run after the change's own stage, so it reads the changed document: `done_on` is set (on the server's
+ * clock) when no work is left, kept from then on, and removed if work comes back (it cannot today).
+ */
+const DONE_STAGE: Document = {
+  $set: { done_on: { $cond: [NO_WORK_LEFT, { $ifNull: ['$done_on', '$$NOW'] }, '$$REMOVE'] } },
+};
+
+/**
+ * `update` as pipeline stages, so the history is appended in the same write: every expression in a
  * `$set` stage reads the document as it was, so `$status` is the old status (as in `nextHistory`). The
  * changed values are literals, never read as expressions.
  */
@@ -53,22 +69,6 @@ function changeStage(change: TaskChange, now: number): Document[] {
   }
   return [{ $set: set }, DONE_STAGE];
 }
-
-/** The document (as changed) needs no more work: terminal, and billed if it succeeded. */
-const NO_WORK_LEFT = {
-  $and: [
-    { $in: ['$status', TASK_STATUSES.filter(isTerminal)] },
-    { $or: [{ $ne: ['$status', 'succeeded'] }, { $eq: ['$billed', true] }] },
-  ],
-};
-
-/**
- * Run after the change's own stage, so it reads the changed document: `done_on` is set (on the server's
- * clock) when no work is left, kept from then on, and removed if work comes back (it cannot today).
- */
-const DONE_STAGE: Document = {
-  $set: { done_on: { $cond: [NO_WORK_LEFT, { $ifNull: ['$done_on', '$$NOW'] }, '$$REMOVE'] } },
-};
 
 /** `needsWork` as a filter: not terminal, or succeeded and not yet billed. */
 const NEEDS_WORK: Filter<TaskDoc> = {
