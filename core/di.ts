@@ -10,7 +10,6 @@ import type { Pricing } from './pricing';
 import type { SpendTracker } from './spend-tracker';
 import type { Catalogue } from './routing/catalogue';
 import type { Resilience } from './routing/resilience';
-import type { UpstreamProxy } from './proxy/upstream-proxy';
 import type { UpstreamTimeouts } from './upstream/upstream';
 import type { LiveInstances } from './redis/live-instances';
 import type { RedisLink } from './redis/redis-link';
@@ -33,7 +32,6 @@ export const SpendTrackerToken = token<SpendTracker>('SpendTracker');
 export const CatalogueToken = token<Catalogue>('Catalogue');
 /** Retries and ejection: built once, kept across routing changes. */
 export const ResilienceToken = token<Resilience>('Resilience');
-export const ProxyToken = token<UpstreamProxy>('UpstreamProxy');
 /** The validated options block of the plugin being constructed (registered in its own child container). */
 export const PluginOptionsToken = token<unknown>('PluginOptions');
 /** The name of the upstream being constructed (its key under `upstreams:` in gateway.yaml). */

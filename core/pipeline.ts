@@ -8,7 +8,9 @@ import { ConfigError } from '../config/errors';
 import { parseSection } from '../config/validate';
 import type { GatewayContext } from './context';
 import type { Handler } from './http/endpoint';
-import { registeredMiddlewares, type Middleware } from './plugin';
+import { registeredPlugins } from './define-plugin';
+import type { Middleware } from './plugin';
+import { checkStageOrder } from './pipeline-order';
 import { pluginRegistration, resolvePlugin } from './plugin-instances';
 import type { EventHook } from './proxy/stream-relay';
 
@@ -30,16 +32,20 @@ export function buildMiddlewares(
   entries: readonly (string | Record<string, unknown>)[],
   parent: DependencyContainer,
 ): NamedMiddleware[] {
-  const known = registeredMiddlewares(parent);
+  const known = registeredPlugins('middleware', parent);
   const seen = new Set<string>();
-  return entries.map((entry, i) => {
+  const stages = entries.map((entry, i) => {
     const [name, raw] = entryParts(entry, `pipeline[${i}]`);
     const registration = pluginRegistration(known, name, `pipeline[${i}]`, 'middleware');
     if (seen.has(name)) throw new ConfigError(`pipeline[${i}]`, `middleware "${name}" is listed twice`);
     seen.add(name);
-    const options: unknown = parseSection(registration.options, raw, `pipeline[${i}].${name}`);
-    return { name, instance: resolvePlugin(registration, options, parent) };
+    return { name, registration, options: parseSection(registration.options, raw, `pipeline[${i}].${name}`) };
   });
+  checkStageOrder(stages.map(({ name, registration }) => ({ name, order: registration.order })));
+  return stages.map(({ name, registration, options }) => ({
+    name,
+    instance: resolvePlugin(registration, options, parent),
+  }));
 }
 
 /** A composed pipeline: run the request through the stages, then the endpoint; then the finish phase. */

@@ -6,15 +6,15 @@
 import type { DependencyContainer } from 'tsyringe';
 import { ConfigError } from '../config/errors';
 import { PluginOptionsToken, type Token } from './di';
-import type { PluginRegistration } from './plugin';
+import type { PluginKind, PluginOf, PluginRegistration } from './define-plugin';
 
 /** The registration of `name`; `what` names the kind in the error (`middleware`, `upstream plugin`). */
-export function pluginRegistration<T>(
-  known: ReadonlyMap<string, PluginRegistration<T>>,
+export function pluginRegistration<K extends PluginKind>(
+  known: ReadonlyMap<string, PluginRegistration<K>>,
   name: string,
   path: string,
   what: string,
-): PluginRegistration<T> {
+): PluginRegistration<K> {
   const registration = known.get(name);
   if (!registration) {
     throw new ConfigError(path, `unknown ${what} "${name}" (known: ${[...known.keys()].join(', ')})`);
@@ -26,12 +26,12 @@ export function pluginRegistration<T>(
 export type Provided = readonly [Token<unknown>, unknown];
 
 /** The plugin's instance, built in its own child container holding `options` and `provided`. */
-export function resolvePlugin<T>(
-  registration: PluginRegistration<T>,
+export function resolvePlugin<K extends PluginKind>(
+  registration: PluginRegistration<K>,
   options: unknown,
   parent: DependencyContainer,
   provided: readonly Provided[] = [],
-): T {
+): PluginOf<K> {
   const child = parent.createChildContainer();
   child.register(PluginOptionsToken, { useValue: options });
   for (const [token, value] of provided) child.register(token, { useValue: value });

@@ -1,20 +1,14 @@
 /**
- * The two kinds of plugin and how they are registered. A plugin is a class decorated with its kind, its
- * name (the key used in gateway.yaml) and the schema of its options block; the decorator makes it
- * injectable and registers it in tsyringe's root container. The composition root resolves each one in a
- * child container that holds its validated options (PluginOptionsToken).
+ * What the plugins are: pipeline stages (Middleware), upstream families (UpstreamPlugin, with TaskUpstream
+ * for video), and the types they exchange with the core. How a plugin is declared and registered is
+ * define-plugin.ts.
  */
-import { container, injectable, type DependencyContainer } from 'tsyringe';
-import type { constructor } from 'tsyringe/dist/typings/types';
-import { z } from 'zod';
 import type { GatewayContext, JsonObject } from './context';
 import type { GatewayError } from './errors';
 import type { SseEvent } from './sse';
-import type { TaskProtocol } from './tasks/protocol';
 import type { TaskError, TaskParams, TaskUsage } from './tasks/task';
 import type { Usage } from './usage';
 import type { ModelLimits } from './routing/model-limits';
-import { token, type Token } from './di';
 
 export type Next = () => Promise<void>;
 
@@ -155,57 +149,3 @@ export interface TaskUpstream {
   /** Reads the upstream task once. Throws on a transient failure (transport, 5xx, 429). */
   poll(upstreamTaskId: string): Promise<PollOutcome>;
 }
-
-export type PluginKind = 'middleware' | 'upstream' | 'task-protocol';
-
-export interface PluginRegistration<T> {
-  readonly kind: PluginKind;
-  readonly name: string;
-  /** Validates the plugin's options block; its output is what the plugin receives. */
-  readonly options: z.ZodType;
-  readonly cls: constructor<T>;
-}
-
-const MiddlewarePlugins = token<PluginRegistration<Middleware>>('MiddlewarePlugins');
-const UpstreamPlugins = token<PluginRegistration<UpstreamPlugin>>('UpstreamPlugins');
-const TaskProtocolPlugins = token<PluginRegistration<TaskProtocol>>('TaskProtocolPlugins');
-
-const NO_OPTIONS = z.object({}).strict();
-
-function register<T>(
-  registry: Token<PluginRegistration<T>>,
-  kind: PluginKind,
-  name: string,
-  options: z.ZodType,
-) {
-  return (cls: constructor<T>): void => {
-    injectable()(cls);
-    container.register(registry, { useValue: { kind, name, options, cls } });
-  };
-}
-
-/** Registers a pipeline stage under `name`. @example @middlewarePlugin('rate-limit', rateLimitOptions) */
-export const middlewarePlugin = (name: string, options: z.ZodType = NO_OPTIONS) =>
-  register<Middleware>(MiddlewarePlugins, 'middleware', name, options);
-
-/** Registers an upstream family under `name` (the `plugin:` of an upstream in gateway.yaml). */
-export const upstreamPlugin = (name: string, options: z.ZodType) =>
-  register<UpstreamPlugin>(UpstreamPlugins, 'upstream', name, options);
-
-/** Registers a video task protocol under `name` (a key of `video.protocols` in gateway.yaml). */
-export const taskProtocolPlugin = (name: string, options: z.ZodType) =>
-  register<TaskProtocol>(TaskProtocolPlugins, 'task-protocol', name, options);
-
-function registered<T>(
-  c: DependencyContainer,
-  registry: Token<PluginRegistration<T>>,
-): Map<string, PluginRegistration<T>> {
-  const all = c.isRegistered(registry, true) ? c.resolveAll<PluginRegistration<T>>(registry) : [];
-  // A later registration of the same name wins, so a deployment can replace a built-in.
-  return new Map(all.map((r) => [r.name, r]));
-}
-
-export const registeredMiddlewares = (c: DependencyContainer = container) => registered(c, MiddlewarePlugins);
-export const registeredUpstreams = (c: DependencyContainer = container) => registered(c, UpstreamPlugins);
-export const registeredTaskProtocols = (c: DependencyContainer = container) =>
-  registered(c, TaskProtocolPlugins);

@@ -11,7 +11,8 @@ import { ConfigToken, KeptStateToken, KeyServiceToken } from '../di';
 import { Errors } from '../errors';
 import type { KeyService } from '../keys/key-service';
 import { isExpired } from '../stores/key-store';
-import { middlewarePlugin, type Middleware, type Next } from '../plugin';
+import { definePlugin } from '../define-plugin';
+import type { Middleware, Next } from '../plugin';
 import type { KeptState } from '../reload/kept-state';
 import { FailedAuthLimit } from './failed-auth-limit';
 
@@ -24,7 +25,7 @@ function presentedKey(ctx: GatewayContext): string | undefined {
   return typeof apiKey === 'string' ? apiKey.trim() : undefined;
 }
 
-@middlewarePlugin('auth')
+@definePlugin({ kind: 'middleware', name: 'auth' })
 export class AuthMiddleware implements Middleware {
   private readonly failures: FailedAuthLimit;
 

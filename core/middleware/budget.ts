@@ -21,9 +21,10 @@
 import { inject } from 'tsyringe';
 import { z } from 'zod';
 import { StateKey, type GatewayContext, type JsonObject } from '../context';
-import { PluginOptionsToken, PricingToken, SpendTrackerToken } from '../di';
+import { PricingToken, SpendTrackerToken } from '../di';
 import { Errors } from '../errors';
-import { middlewarePlugin, type Middleware, type Next } from '../plugin';
+import { definePlugin } from '../define-plugin';
+import type { Middleware, Next } from '../plugin';
 import type { Pricing } from '../pricing';
 import { nextMonthStart, type KeySpend, type SpendTracker } from '../spend-tracker';
 import { TASK_STORED } from '../tasks/submission';
@@ -54,10 +55,15 @@ const HELD = new StateKey<Held>('budget', 'held');
 const positive = (value: unknown): number | undefined =>
   typeof value === 'number' && Number.isInteger(value) && value > 0 ? value : undefined;
 
-@middlewarePlugin('budget', budgetOptions)
+@definePlugin({
+  kind: 'middleware',
+  name: 'budget',
+  options: budgetOptions,
+  requires: { auth: 'budgets belong to API keys', 'model-router': 'a call is priced by its routed model' },
+})
 export class BudgetMiddleware implements Middleware {
   constructor(
-    @inject(PluginOptionsToken) private readonly options: BudgetOptions,
+    private readonly options: BudgetOptions,
     @inject(SpendTrackerToken) private readonly tracker: SpendTracker,
     @inject(PricingToken) private readonly pricing: Pricing,
   ) {}

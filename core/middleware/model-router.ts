@@ -6,11 +6,16 @@ import { inject } from 'tsyringe';
 import type { GatewayContext } from '../context';
 import { CatalogueToken, ResilienceToken } from '../di';
 import { Errors } from '../errors';
-import { middlewarePlugin, type Middleware, type Next } from '../plugin';
+import { definePlugin } from '../define-plugin';
+import type { Middleware, Next } from '../plugin';
 import type { Catalogue } from '../routing/catalogue';
 import type { Resilience } from '../routing/resilience';
 
-@middlewarePlugin('model-router')
+@definePlugin({
+  kind: 'middleware',
+  name: 'model-router',
+  after: { auth: "it checks the model against the key's allowed models" },
+})
 export class ModelRouterMiddleware implements Middleware {
   constructor(
     @inject(CatalogueToken) private readonly catalogue: Catalogue,

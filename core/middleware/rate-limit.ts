@@ -26,9 +26,10 @@ import { z } from 'zod';
 import { ConfigError } from '../../config/errors';
 import { duration } from '../../config/units';
 import { StateKey, type GatewayContext } from '../context';
-import { KeptStateToken, LiveInstancesToken, LoggerToken, PluginOptionsToken, RedisToken } from '../di';
+import { KeptStateToken, LiveInstancesToken, LoggerToken, RedisToken } from '../di';
 import { Errors } from '../errors';
-import { middlewarePlugin, type Middleware, type Next } from '../plugin';
+import { definePlugin } from '../define-plugin';
+import type { Middleware, Next } from '../plugin';
 import type { Admission, Limiter } from '../rate-limit/limiter';
 import { FallbackLimiter } from '../rate-limit/fallback-limiter';
 import { MemoryLimiter } from '../rate-limit/memory-limiter';
@@ -67,13 +68,19 @@ type RateLimitOptions = z.output<typeof rateLimitOptions>;
 
 const ADMITTED = new StateKey<Admission>('rate-limit', 'admission');
 
-@middlewarePlugin('rate-limit', rateLimitOptions)
+@definePlugin({
+  kind: 'middleware',
+  name: 'rate-limit',
+  options: rateLimitOptions,
+  after: { auth: 'it reads the API key that auth sets' },
+  requires: { 'model-router': 'its per-model and per-upstream caps need the routed model' },
+})
 export class RateLimitMiddleware implements Middleware {
   readonly limiter: Limiter;
   private readonly rules: RuleTable;
 
   constructor(
-    @inject(PluginOptionsToken) options: RateLimitOptions,
+    options: RateLimitOptions,
     @inject(RedisToken) redis: RedisLink | undefined,
     @inject(LiveInstancesToken) live: LiveInstances | undefined,
     @inject(LoggerToken) logger: Logger,

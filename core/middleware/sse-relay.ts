@@ -8,21 +8,19 @@ import { z } from 'zod';
 import type { GatewayConfig } from '../../config/schema';
 import { duration } from '../../config/units';
 import type { GatewayContext } from '../context';
-import { ConfigToken, PluginOptionsToken } from '../di';
-import { middlewarePlugin, type Middleware, type Next } from '../plugin';
+import { ConfigToken } from '../di';
+import { definePlugin } from '../define-plugin';
+import type { Middleware, Next } from '../plugin';
 import { RELAY_POLICY, type RelayPolicy } from '../proxy/stream-relay';
 
 export const sseRelayOptions = z.object({ ping_every: duration.default(15_000) }).strict();
 type SseRelayOptions = z.output<typeof sseRelayOptions>;
 
-@middlewarePlugin('sse-relay', sseRelayOptions)
+@definePlugin({ kind: 'middleware', name: 'sse-relay', options: sseRelayOptions })
 export class SseRelayMiddleware implements Middleware {
   private readonly policy: RelayPolicy;
 
-  constructor(
-    @inject(PluginOptionsToken) options: SseRelayOptions,
-    @inject(ConfigToken) config: GatewayConfig,
-  ) {
+  constructor(options: SseRelayOptions, @inject(ConfigToken) config: GatewayConfig) {
     this.policy = { pingEveryMs: options.ping_every, idleTimeoutMs: config.server.timeouts.stream_idle };
   }
 

@@ -14,7 +14,8 @@ import { StateKey, type GatewayContext } from '../context';
 import { PricingToken, SpendTrackerToken, UsageStoreToken } from '../di';
 import { Errors } from '../errors';
 import type { Pricing } from '../pricing';
-import { middlewarePlugin, type Middleware, type Next } from '../plugin';
+import { definePlugin } from '../define-plugin';
+import type { Middleware, Next } from '../plugin';
 import type { SpendTracker } from '../spend-tracker';
 import type { UsageRecord, UsageStore } from '../stores/usage-store';
 import { NO_USAGE } from '../usage';
@@ -34,7 +35,14 @@ function isoNow(): string {
   return lastIso;
 }
 
-@middlewarePlugin('usage-metering')
+@definePlugin({
+  kind: 'middleware',
+  name: 'usage-metering',
+  after: {
+    auth: 'a record names the API key',
+    'model-router': 'a record names the routed model and upstream',
+  },
+})
 export class UsageMeteringMiddleware implements Middleware {
   constructor(
     @inject(UsageStoreToken) private readonly store: UsageStore,

@@ -9,7 +9,8 @@ import type { GatewayConfig } from '../../config/schema';
 import { parseSection } from '../../config/validate';
 import type { Endpoint } from '../http/endpoint';
 import { taskEndpoints } from '../http/task-endpoints';
-import { registeredTaskProtocols, type TaskUpstream } from '../plugin';
+import { registeredPlugins } from '../define-plugin';
+import type { TaskUpstream } from '../plugin';
 import { pluginRegistration, resolvePlugin } from '../plugin-instances';
 import type { TaskStore } from '../stores/task-store';
 import type { UsageStore } from '../stores/usage-store';
@@ -104,7 +105,7 @@ export function taskUpstreams(upstreams: readonly Upstream[]): Map<string, TaskU
 }
 
 function protocols(config: GatewayConfig, scope: DependencyContainer) {
-  const known = registeredTaskProtocols(scope);
+  const known = registeredPlugins('task-protocol', scope);
   return Object.entries(config.video.protocols).map(([name, raw]) => {
     const path = `video.protocols.${name}`;
     const registration = pluginRegistration(known, name, path, 'video protocol');

@@ -9,9 +9,9 @@ import type { GatewayConfig } from '../../config/schema';
 import { parseSection } from '../../config/validate';
 import { UpstreamNameToken, UpstreamTimeoutsToken } from '../di';
 import { pluginRegistration, resolvePlugin } from '../plugin-instances';
-import { registeredUpstreams, type UpstreamPlugin } from '../plugin';
+import { registeredPlugins } from '../define-plugin';
+import type { UpstreamPlugin } from '../plugin';
 import { Upstream } from './upstream';
-import type { UpstreamOptions } from './upstream-options';
 import type { UpstreamPool } from './upstream-pool';
 
 export function buildUpstreams(
@@ -19,11 +19,11 @@ export function buildUpstreams(
   parent: DependencyContainer,
   pool?: UpstreamPool,
 ): Upstream[] {
-  const known = registeredUpstreams(parent);
+  const known = registeredPlugins('upstream', parent);
   const { upstream_connect, upstream_response } = config.server.timeouts;
   const build = (name: string, raw: GatewayConfig['upstreams'][string]): Upstream => {
     const registration = pluginRegistration(known, raw.plugin, `upstreams.${name}.plugin`, 'upstream plugin');
-    const options = parseSection(registration.options, raw, `upstreams.${name}`) as UpstreamOptions;
+    const options = parseSection(registration.options, raw, `upstreams.${name}`);
     const timeouts = {
       connectMs: options.timeouts.connect ?? upstream_connect,
       responseMs: options.timeouts.response ?? upstream_response,

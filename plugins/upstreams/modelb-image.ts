@@ -4,11 +4,10 @@
  * upstream is always asked for `b64_json`.
  * @example upstreams: { modelb-image: { plugin: modelb-image, base_url: https://generativelanguage.googleapis.com/v1beta/openai, api_key: "${MODELB_API_KEY}" } }
  */
-import { inject } from 'tsyringe';
 import { z } from 'zod';
 import type { GatewayContext } from '../../core/context';
-import { PluginOptionsToken } from '../../core/di';
-import { upstreamPlugin, type ModelSpec, type UpstreamPlugin, type UpstreamRequest } from '../../core/plugin';
+import { definePlugin } from '../../core/define-plugin';
+import { type ModelSpec, type UpstreamPlugin, type UpstreamRequest } from '../../core/plugin';
 import { estimateTokens } from '../../core/usage';
 import { credentialHeaders, upstreamOptions, upstreamUrl } from '../../core/upstream/upstream-options';
 import { ImagesApi, validateImageRequest } from '../apis/images';
@@ -19,7 +18,7 @@ export const modelbImageOptions = upstreamOptions.extend({
 });
 export type ModelbImageOptions = z.output<typeof modelbImageOptions>;
 
-@upstreamPlugin('modelb-image', modelbImageOptions)
+@definePlugin({ kind: 'upstream', name: 'modelb-image', options: modelbImageOptions })
 export class ModelbImageUpstream implements UpstreamPlugin {
   readonly models: readonly ModelSpec[] = [
     {
@@ -34,7 +33,7 @@ export class ModelbImageUpstream implements UpstreamPlugin {
   private readonly url: URL;
   private readonly headers: Readonly<Record<string, string>>;
 
-  constructor(@inject(PluginOptionsToken) options: ModelbImageOptions) {
+  constructor(options: ModelbImageOptions) {
     this.url = upstreamUrl(options, options.images_path);
     this.headers = credentialHeaders(options);
   }

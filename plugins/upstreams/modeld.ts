@@ -4,11 +4,10 @@
  * the simulator (`modeld-version`). The body is re-serialised only when the model id had to change.
  * @example upstreams: { modeld-main: { plugin: modeld, base_url: https://api.anthropic.com, api_key: "${MODELD_API_KEY}", version_header: { name: anthropic-version } } }
  */
-import { inject } from 'tsyringe';
 import { z } from 'zod';
 import type { GatewayContext } from '../../core/context';
-import { PluginOptionsToken } from '../../core/di';
-import { upstreamPlugin, type ModelSpec, type UpstreamPlugin, type UpstreamRequest } from '../../core/plugin';
+import { definePlugin } from '../../core/define-plugin';
+import { type ModelSpec, type UpstreamPlugin, type UpstreamRequest } from '../../core/plugin';
 import { estimateTokens, promptChars } from '../../core/usage';
 import {
   authOptions,
@@ -55,7 +54,7 @@ const MAX_OUTPUT: Readonly<Record<(typeof MESSAGES_MODELS)[number], number>> = {
 const warningHeader = (warnings: readonly string[]): Record<string, string> =>
   warnings.length ? { warning: warnings.map((w) => `299 - "${w}"`).join(', ') } : {};
 
-@upstreamPlugin('modeld', modeldOptions)
+@definePlugin({ kind: 'upstream', name: 'modeld', options: modeldOptions })
 export class ModeldUpstream implements UpstreamPlugin {
   readonly models: readonly ModelSpec[] = MESSAGES_MODELS.map((id) => ({
     id,
@@ -67,7 +66,7 @@ export class ModeldUpstream implements UpstreamPlugin {
   private readonly url: URL;
   private readonly headers: Readonly<Record<string, string>>;
 
-  constructor(@inject(PluginOptionsToken) options: ModeldOptions) {
+  constructor(options: ModeldOptions) {
     this.url = upstreamUrl(options, options.messages_path);
     this.headers = {
       ...credentialHeaders(options),

@@ -4,17 +4,15 @@
  * `in_progress`, `completed`, `failed`, `cancelled`; a completed job lists its video under `data`.
  */
 import { randomBytes } from 'node:crypto';
-import { inject } from 'tsyringe';
 import type { JsonObject } from '../../core/context';
-import { PluginOptionsToken } from '../../core/di';
-import { taskProtocolPlugin } from '../../core/plugin';
+import { definePlugin } from '../../core/define-plugin';
 import { protocolOptions, type ProtocolOptions, type TaskProtocol } from '../../core/tasks/protocol';
 import type { TaskStatus, VideoTask } from '../../core/tasks/task';
 import { unixSeconds } from '../apis/videos';
 
 const OBJECT = 'video.generation.job';
 
-@taskProtocolPlugin('generic', protocolOptions(['*']))
+@definePlugin({ kind: 'task-protocol', name: 'generic', options: protocolOptions(['*']) })
 export class GenericVideoProtocol implements TaskProtocol {
   readonly submitPath = '/v1/videos/generations';
   readonly queryPath = '/v1/videos/generations/:id';
@@ -27,7 +25,7 @@ export class GenericVideoProtocol implements TaskProtocol {
   };
   readonly models: readonly string[];
 
-  constructor(@inject(PluginOptionsToken) options: ProtocolOptions) {
+  constructor(options: ProtocolOptions) {
     this.models = options.models;
   }
 

@@ -6,11 +6,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import { inject } from 'tsyringe';
 import type { JsonObject } from '../../core/context';
-import { PluginOptionsToken } from '../../core/di';
 import { Errors } from '../../core/errors';
-import { taskProtocolPlugin } from '../../core/plugin';
+import { definePlugin } from '../../core/define-plugin';
 import { protocolOptions, type ProtocolOptions, type TaskProtocol } from '../../core/tasks/protocol';
 import type { TaskStatus, VideoTask } from '../../core/tasks/task';
 
@@ -19,7 +17,7 @@ const ASYNC_HEADER = 'x-nativea-async';
 /** The vendor's time format, `2025-07-27 21:05:15.212` (here in UTC). */
 const vendorTime = (ms: number): string => new Date(ms).toISOString().replace('T', ' ').replace('Z', '');
 
-@taskProtocolPlugin('native-a', protocolOptions(['videoa-*']))
+@definePlugin({ kind: 'task-protocol', name: 'native-a', options: protocolOptions(['videoa-*']) })
 export class NativeAVideoProtocol implements TaskProtocol {
   readonly submitPath = '/api/v1/services/aigc/video-generation/video-synthesis';
   readonly queryPath = '/api/v1/tasks/:id';
@@ -32,7 +30,7 @@ export class NativeAVideoProtocol implements TaskProtocol {
   };
   readonly models: readonly string[];
 
-  constructor(@inject(PluginOptionsToken) options: ProtocolOptions) {
+  constructor(options: ProtocolOptions) {
     this.models = options.models;
   }
 

@@ -4,10 +4,8 @@
  * times in Unix seconds; `error` null unless the task failed.
  */
 import { randomBytes } from 'node:crypto';
-import { inject } from 'tsyringe';
 import type { JsonObject } from '../../core/context';
-import { PluginOptionsToken } from '../../core/di';
-import { taskProtocolPlugin } from '../../core/plugin';
+import { definePlugin } from '../../core/define-plugin';
 import { protocolOptions, type ProtocolOptions, type TaskProtocol } from '../../core/tasks/protocol';
 import type { TaskStatus, VideoTask } from '../../core/tasks/task';
 import { unixSeconds } from '../apis/videos';
@@ -15,7 +13,7 @@ import { unixSeconds } from '../apis/videos';
 /** `20250622134237`: the vendor's ids carry their creation time. */
 const stamp = (ms: number): string => new Date(ms).toISOString().replace(/\D/g, '').slice(0, 14);
 
-@taskProtocolPlugin('native-b', protocolOptions(['videob-*']))
+@definePlugin({ kind: 'task-protocol', name: 'native-b', options: protocolOptions(['videob-*']) })
 export class NativeBVideoProtocol implements TaskProtocol {
   readonly submitPath = '/api/v3/contents/generations/tasks';
   readonly queryPath = '/api/v3/contents/generations/tasks/:id';
@@ -28,7 +26,7 @@ export class NativeBVideoProtocol implements TaskProtocol {
   };
   readonly models: readonly string[];
 
-  constructor(@inject(PluginOptionsToken) options: ProtocolOptions) {
+  constructor(options: ProtocolOptions) {
     this.models = options.models;
   }
 

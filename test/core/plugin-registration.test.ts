@@ -1,24 +1,22 @@
 /**
- * A plugin defined here, in the test file, is registered by its decorator and served by name from the
- * configuration, with no edit to core/: an upstream family with its own API and a pipeline stage.
+ * A plugin defined here, in the test file, is registered by its manifest and served by name from the
+ * configuration, with no edit to core/: an upstream family with its own API and a pipeline stage. Then
+ * what the manifests guard: a name registered twice, and a pipeline whose order breaks a stage's rules.
  */
 import 'reflect-metadata';
 import t from 'tap';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { inject } from 'tsyringe';
 import { z } from 'zod';
 import type { GatewayContext, JsonObject } from '../../core/context';
-import { PluginOptionsToken } from '../../core/di';
-import {
-  middlewarePlugin,
-  upstreamPlugin,
-  type Middleware,
-  type ModelApi,
-  type ModelSpec,
-  type Next,
-  type UpstreamPlugin,
-  type UpstreamRequest,
+import { definePlugin } from '../../core/define-plugin';
+import type {
+  Middleware,
+  ModelApi,
+  ModelSpec,
+  Next,
+  UpstreamPlugin,
+  UpstreamRequest,
 } from '../../core/plugin';
 import {
   credentialHeaders,
@@ -37,10 +35,14 @@ const EchoApi: ModelApi = {
   dialect: { ping: ': ping\n\n', errorFrame: (e) => `data: ${e.body()}\n\n` },
 };
 
-@upstreamPlugin('echo-family', upstreamOptions.extend({ greeting: z.string() }))
+@definePlugin({
+  kind: 'upstream',
+  name: 'echo-family',
+  options: upstreamOptions.extend({ greeting: z.string() }),
+})
 class EchoUpstream implements UpstreamPlugin {
   readonly models: readonly ModelSpec[] = [{ id: 'echo-1', api: EchoApi, created: 1, ownedBy: 'tests' }];
-  constructor(@inject(PluginOptionsToken) private readonly options: UpstreamOptions & { greeting: string }) {}
+  constructor(private readonly options: UpstreamOptions & { greeting: string }) {}
 
   async prepare(ctx: GatewayContext): Promise<UpstreamRequest> {
     const body = { ...(await ctx.json()), greeting: this.options.greeting };
@@ -61,9 +63,14 @@ class EchoUpstream implements UpstreamPlugin {
   }
 }
 
-@middlewarePlugin('stamp', z.object({ value: z.string() }).strict())
+@definePlugin({
+  kind: 'middleware',
+  name: 'stamp',
+  options: z.object({ value: z.string() }).strict(),
+  after: { auth: 'it stamps only authenticated calls' },
+})
 class StampMiddleware implements Middleware {
-  constructor(@inject(PluginOptionsToken) private readonly options: { value: string }) {}
+  constructor(private readonly options: { value: string }) {}
   async handle(ctx: GatewayContext, next: Next): Promise<void> {
     ctx.res.setHeader('x-stamp', this.options.value);
     return next();
@@ -119,4 +126,56 @@ t.test('plugins defined in a test file are registered and served', async (t) => 
   );
   t.equal(wrongEndpoint.status, 404);
   t.match(wrongEndpoint.text, /served on POST \/v1\/echo/);
+});
+
+t.test('a plugin name is registered once per kind', (t) => {
+  const again = () =>
+    definePlugin({ kind: 'middleware', name: 'stamp' })(
+      class {
+        handle = (_ctx: GatewayContext, next: Next) => next();
+      },
+    );
+  t.throws(again, /a middleware plugin named "stamp" is already registered/);
+  t.throws(
+    () => definePlugin({ kind: 'middleware', name: 'auth' })(class {}),
+    /named "auth" is already registered/,
+    'a built-in is not replaced silently either',
+  );
+  t.end();
+});
+
+t.test("start-up refuses a pipeline that breaks a stage's order, naming the entry", async (t) => {
+  const refused = async (pipeline: unknown[]): Promise<unknown> =>
+    startTestGateway(t, (doc) => {
+      doc.pipeline = pipeline;
+    }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+  t.match(
+    await refused(['model-router', 'auth', 'usage-metering']),
+    {
+      path: 'pipeline[0]',
+      message:
+        /model-router must come after auth \(it checks the model against the key's allowed models\), which is pipeline\[1\]/,
+    },
+    'the router before auth would skip the allowed models',
+  );
+  t.match(await refused(['auth', 'rate-limit', 'usage-metering']), {
+    path: 'pipeline[1]',
+    message: /rate-limit needs model-router before it .*add model-router/,
+  });
+  t.match(await refused(['model-router', 'budget']), {
+    path: 'pipeline[1]',
+    message: /budget needs auth before it \(budgets belong to API keys\)/,
+  });
+  t.match(await refused(['auth', 'usage-metering', 'model-router']), {
+    path: 'pipeline[1]',
+    message: /usage-metering must come after model-router/,
+  });
+  t.match(
+    await refused([{ stamp: { value: 'x' } }, 'auth', 'model-router']),
+    { path: 'pipeline[0]', message: /stamp must come after auth \(it stamps only authenticated calls\)/ },
+    "a plugin's own manifest rules hold like the built-ins'",
+  );
 });

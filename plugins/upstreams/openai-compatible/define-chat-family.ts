@@ -1,7 +1,6 @@
-import { inject } from 'tsyringe';
 import type { constructor } from 'tsyringe/dist/typings/types';
-import { PluginOptionsToken } from '../../../core/di';
-import { upstreamPlugin, type UpstreamPlugin } from '../../../core/plugin';
+import { definePlugin } from '../../../core/define-plugin';
+import type { UpstreamPlugin } from '../../../core/plugin';
 import { chatUpstreamOptions, type ChatUpstreamOptions } from './chat-options';
 import { OpenAiCompatibleChat, type ChatFamilySpec } from './chat-upstream';
 
@@ -10,9 +9,9 @@ import { OpenAiCompatibleChat, type ChatFamilySpec } from './chat-upstream';
  * so each family file is a table entry, not a class of its own.
  */
 export function defineChatFamily(name: string, spec: ChatFamilySpec): constructor<UpstreamPlugin> {
-  @upstreamPlugin(name, chatUpstreamOptions)
+  @definePlugin({ kind: 'upstream', name, options: chatUpstreamOptions })
   class ChatFamilyUpstream extends OpenAiCompatibleChat {
-    constructor(@inject(PluginOptionsToken) options: ChatUpstreamOptions) {
+    constructor(options: ChatUpstreamOptions) {
       super(spec, options);
     }
   }

@@ -1,7 +1,8 @@
 import { inject } from 'tsyringe';
 import type { constructor } from 'tsyringe/dist/typings/types';
-import { PluginOptionsToken, UpstreamNameToken, UpstreamTimeoutsToken } from '../../../core/di';
-import { upstreamPlugin, type UpstreamPlugin } from '../../../core/plugin';
+import { UpstreamNameToken, UpstreamTimeoutsToken } from '../../../core/di';
+import { definePlugin } from '../../../core/define-plugin';
+import type { UpstreamPlugin } from '../../../core/plugin';
 import type { UpstreamTimeouts } from '../../../core/upstream/upstream';
 import { videoOptions, type VideoOptions, type VideoPaths } from './video-options';
 import { VideoUpstream, type VideoFamilySpec } from './video-upstream';
@@ -12,10 +13,10 @@ export function defineVideoFamily(
   spec: VideoFamilySpec,
   paths: VideoPaths,
 ): constructor<UpstreamPlugin> {
-  @upstreamPlugin(name, videoOptions(paths))
+  @definePlugin({ kind: 'upstream', name, options: videoOptions(paths) })
   class VideoFamilyUpstream extends VideoUpstream {
     constructor(
-      @inject(PluginOptionsToken) options: VideoOptions,
+      options: VideoOptions,
       @inject(UpstreamNameToken) upstreamName: string,
       @inject(UpstreamTimeoutsToken) timeouts: UpstreamTimeouts,
     ) {
