@@ -84,7 +84,7 @@ export function definePlugin<K extends PluginKind, S extends z.ZodType<Kinds[K][
     if (!manifest.options && kind !== 'middleware')
       throw new Error(`the ${kind} plugin "${name}" needs an options schema`);
     if (manifest.options) inject(PluginOptionsToken)(cls, undefined, 0);
-    injectable()(cls as constructor<Kinds[K]['plugin']>);
+    injectable()(cls);
     const registration: PluginRegistration<K> = {
       kind,
       name,

@@ -1,27 +1,37 @@
 /**
- * The built-in plugins: importing this file registers each of them with tsyringe. This is the only list
- * of built-ins; a deployment's own plugin registers itself the same way, with no edit to core/.
+ * The plugins: importing this file registers every one of them with tsyringe (define-plugin.ts). The
+ * built-in pipeline stages are listed here; upstream families and task protocols are found on disk, so
+ * adding one is a new file or folder under `plugins/upstreams/` or `plugins/video-protocols/` (a folder's
+ * plugin is its `index`) and an entry in gateway.yaml, with no edit here or in `core/`.
  */
 import 'reflect-metadata';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
 
 // Pipeline stages (core/middleware).
-export { AuthMiddleware } from '../core/middleware/auth';
-export { RateLimitMiddleware } from '../core/middleware/rate-limit';
-export { ModelRouterMiddleware } from '../core/middleware/model-router';
-export { BudgetMiddleware } from '../core/middleware/budget';
-export { UsageMeteringMiddleware } from '../core/middleware/usage-metering';
-export { SseRelayMiddleware } from '../core/middleware/sse-relay';
+import '../core/middleware/auth';
+import '../core/middleware/rate-limit';
+import '../core/middleware/model-router';
+import '../core/middleware/budget';
+import '../core/middleware/usage-metering';
+import '../core/middleware/sse-relay';
 
-// Upstream families.
-export { ModelaUpstream } from './upstreams/modela';
-export { ModelbUpstream } from './upstreams/modelb';
-export { ModelcUpstream } from './upstreams/modelc';
-export { ModeldUpstream } from './upstreams/modeld';
-export { ModelbImageUpstream } from './upstreams/modelb-image';
-export { VideoaUpstream } from './upstreams/videoa';
-export { VideobUpstream } from './upstreams/videob';
+/** Folders whose modules are plugins; a subfolder without an `index` only holds what its plugins share. */
+const PLUGIN_FOLDERS = ['upstreams', 'video-protocols'];
 
-// Video task protocols.
-export { GenericVideoProtocol } from './video-protocols/generic';
-export { NativeAVideoProtocol } from './video-protocols/native-a';
-export { NativeBVideoProtocol } from './video-protocols/native-b';
+/** The compiled modules of one plugin folder: its files, and its subfolders' `index.js`, in name order. */
+function pluginModules(folder: string): string[] {
+  const entries = readdirSync(folder, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name));
+  return entries.flatMap((entry) => {
+    if (entry.isFile() && entry.name.endsWith('.js')) return [join(folder, entry.name)];
+    if (!entry.isDirectory()) return [];
+    const index = join(folder, entry.name, 'index.js');
+    return readdirSync(join(folder, entry.name)).includes('index.js') ? [index] : [];
+  });
+}
+
+// Loaded for what loading does (each module registers its plugin); nothing is taken from them.
+for (const folder of PLUGIN_FOLDERS) {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- found at run time, so not importable statically
+  for (const file of pluginModules(join(__dirname, folder))) require(file);
+}

@@ -1,7 +1,8 @@
 /**
- * The OpenAI-style chat completions API (`POST /v1/chat/completions`) as the contract defines it: the
- * endpoint, its stream frames, and the field table with the families that accept each field
- * (SERVICE-INTERFACE.md, "Chat completion request"). Families are columns: A = modela, B = modelb, C = modelc.
+ * The OpenAI-style chat completions API (`POST /v1/chat/completions`): what every chat family shares.
+ * The endpoint, its stream frames, the messages, and the rules of the fields the contract defines (what a
+ * valid value is). Which fields a family takes, requires or refuses is the family's own table
+ * (ChatFieldTable), declared in its plugin; this file only applies it.
  */
 import { z } from 'zod';
 import type { JsonObject } from '../../core/context';
@@ -10,8 +11,6 @@ import type { ModelApi, StreamDialect } from '../../core/plugin';
 import { checkCeiling, type ModelLimits } from '../../core/routing/model-limits';
 import { checkParts, type PartTable } from './content-parts';
 import { forEachListedField } from './field-table';
-
-export type ChatFamily = 'A' | 'B' | 'C';
 
 /** The frames the gateway writes into OpenAI-style streams. */
 export const OpenAiStreamDialect: StreamDialect = Object.freeze({
@@ -28,52 +27,73 @@ export const ChatCompletionsApi: ModelApi = Object.freeze({
   dialect: OpenAiStreamDialect,
 });
 
-interface FieldRule {
+export interface FieldRule {
   readonly schema: z.ZodType;
   /** What a valid value is, for the 400 message. */
   readonly expect: string;
-  readonly families: readonly ChatFamily[];
 }
 
-const ALL: readonly ChatFamily[] = ['A', 'B', 'C'];
 const object = z.looseObject({});
 
-/** The contract's table. A field not listed here is passed to the upstream unchanged. */
-export const CHAT_FIELDS: Readonly<Record<string, FieldRule>> = {
-  stream: { schema: z.boolean(), expect: 'a boolean', families: ALL },
-  stream_options: { schema: object, expect: 'an object', families: ['C'] },
-  temperature: { schema: z.number().min(0).max(2), expect: 'a number from 0 to 2', families: ALL },
-  top_p: { schema: z.number().min(0).max(1), expect: 'a number from 0 to 1', families: ALL },
-  max_tokens: { schema: z.int().min(1), expect: 'a positive integer', families: ALL },
-  n: { schema: z.int().min(1), expect: 'an integer of at least 1', families: ALL },
-  stop: { schema: z.union([z.string(), z.array(z.string())]), expect: 'an array of strings', families: ALL },
-  presence_penalty: { schema: z.number().min(-2).max(2), expect: 'a number from -2 to 2', families: ALL },
-  frequency_penalty: {
-    schema: z.number().min(-2).max(2),
-    expect: 'a number from -2 to 2',
-    families: ['A', 'B'],
-  },
-  repetition_penalty: { schema: z.number().positive(), expect: 'a positive number', families: ['C'] },
-  logprobs: { schema: z.boolean(), expect: 'a boolean', families: ['A'] },
-  top_logprobs: { schema: z.int().min(0).max(20), expect: 'an integer from 0 to 20', families: ['A'] },
-  seed: { schema: z.int(), expect: 'an integer', families: ['A', 'C'] },
-  reasoning_effort: {
-    schema: z.enum(['low', 'medium', 'high']),
-    expect: 'one of low, medium, high',
-    families: ['A', 'B'],
-  },
-  enable_thinking: { schema: z.boolean(), expect: 'a boolean', families: ['C'] },
-  tools: { schema: z.array(object), expect: 'an array of tool objects', families: ALL },
+/** The rules of the fields the contract lists for chat; each family says which of them it takes. */
+export const CHAT_FIELD_RULES = {
+  stream: { schema: z.boolean(), expect: 'a boolean' },
+  stream_options: { schema: object, expect: 'an object' },
+  temperature: { schema: z.number().min(0).max(2), expect: 'a number from 0 to 2' },
+  top_p: { schema: z.number().min(0).max(1), expect: 'a number from 0 to 1' },
+  max_tokens: { schema: z.int().min(1), expect: 'a positive integer' },
+  n: { schema: z.int().min(1), expect: 'an integer of at least 1' },
+  stop: { schema: z.union([z.string(), z.array(z.string())]), expect: 'an array of strings' },
+  presence_penalty: { schema: z.number().min(-2).max(2), expect: 'a number from -2 to 2' },
+  frequency_penalty: { schema: z.number().min(-2).max(2), expect: 'a number from -2 to 2' },
+  repetition_penalty: { schema: z.number().positive(), expect: 'a positive number' },
+  logprobs: { schema: z.boolean(), expect: 'a boolean' },
+  top_logprobs: { schema: z.int().min(0).max(20), expect: 'an integer from 0 to 20' },
+  seed: { schema: z.int(), expect: 'an integer' },
+  reasoning_effort: { schema: z.enum(['low', 'medium', 'high']), expect: 'one of low, medium, high' },
+  enable_thinking: { schema: z.boolean(), expect: 'a boolean' },
+  tools: { schema: z.array(object), expect: 'an array of tool objects' },
   tool_choice: {
     schema: z.union([z.enum(['auto', 'none', 'required']), object]),
     expect: 'auto, none, required or a named tool object',
-    families: ALL,
   },
-  parallel_tool_calls: { schema: z.boolean(), expect: 'a boolean', families: ['A', 'C'] },
-  response_format: { schema: object, expect: 'an object', families: ALL },
-  extra_body: { schema: object, expect: 'an object', families: ['B'] },
-  user: { schema: z.string(), expect: 'a string', families: ['A'] },
-};
+  parallel_tool_calls: { schema: z.boolean(), expect: 'a boolean' },
+  response_format: { schema: object, expect: 'an object' },
+  extra_body: { schema: object, expect: 'an object' },
+  user: { schema: z.string(), expect: 'a string' },
+} as const satisfies Record<string, FieldRule>;
+
+export type ChatField = keyof typeof CHAT_FIELD_RULES;
+
+/** A family's column of the field table, declared in its plugin. */
+export interface ChatFieldTable {
+  /** The contract's fields it takes; the contract's other fields are refused (400 unsupported_field). */
+  readonly accepts: readonly ChatField[];
+  /** Fields a request must carry for this family. */
+  readonly requires?: readonly string[];
+  /** Fields of the family's own, beyond the contract's, with their rules. */
+  readonly own?: Readonly<Record<string, FieldRule>>;
+  /** Fields the contract does not list that the family refuses all the same. */
+  readonly rejects?: readonly string[];
+}
+
+/** A field the family refuses. */
+const REFUSED = 'refused';
+
+/** A table made ready for the request path: every listed field's rule, or REFUSED. Unlisted fields pass. */
+export interface ChatFields {
+  readonly rules: Readonly<Record<string, FieldRule | typeof REFUSED>>;
+  readonly required: readonly string[];
+}
+
+export function chatFields(table: ChatFieldTable): ChatFields {
+  const rules: Record<string, FieldRule | typeof REFUSED> = {};
+  for (const field of Object.keys(CHAT_FIELD_RULES) as ChatField[]) rules[field] = REFUSED;
+  for (const field of table.accepts) rules[field] = CHAT_FIELD_RULES[field];
+  for (const field of table.rejects ?? []) rules[field] = REFUSED;
+  Object.assign(rules, table.own);
+  return { rules, required: table.requires ?? [] };
+}
 
 const url = z.looseObject({ url: z.string().min(1) });
 
@@ -98,18 +118,21 @@ const ROLES = new Set(['system', 'user', 'assistant', 'tool']);
 const OUTPUT_TOKEN_FIELDS: readonly string[] = ['max_tokens', 'max_completion_tokens'];
 
 /**
- * Checks a chat request against the table for `family` and the model's ceilings; throws a 400 naming the
+ * Checks a chat request against its family's fields and the model's ceilings; throws a 400 naming the
  * field (and the model).
  */
 export function validateChatRequest(
   body: JsonObject,
-  family: ChatFamily,
+  fields: ChatFields,
   model: string,
   limits: ModelLimits = {},
 ): void {
   validateMessages(body.messages);
-  forEachListedField(body, CHAT_FIELDS, (field, value, rule) => {
-    if (!rule.families.includes(family)) throw Errors.unsupportedField(field, model);
+  for (const field of fields.required) {
+    if (body[field] == null) throw Errors.invalidRequest(`field '${field}' is required`);
+  }
+  forEachListedField(body, fields.rules, (field, value, rule) => {
+    if (rule === REFUSED) throw Errors.unsupportedField(field, model);
     if (!rule.schema.safeParse(value).success) {
       throw Errors.invalidRequest(`field '${field}' must be ${rule.expect}`);
     }

@@ -6,7 +6,27 @@
 import { defineChatFamily } from './openai-compatible/define-chat-family';
 
 export const ModelaUpstream = defineChatFamily('modela', {
-  family: 'A',
+  fields: {
+    accepts: [
+      'stream',
+      'temperature',
+      'top_p',
+      'max_tokens',
+      'n',
+      'stop',
+      'presence_penalty',
+      'frequency_penalty',
+      'logprobs',
+      'top_logprobs',
+      'seed',
+      'reasoning_effort',
+      'tools',
+      'tool_choice',
+      'parallel_tool_calls',
+      'response_format',
+      'user',
+    ],
+  },
   vendor: 'modela',
   models: ['modela-5.6-luna', 'modela-5.5'],
   created: 1767225600,

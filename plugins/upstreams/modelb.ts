@@ -8,7 +8,23 @@
 import { defineChatFamily } from './openai-compatible/define-chat-family';
 
 export const ModelbUpstream = defineChatFamily('modelb', {
-  family: 'B',
+  fields: {
+    accepts: [
+      'stream',
+      'temperature',
+      'top_p',
+      'max_tokens',
+      'n',
+      'stop',
+      'presence_penalty',
+      'frequency_penalty',
+      'reasoning_effort',
+      'tools',
+      'tool_choice',
+      'response_format',
+      'extra_body',
+    ],
+  },
   vendor: 'modelb',
   models: ['modelb-3.5-flash', 'modelb-3.1-pro-preview'],
   created: 1767225600,

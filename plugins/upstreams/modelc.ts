@@ -6,7 +6,25 @@
 import { defineChatFamily } from './openai-compatible/define-chat-family';
 
 export const ModelcUpstream = defineChatFamily('modelc', {
-  family: 'C',
+  fields: {
+    accepts: [
+      'stream',
+      'stream_options',
+      'temperature',
+      'top_p',
+      'max_tokens',
+      'n',
+      'stop',
+      'presence_penalty',
+      'repetition_penalty',
+      'seed',
+      'enable_thinking',
+      'tools',
+      'tool_choice',
+      'parallel_tool_calls',
+      'response_format',
+    ],
+  },
   vendor: 'modelc',
   models: [
     'modelc-3.6-max-preview',

@@ -2,11 +2,13 @@
  * Shared by the chat tests: one model per contract family, a POST that carries a request id of the test's
  * choosing, and readers for what the upstream simulator received and what the gateway metered.
  */
-import type { ChatFamily } from '../../plugins/apis/chat-completions';
 import type { UsageRecord } from '../../core/stores/usage-store';
 import type { LoggedRequest } from '../../simulator/request-log';
 import type { TestGateway } from '../helpers/gateway';
 import { eventually, postJson, sseJson, type JsonResponse } from '../helpers/http';
+
+/** The columns of the contract's chat field table: A = modela, B = modelb, C = modelc. */
+export type ChatFamily = 'A' | 'B' | 'C';
 
 /** One served model per column of the contract's field table. */
 export const MODEL: Readonly<Record<ChatFamily, string>> = {

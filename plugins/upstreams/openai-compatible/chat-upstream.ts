@@ -1,6 +1,6 @@
 /**
  * The shared behaviour of the OpenAI-compatible chat families. A family is data (ChatFamilySpec): its
- * column of the contract's field table, field renames for its upstream, and how its upstream reports
+ * field table, field renames for its upstream, and how its upstream reports
  * usage in streams. The body is re-serialised only when something in it had to change.
  */
 import type { GatewayContext, JsonObject } from '../../../core/context';
@@ -13,11 +13,18 @@ import {
   upstreamUrl,
   type UpstreamOptions,
 } from '../../../core/upstream/upstream-options';
-import { ChatCompletionsApi, validateChatRequest, type ChatFamily } from '../../apis/chat-completions';
+import {
+  ChatCompletionsApi,
+  chatFields,
+  validateChatRequest,
+  type ChatFields,
+  type ChatFieldTable,
+} from '../../apis/chat-completions';
 import { ChatResponseReader } from './chat-reader';
 
 export interface ChatFamilySpec {
-  readonly family: ChatFamily;
+  /** Which of the contract's chat fields the family takes (and any of its own). */
+  readonly fields: ChatFieldTable;
   /** `owned_by` in the model list. */
   readonly vendor: string;
   readonly models: readonly string[];
@@ -38,6 +45,7 @@ export interface ChatFamilySpec {
 
 export abstract class OpenAiCompatibleChat implements UpstreamPlugin {
   readonly models: readonly ModelSpec[];
+  private readonly fields: ChatFields;
   private readonly url: URL;
   private readonly headers: Readonly<Record<string, string>>;
 
@@ -52,13 +60,14 @@ export abstract class OpenAiCompatibleChat implements UpstreamPlugin {
       ownedBy: spec.vendor,
       limits: { ...spec.limits, ...spec.modelLimits?.[id] },
     }));
+    this.fields = chatFields(spec.fields);
     this.url = upstreamUrl(options, options.chat_path);
     this.headers = credentialHeaders(options);
   }
 
   async prepare(ctx: GatewayContext, model: ModelSpec, upstreamModel: string): Promise<UpstreamRequest> {
     const body = await ctx.json();
-    validateChatRequest(body, this.spec.family, model.id, model.limits);
+    validateChatRequest(body, this.fields, model.id, model.limits);
     const stream = body.stream === true;
     const clientWantsUsage =
       stream && (body.stream_options as JsonObject | undefined)?.include_usage === true;

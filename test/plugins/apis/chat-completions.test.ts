@@ -2,13 +2,22 @@
  * The chat completion request of SERVICE-INTERFACE.md, checked over real HTTP through the whole pipeline:
  * the field table per family, ranges and types, messages, the model field, pass-through of unlisted
  * fields, and the shape of every error. Expectations come from the contract table written out below, not
- * from the gateway's own CHAT_FIELDS, so a wrong cell in the gateway fails here.
+ * from the gateway's rules or the families' own tables, so a wrong cell in a family plugin fails here.
  */
 import t from 'tap';
-import { CHAT_FIELDS, type ChatFamily } from '../../../plugins/apis/chat-completions';
+import { CHAT_FIELD_RULES } from '../../../plugins/apis/chat-completions';
 import { startTestGateway } from '../../helpers/gateway';
 import { isError } from '../../helpers/errors';
-import { chat, FAMILIES, hello, MODEL, newId, upstreamBody, upstreamOf } from '../chat-helpers';
+import {
+  chat,
+  FAMILIES,
+  hello,
+  MODEL,
+  newId,
+  upstreamBody,
+  upstreamOf,
+  type ChatFamily,
+} from '../chat-helpers';
 
 interface ContractRow {
   /** The families whose cell is "yes". */
@@ -55,11 +64,9 @@ const wireName = (field: string, family: ChatFamily): string =>
 void t.test('chat completion request, as the contract defines it', async (t) => {
   const gw = await startTestGateway(t);
 
-  await t.test('the gateway enforces the contract table, no more and no fewer fields', (t) => {
-    t.strictSame(Object.keys(CHAT_FIELDS).sort(), Object.keys(CONTRACT).sort());
-    for (const [field, rule] of Object.entries(CHAT_FIELDS)) {
-      t.equal(rule.families.join(''), CONTRACT[field]?.yes, `${field}: columns`);
-    }
+  await t.test("the gateway knows the contract's fields, no more and no fewer", (t) => {
+    // Each family's column is checked below, field by field, over HTTP.
+    t.strictSame(Object.keys(CHAT_FIELD_RULES).sort(), Object.keys(CONTRACT).sort());
     t.end();
   });
 

@@ -5,7 +5,6 @@
  * ceil(characters / 4), completion tokens are `x-sim-tokens` per choice (doubled when modelc thinks).
  */
 import t, { type Test } from 'tap';
-import type { ChatFamily } from '../../../plugins/apis/chat-completions';
 import { startTestGateway, type TestGateway } from '../../helpers/gateway';
 import { parseSse, type JsonResponse } from '../../helpers/http';
 import {
@@ -18,6 +17,7 @@ import {
   upstreamBody,
   upstreamOf,
   usageOf,
+  type ChatFamily,
 } from '../chat-helpers';
 
 // 40 characters: 10 prompt tokens upstream.
