@@ -49,7 +49,7 @@ async function drain(
     poller(gw, `poller-${i}`, videoaUpstream(gw, poll), {
       gates: gates?.(),
       leaseMs: 5_000,
-      takeoverMs: 1_000,
+      takeoverMs: 3_000,
       store,
     }),
   );
@@ -98,9 +98,10 @@ void t.test(`three pollers, ${TASKS} tasks: as many polls per task as one poller
   const overlapping = three.upstreamIds.filter((id) => gw.sim.tasks.get(id)!.max_concurrent_polls > 1);
   t.strictSame(overlapping, [], 'no task was ever polled by two pollers at once');
   // A task stays with the poller that polled it last; the others would each try every turn (3 per poll).
+  // A poller late by more than the takeover time (a loaded machine) is taken over, hence the margin.
   const polls = three.pollsBy.reduce((a, b) => a + b, 0);
   t.ok(
-    three.tries < polls * 1.5,
+    three.tries < polls * 2,
     `${three.tries} tries at a turn for ${polls} polls: the pollers did not each try every task`,
   );
 });
