@@ -4,39 +4,29 @@
  * `in_progress`, `completed`, `failed`, `cancelled`; a completed job lists its video under `data`.
  */
 import { randomBytes } from 'node:crypto';
-import type { JsonObject } from '../../core/context';
-import { definePlugin } from '../../core/define-plugin';
-import { protocolOptions, type ProtocolOptions, type TaskProtocol } from '../../core/tasks/protocol';
-import type { TaskStatus, VideoTask } from '../../core/tasks/task';
+import { defineTaskProtocol } from '../../core/tasks/define-task-protocol';
 import { unixSeconds } from '../apis/videos';
 
 const OBJECT = 'video.generation.job';
 
-@definePlugin({ kind: 'task-protocol', name: 'generic', options: protocolOptions(['*']) })
-export class GenericVideoProtocol implements TaskProtocol {
-  readonly submitPath = '/v1/videos/generations';
-  readonly queryPath = '/v1/videos/generations/:id';
-  readonly words: Readonly<Record<TaskStatus, string>> = {
+export const GenericVideoProtocol = defineTaskProtocol('generic', {
+  defaultModels: ['*'],
+  submitPath: '/v1/videos/generations',
+  queryPath: '/v1/videos/generations/:id',
+  words: {
     queued: 'queued',
     running: 'in_progress',
     succeeded: 'completed',
     failed: 'failed',
     cancelled: 'cancelled',
-  };
-  readonly models: readonly string[];
-
-  constructor(options: ProtocolOptions) {
-    this.models = options.models;
-  }
-
-  checkSubmit(): void {}
+  },
 
   /** 144 random bits. */
-  newTaskId(): string {
+  newTaskId() {
     return `video_${randomBytes(18).toString('base64url')}`;
-  }
+  },
 
-  submitted(task: VideoTask): JsonObject {
+  submitted(task) {
     return {
       id: task.id,
       object: OBJECT,
@@ -44,9 +34,9 @@ export class GenericVideoProtocol implements TaskProtocol {
       model: task.model,
       created_at: unixSeconds(task.created_at),
     };
-  }
+  },
 
-  queried(task: VideoTask): JsonObject {
+  queried(task) {
     return {
       id: task.id,
       object: OBJECT,
@@ -57,5 +47,5 @@ export class GenericVideoProtocol implements TaskProtocol {
       data: task.status === 'succeeded' && task.video_url ? [{ url: task.video_url }] : [],
       ...(task.error ? { error: task.error } : {}),
     };
-  }
-}
+  },
+});

@@ -5,49 +5,40 @@
  * `output`, and a `request_id`.
  */
 import { randomUUID } from 'node:crypto';
-import type { IncomingHttpHeaders } from 'node:http';
-import type { JsonObject } from '../../core/context';
 import { Errors } from '../../core/errors';
-import { definePlugin } from '../../core/define-plugin';
-import { protocolOptions, type ProtocolOptions, type TaskProtocol } from '../../core/tasks/protocol';
-import type { TaskStatus, VideoTask } from '../../core/tasks/task';
+import { defineTaskProtocol } from '../../core/tasks/define-task-protocol';
 
 const ASYNC_HEADER = 'x-nativea-async';
 
 /** The vendor's time format, `2025-07-27 21:05:15.212` (here in UTC). */
 const vendorTime = (ms: number): string => new Date(ms).toISOString().replace('T', ' ').replace('Z', '');
 
-@definePlugin({ kind: 'task-protocol', name: 'native-a', options: protocolOptions(['videoa-*']) })
-export class NativeAVideoProtocol implements TaskProtocol {
-  readonly submitPath = '/api/v1/services/aigc/video-generation/video-synthesis';
-  readonly queryPath = '/api/v1/tasks/:id';
-  readonly words: Readonly<Record<TaskStatus, string>> = {
+export const NativeAVideoProtocol = defineTaskProtocol('native-a', {
+  defaultModels: ['videoa-*'],
+  submitPath: '/api/v1/services/aigc/video-generation/video-synthesis',
+  queryPath: '/api/v1/tasks/:id',
+  words: {
     queued: 'PENDING',
     running: 'RUNNING',
     succeeded: 'SUCCEEDED',
     failed: 'FAILED',
     cancelled: 'CANCELED',
-  };
-  readonly models: readonly string[];
+  },
 
-  constructor(options: ProtocolOptions) {
-    this.models = options.models;
-  }
-
-  checkSubmit(headers: IncomingHttpHeaders): void {
+  checkSubmit(headers) {
     if (headers[ASYNC_HEADER] !== 'enable') throw Errors.synchronousNotSupported('X-nativea-Async', 'enable');
-  }
+  },
 
   /** A v4 UUID, as the vendor's task ids are: 122 random bits. */
-  newTaskId(): string {
+  newTaskId() {
     return randomUUID();
-  }
+  },
 
-  submitted(task: VideoTask, requestId: string): JsonObject {
+  submitted(task, requestId) {
     return { output: { task_id: task.id, task_status: this.words.queued }, request_id: requestId };
-  }
+  },
 
-  queried(task: VideoTask, requestId: string): JsonObject {
+  queried(task, requestId) {
     const succeeded = task.status === 'succeeded';
     const seconds = task.usage?.video_seconds ?? task.params.duration_s;
     return {
@@ -62,5 +53,5 @@ export class NativeAVideoProtocol implements TaskProtocol {
       },
       ...(succeeded ? { usage: { video_duration: seconds, video_count: 1 } } : {}),
     };
-  }
-}
+  },
+});

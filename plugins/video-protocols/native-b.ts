@@ -4,45 +4,35 @@
  * times in Unix seconds; `error` null unless the task failed.
  */
 import { randomBytes } from 'node:crypto';
-import type { JsonObject } from '../../core/context';
-import { definePlugin } from '../../core/define-plugin';
-import { protocolOptions, type ProtocolOptions, type TaskProtocol } from '../../core/tasks/protocol';
-import type { TaskStatus, VideoTask } from '../../core/tasks/task';
+import { defineTaskProtocol } from '../../core/tasks/define-task-protocol';
 import { unixSeconds } from '../apis/videos';
 
 /** `20250622134237`: the vendor's ids carry their creation time. */
 const stamp = (ms: number): string => new Date(ms).toISOString().replace(/\D/g, '').slice(0, 14);
 
-@definePlugin({ kind: 'task-protocol', name: 'native-b', options: protocolOptions(['videob-*']) })
-export class NativeBVideoProtocol implements TaskProtocol {
-  readonly submitPath = '/api/v3/contents/generations/tasks';
-  readonly queryPath = '/api/v3/contents/generations/tasks/:id';
-  readonly words: Readonly<Record<TaskStatus, string>> = {
+export const NativeBVideoProtocol = defineTaskProtocol('native-b', {
+  defaultModels: ['videob-*'],
+  submitPath: '/api/v3/contents/generations/tasks',
+  queryPath: '/api/v3/contents/generations/tasks/:id',
+  words: {
     queued: 'queued',
     running: 'running',
     succeeded: 'succeeded',
     failed: 'failed',
     cancelled: 'cancelled',
-  };
-  readonly models: readonly string[];
-
-  constructor(options: ProtocolOptions) {
-    this.models = options.models;
-  }
-
-  checkSubmit(): void {}
+  },
 
   /** The vendor's `cgt-<time>-<suffix>`, with 120 random bits in the suffix. */
-  newTaskId(): string {
+  newTaskId() {
     return `cgt-${stamp(Date.now())}-${randomBytes(15).toString('hex')}`;
-  }
+  },
 
   /** The contract's submit answer: the task and the word `submitted`. */
-  submitted(task: VideoTask): JsonObject {
+  submitted(task) {
     return { id: task.id, status: 'submitted' };
-  }
+  },
 
-  queried(task: VideoTask): JsonObject {
+  queried(task) {
     const succeeded = task.status === 'succeeded';
     const tokens = task.usage?.tokens;
     return {
@@ -59,5 +49,5 @@ export class NativeBVideoProtocol implements TaskProtocol {
       ...(task.params.resolution ? { resolution: task.params.resolution } : {}),
       ...(task.params.duration_s !== undefined ? { duration: task.params.duration_s } : {}),
     };
-  }
-}
+  },
+});
