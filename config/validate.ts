@@ -3,7 +3,7 @@ import { ConfigError, formatPath } from './errors';
 
 /**
  * Parses `input` with `schema`; on failure throws a ConfigError naming the first bad field's path
- * under `base`. Core code depends only on this, so the validator library stays swappable.
+ * under `base`, so every section (core's and each plugin's options) reports its errors the same way.
  */
 export function parseSection<S extends z.ZodType>(schema: S, input: unknown, base: string): z.output<S> {
   const result = schema.safeParse(input);

@@ -1,35 +1,18 @@
-/**
- * The per-request state every pipeline stage sees. Fields are typed and owned: auth sets `key`,
- * model-router sets `target`, the upstream reader sets `usage`, the proxy sets `status` and `outcome`.
- * Anything a third-party middleware needs to share goes through `state` with a typed StateKey.
- */
+/** The per-request state every pipeline stage sees (GatewayContext in core/plugin.ts says whose each field is). */
 import { type IncomingMessage, type ServerResponse } from 'node:http';
 import { type KeyRecord } from './stores/key-store';
 import { type Usage } from './usage';
-import { type RouteTarget } from './routing/catalogue';
-import { type Endpoint } from './http/endpoint';
 import { type RequestBodies } from './http/body';
+import type { JsonObject } from './json';
+import type { Endpoint, GatewayContext, Outcome, RouteTarget, StateKey } from './plugin';
 
-export type JsonObject = Record<string, unknown>;
+// Where plugins have always found them: the shared types live in ./plugin and ./json, which import
+// nothing that imports this file.
+export { isJsonObject, type JsonObject } from './json';
+export { StateKey, type GatewayContext, type Outcome } from './plugin';
 
-/** A JSON object (not null, not an array). */
-export const isJsonObject = (value: unknown): value is JsonObject =>
-  value !== null && typeof value === 'object' && !Array.isArray(value);
-
-/** A typed, namespaced slot in `ctx.state` (STYLE.md, convention 9). */
-export class StateKey<T> {
-  declare private readonly type: T;
-  constructor(
-    readonly owner: string,
-    readonly name: string,
-  ) {}
-}
-
-/** How an exchange ended when it did not end cleanly; recorded with its usage. */
-export type Outcome =
-  'ok' | 'client_closed' | 'upstream_cut' | 'upstream_error' | 'idle_timeout' | 'shutdown' | 'key_revoked';
-
-export class GatewayContext {
+/** The one implementation of GatewayContext (core/plugin.ts), built by the server for each request. */
+export class RequestContext implements GatewayContext {
   key: KeyRecord | undefined = undefined;
   target: RouteTarget | undefined = undefined;
   usage: Usage | undefined = undefined;

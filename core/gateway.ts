@@ -55,7 +55,7 @@ import type { UsageStore } from './stores/usage-store';
 import { taskSubmission, videoPoller } from './tasks/build-video';
 import { openTaskHolds } from './tasks/open-task-holds';
 import type { TaskPoller } from './tasks/poller';
-import { needsWork } from './tasks/task';
+import { needsWork } from './stores/video-task';
 import { UpstreamPool } from './upstream/upstream-pool';
 
 export interface StartOptions {

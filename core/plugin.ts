@@ -1,16 +1,115 @@
 /**
- * What the plugins are: pipeline stages (Middleware), upstream families (UpstreamPlugin, with TaskUpstream
- * for video), and the types they exchange with the core. How a plugin is declared and registered is
- * define-plugin.ts.
+ * The request path's shared types, in one home: what plugins are (pipeline stages, upstream families,
+ * task upstreams), what they are given (the request's GatewayContext, its route target, the endpoint it
+ * hit) and what they hand back. The modules that implement them (context.ts, http/, proxy/, routing/,
+ * upstream/) import from here and this file imports none of them, so they never import each other for
+ * types. How a plugin is declared and registered is define-plugin.ts.
  */
-import type { GatewayContext, JsonObject } from './context';
+import type { Agent, IncomingMessage, ServerResponse } from 'node:http';
+import type { JsonObject } from './json';
+import type { KeyRecord } from './stores/key-store';
 import type { GatewayError } from './errors';
 import type { SseEvent } from './sse';
-import type { TaskError, TaskParams, TaskUsage } from './tasks/task';
+import type { TaskError, TaskParams, TaskUsage } from './stores/video-task';
 import type { Usage } from './usage';
 import type { ModelLimits } from './routing/model-limits';
 
 export type Next = () => Promise<void>;
+
+/** A typed, namespaced slot in `ctx.state` (STYLE.md, convention 9). */
+export class StateKey<T> {
+  declare private readonly type: T;
+  constructor(
+    readonly owner: string,
+    readonly name: string,
+  ) {}
+}
+
+/** How an exchange ended when it did not end cleanly; recorded with its usage. */
+export type Outcome =
+  'ok' | 'client_closed' | 'upstream_cut' | 'upstream_error' | 'idle_timeout' | 'shutdown' | 'key_revoked';
+
+/**
+ * The per-request state every pipeline stage sees. Fields are typed and owned: auth sets `key`,
+ * model-router sets `target`, the upstream reader sets `usage`, the proxy sets `status` and `outcome`.
+ * Anything a third-party middleware needs to share goes through `get`/`set` with a typed StateKey.
+ */
+export interface GatewayContext {
+  key: KeyRecord | undefined;
+  target: RouteTarget | undefined;
+  usage: Usage | undefined;
+  /** Whether the client asked for a stream. */
+  stream: boolean;
+  /** The status the client received; 0 until the response starts. */
+  status: number;
+  outcome: Outcome;
+  /** How many pipeline stages the request entered; their finish phases run. */
+  stagesReached: number;
+  readonly req: IncomingMessage;
+  readonly res: ServerResponse;
+  readonly requestId: string;
+  readonly endpoint: Endpoint;
+  readonly params: Readonly<Record<string, string>>;
+  readonly startedAt: number;
+  /** The request body, read once under the configured size and time limits. */
+  rawBody(): Promise<Buffer>;
+  /** The request body parsed once as a JSON object (400 otherwise); the bytes forwarded are the ones parsed. */
+  json(): Promise<JsonObject>;
+  get<T>(key: StateKey<T>): T | undefined;
+  set<T>(key: StateKey<T>, value: T): void;
+}
+
+/** The last stage of a request: what runs after the pipeline passed it on. */
+export type Handler = (ctx: GatewayContext) => Promise<void>;
+
+/** One client-facing route. */
+export interface Endpoint {
+  /** Stable id, e.g. `chat-completions`; model tables refer to it. */
+  readonly id: string;
+  readonly method: 'GET' | 'POST' | 'DELETE';
+  /** Absolute path; `:name` segments are parameters (`/v1/videos/generations/:id`). */
+  readonly path: string;
+  /** True when the body's `model` picks the upstream (model-router resolves `ctx.target`). */
+  readonly routedByModel: boolean;
+  /** For an endpoint routed by model: whether it accepts `model` (else 404 naming the endpoints that do). */
+  serves?(model: ModelSpec): boolean;
+  readonly handle: Handler;
+}
+
+export interface UpstreamTimeouts {
+  readonly connectMs: number;
+  readonly responseMs: number;
+}
+
+/** A configured upstream as a route target holds it (upstream/upstream.ts is the implementation). */
+export interface ConfiguredUpstream {
+  readonly name: string;
+  readonly plugin: UpstreamPlugin;
+  readonly timeouts: UpstreamTimeouts;
+  /** Its keep-alive sockets. */
+  readonly agent: Agent;
+  close(): void;
+}
+
+export interface RouteTarget {
+  readonly upstream: ConfiguredUpstream;
+  /** The model that serves: the route's, or (a fallback's) another model of the same API, metered as itself. */
+  readonly spec: ModelSpec;
+  /** The id the upstream knows the model by. */
+  readonly upstreamModel: string;
+  readonly weight: number;
+  /** The route this target belongs to, so a failed attempt finds its next target without a lookup. */
+  readonly route: RouteChoices;
+}
+
+/** The targets of one model, as the request path reads them. */
+export interface RouteChoices {
+  readonly spec: ModelSpec;
+  readonly targets: readonly RouteTarget[];
+  readonly totalWeight: number;
+  /** In the order gateway.yaml lists them. */
+  readonly fallbacks: readonly RouteTarget[];
+}
 
 /**
  * A pipeline stage (STYLE.md, convention 5). `handle` runs in gateway.yaml order, onion style; `onEvent`

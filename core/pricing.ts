@@ -7,7 +7,7 @@
  */
 import type { PerImagePrice, PriceConfig } from '../config/schema';
 import { globMatch } from './routing/glob';
-import type { TaskParams, TaskUsage } from './tasks/task';
+import type { TaskParams, TaskUsage } from './stores/video-task';
 import type { Usage } from './usage';
 
 /**

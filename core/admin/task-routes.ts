@@ -6,7 +6,7 @@
 import { Errors } from '../errors';
 import { checkParams, pageLimit } from './page-params';
 import type { TaskPageQuery, TaskStore } from '../stores/task-store';
-import { TASK_STATUSES, type TaskStatus, type VideoTask } from '../tasks/task';
+import { TASK_STATUSES, type TaskStatus, type VideoTask } from '../stores/video-task';
 import { taskDetail, taskView, type TaskDetail, type TaskView } from './task-view';
 
 const PAGE_PARAMS = ['limit', 'cursor', 'status', 'key_id', 'model'];

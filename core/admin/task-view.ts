@@ -2,7 +2,7 @@
  * The only form in which the admin API shows a video task: fields are copied by name, so the lease, the
  * idempotency key's body hash and the poller's bookkeeping never reach an answer.
  */
-import type { TaskError, TaskParams, TaskStatus, TaskUsage, VideoTask } from '../tasks/task';
+import type { TaskError, TaskParams, TaskStatus, TaskUsage, VideoTask } from '../stores/video-task';
 
 export interface TaskView {
   readonly id: string;

@@ -5,7 +5,7 @@
  * parses it as JSON under the gateway's rules (json-body.ts).
  */
 import { type IncomingMessage } from 'node:http';
-import type { JsonObject } from '../context';
+import type { JsonObject } from '../json';
 import { Errors } from '../errors';
 import { parseJsonBody } from './json-body';
 

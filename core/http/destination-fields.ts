@@ -4,8 +4,7 @@
  * credential. The gateway alone chooses the upstream and its key, so a client may not send them, at the
  * top level or inside an object an upstream merges into the request (`extra_body`).
  */
-import type { JsonObject } from '../context';
-import { isJsonObject } from '../context';
+import { isJsonObject, type JsonObject } from '../json';
 import { Errors } from '../errors';
 
 const DESTINATION_FIELDS: ReadonlySet<string> = new Set([

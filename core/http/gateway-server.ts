@@ -13,7 +13,7 @@ import type { Duplex } from 'node:stream';
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import type { ServerConfig } from '../../config/schema';
-import { GatewayContext } from '../context';
+import { RequestContext, type GatewayContext } from '../context';
 import { Errors, GatewayError, sendError, toGatewayError } from '../errors';
 import type { LiveRouting, SnapshotLease } from '../reload/live-routing';
 import type { RequestBodies } from './body';
@@ -147,7 +147,7 @@ export class GatewayServer {
       const url = req.url ?? '/';
       const query = url.indexOf('?');
       const match = lease.snapshot.routes.match(req.method ?? 'GET', query < 0 ? url : url.slice(0, query));
-      const ctx = new GatewayContext(
+      const ctx = new RequestContext(
         req,
         res,
         requestId,

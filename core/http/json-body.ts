@@ -11,7 +11,7 @@
  */
 import { isUtf8 } from 'node:buffer';
 import { Errors } from '../errors';
-import { isJsonObject, type JsonObject } from '../context';
+import { isJsonObject, type JsonObject } from '../json';
 import { rejectDestinationFields } from './destination-fields';
 
 const QUOTE = 0x22;

@@ -11,28 +11,11 @@ import { Errors } from '../errors';
 import { globMatch } from './glob';
 import { effectiveLimits } from './model-limits';
 import { describeEndpoint, type Endpoint } from '../http/endpoint';
-import type { ModelSpec } from '../plugin';
+import type { ModelSpec, RouteChoices, RouteTarget } from '../plugin';
 import type { Upstream } from '../upstream/upstream';
 
-export interface RouteTarget {
-  readonly upstream: Upstream;
-  /** The model that serves: the route's, or (a fallback's) another model of the same API, metered as itself. */
-  readonly spec: ModelSpec;
-  /** The id the upstream knows the model by. */
-  readonly upstreamModel: string;
-  readonly weight: number;
-  /** The route this target belongs to, so a failed attempt finds its next target without a lookup. */
-  readonly route: RouteChoices;
-}
-
-/** The targets of one model, as the request path reads them. */
-export interface RouteChoices {
-  readonly spec: ModelSpec;
-  readonly targets: readonly RouteTarget[];
-  readonly totalWeight: number;
-  /** In the order gateway.yaml lists them. */
-  readonly fallbacks: readonly RouteTarget[];
-}
+// Route targets are shared types (core/plugin.ts); exported here too, where routing readers look.
+export type { RouteChoices, RouteTarget } from '../plugin';
 
 /** What routing needs to know of the upstreams' health: when an ejected upstream returns (0: it is in service). */
 export interface EjectionView {

@@ -8,7 +8,7 @@
  * `until` is after the store's present, so hosts whose clocks disagree still never hold one task at once.
  * One process's store (embedded) uses `now` as given.
  */
-import type { Lease, TaskChange, TaskStatus, VideoTask } from '../tasks/task';
+import type { Lease, TaskChange, TaskStatus, VideoTask } from './video-task';
 
 /** Raised by `insert` when the key already submitted a task under the same idempotency key. */
 export class IdempotencyKeyTaken extends Error {

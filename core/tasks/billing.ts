@@ -5,7 +5,7 @@
 import type { UsageRecord, UsageStore } from '../stores/usage-store';
 import type { Pricing } from '../pricing';
 import type { SpendTracker } from '../spend-tracker';
-import type { TaskUsage, VideoTask } from './task';
+import type { TaskUsage, VideoTask } from '../stores/video-task';
 
 export const VIDEO_ENDPOINT = 'video';
 

@@ -3,7 +3,7 @@ import type { constructor } from 'tsyringe/dist/typings/types';
 import type { JsonObject } from '../context';
 import { definePlugin } from '../define-plugin';
 import { protocolOptions, type ProtocolOptions, type TaskProtocol } from './protocol';
-import type { VideoTask } from './task';
+import type { VideoTask } from '../stores/video-task';
 
 /**
  * What a task protocol declares: its routes and its mappings. Methods are called on the definition

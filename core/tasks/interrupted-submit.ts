@@ -7,7 +7,7 @@
  * finds such a task; a retry that finds one first does it itself (core/tasks/submission.ts).
  */
 import type { Logger } from 'pino';
-import { isTerminal, type TaskChange, type TaskError, type VideoTask } from './task';
+import { isTerminal, type TaskChange, type TaskError, type VideoTask } from '../stores/video-task';
 
 export const SUBMIT_INTERRUPTED: TaskError = {
   code: 'submit_interrupted',

@@ -7,7 +7,7 @@ import type { Pricing } from '../pricing';
 import type { Catalogue } from '../routing/catalogue';
 import type { OpenTask } from '../spend-tracker';
 import type { TaskStore } from '../stores/task-store';
-import { needsWork, type TaskStatus, type VideoTask } from './task';
+import { needsWork, type TaskStatus, type VideoTask } from '../stores/video-task';
 
 /** Statuses of tasks that may still be billed (a succeeded one until its record is written). */
 const OPEN: readonly TaskStatus[] = ['queued', 'running', 'succeeded'];

@@ -27,7 +27,7 @@ import {
   type TaskError,
   type TaskStatus,
   type VideoTask,
-} from './task';
+} from '../stores/video-task';
 
 export interface PollerOptions {
   /** This poller's name in leases; unique per poller. */

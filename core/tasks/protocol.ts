@@ -6,7 +6,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { z } from 'zod';
 import type { JsonObject } from '../context';
-import type { TaskStatus, VideoTask } from './task';
+import type { TaskStatus, VideoTask } from '../stores/video-task';
 
 export interface TaskProtocol {
   /** `POST` path of submit. */

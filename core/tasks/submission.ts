@@ -18,7 +18,13 @@ import { IdempotencyKeyTaken, type TaskStore } from '../stores/task-store';
 import { interruptedChange, interruption, warnInterrupted } from './interrupted-submit';
 import type { TaskProtocol } from './protocol';
 import { createdNothing, submitFailed } from './submit-retry';
-import { handedBack, isTerminal, type Idempotency, type TaskChange, type VideoTask } from './task';
+import {
+  handedBack,
+  isTerminal,
+  type Idempotency,
+  type TaskChange,
+  type VideoTask,
+} from '../stores/video-task';
 
 /**
  * Told the id of a new task the moment it is stored, before the upstream is called: the budget stage

@@ -1,15 +1,12 @@
 import { Agent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
-import type { UpstreamPlugin } from '../plugin';
+import type { ConfiguredUpstream, UpstreamPlugin, UpstreamTimeouts } from '../plugin';
 import type { UpstreamOptions } from './upstream-options';
 
-export interface UpstreamTimeouts {
-  readonly connectMs: number;
-  readonly responseMs: number;
-}
+export type { UpstreamTimeouts } from '../plugin';
 
 /** A configured upstream: a place and a credential, spoken to through its plugin over keep-alive sockets. */
-export class Upstream {
+export class Upstream implements ConfiguredUpstream {
   readonly agent: Agent;
 
   constructor(

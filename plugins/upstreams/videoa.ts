@@ -6,7 +6,7 @@
  */
 import { isJsonObject, type JsonObject } from '../../core/context';
 import type { PollOutcome } from '../../core/plugin';
-import type { TaskUsage } from '../../core/tasks/task';
+import type { TaskUsage } from '../../core/stores/video-task';
 import { countOf, objectField, positiveIntField, textField } from './video-task/body-fields';
 import { defineVideoFamily } from './video-task/define-video-family';
 import type { VideoPaths } from './video-task/video-options';

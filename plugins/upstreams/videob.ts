@@ -7,7 +7,7 @@
 import { isJsonObject, type JsonObject } from '../../core/context';
 import { Errors } from '../../core/errors';
 import type { PollOutcome } from '../../core/plugin';
-import type { TaskParams, TaskUsage } from '../../core/tasks/task';
+import type { TaskParams, TaskUsage } from '../../core/stores/video-task';
 import { z } from 'zod';
 import { checkParts, type PartTable } from '../apis/content-parts';
 import { countOf, positiveIntField, textField } from './video-task/body-fields';

@@ -1,6 +1,6 @@
 /** Video tasks as the store holds them, for tests that plant one. */
 import { randomUUID } from 'node:crypto';
-import { normalizeTask, type VideoTask } from '../../core/tasks/task';
+import { normalizeTask, type VideoTask } from '../../core/stores/video-task';
 
 /**
  * What an instance killed while the upstream held its submit leaves in the store: a queued task with no

@@ -22,7 +22,7 @@ import {
   type TaskChange,
   type TaskStatus,
   type VideoTask,
-} from '../../tasks/task';
+} from '../video-task';
 import {
   IdempotencyKeyTaken,
   newestFirst,

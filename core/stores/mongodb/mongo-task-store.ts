@@ -16,7 +16,7 @@ import {
   type TaskChange,
   type TaskStatus,
   type VideoTask,
-} from '../../tasks/task';
+} from '../video-task';
 import { IdempotencyKeyTaken, type AcquireOptions, type TaskPageQuery, type TaskStore } from '../task-store';
 import { COLLECTIONS, isDuplicateKey, STORE_COLLECTION_OPTIONS, type MongoStoreOptions } from './connect';
 import { LastingChangeStream } from './lasting-change-stream';

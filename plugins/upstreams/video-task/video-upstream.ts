@@ -13,7 +13,7 @@ import type {
   TaskUpstream,
   UpstreamPlugin,
 } from '../../../core/plugin';
-import type { TaskParams, TaskUsage } from '../../../core/tasks/task';
+import type { TaskParams, TaskUsage } from '../../../core/stores/video-task';
 import { checkCeiling, checkResolution, type ModelLimits } from '../../../core/routing/model-limits';
 import type { UpstreamTimeouts } from '../../../core/upstream/upstream';
 import {

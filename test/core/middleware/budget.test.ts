@@ -14,7 +14,7 @@ import { startTestGateway, testConfig, type ConfigDoc, type TestGateway } from '
 import { buildConfig } from '../../../config/load';
 import { startGateway } from '../../../core/gateway';
 import { eventually, postJson, type JsonResponse } from '../../helpers/http';
-import { needsWork } from '../../../core/tasks/task';
+import { needsWork } from '../../../core/stores/video-task';
 import { submitVideo, videoBody } from '../../plugins/video-helpers';
 
 const MODEL = 'modela-5.5';

@@ -5,7 +5,7 @@
  */
 import type { Test } from 'tap';
 import { IdempotencyKeyTaken, type TaskStore } from '../../../core/stores/task-store';
-import { normalizeTask, STATUS_RANK, type VideoTask } from '../../../core/tasks/task';
+import { normalizeTask, STATUS_RANK, type VideoTask } from '../../../core/stores/video-task';
 import { until, type Opener } from '../../helpers/stores';
 
 export type MakeTaskStore = (t: Test) => Promise<Opener<TaskStore>>;

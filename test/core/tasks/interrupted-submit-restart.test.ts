@@ -10,7 +10,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import type { UsageRecord } from '../../../core/stores/usage-store';
-import type { VideoTask } from '../../../core/tasks/task';
+import type { VideoTask } from '../../../core/stores/video-task';
 import { startSimulator } from '../../../simulator/server';
 import { tempDir, testConfig, type TestGateway } from '../../helpers/gateway';
 import { eventually, getJson } from '../../helpers/http';

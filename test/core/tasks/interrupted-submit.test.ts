@@ -12,7 +12,7 @@ import { createHash } from 'node:crypto';
 import { recordingLogger, type LogLine } from '../../helpers/logs';
 import { deadSubmitTask } from '../../helpers/tasks';
 import { keyId } from '../../../core/keys/api-key';
-import type { VideoTask } from '../../../core/tasks/task';
+import type { VideoTask } from '../../../core/stores/video-task';
 import { startTestGateway, type ConfigDoc, type TestGateway } from '../../helpers/gateway';
 import { eventually } from '../../helpers/http';
 import { submitVideo, untilFinished, videoBody } from '../../plugins/video-helpers';

@@ -10,7 +10,7 @@ import { RedisLink } from '../../../core/redis/redis-link';
 import type { AcquireOptions, TaskStore } from '../../../core/stores/task-store';
 import type { PollGates } from '../../../core/tasks/poll-gate';
 import { sharedPollGates } from '../../../core/tasks/shared-poll-gate';
-import type { Lease } from '../../../core/tasks/task';
+import type { Lease } from '../../../core/stores/video-task';
 import type { TestGateway } from '../../helpers/gateway';
 import { eventually } from '../../helpers/http';
 import { allBilled, gatewayWithoutPoller, poller, submitMany, videoaUpstream } from '../../helpers/pollers';

@@ -7,7 +7,7 @@
 import 'reflect-metadata';
 import t from 'tap';
 import type { TaskUpstream } from '../../../core/plugin';
-import type { VideoTask } from '../../../core/tasks/task';
+import type { VideoTask } from '../../../core/stores/video-task';
 import { eventually } from '../../helpers/http';
 import {
   allBilled,

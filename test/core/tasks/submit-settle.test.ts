@@ -6,7 +6,7 @@
 import 'reflect-metadata';
 import t from 'tap';
 import { interruptedChange } from '../../../core/tasks/interrupted-submit';
-import type { VideoTask } from '../../../core/tasks/task';
+import type { VideoTask } from '../../../core/stores/video-task';
 import { startTestGateway, type TestGateway } from '../../helpers/gateway';
 import { eventually } from '../../helpers/http';
 import { LEVEL, recordingLogger } from '../../helpers/logs';

@@ -23,7 +23,7 @@ import {
   KEEP_FOREVER,
   StoreIndexesNotReady,
 } from '../../../../core/stores/mongodb/store-indexes';
-import type { VideoTask } from '../../../../core/tasks/task';
+import type { VideoTask } from '../../../../core/stores/video-task';
 import { MONGODB_URI, NO_MONGODB, TEST_USAGE_WRITES, until } from '../../../helpers/stores';
 import { newTask } from '../task-store.contract';
 import { newRecord } from '../usage-store.contract';
