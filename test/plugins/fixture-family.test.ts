@@ -1,16 +1,22 @@
 /**
- * The README's "Add an upstream plugin", step by step: a chat family defined only under test/ (its own
- * folder, `test/fixtures/plugins/acme/`), one upstream entry and one route in the configuration, and it
- * is served through the real pipeline (auth, routing, limits, metering) to the `openai` SDK, with its own
- * field table enforced. Nothing outside its folder and the configuration is edited.
+ * The README's "Add an upstream plugin", step by step: a chat family, a video family and a task protocol,
+ * each defined only in a folder of its own under test/ (`test/fixtures/plugins/acme*`), given an entry in
+ * the configuration, and served through the real pipeline (auth, routing, metering, the video poller and
+ * biller): the chat family to the `openai` SDK with its own field table enforced, the video family
+ * through its own protocol and the generic one. Nothing outside those folders and the configuration is
+ * edited.
  */
 import 'reflect-metadata';
 import t from 'tap';
 import OpenAI from 'openai';
 import '../fixtures/plugins/acme';
+import '../fixtures/plugins/acme-jobs';
+import '../fixtures/plugins/acme-video';
 import { startTestGateway } from '../helpers/gateway';
+import { eventually, getJson, postJson } from '../helpers/http';
 import { isError } from '../helpers/errors';
 import { chat, hello, newId, upstreamBody, upstreamOf } from './chat-helpers';
+import { untilFinished, videoBody } from './video-helpers';
 
 t.test('a chat family defined under test/ is served like a built-in', async (t) => {
   // Step 2: an upstream entry naming the plugin, and (since the simulator speaks for modelc) a route
@@ -66,6 +72,44 @@ t.test('a chat family defined under test/ is served like a built-in', async (t) 
 
   const records = await gw.gateway.usage.list({ id });
   t.match(records, [{ model: 'acme-1', upstream: 'acme-main', completion_tokens: Number }], 'metered');
+});
+
+t.test('a video family and a task protocol defined under test/ run and bill a task', async (t) => {
+  const gw = await startTestGateway(t, (doc) => {
+    (doc.upstreams as Record<string, unknown>)['acme-video-main'] = {
+      plugin: 'acme-video',
+      base_url: `${simulatorUrl(doc)}/videoa`,
+      api_key: 'sim-videoa-key',
+      poll: { every: '20ms', max_every: '60ms', deadline: '30s' },
+    };
+    doc.routes = {
+      ...(doc.routes as Record<string, unknown> | undefined),
+      'acme-video-1': { targets: [{ upstream: 'acme-video-main', model: 'videoa-1.1-t2v' }] },
+    };
+    const video = doc.video as Record<string, unknown>;
+    video.protocols = { generic: {}, 'acme-jobs': {} }; // step 3: the protocol, beside the generic one
+  });
+  type Job = { job: string; state: string; video?: string; request: string };
+  const body = videoBody('acme-video-1', 'task_ms=100');
+  const submitted = await postJson<Job>(`${gw.url}/acme/v1/jobs`, body, gw.key);
+  t.equal(submitted.status, 200, submitted.text.slice(0, 200));
+  t.match(submitted.body, { job: /^job_/, state: 'waiting' }, "the protocol's own answer and words");
+
+  let done: Job | undefined;
+  await eventually(async () => {
+    done = (await getJson<Job>(`${gw.url}/acme/v1/jobs/${submitted.body.job}`, gw.key)).body;
+    return done.state === 'done';
+  }, 10_000);
+  t.type(done?.video, 'string', 'finished, with its video');
+  await eventually(async () => (await gw.gateway.usage.list({ id: submitted.body.job })).length === 1);
+  t.match(await gw.gateway.usage.list({ id: submitted.body.job }), [
+    { model: 'acme-video-1', upstream: 'acme-video-main', endpoint: 'video', video_seconds: 5 },
+  ]);
+  t.pass("billed once, as the family's model");
+
+  const generic = await postJson<{ id: string }>(`${gw.url}/v1/videos/generations`, body, gw.key);
+  t.equal(generic.status, 200, 'the family is served through the generic protocol too');
+  t.match((await untilFinished(gw, 'generic', generic.body.id)).body, { status: 'completed' });
 });
 
 /** The simulator's address, from the test configuration's own modelc entry. */
