@@ -10,7 +10,7 @@ import { Errors } from '../../core/errors';
 import type { ModelApi, StreamDialect } from '../../core/plugin';
 import { checkCeiling, type ModelLimits } from '../../core/routing/model-limits';
 import { checkParts, type PartTable } from './content-parts';
-import { forEachListedField } from './field-table';
+import { FamilyFields, type ApiFields, type FieldTable } from './field-table';
 
 /** The frames the gateway writes into OpenAI-style streams. */
 export const OpenAiStreamDialect: StreamDialect = Object.freeze({
@@ -26,12 +26,6 @@ export const ChatCompletionsApi: ModelApi = Object.freeze({
   path: '/v1/chat/completions',
   dialect: OpenAiStreamDialect,
 });
-
-export interface FieldRule {
-  readonly schema: z.ZodType;
-  /** What a valid value is, for the 400 message. */
-  readonly expect: string;
-}
 
 const object = z.looseObject({});
 
@@ -61,39 +55,15 @@ export const CHAT_FIELD_RULES = {
   response_format: { schema: object, expect: 'an object' },
   extra_body: { schema: object, expect: 'an object' },
   user: { schema: z.string(), expect: 'a string' },
-} as const satisfies Record<string, FieldRule>;
+} as const satisfies ApiFields;
 
 export type ChatField = keyof typeof CHAT_FIELD_RULES;
 
 /** A family's column of the field table, declared in its plugin. */
-export interface ChatFieldTable {
-  /** The contract's fields it takes; the contract's other fields are refused (400 unsupported_field). */
-  readonly accepts: readonly ChatField[];
-  /** Fields a request must carry for this family. */
-  readonly requires?: readonly string[];
-  /** Fields of the family's own, beyond the contract's, with their rules. */
-  readonly own?: Readonly<Record<string, FieldRule>>;
-  /** Fields the contract does not list that the family refuses all the same. */
-  readonly rejects?: readonly string[];
-}
+export type ChatFieldTable = FieldTable<typeof CHAT_FIELD_RULES>;
 
-/** A field the family refuses. */
-const REFUSED = 'refused';
-
-/** A table made ready for the request path: every listed field's rule, or REFUSED. Unlisted fields pass. */
-export interface ChatFields {
-  readonly rules: Readonly<Record<string, FieldRule | typeof REFUSED>>;
-  readonly required: readonly string[];
-}
-
-export function chatFields(table: ChatFieldTable): ChatFields {
-  const rules: Record<string, FieldRule | typeof REFUSED> = {};
-  for (const field of Object.keys(CHAT_FIELD_RULES) as ChatField[]) rules[field] = REFUSED;
-  for (const field of table.accepts) rules[field] = CHAT_FIELD_RULES[field];
-  for (const field of table.rejects ?? []) rules[field] = REFUSED;
-  Object.assign(rules, table.own);
-  return { rules, required: table.requires ?? [] };
-}
+export const chatFields = (table: ChatFieldTable): FamilyFields =>
+  FamilyFields.compile(CHAT_FIELD_RULES, table);
 
 const url = z.looseObject({ url: z.string().min(1) });
 
@@ -123,20 +93,13 @@ const OUTPUT_TOKEN_FIELDS: readonly string[] = ['max_tokens', 'max_completion_to
  */
 export function validateChatRequest(
   body: JsonObject,
-  fields: ChatFields,
+  fields: FamilyFields,
   model: string,
   limits: ModelLimits = {},
 ): void {
   validateMessages(body.messages);
-  for (const field of fields.required) {
-    if (body[field] == null) throw Errors.invalidRequest(`field '${field}' is required`);
-  }
-  forEachListedField(body, fields.rules, (field, value, rule) => {
-    if (rule === REFUSED) throw Errors.unsupportedField(field, model);
-    if (!rule.schema.safeParse(value).success) {
-      throw Errors.invalidRequest(`field '${field}' must be ${rule.expect}`);
-    }
-  });
+  fields.require(body, model);
+  fields.check(body, model);
 
   if (body.top_logprobs != null && body.logprobs !== true) {
     throw Errors.invalidRequest("field 'top_logprobs' requires 'logprobs': true");

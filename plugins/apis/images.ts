@@ -1,6 +1,7 @@
 /**
  * The image generation API (`POST /v1/images/generations`) as the contract defines it: the endpoint and
  * its field rules (SERVICE-INTERFACE.md, "Image generation request"). Results are always `b64_json`.
+ * Which fields a family takes or requires is its own table (ImageFieldTable), declared in its plugin.
  */
 import { z } from 'zod';
 import type { JsonObject } from '../../core/context';
@@ -8,7 +9,7 @@ import { Errors } from '../../core/errors';
 import type { ModelApi } from '../../core/plugin';
 import { checkCeiling, type ModelLimits } from '../../core/routing/model-limits';
 import { OpenAiStreamDialect } from './chat-completions';
-import { forEachListedField } from './field-table';
+import { FamilyFields, type ApiFields, type FieldTable } from './field-table';
 
 export const ImagesApi: ModelApi = Object.freeze({
   id: 'images',
@@ -18,14 +19,8 @@ export const ImagesApi: ModelApi = Object.freeze({
   dialect: OpenAiStreamDialect,
 });
 
-interface FieldRule {
-  readonly schema: z.ZodType;
-  /** What a valid value is, for the 400 message. */
-  readonly expect: string;
-}
-
-/** The contract's table. A field not listed here is passed to the upstream unchanged. */
-export const IMAGE_FIELDS: Readonly<Record<string, FieldRule>> = {
+/** The rules of the fields the contract lists for images; each family says which of them it takes. */
+export const IMAGE_FIELD_RULES = {
   prompt: { schema: z.string().min(1), expect: 'a non-empty string' },
   n: { schema: z.int().min(1), expect: 'a positive integer' },
   size: { schema: z.string().regex(/^[1-9]\d*x[1-9]\d*$/), expect: 'of the form <width>x<height>' },
@@ -39,21 +34,28 @@ export const IMAGE_FIELDS: Readonly<Record<string, FieldRule>> = {
   },
   moderation: { schema: z.enum(['auto', 'low']), expect: 'one of auto, low' },
   user: { schema: z.string(), expect: 'a string' },
-};
+} as const satisfies ApiFields;
+
+export type ImageField = keyof typeof IMAGE_FIELD_RULES;
+export type ImageFieldTable = FieldTable<typeof IMAGE_FIELD_RULES>;
+
+export const imageFields = (table: ImageFieldTable): FamilyFields =>
+  FamilyFields.compile(IMAGE_FIELD_RULES, table);
 
 /** The vendor's default when `output_format` is left out. */
 const DEFAULT_FORMAT = 'png';
 const COMPRESSIBLE = new Set(['jpeg', 'webp']);
 const WITH_ALPHA = new Set(['png', 'webp']);
 
-/** Checks an image request against the table and the model's ceilings. Throws a 400 naming the field. */
-export function validateImageRequest(body: JsonObject, model: string, limits: ModelLimits = {}): void {
-  if (body.prompt == null) throw Errors.invalidRequest("field 'prompt' is required");
-  forEachListedField(body, IMAGE_FIELDS, (field, value, rule) => {
-    if (!rule.schema.safeParse(value).success) {
-      throw Errors.invalidRequest(`field '${field}' must be ${rule.expect}`);
-    }
-  });
+/** Checks an image request against its family's fields and the model's ceilings; throws a 400 naming a field. */
+export function validateImageRequest(
+  body: JsonObject,
+  fields: FamilyFields,
+  model: string,
+  limits: ModelLimits = {},
+): void {
+  fields.require(body, model);
+  fields.check(body, model);
   checkCeiling('n', body.n, limits.max_images, model);
   const format = typeof body.output_format === 'string' ? body.output_format : DEFAULT_FORMAT;
   if (body.output_compression != null && !COMPRESSIBLE.has(format)) {

@@ -1,7 +1,9 @@
 /**
- * The messages API (`POST /v1/messages`) as the contract defines it: the endpoint, its stream frames, the
- * version header, and the per-model field table (SERVICE-INTERFACE.md, "Messages request"). A field may
- * have several forms (`system` as a string or as an array); each form lists the models that accept it.
+ * The messages API (`POST /v1/messages`) as the contract defines it (SERVICE-INTERFACE.md, "Messages
+ * request"): what every family serving it shares. The endpoint, its stream frames, the version header,
+ * the content blocks, and the rules of the fields, some of several forms (`system` as a string or as an
+ * array). Which model takes which field and form is the family's own table (MessagesFieldTable), declared
+ * in its plugin; this file applies it.
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import { z } from 'zod';
@@ -10,7 +12,7 @@ import { Errors, type GatewayError } from '../../core/errors';
 import type { ModelApi } from '../../core/plugin';
 import { checkCeiling, type ModelLimits } from '../../core/routing/model-limits';
 import { checkParts, type PartTable } from './content-parts';
-import { forEachListedField } from './field-table';
+import { FamilyFields, type ApiFields, type FieldRule, type FieldTable } from './field-table';
 
 export const MESSAGES_VERSION_HEADER = 'modeld-version';
 export const MESSAGES_VERSION = '2023-06-01';
@@ -28,36 +30,8 @@ export const MessagesApi: ModelApi = Object.freeze({
   }),
 });
 
-const SONNET_46 = 'modeld-sonnet-4-6';
-const OPUS_48 = 'modeld-opus-4-8';
-const SONNET_45 = 'modeld-sonnet-4-5-20250929';
-const OPUS_46 = 'modeld-opus-4-6';
-export const MESSAGES_MODELS = [SONNET_46, OPUS_48, SONNET_45, OPUS_46] as const;
-
-const ALL: readonly string[] = MESSAGES_MODELS;
-const LATEST: readonly string[] = [SONNET_46, OPUS_48];
-const SAMPLING: readonly string[] = [SONNET_46, SONNET_45, OPUS_46];
-
-/** One accepted shape of a field and the models that accept it in that shape. */
-interface FieldForm {
-  readonly schema: z.ZodType;
-  /** What a valid value is, for the 400 message. */
-  readonly expect: string;
-  readonly models: readonly string[];
-  /** Names this form in a refusal when other forms of the field are accepted, e.g. `as an array`. */
-  readonly as?: string;
-  /** Still accepted, but deprecated: the warning the response carries. */
-  readonly deprecated?: string;
-}
-
 const object = z.looseObject({});
 const block = z.looseObject({ type: z.string() });
-const form = (
-  schema: z.ZodType,
-  expect: string,
-  models: readonly string[],
-  extra: Pick<FieldForm, 'as' | 'deprecated'> = {},
-): FieldForm => ({ schema, expect, models, ...extra });
 
 const source = (types: readonly [string, ...string[]]) =>
   z.looseObject({ source: z.looseObject({ type: z.enum(types) }) });
@@ -95,43 +69,59 @@ const BLOCKS: PartTable = {
 /** A top-level `system` array holds text blocks only. */
 const SYSTEM_BLOCKS: PartTable = { text: BLOCKS.text! };
 
-const THINKING_DEPRECATED = `thinking type 'enabled' with budget_tokens is deprecated on ${SONNET_46}; use type 'adaptive'`;
+/** The form of an object field whose `type` is `type`. */
+const ofType = (type: string, as?: string): FieldRule => ({
+  schema: z.looseObject({ type: z.literal(type) }),
+  expect: `{"type":"${type}"}`,
+  ...(as && { as }),
+});
 
-/** The contract's table. A field not listed here is passed to the upstream unchanged. */
-export const MESSAGES_FIELDS: Readonly<Record<string, readonly FieldForm[]>> = {
-  max_tokens: [form(z.int().min(1), 'a positive integer', ALL)],
-  stream: [form(z.boolean(), 'a boolean', ALL)],
-  system: [
-    form(z.string(), 'a string', ALL),
-    form(z.array(block), 'an array of content blocks', LATEST, { as: 'as an array' }),
-  ],
-  temperature: [form(z.number().min(0).max(1), 'a number from 0 to 1', SAMPLING)],
-  top_p: [form(z.number().min(0).max(1), 'a number from 0 to 1', SAMPLING)],
-  top_k: [form(z.int().min(0), 'a non-negative integer', [SONNET_46])],
-  stop_sequences: [form(z.array(z.string()), 'an array of strings', ALL)],
-  tools: [form(z.array(object), 'an array of tool objects', ALL)],
-  tool_choice: [
-    form(z.looseObject({ type: z.enum(['auto', 'any']) }), '{"type":"auto"} or {"type":"any"}', ALL),
-    form(
-      z.looseObject({ type: z.literal('tool'), name: z.string().min(1) }),
-      '{"type":"tool","name":…}',
-      ALL,
-    ),
-    form(z.looseObject({ type: z.literal('none') }), '{"type":"none"}', LATEST, { as: "of type 'none'" }),
-  ],
-  metadata: [form(object, 'an object', LATEST)],
-  thinking: [
-    form(z.looseObject({ type: z.literal('adaptive') }), '{"type":"adaptive"}', LATEST),
-    form(z.looseObject({ type: z.literal('disabled') }), '{"type":"disabled"}', LATEST),
-    form(
-      z.looseObject({ type: z.literal('enabled'), budget_tokens: z.int().min(1024) }),
-      '{"type":"enabled","budget_tokens":≥1024}',
-      [SONNET_46],
-      { as: "of type 'enabled' (use type 'adaptive')", deprecated: THINKING_DEPRECATED },
-    ),
-  ],
-  output_config: [form(object, 'an object', LATEST)],
-};
+/** The rules of the fields the contract lists for messages; each family says which model takes which form. */
+export const MESSAGES_FIELD_RULES = {
+  max_tokens: { schema: z.int().min(1), expect: 'a positive integer' },
+  stream: { schema: z.boolean(), expect: 'a boolean' },
+  system: {
+    forms: {
+      string: { schema: z.string(), expect: 'a string' },
+      array: { schema: z.array(block), expect: 'an array of content blocks', as: 'as an array' },
+    },
+  },
+  temperature: { schema: z.number().min(0).max(1), expect: 'a number from 0 to 1' },
+  top_p: { schema: z.number().min(0).max(1), expect: 'a number from 0 to 1' },
+  top_k: { schema: z.int().min(0), expect: 'a non-negative integer' },
+  stop_sequences: { schema: z.array(z.string()), expect: 'an array of strings' },
+  tools: { schema: z.array(object), expect: 'an array of tool objects' },
+  tool_choice: {
+    forms: {
+      auto: ofType('auto'),
+      any: ofType('any'),
+      tool: {
+        schema: z.looseObject({ type: z.literal('tool'), name: z.string().min(1) }),
+        expect: '{"type":"tool","name":…}',
+      },
+      none: ofType('none', "of type 'none'"),
+    },
+  },
+  metadata: { schema: object, expect: 'an object' },
+  thinking: {
+    forms: {
+      adaptive: ofType('adaptive'),
+      disabled: ofType('disabled'),
+      enabled: {
+        schema: z.looseObject({ type: z.literal('enabled'), budget_tokens: z.int().min(1024) }),
+        expect: '{"type":"enabled","budget_tokens":≥1024}',
+        as: "of type 'enabled' (use type 'adaptive')",
+      },
+    },
+  },
+  output_config: { schema: object, expect: 'an object' },
+} as const satisfies ApiFields;
+
+/** A messages family's table: per field (and per form), the models that take it. */
+export type MessagesFieldTable<Model extends string> = FieldTable<typeof MESSAGES_FIELD_RULES, Model>;
+
+export const messagesFields = <Model extends string>(table: MessagesFieldTable<Model>): FamilyFields =>
+  FamilyFields.compile(MESSAGES_FIELD_RULES, table);
 
 /** What a valid request asks the response to carry. */
 export interface MessagesCheck {
@@ -146,33 +136,23 @@ export function validateMessagesHeaders(headers: IncomingHttpHeaders): void {
   if (got !== MESSAGES_VERSION) throw Errors.invalidHeader(MESSAGES_VERSION_HEADER, MESSAGES_VERSION, got);
 }
 
-/** Checks a messages request against the table for `model`; throws a 400 naming the field (and the model). */
+/**
+ * Checks a messages request against its family's fields for `model` and the model's ceilings; throws a 400
+ * naming the field (and the model).
+ */
 export function validateMessagesRequest(
   body: JsonObject,
+  fields: FamilyFields,
   model: string,
   limits: ModelLimits = {},
 ): MessagesCheck {
-  if (body.max_tokens == null) throw Errors.invalidRequest("field 'max_tokens' is required");
+  fields.require(body, model);
   validateMessages(body.messages);
-  const warnings: string[] = [];
-  forEachListedField(body, MESSAGES_FIELDS, (field, value, forms) => {
-    const used = formOf(field, forms, value, model);
-    if (used.deprecated) warnings.push(used.deprecated);
-  });
+  const warnings = fields.check(body, model);
   if (Array.isArray(body.system)) checkParts(body.system, SYSTEM_BLOCKS, 'system');
   checkCeiling('max_tokens', body.max_tokens, limits.max_output_tokens, model);
   validateCombinations(body);
   return { warnings };
-}
-
-/** The form `value` takes, if `model` accepts it in that form. */
-function formOf(field: string, forms: readonly FieldForm[], value: unknown, model: string): FieldForm {
-  const own = forms.filter((f) => f.models.includes(model));
-  if (own.length === 0) throw Errors.unsupportedField(field, model);
-  const used = forms.find((f) => f.schema.safeParse(value).success);
-  if (!used) throw Errors.invalidRequest(`field '${field}' must be ${own.map((f) => f.expect).join(' or ')}`);
-  if (!used.models.includes(model)) throw Errors.unsupportedField(field, model, used.as);
-  return used;
 }
 
 /** Rules that involve two fields. */

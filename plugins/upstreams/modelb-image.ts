@@ -10,13 +10,30 @@ import { definePlugin } from '../../core/define-plugin';
 import { type ModelSpec, type UpstreamPlugin, type UpstreamRequest } from '../../core/plugin';
 import { estimateTokens } from '../../core/usage';
 import { credentialHeaders, upstreamOptions, upstreamUrl } from '../../core/upstream/upstream-options';
-import { ImagesApi, validateImageRequest } from '../apis/images';
+import type { FamilyFields } from '../apis/field-table';
+import { imageFields, ImagesApi, validateImageRequest, type ImageFieldTable } from '../apis/images';
 import { ImagesResponseReader } from './modelb-image/images-reader';
 
 export const modelbImageOptions = upstreamOptions.extend({
   images_path: z.string().startsWith('/').default('/images/generations'),
 });
 export type ModelbImageOptions = z.output<typeof modelbImageOptions>;
+
+const FIELDS: ImageFieldTable = {
+  accepts: [
+    'prompt',
+    'n',
+    'size',
+    'quality',
+    'response_format',
+    'output_format',
+    'output_compression',
+    'background',
+    'moderation',
+    'user',
+  ],
+  requires: ['prompt'],
+};
 
 @definePlugin({ kind: 'upstream', name: 'modelb-image', options: modelbImageOptions })
 export class ModelbImageUpstream implements UpstreamPlugin {
@@ -30,6 +47,7 @@ export class ModelbImageUpstream implements UpstreamPlugin {
       limits: { max_images: 10 },
     },
   ];
+  private readonly fields: FamilyFields = imageFields(FIELDS);
   private readonly url: URL;
   private readonly headers: Readonly<Record<string, string>>;
 
@@ -40,7 +58,7 @@ export class ModelbImageUpstream implements UpstreamPlugin {
 
   async prepare(ctx: GatewayContext, model: ModelSpec, upstreamModel: string): Promise<UpstreamRequest> {
     const body = await ctx.json();
-    validateImageRequest(body, model.id, model.limits);
+    validateImageRequest(body, this.fields, model.id, model.limits);
     const upstreamBody = { ...body, model: upstreamModel, response_format: 'b64_json' };
     return {
       url: this.url,

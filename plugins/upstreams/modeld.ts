@@ -16,14 +16,16 @@ import {
   upstreamUrl,
 } from '../../core/upstream/upstream-options';
 import {
-  MESSAGES_MODELS,
   MESSAGES_VERSION,
   MESSAGES_VERSION_HEADER,
   MessagesApi,
+  messagesFields,
   validateMessagesHeaders,
   validateMessagesRequest,
 } from '../apis/messages';
+import type { FamilyFields } from '../apis/field-table';
 import { MessagesResponseReader } from './modeld/messages-reader';
+import { MAX_OUTPUT, MODELD_FIELDS, MODELD_MODELS } from './modeld/models';
 
 export const modeldOptions = upstreamOptions.extend({
   auth: authOptions({ header: 'x-api-key', scheme: '' }),
@@ -42,27 +44,20 @@ export type ModeldOptions = z.output<typeof modeldOptions>;
 /** Unix seconds shown as `created` in the model list. */
 const CREATED = 1767225600;
 
-/** The vendor's documented output ceilings: 128k tokens on its Opus models, 64k on Sonnet. */
-const MAX_OUTPUT: Readonly<Record<(typeof MESSAGES_MODELS)[number], number>> = {
-  'modeld-sonnet-4-6': 64_000,
-  'modeld-opus-4-8': 128_000,
-  'modeld-sonnet-4-5-20250929': 64_000,
-  'modeld-opus-4-6': 128_000,
-};
-
 /** A `Warning` header (RFC 9111 §5.5 code 299, as Kubernetes sends for deprecated API use). */
 const warningHeader = (warnings: readonly string[]): Record<string, string> =>
   warnings.length ? { warning: warnings.map((w) => `299 - "${w}"`).join(', ') } : {};
 
 @definePlugin({ kind: 'upstream', name: 'modeld', options: modeldOptions })
 export class ModeldUpstream implements UpstreamPlugin {
-  readonly models: readonly ModelSpec[] = MESSAGES_MODELS.map((id) => ({
+  readonly models: readonly ModelSpec[] = MODELD_MODELS.map((id) => ({
     id,
     api: MessagesApi,
     created: CREATED,
     ownedBy: 'modeld',
     limits: { max_output_tokens: MAX_OUTPUT[id] },
   }));
+  private readonly fields: FamilyFields = messagesFields(MODELD_FIELDS);
   private readonly url: URL;
   private readonly headers: Readonly<Record<string, string>>;
 
@@ -77,7 +72,7 @@ export class ModeldUpstream implements UpstreamPlugin {
   async prepare(ctx: GatewayContext, model: ModelSpec, upstreamModel: string): Promise<UpstreamRequest> {
     validateMessagesHeaders(ctx.req.headers);
     const body = await ctx.json();
-    const { warnings } = validateMessagesRequest(body, model.id, model.limits);
+    const { warnings } = validateMessagesRequest(body, this.fields, model.id, model.limits);
     const renamed = upstreamModel !== model.id;
     if (renamed) body.model = upstreamModel;
     const { messages, system } = body;

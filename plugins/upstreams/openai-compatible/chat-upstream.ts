@@ -17,9 +17,9 @@ import {
   ChatCompletionsApi,
   chatFields,
   validateChatRequest,
-  type ChatFields,
   type ChatFieldTable,
 } from '../../apis/chat-completions';
+import type { FamilyFields } from '../../apis/field-table';
 import { ChatResponseReader } from './chat-reader';
 
 export interface ChatFamilySpec {
@@ -45,7 +45,7 @@ export interface ChatFamilySpec {
 
 export abstract class OpenAiCompatibleChat implements UpstreamPlugin {
   readonly models: readonly ModelSpec[];
-  private readonly fields: ChatFields;
+  private readonly fields: FamilyFields;
   private readonly url: URL;
   private readonly headers: Readonly<Record<string, string>>;
 

@@ -2,10 +2,11 @@
  * The messages request of SERVICE-INTERFACE.md, checked over real HTTP through the whole pipeline: the
  * version header, the per-model field table (each cell, each form), ranges, the thinking rules, messages,
  * and pass-through of unlisted fields. Expectations come from the contract written out below, not from
- * the gateway's MESSAGES_FIELDS, so a wrong cell in the gateway fails here.
+ * the modeld plugin's field table, so a wrong cell in the gateway fails here.
  */
 import t from 'tap';
-import { MESSAGES_FIELDS } from '../../../plugins/apis/messages';
+import { MESSAGES_FIELD_RULES, messagesFields } from '../../../plugins/apis/messages';
+import { MODELD_FIELDS } from '../../../plugins/upstreams/modeld/models';
 import { isError } from '../../helpers/errors';
 import { startTestGateway } from '../../helpers/gateway';
 import { postJson } from '../../helpers/http';
@@ -19,6 +20,7 @@ interface ContractRow {
 }
 
 // SERVICE-INTERFACE.md, "Messages request": 1 sonnet-4-6, 2 opus-4-8, 3 sonnet-4-5-20250929, 4 opus-4-6.
+const COLUMNS = ['modeld-sonnet-4-6', 'modeld-opus-4-8', 'modeld-sonnet-4-5-20250929', 'modeld-opus-4-6'];
 const CONTRACT: Readonly<Record<string, ContractRow>> = {
   max_tokens: { yes: '1234', valid: 100 },
   system: { yes: '1234', valid: 'You are concise.' },
@@ -34,16 +36,18 @@ const CONTRACT: Readonly<Record<string, ContractRow>> = {
   output_config: { yes: '12', valid: { effort: 'high' } },
 };
 
-const column = (model: string): string => String(MODELD.indexOf(model) + 1);
+const column = (model: string): string => String(COLUMNS.indexOf(model) + 1);
 
 void t.test('messages request, as the contract defines it', async (t) => {
   const gw = await startTestGateway(t);
 
-  await t.test('the gateway enforces the contract table: its fields, and which models accept each', (t) => {
-    t.strictSame(Object.keys(MESSAGES_FIELDS).sort(), Object.keys(CONTRACT).sort());
-    for (const [field, forms] of Object.entries(MESSAGES_FIELDS)) {
-      const accepted = new Set(forms.flatMap((f) => f.models.map(column)));
-      t.equal([...accepted].sort().join(''), CONTRACT[field]?.yes, `${field}: columns`);
+  await t.test("the gateway serves the contract's messages models, and enforces its table", (t) => {
+    t.strictSame([...MODELD].sort(), [...COLUMNS].sort(), "the catalogue serves the contract's columns");
+    t.strictSame(Object.keys(MESSAGES_FIELD_RULES).sort(), Object.keys(CONTRACT).sort());
+    const fields = messagesFields(MODELD_FIELDS);
+    for (const field of Object.keys(MESSAGES_FIELD_RULES)) {
+      const accepted = MODELD.filter((m) => fields.takes(m, field)).map(column);
+      t.equal(accepted.sort().join(''), CONTRACT[field]?.yes, `${field}: columns`);
     }
     t.end();
   });
