@@ -11,8 +11,11 @@ import {
   CREDENTIAL_FIELDS,
   DEEP,
   IMAGE_MODELS,
+  LATEST,
   MESSAGES_MODELS,
   MESSAGES_VERSION,
+  SAMPLING,
+  SONNET_46,
   VIDEOA_MODELS,
   VIDEOB_MODELS,
   judgeChat,
@@ -106,7 +109,7 @@ const tenths = (min: number, max: number): fc.Arbitrary<number> =>
 
 const familyOf = (model: string): keyof typeof CHAT_FAMILIES =>
   (Object.keys(CHAT_FAMILIES) as (keyof typeof CHAT_FAMILIES)[]).find((f) =>
-    (CHAT_FAMILIES[f] as readonly string[]).includes(model),
+    CHAT_FAMILIES[f].includes(model),
   )!;
 
 const CHAT_OPTIONAL: Readonly<Record<string, readonly string[]>> = {
@@ -194,9 +197,6 @@ const chatBase: fc.Arbitrary<Base> = fc
     };
   });
 
-const LATEST = ['modeld-sonnet-4-6', 'modeld-opus-4-8'];
-const SAMPLING = ['modeld-sonnet-4-6', 'modeld-sonnet-4-5-20250929', 'modeld-opus-4-6'];
-
 const messagesBase: fc.Arbitrary<Base> = fc
   .record({
     model: fc.constantFrom(...MESSAGES_MODELS),
@@ -236,7 +236,7 @@ const messagesBase: fc.Arbitrary<Base> = fc
       if (field === 'system' && Array.isArray(value) && !latest) continue;
       if (field === 'tool_choice' && (value as { type: string }).type === 'none' && !latest) continue;
       if (['temperature', 'top_p'].includes(field) && !SAMPLING.includes(model)) continue;
-      if (field === 'top_k' && model !== 'modeld-sonnet-4-6') continue;
+      if (field === 'top_k' && model !== SONNET_46) continue;
       if (field === 'top_p' && body.temperature !== undefined) continue;
       body[field] = value;
     }

@@ -1,12 +1,15 @@
 /**
  * The client contract (../shared/SERVICE-INTERFACE.md) and the README's "Behaviour where the contract is
- * silent", written out again independently of the gateway's own tables, as a judge: for a parsed body it
- * says whether the gateway must refuse it (`invalid`, with the reason), must serve it (`valid`), or may do
- * either (`gray`: the contract does not say, e.g. a video resolution the upstream may not know).
+ * silent", written out again independently of the gateway's own tables (only which models exist comes
+ * from the gateway's catalogue), as a judge: for a parsed body it says whether the gateway must refuse it
+ * (`invalid`, with the reason), must serve it (`valid`), or may do either (`gray`: the contract does not
+ * say, e.g. a video resolution the upstream may not know).
  *
  * A few limits are this file's own assumptions, marked CAP: the hardening under way adds consumption caps
  * whose values are not written down yet, so only values no vendor would serve count as over a cap.
  */
+
+import { testCatalogue } from '../helpers/catalogue';
 
 export type Verdict = 'valid' | 'gray' | 'invalid';
 
@@ -17,47 +20,36 @@ export interface Judgement {
   readonly why: string;
 }
 
-export const CHAT_FAMILIES = {
-  A: ['modela-5.6-luna', 'modela-5.5'],
-  B: ['modelb-3.5-flash', 'modelb-3.1-pro-preview'],
-  C: [
-    'modelc-3.6-max-preview',
-    'modelc-3.6-flash',
-    'modelc-3.7-plus',
-    'modelc-3.6-plus',
-    'modelc-3.5-plus',
-    'modelc-3.7-max',
-  ],
-} as const;
-export type ChatFamily = keyof typeof CHAT_FAMILIES;
+/**
+ * Which models exist is the test gateway's catalogue, by the plugin that serves each family; the
+ * contract's cells below (families, and the messages columns) say what each of them accepts.
+ */
+const served = testCatalogue();
+
+export type ChatFamily = 'A' | 'B' | 'C';
+export const CHAT_FAMILIES: Readonly<Record<ChatFamily, readonly string[]>> = {
+  A: served.of('modela'),
+  B: served.of('modelb'),
+  C: served.of('modelc'),
+};
 export const CHAT_MODELS: readonly string[] = Object.values(CHAT_FAMILIES).flat();
+export const MESSAGES_MODELS: readonly string[] = served.of('modeld');
+export const IMAGE_MODELS: readonly string[] = served.of('modelb-image');
+export const VIDEOA_MODELS: readonly string[] = served.of('videoa');
+export const VIDEOB_MODELS: readonly string[] = served.of('videob');
+export const ALL_MODELS: readonly string[] = served.models;
 
-const SONNET_46 = 'modeld-sonnet-4-6';
+// The contract's messages columns, in its order; the suite checks that MESSAGES_MODELS are these.
+/** The one column that takes top_k, and thinking of type 'enabled'. */
+export const SONNET_46 = 'modeld-sonnet-4-6';
 const OPUS_48 = 'modeld-opus-4-8';
-export const MESSAGES_MODELS: readonly string[] = [
-  SONNET_46,
-  OPUS_48,
-  'modeld-sonnet-4-5-20250929',
-  'modeld-opus-4-6',
-];
-const LATEST = [SONNET_46, OPUS_48];
-const SAMPLING = [SONNET_46, 'modeld-sonnet-4-5-20250929', 'modeld-opus-4-6'];
-
-export const IMAGE_MODELS: readonly string[] = ['modelb-3.1-flash-image-preview'];
-export const VIDEOA_MODELS: readonly string[] = [
-  'videoa-1.1-t2v',
-  'videoa-1.1-i2v',
-  'videoa-1.0-t2v',
-  'videoa-1.0-r2v',
-];
-export const VIDEOB_MODELS: readonly string[] = ['videob-2-0-260128'];
-export const ALL_MODELS: readonly string[] = [
-  ...CHAT_MODELS,
-  ...MESSAGES_MODELS,
-  ...IMAGE_MODELS,
-  ...VIDEOA_MODELS,
-  ...VIDEOB_MODELS,
-];
+const SONNET_45 = 'modeld-sonnet-4-5-20250929';
+const OPUS_46 = 'modeld-opus-4-6';
+export const MESSAGES_COLUMNS: readonly string[] = [SONNET_46, OPUS_48, SONNET_45, OPUS_46];
+/** Columns whose cell is "yes" for the newer fields and forms (metadata, thinking, system as an array…). */
+export const LATEST: readonly string[] = [SONNET_46, OPUS_48];
+/** Columns that take temperature and top_p. */
+export const SAMPLING: readonly string[] = [SONNET_46, SONNET_45, OPUS_46];
 
 export const MESSAGES_VERSION = '2023-06-01';
 
@@ -160,7 +152,7 @@ interface Field {
 const families =
   (...fs: ChatFamily[]) =>
   (model: string): boolean =>
-    fs.some((f) => (CHAT_FAMILIES[f] as readonly string[]).includes(model));
+    fs.some((f) => CHAT_FAMILIES[f].includes(model));
 const models =
   (...ms: string[]) =>
   (model: string): boolean =>

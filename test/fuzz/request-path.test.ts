@@ -19,7 +19,9 @@
 import fc from 'fast-check';
 import t, { type Test } from 'tap';
 import { FAST_POLL, startTestGateway, type TestGateway } from '../helpers/gateway';
+import { getJson } from '../helpers/http';
 import { nearValid, randomBody } from './cases';
+import { ALL_MODELS, MESSAGES_COLUMNS, MESSAGES_MODELS } from './contract';
 import { caseOf, entryFor, loadCorpus, record, type CorpusEntry } from './corpus';
 import {
   describe,
@@ -127,6 +129,12 @@ void t.test('the request path under generated requests', async (t) => {
     doc.keys = { failed_auth_limit: 0 };
   });
   const started = Date.now();
+
+  await t.test("the cases use the models the gateway serves, which are the contract's", async (t) => {
+    const list = await getJson<{ data: { id: string }[] }>(`${gw.url}/v1/models`, gw.key);
+    t.strictSame(list.body.data.map((m) => m.id).sort(), [...ALL_MODELS].sort(), 'GET /v1/models');
+    t.strictSame([...MESSAGES_MODELS].sort(), [...MESSAGES_COLUMNS].sort(), 'the messages columns');
+  });
 
   await t.test('corpus: every failing case found so far, replayed', async (t) => {
     for (const entry of corpus) {

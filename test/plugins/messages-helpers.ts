@@ -1,17 +1,13 @@
 /**
- * Shared by the messages tests: the four models in the contract's column order, and a POST to
- * `/v1/messages` that carries the version header and a request id of the test's choosing.
+ * Shared by the messages tests: the models the modeld plugin serves, and a POST to `/v1/messages` that
+ * carries the version header and a request id of the test's choosing.
  */
+import { testCatalogue } from '../helpers/catalogue';
 import type { TestGateway } from '../helpers/gateway';
 import { postJson, type JsonResponse } from '../helpers/http';
 
-/** The contract's messages models, in the order of its model table. */
-export const MODELD = [
-  'modeld-sonnet-4-6',
-  'modeld-opus-4-8',
-  'modeld-sonnet-4-5-20250929',
-  'modeld-opus-4-6',
-];
+/** The models the test gateway serves through its modeld upstream. */
+export const MODELD: readonly string[] = testCatalogue().of('modeld');
 
 export const VERSION = { 'modeld-version': '2023-06-01' };
 

@@ -2,6 +2,7 @@
  * Shared by the video tests: the three task protocols as a client sees them (paths, headers, where each
  * puts its task id, status and video URL), native bodies for each model, and waiting for a task to end.
  */
+import { testCatalogue } from '../helpers/catalogue';
 import type { TestGateway } from '../helpers/gateway';
 import { eventually, getJson, postJson, type JsonResponse } from '../helpers/http';
 
@@ -20,7 +21,9 @@ interface ClientView {
   readonly done: { readonly succeeded: string; readonly failed: string; readonly cancelled: string };
 }
 
-export const VIDEOA_MODELS = ['videoa-1.1-t2v', 'videoa-1.1-i2v', 'videoa-1.0-t2v', 'videoa-1.0-r2v'];
+/** The models the test gateway serves through each video family's upstream. */
+const VIDEOA_MODELS = testCatalogue().of('videoa');
+const VIDEOB_MODELS = testCatalogue().of('videob');
 export const VIDEOB_MODEL = 'videob-2-0-260128';
 
 const field = (body: Body, ...path: string[]): unknown =>
@@ -31,7 +34,7 @@ export const PROTOCOLS: Readonly<Record<ProtocolName, ClientView>> = {
     submitPath: '/v1/videos/generations',
     queryPath: (id) => `/v1/videos/generations/${id}`,
     headers: {},
-    models: [...VIDEOA_MODELS, VIDEOB_MODEL],
+    models: [...VIDEOA_MODELS, ...VIDEOB_MODELS],
     taskId: (b) => String(b.id),
     status: (b) => String(b.status),
     videoUrl: (b) => field(b, 'data', '0', 'url') as string | undefined,
@@ -51,7 +54,7 @@ export const PROTOCOLS: Readonly<Record<ProtocolName, ClientView>> = {
     submitPath: '/api/v3/contents/generations/tasks',
     queryPath: (id) => `/api/v3/contents/generations/tasks/${id}`,
     headers: {},
-    models: [VIDEOB_MODEL],
+    models: VIDEOB_MODELS,
     taskId: (b) => String(b.id),
     status: (b) => String(b.status),
     videoUrl: (b) => field(b, 'content', 'video_url') as string | undefined,

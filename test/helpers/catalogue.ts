@@ -1,0 +1,48 @@
+/**
+ * The catalogue of the test configuration (testConfig), built by the gateway's own code from the upstream
+ * plugins' model tables, so a test takes the models a family serves from the family's plugin instead of
+ * writing the list again. Synchronous, for what is built when a test file loads (the fuzz cases).
+ */
+import { container } from 'tsyringe';
+import { buildConfig } from '../../config/load';
+import { Catalogue } from '../../core/routing/catalogue';
+import { buildUpstreams } from '../../core/upstream/build-upstreams';
+import { testConfig } from './gateway';
+
+export interface TestCatalogue {
+  /** Every model served, in the catalogue's order (what GET /v1/models lists). */
+  readonly models: readonly string[];
+  /** The models served through the upstreams of the plugin named `plugin` (`modeld`, `modela`…). */
+  of(plugin: string): readonly string[];
+}
+
+let built: TestCatalogue | undefined;
+
+export function testCatalogue(): TestCatalogue {
+  return (built ??= build());
+}
+
+function build(): TestCatalogue {
+  // Addresses only: nothing is contacted or written.
+  const config = buildConfig(testConfig('http://127.0.0.1:9', '/nonexistent'), {});
+  const upstreams = buildUpstreams(config, container);
+  try {
+    const catalogue = new Catalogue(upstreams, config.routes, config.limits);
+    const models = catalogue.models().map((m) => m.id);
+    const byPlugin = new Map<string, string[]>();
+    for (const [name, { plugin }] of Object.entries(config.upstreams)) {
+      const served = models.filter((id) => catalogue.targetOn(id, name));
+      byPlugin.set(plugin, [...(byPlugin.get(plugin) ?? []), ...served]);
+    }
+    return {
+      models,
+      of: (plugin) => {
+        const served = byPlugin.get(plugin);
+        if (!served?.length) throw new Error(`the test configuration serves no model of plugin ${plugin}`);
+        return served;
+      },
+    };
+  } finally {
+    for (const upstream of upstreams) upstream.close();
+  }
+}
