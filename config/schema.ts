@@ -1,7 +1,7 @@
 /**
  * The core sections of gateway.yaml. Plugin option blocks (a pipeline entry's options, an upstream's
  * settings beyond `plugin`) are kept as raw values here and validated by the plugin's own schema when the
- * gateway is composed, so each plugin owns its section (STYLE.md, convention 3).
+ * gateway is composed, so each plugin owns its section (docs/conventions.md#convention-3).
  */
 import { z } from 'zod';
 import { duration, port, size } from './units';

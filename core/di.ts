@@ -1,5 +1,5 @@
 /**
- * Typed dependency-injection tokens (STYLE.md, convention 7). tsyringe symbols carry no type, so each
+ * Typed dependency-injection tokens (docs/conventions.md#convention-7). tsyringe symbols carry no type, so each
  * token is branded with the type it resolves to; only the composition root resolves them.
  */
 import type { Logger } from 'pino';

@@ -16,7 +16,7 @@ import type { ModelLimits } from './routing/model-limits';
 
 export type Next = () => Promise<void>;
 
-/** A typed, namespaced slot in `ctx.state` (STYLE.md, convention 9). */
+/** A typed, namespaced slot in `ctx.state` (docs/conventions.md#convention-9). */
 export class StateKey<T> {
   declare private readonly type: T;
   constructor(
@@ -112,7 +112,7 @@ export interface RouteChoices {
 }
 
 /**
- * A pipeline stage (STYLE.md, convention 5). `handle` runs in gateway.yaml order, onion style; `onEvent`
+ * A pipeline stage (docs/conventions.md#convention-5). `handle` runs in gateway.yaml order, onion style; `onEvent`
  * sees every streamed event after the upstream plugin; `finish` runs once after the last byte (or after
  * an error response), for every stage whose `handle` was reached, and must not throw.
  */

@@ -1,5 +1,5 @@
 /**
- * Relays an upstream SSE response event by event (STYLE.md, convention 10): parse once, let the upstream
+ * Relays an upstream SSE response event by event (docs/conventions.md#convention-10): parse once, let the upstream
  * plugin's reader and the middlewares' `onEvent` hooks see each event, serialise once, write as soon as
  * the upstream's bytes arrive. While the upstream is silent it sends the API's ping; a stream that ends
  * before the protocol's own end, goes silent too long or is cut by shutdown ends with the API's error frame.

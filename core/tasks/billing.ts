@@ -25,7 +25,7 @@ export function usageRecordOf(task: VideoTask, pricing: Pricing): UsageRecord {
     endpoint: VIDEO_ENDPOINT,
     status: 200,
     stream: false,
-    // Video upstreams count no input tokens; token-billed ones report output tokens (UPSTREAMS.md §4).
+    // Video upstreams count no input tokens; token-billed ones report output tokens (docs/upstreams.md#videob).
     prompt_tokens: 0,
     completion_tokens: tokens,
     total_tokens: tokens,

@@ -1,6 +1,6 @@
 /**
  * The image generation API (`POST /v1/images/generations`) as the contract defines it: the endpoint and
- * its field rules (SERVICE-INTERFACE.md, "Image generation request"). Results are always `b64_json`.
+ * its field rules (docs/contract.md#image-generation-request). Results are always `b64_json`.
  * Which fields a family takes or requires is its own table (ImageFieldTable), declared in its plugin.
  */
 import { z } from 'zod';

@@ -1,6 +1,6 @@
 /**
- * The messages API (`POST /v1/messages`) as the contract defines it (SERVICE-INTERFACE.md, "Messages
- * request"): what every family serving it shares. The endpoint, its stream frames, the version header,
+ * The messages API (`POST /v1/messages`) as the contract defines it
+ * (docs/contract.md#messages-request): what every family serving it shares. The endpoint, its stream frames, the version header,
  * the content blocks, and the rules of the fields, some of several forms (`system` as a string or as an
  * array). Which model takes which field and form is the family's own table (MessagesFieldTable), declared
  * in its plugin; this file applies it.
@@ -41,7 +41,7 @@ const toolUse = z.looseObject({ id: z.string().min(1), name: z.string().min(1), 
 const serverToolResult = z.looseObject({ tool_use_id: z.string().min(1), content: z.unknown() });
 
 /**
- * Content blocks the vendor's Messages API defines for requests (UPSTREAMS.md §2), including the server
+ * Content blocks the vendor's Messages API defines for requests (docs/upstreams.md#modeld), including the server
  * tools' blocks a client echoes back in a multi-turn conversation.
  */
 const BLOCKS: PartTable = {

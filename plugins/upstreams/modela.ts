@@ -1,5 +1,5 @@
 /**
- * `modela-*`: OpenAI Chat Completions (UPSTREAMS.md §1). Its current models reject the legacy
+ * `modela-*`: OpenAI Chat Completions (docs/upstreams.md#modela). Its current models reject the legacy
  * `max_tokens`, so the contract's `max_tokens` is sent as `max_completion_tokens`.
  * @example upstreams: { modela-main: { plugin: modela, base_url: https://api.openai.com/v1, api_key: "${MODELA_API_KEY}" } }
  */

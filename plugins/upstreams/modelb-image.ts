@@ -1,6 +1,6 @@
 /**
  * `modelb-3.1-flash-image-preview`: image generation on the modelb vendor's OpenAI-compatible endpoint
- * (UPSTREAMS.md §5, §6). The contract promises `b64_json` results whatever `response_format` says, so the
+ * (docs/upstreams.md#modelb-image). The contract promises `b64_json` results whatever `response_format` says, so the
  * upstream is always asked for `b64_json`.
  * @example upstreams: { modelb-image: { plugin: modelb-image, base_url: https://generativelanguage.googleapis.com/v1beta/openai, api_key: "${MODELB_API_KEY}" } }
  */

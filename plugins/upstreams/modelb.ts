@@ -1,5 +1,5 @@
 /**
- * `modelb-*` chat: Gemini's OpenAI-compatible endpoint (UPSTREAMS.md §5). Streams report usage (on the
+ * `modelb-*` chat: Gemini's OpenAI-compatible endpoint (docs/upstreams.md#modelb). Streams report usage (on the
  * finish chunk) when asked with `stream_options.include_usage`, which the gateway adds and strips again
  * (the contract gives modelb clients no `stream_options`). Its thinking counts only in `total_tokens`
  * (chat-usage.ts bills it as output). Vendor options travel in a literal top-level `extra_body`.

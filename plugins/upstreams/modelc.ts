@@ -1,5 +1,5 @@
 /**
- * `modelc-*`: DashScope's OpenAI-compatible mode (UPSTREAMS.md §3a). Usage in streams only with
+ * `modelc-*`: DashScope's OpenAI-compatible mode (docs/upstreams.md#modelc). Usage in streams only with
  * `stream_options.include_usage`, which the gateway adds (and strips again) when the client did not.
  * @example upstreams: { modelc-main: { plugin: modelc, base_url: https://dashscope-intl.aliyuncs.com/compatible-mode/v1, api_key: "${MODELC_API_KEY}" } }
  */

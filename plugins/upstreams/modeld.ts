@@ -1,5 +1,5 @@
 /**
- * `modeld-*`: the messages API (UPSTREAMS.md §2). The vendor authenticates with `x-api-key` and wants its
+ * `modeld-*`: the messages API (docs/upstreams.md#modeld). The vendor authenticates with `x-api-key` and wants its
  * version header; both are configurable, so the same plugin fronts the vendor (`anthropic-version`) or
  * the simulator (`modeld-version`). The body is re-serialised only when the model id had to change.
  * @example upstreams: { modeld-main: { plugin: modeld, base_url: https://api.anthropic.com, api_key: "${MODELD_API_KEY}", version_header: { name: anthropic-version } } }

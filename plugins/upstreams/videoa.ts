@@ -1,5 +1,5 @@
 /**
- * `videoa-*`: the DashScope-style async video synthesis API (UPSTREAMS.md §3b). Submit needs the async
+ * `videoa-*`: the DashScope-style async video synthesis API (docs/upstreams.md#videoa). Submit needs the async
  * header (`X-nativea-Async: enable` here, `X-DashScope-Async` at the vendor); tasks are polled at
  * `/api/v1/tasks/{id}`; a failure arrives with HTTP 200 and `code`/`message` inside `output`.
  * @example upstreams: { videoa-main: { plugin: videoa, base_url: https://dashscope-intl.aliyuncs.com, api_key: "${VIDEOA_API_KEY}", submit_headers: { x-dashscope-async: enable } } }

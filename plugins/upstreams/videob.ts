@@ -1,5 +1,5 @@
 /**
- * `videob-*`: the Ark-style content-generation task API (UPSTREAMS.md §4). The body's `content` must hold
+ * `videob-*`: the Ark-style content-generation task API (docs/upstreams.md#videob). The body's `content` must hold
  * a text item; resolution and duration come from top-level fields or the prompt's inline flags
  * (`--resolution 720p --duration 5`, or `--rs`/`--dur`). Billing is in upstream tokens.
  * @example upstreams: { videob-main: { plugin: videob, base_url: https://ark.cn-beijing.volces.com/api/v3, api_key: "${VIDEOB_API_KEY}" } }
@@ -60,7 +60,7 @@ const url = z.looseObject({ url: z.string().min(1) });
 /** `first_frame`, `last_frame`, `reference_image`, …: the vendor adds roles with its models. */
 const ROLE = z.string().min(1);
 
-/** The `content` items the vendor's API defines (UPSTREAMS.md §4), each with what it must carry. */
+/** The `content` items the vendor's API defines (docs/upstreams.md#videob), each with what it must carry. */
 const CONTENT_ITEMS: PartTable = {
   text: z.looseObject({ text: z.string() }),
   image_url: z.looseObject({ image_url: url, role: ROLE.optional() }),

@@ -1,5 +1,5 @@
 /**
- * `native-a`: the videoa vendor's own async task API (UPSTREAMS.md §3b), for `videoa-*`. Submit needs
+ * `native-a`: the videoa vendor's own async task API (docs/upstreams.md#videoa), for `videoa-*`. Submit needs
  * `X-nativea-Async: enable` (the vendor has no synchronous mode over HTTP); answers carry `output` with
  * `task_status` PENDING, RUNNING, SUCCEEDED, FAILED or CANCELED, a failure's `code`/`message` flat inside
  * `output`, and a `request_id`.

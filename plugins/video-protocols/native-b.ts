@@ -1,5 +1,5 @@
 /**
- * `native-b`: the videob vendor's content-generation task API (UPSTREAMS.md §4), for `videob-*`. Status
+ * `native-b`: the videob vendor's content-generation task API (docs/upstreams.md#videob), for `videob-*`. Status
  * words `queued`, `running`, `succeeded`, `failed`, `cancelled`; the video under `content.video_url`;
  * times in Unix seconds; `error` null unless the task failed.
  */

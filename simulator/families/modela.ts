@@ -30,7 +30,7 @@ const ERRORS: OpenAiErrorCatalog = {
 };
 
 /**
- * `modela`: OpenAI Chat Completions (UPSTREAMS §1). Usage streams only with
+ * `modela`: OpenAI Chat Completions (docs/upstreams.md#modela). Usage streams only with
  * `stream_options.include_usage`, and then every other chunk carries `"usage": null`.
  */
 export const modela: ChatDialect = {

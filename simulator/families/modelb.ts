@@ -49,7 +49,7 @@ function thoughtTokens(req: ChatRequest): number {
 }
 
 /**
- * `modelb`: Gemini's OpenAI-compatible endpoint (UPSTREAMS §5). Streams carry usage only when asked
+ * `modelb`: Gemini's OpenAI-compatible endpoint (docs/upstreams.md#modelb). Streams carry usage only when asked
  * with `stream_options.include_usage` (as every capture of the vendor's was made), on the last finish
  * chunk, not in a chunk of its own. Its thinking shows only in `total_tokens`. Errors use the
  * google.rpc shape `{error:{code,message,status}}`.
@@ -75,7 +75,7 @@ export const modelb: ChatDialect = {
   validate: () => undefined,
 };
 
-/** What modelb serves besides chat: OpenAI-style image generation on the same base (UPSTREAMS §5). */
+/** What modelb serves besides chat: OpenAI-style image generation on the same base (docs/upstreams.md#modelb-image). */
 export const modelbImageRoutes: Readonly<Record<string, RouteHandler>> = {
   'POST /v1beta/openai/images/generations': handleImageGeneration,
 };

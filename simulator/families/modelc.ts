@@ -56,7 +56,7 @@ function validate(req: ChatRequest): void {
 }
 
 /**
- * `modelc`: DashScope OpenAI-compatible mode (UPSTREAMS §3a). Every chunk carries
+ * `modelc`: DashScope OpenAI-compatible mode (docs/upstreams.md#modelc). Every chunk carries
  * `"usage": null` except the `choices: []` usage chunk sent with `include_usage`;
  * `enable_thinking` streams `reasoning_content` first and is refused without `stream`.
  */

@@ -8,7 +8,7 @@ const apiKeyAuth = (headers: IncomingHttpHeaders, key: string): boolean =>
   headers['x-api-key'] === key || bearerAuth(headers, key);
 
 /**
- * `modeld`: Anthropic Messages (UPSTREAMS §2), with `modeld-version` where the vendor has
+ * `modeld`: Anthropic Messages (docs/upstreams.md#modeld), with `modeld-version` where the vendor has
  * `anthropic-version`. Replies are typed content blocks; streams are named events without `[DONE]`.
  */
 export const modeld: Family = {

@@ -3,7 +3,7 @@ import { errorBody } from '../videoa/errors';
 import { pollVideoa, submitVideoa } from '../videoa/handler';
 
 /**
- * `videoa`: DashScope's async video synthesis (UPSTREAMS §3b), with `X-nativea-Async` where the
+ * `videoa`: DashScope's async video synthesis (docs/upstreams.md#videoa), with `X-nativea-Async` where the
  * vendor has `X-DashScope-Async`. Bodies carry the simulator's request id as `request_id`.
  */
 export const videoa: Family = {

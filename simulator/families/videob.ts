@@ -3,7 +3,7 @@ import { errorBody } from '../videob/errors';
 import { pollVideob, submitVideob } from '../videob/handler';
 
 /**
- * `videob`: Volcengine Ark's Seedance content-generation tasks (UPSTREAMS §4). Ark sends its
+ * `videob`: Volcengine Ark's Seedance content-generation tasks (docs/upstreams.md#videob). Ark sends its
  * request id in `x-request-id` and at the end of error messages, never as a body field.
  */
 export const videob: Family = {

@@ -11,7 +11,7 @@ import { messageBody } from './message';
 import { planMessage } from './reply';
 import { parseMessagesRequest } from './request';
 
-/** Where the vendor has `anthropic-version`; the one version UPSTREAMS §2 documents. */
+/** Where the vendor has `anthropic-version`; the one version docs/upstreams.md#modeld documents. */
 const VERSION_HEADER = 'modeld-version';
 const VERSION = '2023-06-01';
 

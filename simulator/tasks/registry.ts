@@ -100,7 +100,7 @@ const newEntry = (family: string, id: string, firstSeen: number, task: SimTask |
   minPollGap: null,
 });
 
-/** How long the vendors answer for a task (UPSTREAMS §3b: 24 h); after that it is unknown, as there. */
+/** How long the vendors answer for a task (docs/upstreams.md#videoa: 24 h); after that it is unknown, as there. */
 export const TASK_RETENTION_MS = 24 * 3_600_000;
 /** The most ids kept at once, so a long-running simulator (a demo, a soak) stays bounded. */
 export const MAX_ENTRIES = 100_000;

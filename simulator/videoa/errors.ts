@@ -12,7 +12,7 @@ const INTERNAL: CodeDefaults = {
   message: 'An internal error has occured, please try again later or contact service support.',
 };
 
-// DashScope's codes per HTTP status (UPSTREAMS §3b); 404 and 503 are not in its table.
+// DashScope's codes per HTTP status (docs/upstreams.md#videoa); 404 and 503 are not in its table.
 const ERRORS: StatusCatalog<CodeDefaults> = {
   400: INVALID,
   401: { code: 'InvalidApiKey', message: 'Invalid API-key provided.' },

@@ -18,7 +18,7 @@ const INTERNAL: ArkDefaults = {
   message: 'The service encountered an unexpected internal error.',
 };
 
-// Ark's types (HTTP reason words) and codes per status (UPSTREAMS §4).
+// Ark's types (HTTP reason words) and codes per status (docs/upstreams.md#videob).
 const ERRORS: StatusCatalog<ArkDefaults> = {
   400: INVALID,
   401: {

@@ -1,7 +1,7 @@
 /**
  * Reads an image generation response: one usage record per call, counting the images delivered, plus the
  * upstream's tokens when it reports them (the OpenAI image models do; whether Gemini's endpoint does is
- * uncertain, UPSTREAMS.md §5), so a call is billed per image either way.
+ * uncertain, docs/upstreams.md#modelb-image), so a call is billed per image either way.
  */
 import { isJsonObject, type JsonObject } from '../../../core/context';
 import type { ResponseReader } from '../../../core/plugin';

@@ -1,5 +1,5 @@
 /**
- * Reads usage from a messages response (UPSTREAMS.md §2), JSON or stream. In a stream, input and cache
+ * Reads usage from a messages response (docs/upstreams.md#modeld), JSON or stream. In a stream, input and cache
  * counts come from `message_start`, and output tokens from the last `message_delta` (cumulative): the
  * `output_tokens` of `message_start` is a placeholder and is never added. A stream cut before its
  * `message_delta` is estimated from the deltas that reached the client, and marked so.

@@ -1,5 +1,5 @@
 /**
- * The chat completion request of SERVICE-INTERFACE.md, checked over real HTTP through the whole pipeline:
+ * The chat completion request of docs/contract.md#chat-completion-request, checked over real HTTP through the whole pipeline:
  * the field table per family, ranges and types, messages, the model field, pass-through of unlisted
  * fields, and the shape of every error. Expectations come from the contract table written out below, not
  * from the gateway's rules or the families' own tables, so a wrong cell in a family plugin fails here.
@@ -28,7 +28,7 @@ interface ContractRow {
   readonly with?: Record<string, unknown>;
 }
 
-// SERVICE-INTERFACE.md, "Chat completion request", optional fields: columns A, B, C.
+// docs/contract.md#chat-completion-request, optional fields: columns A, B, C.
 const CONTRACT: Readonly<Record<string, ContractRow>> = {
   stream: { yes: 'ABC', valid: true },
   stream_options: { yes: 'C', valid: { include_usage: true }, with: { stream: true } },
@@ -44,7 +44,7 @@ const CONTRACT: Readonly<Record<string, ContractRow>> = {
   top_logprobs: { yes: 'A', valid: 3, with: { logprobs: true } },
   seed: { yes: 'AC', valid: 42 },
   reasoning_effort: { yes: 'AB', valid: 'low' },
-  // The upstream refuses thinking without streaming (UPSTREAMS.md §3a), so the valid request streams.
+  // The upstream refuses thinking without streaming (docs/upstreams.md#modelc), so the valid request streams.
   enable_thinking: { yes: 'C', valid: true, with: { stream: true } },
   tools: {
     yes: 'ABC',

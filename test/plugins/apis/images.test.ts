@@ -1,5 +1,5 @@
 /**
- * The image generation request of SERVICE-INTERFACE.md over real HTTP through the whole pipeline, and the
+ * The image generation request of docs/contract.md#image-generation-request over real HTTP through the whole pipeline, and the
  * `modelb-image` upstream behind it: every field rule, the configured ceiling of `n`, decodable images of
  * the requested size and format, `b64_json` whatever `response_format` says, and one usage record per call.
  */

@@ -1,5 +1,5 @@
 /**
- * The messages request of SERVICE-INTERFACE.md, checked over real HTTP through the whole pipeline: the
+ * The messages request of docs/contract.md#messages-request, checked over real HTTP through the whole pipeline: the
  * version header, the per-model field table (each cell, each form), ranges, the thinking rules, messages,
  * and pass-through of unlisted fields. Expectations come from the contract written out below, not from
  * the modeld plugin's field table, so a wrong cell in the gateway fails here.
@@ -19,7 +19,7 @@ interface ContractRow {
   readonly valid: unknown;
 }
 
-// SERVICE-INTERFACE.md, "Messages request": 1 sonnet-4-6, 2 opus-4-8, 3 sonnet-4-5-20250929, 4 opus-4-6.
+// docs/contract.md#messages-request: 1 sonnet-4-6, 2 opus-4-8, 3 sonnet-4-5-20250929, 4 opus-4-6.
 const COLUMNS = ['modeld-sonnet-4-6', 'modeld-opus-4-8', 'modeld-sonnet-4-5-20250929', 'modeld-opus-4-6'];
 const CONTRACT: Readonly<Record<string, ContractRow>> = {
   max_tokens: { yes: '1234', valid: 100 },

@@ -246,7 +246,7 @@ void t.test('the chat families, upstream and back', async (t) => {
     const firstContent = deltas.findIndex((d) => typeof d.content === 'string' && d.content !== '');
     t.ok(deltas.indexOf(reasoning.at(-1)!) < firstContent, 'reasoning first, then content');
     t.equal(streamedText(res.text), WORDS);
-    // completion_tokens includes the reasoning tokens (UPSTREAMS.md §3a).
+    // completion_tokens includes the reasoning tokens (docs/upstreams.md#modelc).
     await meteredAs(t, gw, id, 'C', { stream: true, completion: 2 * TOKENS, reasoning: TOKENS });
   });
 
