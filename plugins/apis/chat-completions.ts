@@ -59,6 +59,23 @@ export const CHAT_FIELD_RULES = {
 
 export type ChatField = keyof typeof CHAT_FIELD_RULES;
 
+/**
+ * The fields OpenAI's chat API defines that every OpenAI-compatible vendor takes, for a family's table
+ * to start from; each family adds its own (and may leave these out, field by field).
+ */
+export const OPENAI_CHAT_FIELDS = [
+  'stream',
+  'temperature',
+  'top_p',
+  'max_tokens',
+  'n',
+  'stop',
+  'presence_penalty',
+  'tools',
+  'tool_choice',
+  'response_format',
+] as const satisfies readonly ChatField[];
+
 /** A family's column of the field table, declared in its plugin. */
 export type ChatFieldTable = FieldTable<typeof CHAT_FIELD_RULES>;
 

@@ -3,27 +3,19 @@
  * `max_tokens`, so the contract's `max_tokens` is sent as `max_completion_tokens`.
  * @example upstreams: { modela-main: { plugin: modela, base_url: https://api.openai.com/v1, api_key: "${MODELA_API_KEY}" } }
  */
+import { OPENAI_CHAT_FIELDS } from '../apis/chat-completions';
 import { defineChatFamily } from './openai-compatible/define-chat-family';
 
 export const ModelaUpstream = defineChatFamily('modela', {
   fields: {
     accepts: [
-      'stream',
-      'temperature',
-      'top_p',
-      'max_tokens',
-      'n',
-      'stop',
-      'presence_penalty',
+      ...OPENAI_CHAT_FIELDS,
       'frequency_penalty',
       'logprobs',
       'top_logprobs',
       'seed',
       'reasoning_effort',
-      'tools',
-      'tool_choice',
       'parallel_tool_calls',
-      'response_format',
       'user',
     ],
   },

@@ -5,25 +5,12 @@
  * (chat-usage.ts bills it as output). Vendor options travel in a literal top-level `extra_body`.
  * @example upstreams: { modelb-main: { plugin: modelb, base_url: https://generativelanguage.googleapis.com/v1beta/openai, api_key: "${MODELB_API_KEY}" } }
  */
+import { OPENAI_CHAT_FIELDS } from '../apis/chat-completions';
 import { defineChatFamily } from './openai-compatible/define-chat-family';
 
 export const ModelbUpstream = defineChatFamily('modelb', {
   fields: {
-    accepts: [
-      'stream',
-      'temperature',
-      'top_p',
-      'max_tokens',
-      'n',
-      'stop',
-      'presence_penalty',
-      'frequency_penalty',
-      'reasoning_effort',
-      'tools',
-      'tool_choice',
-      'response_format',
-      'extra_body',
-    ],
+    accepts: [...OPENAI_CHAT_FIELDS, 'frequency_penalty', 'reasoning_effort', 'extra_body'],
   },
   vendor: 'modelb',
   models: ['modelb-3.5-flash', 'modelb-3.1-pro-preview'],

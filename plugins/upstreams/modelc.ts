@@ -3,26 +3,18 @@
  * `stream_options.include_usage`, which the gateway adds (and strips again) when the client did not.
  * @example upstreams: { modelc-main: { plugin: modelc, base_url: https://dashscope-intl.aliyuncs.com/compatible-mode/v1, api_key: "${MODELC_API_KEY}" } }
  */
+import { OPENAI_CHAT_FIELDS } from '../apis/chat-completions';
 import { defineChatFamily } from './openai-compatible/define-chat-family';
 
 export const ModelcUpstream = defineChatFamily('modelc', {
   fields: {
     accepts: [
-      'stream',
+      ...OPENAI_CHAT_FIELDS,
       'stream_options',
-      'temperature',
-      'top_p',
-      'max_tokens',
-      'n',
-      'stop',
-      'presence_penalty',
       'repetition_penalty',
       'seed',
       'enable_thinking',
-      'tools',
-      'tool_choice',
       'parallel_tool_calls',
-      'response_format',
     ],
   },
   vendor: 'modelc',
