@@ -1,8 +1,10 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { SimErrors } from './sim-error';
-import { MAX_TASK_MS } from './tasks/timeline';
 
 /** Per-request behaviour chosen by `x-sim-*` headers or a `#sim` directive in the prompt. */
+/** Long enough for any task a test or demo wants; the vendors keep task ids queryable for 24 h. */
+export const MAX_TASK_MS = 86_400_000;
+
 export interface Controls {
   /** Delay before the response headers. */
   latencyMs?: number;

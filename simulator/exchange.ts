@@ -1,5 +1,4 @@
-import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
-import type { Family } from './family';
+import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { writeJson } from './http-io';
 import type { LoggedRequest } from './request-log';
 import type { RouteParams } from './route-table';
@@ -104,4 +103,31 @@ export class Exchange {
     for (const fn of this.cleanups) fn();
     this.cleanups.length = 0;
   };
+}
+
+/** Handles one route; throws SimError for error answers. */
+export type RouteHandler = (ex: Exchange) => void | Promise<void>;
+
+/**
+ * One upstream family the simulator speaks (a vendor dialect). The server knows families only
+ * through this interface, so adding a family is one file plus a line in `families/index.ts`.
+ */
+export interface Family {
+  /** Key of `SimulatorOptions.keys`, e.g. `modela`. */
+  readonly name: string;
+  /** First path segment the family lives under, e.g. `/modela`. */
+  readonly mount: string;
+  /** Credential expected when `SimulatorOptions.keys` does not name one. */
+  readonly defaultKey: string;
+  /** Response header carrying the simulator's request id, named as the vendor names it. */
+  readonly requestIdHeader: string;
+  /**
+   * Routes below the mount, keyed `METHOD /path`, e.g. `POST /v1/chat/completions`; a `{name}`
+   * segment matches any one segment and reaches the handler as `ex.params.name`.
+   */
+  readonly routes: Readonly<Record<string, RouteHandler>>;
+  /** Whether the request carries the expected credential in the vendor's auth style. */
+  authorized(headers: IncomingHttpHeaders, key: string): boolean;
+  /** The vendor's error body for `err`; `simId` is the simulator's id of the request. */
+  errorBody(err: SimError, simId: string): unknown;
 }

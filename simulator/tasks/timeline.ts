@@ -52,8 +52,6 @@ export interface SimTask {
 /** What one poll answers before the task's status, by its 1-based number. */
 export type PollFate = 'error' | 'unknown' | 'status';
 
-/** Long enough for any task a test or demo wants; the vendors keep task ids queryable for 24 h. */
-export const MAX_TASK_MS = 86_400_000;
 const DEFAULT_TASK_MS = 2000;
 // The queue takes the first quarter of the task unless `queue_ms` says otherwise.
 const QUEUE_SHARE = 4;
