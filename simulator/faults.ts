@@ -1,10 +1,12 @@
 /**
  * Faults set on the simulator as a whole (not per request, as the `x-sim-*` controls are), so a test can
  * make one upstream fail while another, or a retry of the same request, succeeds: answer a status, hang
- * without answering, reset the connection before the headers, or cut a stream after some chunks.
+ * without answering, reset the connection before the headers, cut a stream after some chunks, or answer
+ * a canned reply (a vendor's answer, byte for byte, from a test's golden fixture).
  * Set over `/_sim/faults` or on the running simulator; each applies to the requests it matches, for
  * `times` requests or until cleared.
  */
+import { validateHeaderName, validateHeaderValue } from 'node:http';
 import { isRecord } from './is-record';
 
 /** Which requests a fault applies to; an empty match applies to all. */
@@ -25,6 +27,23 @@ export interface FaultAction {
   readonly reset?: boolean;
   /** Streams: close the connection after this many content chunks (the `cut_after` control). */
   readonly cut_after?: number;
+  /** Answer exactly this, in place of the family's own answer (see canned-reply.ts). */
+  readonly reply?: CannedReply;
+}
+
+/**
+ * A whole answer given by the test: any status, any content type, the body as text or as base64 bytes.
+ * The simulator serves it without reading it, so a fixture can hold what no family would produce.
+ */
+export interface CannedReply {
+  /** 200–599; a canned answer may be a success. */
+  readonly status: number;
+  readonly content_type: string;
+  /** The body as UTF-8 text; at most one of `body` and `body_base64`, neither for an empty body. */
+  readonly body?: string;
+  readonly body_base64?: string;
+  /** Extra response headers. */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 export interface FaultSpec {
@@ -101,10 +120,12 @@ function checkSpec(spec: unknown): FaultSpec {
     hang: flag(fault.hang, 'fault.hang'),
     reset: flag(fault.reset, 'fault.reset'),
     cut_after: count(fault.cut_after, 'fault.cut_after', 0, 1_000_000),
+    reply: fault.reply === undefined ? undefined : checkReply(fault.reply),
   };
-  if (Object.values(action).every((v) => v === undefined || v === false)) {
-    throw new Error("'fault' must set one of status, hang, reset, cut_after");
-  }
+  const set = Object.values(action).filter((v) => v !== undefined && v !== false).length;
+  if (set === 0) throw new Error("'fault' must set one of status, hang, reset, cut_after, reply");
+  // A reply is a whole answer: combined with another fault, which one wins would be a guess.
+  if (action.reply && set > 1) throw new Error("'fault.reply' cannot be combined with another fault");
   return {
     match: {
       path_prefix: optionalString(match.path_prefix, 'match.path_prefix'),
@@ -112,5 +133,43 @@ function checkSpec(spec: unknown): FaultSpec {
     },
     fault: action,
     times: count(times, 'times', 1, 1_000_000_000),
+  };
+}
+
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
+function checkReply(reply: unknown): CannedReply {
+  if (!isRecord(reply)) throw new Error("'fault.reply' must be an object");
+  const { status = 200, content_type = 'application/json', body, body_base64, headers = {} } = reply;
+  if (!Number.isInteger(status) || (status as number) < 200 || (status as number) > 599) {
+    throw new Error("'fault.reply.status' must be an integer from 200 to 599");
+  }
+  if (typeof content_type !== 'string' || content_type === '') {
+    throw new Error("'fault.reply.content_type' must be a non-empty string");
+  }
+  if (body !== undefined && typeof body !== 'string') throw new Error("'fault.reply.body' must be a string");
+  if (body_base64 !== undefined && (typeof body_base64 !== 'string' || !BASE64.test(body_base64))) {
+    throw new Error("'fault.reply.body_base64' must be a base64 string");
+  }
+  if (body !== undefined && body_base64 !== undefined) {
+    throw new Error("'fault.reply' takes one of body and body_base64");
+  }
+  if (!isRecord(headers) || !Object.values(headers).every((v) => typeof v === 'string')) {
+    throw new Error("'fault.reply.headers' must map names to strings");
+  }
+  for (const [name, value] of Object.entries(headers as Record<string, string>)) {
+    try {
+      validateHeaderName(name);
+      validateHeaderValue(name, value);
+    } catch {
+      throw new Error(`'fault.reply.headers' has an invalid header ${JSON.stringify(name)}`);
+    }
+  }
+  return {
+    status: status as number,
+    content_type,
+    ...(body !== undefined ? { body } : {}),
+    ...(body_base64 !== undefined ? { body_base64 } : {}),
+    headers: headers as Record<string, string>,
   };
 }

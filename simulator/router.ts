@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { adminRoutes, type AdminReply } from './admin';
+import { sendCannedReply } from './canned-reply';
 import { Exchange } from './exchange';
 import type { FaultAction, Faults } from './faults';
 import type { Family, RouteHandler } from './family';
@@ -72,7 +73,8 @@ async function serveAdmin(
 }
 
 /**
- * A fault set on the simulator, before the normal handling; true when it answered (or will never answer).
+ * A fault set on the simulator (other than a reply), before the normal handling; true when it answered
+ * (or will never answer).
  * `cut_after` only arms the per-request control of the same name, which the stream handlers read.
  */
 function applyFault(ex: Exchange, fault: FaultAction): boolean {
@@ -101,6 +103,8 @@ async function serve(
     ex.entry.body = body.value;
     ex.bodyInvalid = body.invalid;
     const fault = faults.take(path, body.value);
+    // A canned reply answers before route and auth: the test's fixture is the whole answer.
+    if (fault?.reply) return await sendCannedReply(ex, fault.reply);
     if (fault && applyFault(ex, fault)) return;
     const route = mounted?.routes.match(ex.entry.method, path.slice(ex.family.mount.length));
     if (!mounted || !route) throw SimErrors.notFound(ex.entry.method, path);

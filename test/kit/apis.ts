@@ -1,0 +1,152 @@
+/**
+ * How a user reaches each client API and reads its answers: the request, the text each stream event
+ * carries, how a stream ends properly, and the same call through the official SDK. The kit's chat suite
+ * is written once against this table.
+ */
+import Anthropic from '@anthropic-ai/sdk';
+import type { EventSourceMessage } from 'eventsource-parser';
+import OpenAI from 'openai';
+import type { TestGateway } from '../helpers/gateway';
+
+export type ClientApi = 'chat' | 'messages' | 'images';
+
+type Json = Record<string, unknown>;
+
+/** What a user got from the SDK: the text read, or the error it raised (its HTTP status, if any). */
+export type SdkView = { readonly text: string } | { readonly error: unknown; readonly status?: number };
+
+export interface ApiProfile {
+  readonly path: string;
+  readonly streams: boolean;
+  /** Whether the contract gives every answer `usage` (text APIs), so the gateway estimates a missing one. */
+  readonly usageRequired: boolean;
+  /** The smallest valid request for `model`. */
+  readonly body: (model: string, stream: boolean) => Json;
+  /** The text one stream event adds. */
+  readonly eventText: (ev: EventSourceMessage) => string;
+  /** Whether the event is the stream's proper last event. */
+  readonly isEnd: (ev: EventSourceMessage) => boolean;
+  /** The error event's payload, when `ev` is one. */
+  readonly errorOf: (ev: EventSourceMessage) => Json | undefined;
+  /** The same call through the official SDK; only visible text is compared (SDKs type no thinking). */
+  readonly sdk: (gw: TestGateway, model: string, stream: boolean, id: string) => Promise<SdkView>;
+  /** The text the SDK exposes, from a JSON answer or the stream's events. */
+  readonly visibleText: (answer: Json | readonly EventSourceMessage[]) => string;
+}
+
+const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+const parse = (ev: EventSourceMessage): Json | undefined => {
+  if (ev.data === '[DONE]') return undefined;
+  const data: unknown = JSON.parse(ev.data);
+  return typeof data === 'object' && data !== null ? (data as Json) : undefined;
+};
+const hello = [{ role: 'user' as const, content: 'hi' }];
+const withId = (id: string) => ({ headers: { 'x-request-id': id } });
+
+/** Runs an SDK call, catching what it raises as the user would see it. */
+async function sdkView(call: () => Promise<string>): Promise<SdkView> {
+  try {
+    return { text: await call() };
+  } catch (error) {
+    const status = (error as { status?: unknown }).status;
+    return typeof status === 'number' ? { error, status } : { error };
+  }
+}
+
+const openai = (gw: TestGateway): OpenAI =>
+  new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: gw.key, maxRetries: 0, timeout: 5_000 });
+
+const chatDeltas = (data: Json | undefined, key: 'content' | 'reasoning_content'): string =>
+  ((data?.choices ?? []) as { delta?: Json }[]).map((c) => str(c.delta?.[key])).join('');
+
+const chat: ApiProfile = {
+  path: '/v1/chat/completions',
+  streams: true,
+  usageRequired: true,
+  body: (model, stream) => ({ model, stream, messages: hello }),
+  eventText: (ev) => {
+    const data = parse(ev);
+    return chatDeltas(data, 'reasoning_content') + chatDeltas(data, 'content');
+  },
+  isEnd: (ev) => ev.data === '[DONE]',
+  errorOf: (ev) => (parse(ev)?.error as Json | undefined) ?? undefined,
+  visibleText: (answer) =>
+    Array.isArray(answer)
+      ? (answer as EventSourceMessage[]).map((ev) => chatDeltas(parse(ev), 'content')).join('')
+      : ((answer as Json).choices as { message?: Json }[]).map((c) => str(c.message?.content)).join(''),
+  sdk: (gw, model, stream, id) =>
+    sdkView(async () => {
+      const client = openai(gw);
+      if (!stream) {
+        const completion = await client.chat.completions.create({ model, messages: hello }, withId(id));
+        return completion.choices.map((c) => c.message.content ?? '').join('');
+      }
+      const events = await client.chat.completions.create({ model, messages: hello, stream }, withId(id));
+      let text = '';
+      for await (const chunk of events) for (const c of chunk.choices) text += c.delta.content ?? '';
+      return text;
+    }),
+};
+
+const blockText = (b: Json): string => str(b.thinking) + str(b.text);
+
+const messages: ApiProfile = {
+  path: '/v1/messages',
+  streams: true,
+  usageRequired: true,
+  body: (model, stream) => ({ model, stream, max_tokens: 1024, messages: hello }),
+  eventText: (ev) => {
+    const delta = parse(ev)?.delta as Json | undefined;
+    return ev.event === 'content_block_delta' && delta ? blockText(delta) : '';
+  },
+  isEnd: (ev) => ev.event === 'message_stop',
+  errorOf: (ev) => (ev.event === 'error' ? (parse(ev)?.error as Json) : undefined),
+  visibleText: (answer) =>
+    Array.isArray(answer)
+      ? (answer as EventSourceMessage[])
+          .map((ev) => (ev.event === 'content_block_delta' ? str((parse(ev)?.delta as Json).text) : ''))
+          .join('')
+      : (((answer as Json).content ?? []) as Json[]).map((b) => str(b.text)).join(''),
+  sdk: (gw, model, stream, id) =>
+    sdkView(async () => {
+      const client = new Anthropic({
+        baseURL: gw.url,
+        apiKey: null,
+        authToken: gw.key,
+        defaultHeaders: { 'modeld-version': '2023-06-01' },
+        maxRetries: 0,
+        timeout: 5_000,
+      });
+      const body = { model, max_tokens: 1024, messages: hello };
+      if (!stream) {
+        const message = await client.messages.create(body, withId(id));
+        return message.content.map((b) => (b.type === 'text' ? b.text : '')).join('');
+      }
+      let text = '';
+      for await (const ev of await client.messages.create({ ...body, stream }, withId(id))) {
+        if (ev.type === 'content_block_delta' && ev.delta.type === 'text_delta') text += ev.delta.text;
+      }
+      return text;
+    }),
+};
+
+const images: ApiProfile = {
+  path: '/v1/images/generations',
+  streams: false,
+  usageRequired: false,
+  body: (model) => ({ model, prompt: 'a sheepadoodle in a cape' }),
+  eventText: () => '',
+  isEnd: () => false,
+  errorOf: () => undefined,
+  visibleText: (answer) => (((answer as Json).data ?? []) as Json[]).map((d) => str(d.b64_json)).join(''),
+  sdk: (gw, model, _stream, id) =>
+    sdkView(async () => {
+      const answer = await openai(gw).images.generate(
+        { model, prompt: 'a sheepadoodle in a cape' },
+        withId(id),
+      );
+      return (answer.data ?? []).map((d) => d.b64_json ?? '').join('');
+    }),
+};
+
+export const APIS: Readonly<Record<ClientApi, ApiProfile>> = { chat, messages, images };

@@ -1,0 +1,16 @@
+/** Every shipped upstream plugin runs the kit: a family is not done until it lists its golden answers. */
+import 'reflect-metadata';
+import '../../plugins';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import t from 'tap';
+import { registeredPlugins } from '../../core/define-plugin';
+
+const names = [...registeredPlugins('upstream').keys()];
+t.ok(names.length >= 7, `found the shipped plugins: ${names.join(', ')}`);
+for (const name of names) {
+  t.ok(
+    existsSync(join(__dirname, 'families', `${name}.test.js`)),
+    `${name}: test/kit/families/${name}.test.ts`,
+  );
+}

@@ -1,0 +1,37 @@
+/**
+ * A new family runs the kit by listing its answers. `acme` is defined only under test/
+ * (test/fixtures/plugins/acme); its vendor speaks OpenAI's chat protocol, so it lists OpenAI-shaped
+ * answers, recorded where they exist, and says what each must be metered as. Nothing else is needed:
+ * the kit finds its models in the gateway's catalogue and serves each answer from the simulator.
+ */
+import 'reflect-metadata';
+import t from 'tap';
+import '../../fixtures/plugins/acme';
+import { runChatFamilyKit } from '../chat-suite';
+import { golden, recorded } from '../fake-upstream';
+
+void runChatFamilyKit(t, {
+  plugin: 'acme',
+  api: 'chat',
+  cases: [
+    {
+      answer: recorded('modela/json.json'),
+      metered: { prompt_tokens: 16, completion_tokens: 363, total_tokens: 379, estimated: false },
+    },
+    {
+      answer: recorded('modela/stream-include-usage.sse'),
+      metered: {
+        prompt_tokens: 14,
+        completion_tokens: 47,
+        total_tokens: 61,
+        estimated: false,
+        outcome: 'ok',
+      },
+    },
+    { answer: golden('modela/stream-no-usage.sse'), metered: { estimated: true, outcome: 'ok' } },
+    { answer: golden('modela/stream-cut.sse'), metered: { estimated: true, outcome: 'upstream_cut' } },
+    { answer: golden('modela/error-400.json', 400) },
+    { answer: golden('modela/error-429.json', 429) },
+    { answer: golden('modela/error-500.json', 500) },
+  ],
+});

@@ -1,0 +1,35 @@
+/**
+ * The plugin kit for `modelc` (DashScope compatible mode): reasoning counted inside `completion_tokens`,
+ * `reasoning_content` streamed before the answer, usage on a `choices: []` chunk, errors with ids.
+ */
+import t from 'tap';
+import { runChatFamilyKit } from '../chat-suite';
+import { golden, recorded } from '../fake-upstream';
+
+void runChatFamilyKit(t, {
+  plugin: 'modelc',
+  api: 'chat',
+  cases: [
+    {
+      answer: recorded('modelc/json-reasoning.json'),
+      metered: { prompt_tokens: 24, completion_tokens: 1668, reasoning_tokens: 1353, total_tokens: 1692 },
+    },
+    {
+      answer: recorded('modelc/stream-reasoning.sse'),
+      metered: {
+        prompt_tokens: 24,
+        completion_tokens: 1355,
+        reasoning_tokens: 1084,
+        total_tokens: 1379,
+        estimated: false,
+        outcome: 'ok',
+      },
+    },
+    { answer: golden('modelc/stream-no-usage.sse'), metered: { estimated: true, outcome: 'ok' } },
+    { answer: golden('modelc/stream-cut.sse'), metered: { estimated: true, outcome: 'upstream_cut' } },
+    { answer: golden('modelc/error-400.json', 400) },
+    { answer: golden('modelc/error-401.json', 401) },
+    { answer: golden('modelc/error-429.json', 429) },
+    { answer: golden('modelc/error-500.json', 500) },
+  ],
+});

@@ -1,0 +1,120 @@
+/**
+ * The golden answers are what test/kit/fixtures/SOURCES.md says they are: each derived file is its
+ * recording with exactly the stated change (so a derived answer can differ from the vendor's in nothing
+ * else), and each hand-written error body has its vendor's documented shape.
+ */
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import t from 'tap';
+import { bytesOf, golden, recorded } from './fake-upstream';
+
+const text = (answer: ReturnType<typeof golden>): string => bytesOf(answer).toString('utf8');
+
+/** A stream's events, each with the blank line that ends it. */
+const events = (sse: string): string[] => sse.split(/(?<=\n\n)/);
+const withoutEvents = (marker: string) => (sse: string) =>
+  events(sse)
+    .filter((e) => !e.includes(marker))
+    .join('');
+const firstEvents =
+  (n: number, then = '') =>
+  (sse: string) =>
+    events(sse).slice(0, n).join('') + then;
+const replaced = (from: string, to: string) => (s: string) => {
+  if (s.split(from).length !== 2) throw new Error(`'${from}' is not in the source exactly once`);
+  return s.replace(from, to);
+};
+
+const VIDEOB_FAILURE = `"status": "failed",
+  "error": {
+    "code": "OutputVideoSensitiveContentDetected.PolicyViolation",
+    "message": "The request failed because the output video may be related to copyright restrictions."
+  }`;
+
+const OPENAI_STREAM_ERROR =
+  'data: {"error":{"message":"The server had an error while processing your request. Sorry about that!",' +
+  '"type":"server_error","param":null,"code":null}}\n\n';
+const MESSAGES_STREAM_ERROR =
+  'event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n';
+
+/** Derived file, its recording, and the change. */
+const DERIVED: readonly [string, string, (source: string) => string][] = [
+  ...['PENDING', 'RUNNING', 'SUSPENDED', 'CANCELED'].map((w): [string, string, (s: string) => string] => [
+    `videoa/poll-${w.toLowerCase()}.json`,
+    'videoa/poll-unknown.json',
+    replaced('"task_status": "UNKNOWN"', `"task_status": "${w}"`),
+  ]),
+  ...['queued', 'running', 'cancelled', 'expired'].map((w): [string, string, (s: string) => string] => [
+    `videob/poll-${w}.json`,
+    'videob/poll-succeeded.json',
+    replaced('"status": "succeeded"', `"status": "${w}"`),
+  ]),
+  [
+    'videob/poll-failed.json',
+    'videob/poll-succeeded.json',
+    replaced('"status": "succeeded"', VIDEOB_FAILURE),
+  ],
+  [
+    'modela/json-no-usage.json',
+    'modela/json.json',
+    (s) => s.replace(/\n {2}"usage": \{\n[\s\S]*?\n {2}\},/, ''),
+  ],
+  ['modela/stream-no-usage.sse', 'modela/stream-include-usage.sse', withoutEvents('"choices":[],"usage"')],
+  ['modela/stream-cut.sse', 'modela/stream-include-usage.sse', firstEvents(6)],
+  ['modela/stream-error.sse', 'modela/stream-include-usage.sse', firstEvents(6, OPENAI_STREAM_ERROR)],
+  [
+    'modelb/stream-no-usage.sse',
+    'modelb/stream-cumulative-usage.sse',
+    (s) => s.replace(/,"usage":\{[^{}]*\}/g, ''),
+  ],
+  ['modelb/stream-cut.sse', 'modelb/stream-cumulative-usage.sse', firstEvents(2)],
+  ['modelc/stream-no-usage.sse', 'modelc/stream-reasoning.sse', withoutEvents('"choices":[],')],
+  ['modelc/stream-cut.sse', 'modelc/stream-reasoning.sse', firstEvents(6)],
+  ['modeld/stream-cut-before-usage.sse', 'modeld/stream-text.sse', firstEvents(7)],
+  ['modeld/stream-cut-after-usage.sse', 'modeld/stream-text.sse', firstEvents(8)],
+  ['modeld/stream-error-overloaded.sse', 'modeld/stream-text.sse', firstEvents(5, MESSAGES_STREAM_ERROR)],
+  [
+    'modelb-image/json-no-usage.json',
+    'modelb-image/openai-images-doc-example.json',
+    (s) => s.replace(/,\n {2}"usage": \{\n[\s\S]*?\n {2}\}/, ''),
+  ],
+];
+
+void t.test('each derived answer is its recording with only the stated change', (t) => {
+  for (const [file, source, change] of DERIVED) {
+    t.equal(text(golden(file)), change(text(recorded(source))), `${file} from ${source}`);
+  }
+  t.end();
+});
+
+/** Each vendor's error body, as docs/upstreams.md documents it (and the simulator's catalogue renders it). */
+const ERROR_SHAPES: Readonly<Record<string, (status: number) => object>> = {
+  modela: () => ({ error: { message: String, type: String } }),
+  modelb: (status) => ({ error: { code: status, message: String, status: /^[A-Z_]+$/ } }),
+  modelc: () => ({
+    error: { code: String, param: null, message: String, type: String },
+    id: /^chatcmpl-/,
+    request_id: String,
+  }),
+  modeld: () => ({ type: 'error', error: { type: /_error$/, message: String }, request_id: /^req_/ }),
+  videoa: () => ({ code: /^[A-Z]/, message: String, request_id: String }),
+  videob: () => ({ error: { code: /^[A-Z]/, message: /Request id: \S+$/, type: /^[A-Z]/ } }),
+};
+
+void t.test('each written error body has its vendor’s shape', (t) => {
+  const dir = join(__dirname, '..', '..', '..', 'test', 'kit', 'fixtures');
+  for (const [family, shape] of Object.entries(ERROR_SHAPES)) {
+    const files = readdirSync(join(dir, family)).filter((f) => f.startsWith('error-'));
+    t.ok(files.length >= 3, `${family} has error bodies`);
+    for (const file of files) {
+      const status = Number(/error-(\d+)/.exec(file)?.[1]);
+      const body: unknown = JSON.parse(text(golden(`${family}/${file}`)));
+      t.match(body, shape(status), `${family}/${file}`);
+      // OpenAI sends all four keys, `param` and `code` null when they do not apply.
+      if (family === 'modela') {
+        t.strictSame(Object.keys((body as { error: object }).error), ['message', 'type', 'param', 'code']);
+      }
+    }
+  }
+  t.end();
+});

@@ -1,0 +1,63 @@
+/**
+ * The gateway a family's kit run drives: the real gateway (full pipeline, real HTTP) with one upstream,
+ * the family under test, pointed at the fake upstream. Its models are whatever the gateway's catalogue
+ * lists, so the kit never names a model itself.
+ */
+import type { Test } from 'tap';
+import type { UsageRecord } from '../../core/stores/usage-store';
+import { startTestGateway, type TestGateway } from '../helpers/gateway';
+import { eventually, getJson } from '../helpers/http';
+import { FakeUpstream } from './fake-upstream';
+
+/** The family under test, as a gateway.yaml upstream entry names it. */
+export interface FamilyUnderTest {
+  /** The plugin's name in gateway.yaml (`plugin:`). */
+  readonly plugin: string;
+  /** The entry's other options, besides `plugin`, `base_url` and `api_key` (video `poll:`, say). */
+  readonly options?: Readonly<Record<string, unknown>>;
+}
+
+export interface KitGateway {
+  readonly gw: TestGateway;
+  readonly upstream: FakeUpstream;
+  /** The upstream's name in the configuration, as usage records carry it. */
+  readonly upstreamName: string;
+  /** The path every upstream request of the family starts with: what the kit's answers match. */
+  readonly pathPrefix: string;
+  /** The models the gateway lists (GET /v1/models): the family's, as its plugin declares them. */
+  readonly models: readonly string[];
+}
+
+/** Starts the gateway with only `family` configured, its base URL on the simulator under `/kit-<plugin>`. */
+export async function startKitGateway(t: Test, family: FamilyUnderTest): Promise<KitGateway> {
+  const upstreamName = `kit-${family.plugin}`;
+  const pathPrefix = `/kit-${family.plugin}/`;
+  const gw = await startTestGateway(t, (doc, sim) => {
+    doc.upstreams = {
+      [upstreamName]: {
+        ...family.options,
+        plugin: family.plugin,
+        // No simulator family lives here: every request is answered by a served fixture, or 404.
+        base_url: `${sim.url}/kit-${family.plugin}`,
+        api_key: 'kit-key',
+      },
+    };
+    // Each answer is judged on its own: error answers in a row must not eject the only upstream.
+    doc.resilience = { ejection: { consecutive_failures: 0 } };
+  });
+  const listed = await getJson<{ data: { id: string }[] }>(`${gw.url}/v1/models`, gw.key);
+  const models = listed.body.data.map((m) => m.id);
+  if (models.length === 0) throw new Error(`the gateway lists no model of plugin ${family.plugin}`);
+  return { gw, upstream: new FakeUpstream(gw.sim.url), upstreamName, pathPrefix, models };
+}
+
+/** The usage records of `id` once at least one is written (none after `ms` resolves to none). */
+export async function recordsOf(gw: TestGateway, id: string, ms = 2_000): Promise<UsageRecord[]> {
+  await eventually(async () => (await gw.gateway.usage.list({ id })).length > 0, ms).catch(() => undefined);
+  return gw.gateway.usage.list({ id });
+}
+
+let counter = 0;
+/** A fresh request id, readable in failure output. */
+export const requestId = (label: string): string =>
+  `kit.${label.replace(/[^A-Za-z0-9._:-]/g, '_')}.${++counter}`;
