@@ -9,6 +9,8 @@
  * @definePlugin({ kind: 'middleware', name: 'stamp', options: stampOptions, after: { auth: 'it reads the key' } })
  * class Stamp implements Middleware { constructor(options: StampOptions, @inject(PricingToken) p: Pricing) {} }
  */
+// tsyringe needs the polyfill loaded first; a plugin module importing only this file then works alone.
+import 'reflect-metadata';
 import { container, inject, injectable, type DependencyContainer } from 'tsyringe';
 import type { constructor } from 'tsyringe/dist/typings/types';
 import { z } from 'zod';

@@ -5,8 +5,8 @@
  * plugin is its `index`) and an entry in gateway.yaml, with no edit here or in `core/`.
  */
 import 'reflect-metadata';
-import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { pluginModules } from '../core/plugin-discovery';
 
 // Pipeline stages (core/middleware).
 import '../core/middleware/auth';
@@ -18,17 +18,6 @@ import '../core/middleware/sse-relay';
 
 /** Folders whose modules are plugins; a subfolder without an `index` only holds what its plugins share. */
 const PLUGIN_FOLDERS = ['upstreams', 'video-protocols'];
-
-/** The compiled modules of one plugin folder: its files, and its subfolders' `index.js`, in name order. */
-function pluginModules(folder: string): string[] {
-  const entries = readdirSync(folder, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name));
-  return entries.flatMap((entry) => {
-    if (entry.isFile() && entry.name.endsWith('.js')) return [join(folder, entry.name)];
-    if (!entry.isDirectory()) return [];
-    const index = join(folder, entry.name, 'index.js');
-    return readdirSync(join(folder, entry.name)).includes('index.js') ? [index] : [];
-  });
-}
 
 // Loaded for what loading does (each module registers its plugin); nothing is taken from them.
 for (const folder of PLUGIN_FOLDERS) {

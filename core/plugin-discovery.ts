@@ -1,0 +1,19 @@
+/**
+ * Finding plugins on disk, so adding one touches only its own folder and gateway.yaml: in a plugin folder
+ * every module file is a plugin, and so is every subfolder's `index`; a subfolder without an `index` only
+ * holds what its plugins share (and is not loaded for itself).
+ */
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** The compiled plugin modules of `folder`, in name order so registration order is stable. */
+export function pluginModules(folder: string): string[] {
+  const entries = readdirSync(folder, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name));
+  return entries.flatMap((entry) => {
+    if (entry.isFile()) return entry.name.endsWith('.js') ? [join(folder, entry.name)] : [];
+    if (!entry.isDirectory()) return [];
+    return readdirSync(join(folder, entry.name)).includes('index.js')
+      ? [join(folder, entry.name, 'index.js')]
+      : [];
+  });
+}
