@@ -47,7 +47,7 @@ async function main(argv: string[]): Promise<boolean> {
     print(`${file}: storage.driver is ${storage.driver}; the embedded stores need no indexes built`);
     return true;
   }
-  const client = await connectMongo(storage.uri, { appName: 'model-gateway deploy' });
+  const client = await connectMongo(storage.uri, { appName: 'model-gateway deploy', setting: 'storage.uri' });
   try {
     const db = client.db(storage.database);
     const retention = mongoRetention(storage);

@@ -1,13 +1,14 @@
 /**
  * Reads gateway.yaml: YAML → `${VAR}` substitution → validation of the core sections → environment
- * overrides (PORT, ADMIN_PORT, GATEWAY_DATA_DIR) → a deeply frozen object.
+ * overrides (PORT, ADMIN_PORT, GATEWAY_DATA_DIR) → a deeply frozen object. It remembers which
+ * environment variables fed each field (`variablesOf`), so messages can name the one to set.
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { resolve, dirname } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { interpolateTree, type Env } from './env';
-import { ConfigError } from './errors';
+import { ConfigError, type ConfigProblem } from './errors';
 import { gatewayConfigSchema, redisUrl, type GatewayConfig } from './schema';
 import { parseSection } from './validate';
 import { port } from './units';
@@ -49,22 +50,40 @@ export function parseConfigText({ text }: ConfigText, file: string, env: Env = p
   try {
     return buildConfig(doc, env, dirname(file));
   } catch (e) {
-    if (e instanceof ConfigError) throw new ConfigError(e.path, e.reason, file);
+    if (e instanceof ConfigError) throw e.inFile(file);
     throw e;
   }
 }
 
 /** Validates an already parsed document (tests build configurations as objects, in the file's shape). */
 export function buildConfig(doc: unknown, env: Env = process.env, baseDir = process.cwd()): GatewayConfig {
-  const substituted = interpolateTree(doc ?? {}, env, '', (path, e) => {
-    throw new ConfigError(path, e.message);
+  const problems: ConfigProblem[] = [];
+  const fedBy = new Map<string, readonly string[]>();
+  const substituted = interpolateTree(doc ?? {}, env, '', {
+    onError: (path, e) => problems.push({ path, reason: e.message }),
+    onVariables: (path, variables) => fedBy.set(path, variables),
   });
+  if (problems.length > 0) throw ConfigError.of(problems);
   const config = parseSection(gatewayConfigSchema, substituted, '');
-  applyOverrides(config, env, baseDir);
+  applyOverrides(config, env, baseDir, fedBy);
+  FED_BY.set(config, fedBy);
   return deepFreeze(config);
 }
 
-function applyOverrides(config: GatewayConfig, env: Env, baseDir: string): void {
+/** The environment variables that override a field whatever the file says. */
+const OVERRIDES = [
+  ['PORT', 'server.port'],
+  ['ADMIN_PORT', 'admin.port'],
+  ['REDIS_URL', 'redis.url'],
+  ['GATEWAY_DATA_DIR', 'storage.data_dir'],
+] as const;
+
+function applyOverrides(
+  config: GatewayConfig,
+  env: Env,
+  baseDir: string,
+  fedBy: Map<string, readonly string[]>,
+): void {
   if (env.PORT) config.server.port = parseSection(port, env.PORT, 'PORT');
   if (env.ADMIN_PORT) config.admin.port = parseSection(port, env.ADMIN_PORT, 'ADMIN_PORT');
   if (env.REDIS_URL !== undefined) config.redis.url = parseSection(redisUrl, env.REDIS_URL, 'REDIS_URL');
@@ -72,6 +91,18 @@ function applyOverrides(config: GatewayConfig, env: Env, baseDir: string): void 
   config.storage.data_dir = env.GATEWAY_DATA_DIR
     ? resolve(env.GATEWAY_DATA_DIR)
     : resolve(baseDir, config.storage.data_dir);
+  for (const [variable, path] of OVERRIDES) fedBy.set(path, [variable]);
+}
+
+const FED_BY = new WeakMap<GatewayConfig, ReadonlyMap<string, readonly string[]>>();
+
+/**
+ * The environment variables that can set a field of a loaded configuration (`upstreams.modela-main.base_url`
+ * → `MODELA_BASE_URL` when the file says `${MODELA_BASE_URL:-…}`; `server.port` → `PORT`); empty when
+ * only the file sets it.
+ */
+export function variablesOf(config: GatewayConfig, path: string): readonly string[] {
+  return FED_BY.get(config)?.get(path) ?? [];
 }
 
 /** Freezes a plain object tree so no component can change the running configuration under another. */

@@ -10,6 +10,7 @@ import type { Logger } from 'pino';
 import type { GatewayConfig } from '../config/schema';
 import { ConfigError } from '../config/errors';
 import type { Env } from '../config/env';
+import { variablesOf } from '../config/load';
 import { AdminServer } from './admin/admin-server';
 import type { ConfigControl } from './admin/config-routes';
 import { upstreamsPage } from './admin/upstream-routes';
@@ -25,6 +26,8 @@ import {
 } from './di';
 import { requestBodies } from './http/body';
 import { GatewayServer } from './http/gateway-server';
+import { listenAddress } from './http/listen-address';
+import { listenNamed, type ListenerPlace } from './http/listen-failure';
 import { KeyHasher } from './keys/api-key';
 import { KeyEvents } from './keys/key-events';
 import { KeyRevocation } from './keys/key-revocation';
@@ -71,8 +74,12 @@ export interface StartOptions {
 }
 
 export interface RunningGateway {
+  /** Where a client on this machine connects (loopback when the socket listens on every interface). */
   readonly url: string;
+  /** The address the socket is bound to, as it is: `http://0.0.0.0:8080` listens on every interface. */
+  readonly boundUrl: string;
   readonly adminUrl: string;
+  readonly adminBoundUrl: string;
   readonly adminToken: string;
   readonly keys: KeyService;
   readonly usage: UsageStore;
@@ -252,8 +259,15 @@ async function compose(
     config: configControl,
     upstreams: () => upstreamsPage(() => resilience.view(), Object.keys(running().config.upstreams)),
   });
-  const port = await server.listen(config.server.host, config.server.port);
-  const adminPort = await admin.listen(config.admin.host, config.admin.port);
+  const { server: main, admin: adminAt } = config;
+  const port = await listenNamed(listenerOf(config, 'server'), main.host, main.port, () =>
+    server.listen(main.host, main.port),
+  );
+  const adminPort = await listenNamed(listenerOf(config, 'admin'), adminAt.host, adminAt.port, () =>
+    admin.listen(adminAt.host, adminAt.port),
+  );
+  const mainAddress = listenAddress(main.host, port);
+  const adminAddress = listenAddress(adminAt.host, adminPort);
   poller?.start();
   watcher?.start();
   announcer?.start((hash) => {
@@ -291,8 +305,10 @@ async function compose(
   const close = (graceMs = config.server.shutdown_grace): Promise<void> => (closing ??= shutdown(graceMs));
 
   return {
-    url: `http://${urlHost(config.server.host)}:${port}`,
-    adminUrl: `http://${urlHost(config.admin.host)}:${adminPort}`,
+    url: mainAddress.local,
+    boundUrl: mainAddress.bound,
+    adminUrl: adminAddress.local,
+    adminBoundUrl: adminAddress.bound,
     adminToken,
     keys,
     usage,
@@ -312,4 +328,9 @@ const objectHash = (config: GatewayConfig): string =>
 /** This process's name in leases: a restarted process does not mistake its predecessor's leases for its own. */
 const instanceId = (): string => `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
 
-const urlHost = (host: string): string => (host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host);
+/** The main or admin listener, named in a bind failure with what overrides its port. */
+const listenerOf = (config: GatewayConfig, section: 'server' | 'admin'): ListenerPlace => ({
+  what: section === 'server' ? 'the gateway' : 'the admin API',
+  setting: `${section}.port`,
+  variables: variablesOf(config, `${section}.port`),
+});

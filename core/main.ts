@@ -5,39 +5,35 @@
  */
 import 'reflect-metadata';
 import '../plugins';
-import { configPath, parseConfigText, readConfigText } from '../config/load';
+import { configPath, parseConfigText, readConfigText, variablesOf } from '../config/load';
 import { ConfigError } from '../config/errors';
+import type { GatewayConfig } from '../config/schema';
+import type { RunningSimulator } from '../simulator/server';
 import { startGateway } from './gateway';
+import { listenNamed } from './http/listen-failure';
 import { createLogger } from './logger';
+import { logStarted } from './start-up-log';
 
 async function main(): Promise<void> {
   const file = configPath();
   const text = readConfigText(file);
   const config = parseConfigText(text, file);
   const logger = createLogger(config.logging.level);
-  // Loaded only when asked for: a gateway in front of real vendors carries no simulator (nor its image codec).
-  const simulator = config.simulator.enabled
-    ? await (
-        await import('../simulator/server')
-      ).startSimulator({
-        host: config.simulator.host,
-        port: config.simulator.port,
-      })
-    : undefined;
+  const simulator = config.simulator.enabled ? await startBundledSimulator(config) : undefined;
   if (simulator) {
     logger.warn(
       `upstreams point at the bundled simulator on ${simulator.url}: answers are simulated, not real models ` +
-        '(set each upstream base_url and api_key in gateway.yaml to use the real vendors)',
+        "(to use the real vendors, turn it off and point each upstream's base_url and api_key at its vendor: " +
+        'README, Pointing at real vendors)',
     );
   }
   const gateway = await startGateway(config, { logger, source: { file, hash: text.hash } }).catch(
     (e: unknown) => {
       // Plugin sections are validated while composing: name the file there too.
-      throw e instanceof ConfigError && !e.file ? new ConfigError(e.path, e.reason, file) : e;
+      throw e instanceof ConfigError ? e.inFile(file) : e;
     },
   );
-  logger.info({ config: file, data_dir: config.storage.data_dir }, `gateway listening on ${gateway.url}`);
-  logger.info(`admin API listening on ${gateway.adminUrl}`);
+  logStarted(logger, config, gateway, file);
   if (gateway.firstKey) {
     // Shown once: only its hash is stored. Printed plainly so it can be copied.
     process.stdout.write(
@@ -63,6 +59,23 @@ async function main(): Promise<void> {
   process.on('SIGHUP', () => void gateway.reload('signal'));
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+}
+
+/**
+ * Loaded only when asked for: a gateway in front of real vendors carries no simulator (nor its image
+ * codec). A second instance started with the same file meets its port first: the failure says whose it is.
+ */
+async function startBundledSimulator(config: GatewayConfig): Promise<RunningSimulator> {
+  const { startSimulator } = await import('../simulator/server');
+  const { host, port } = config.simulator;
+  const [enabledBy] = variablesOf(config, 'simulator.enabled');
+  const place = {
+    what: 'the bundled simulator',
+    setting: 'simulator.port',
+    variables: variablesOf(config, 'simulator.port'),
+    orElse: `turn it off (${enabledBy ? `${enabledBy}=false` : 'simulator.enabled: false'}) when the upstreams are real vendors`,
+  };
+  return listenNamed(place, host, port, () => startSimulator({ host, port }));
 }
 
 main().catch((e: unknown) => {

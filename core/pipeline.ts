@@ -20,7 +20,7 @@ export interface NamedMiddleware {
 }
 
 /** Splits a pipeline entry into its name and raw options. */
-function entryParts(entry: string | Record<string, unknown>, path: string): [string, unknown] {
+export function entryParts(entry: string | Record<string, unknown>, path: string): [string, unknown] {
   if (typeof entry === 'string') return [entry, {}];
   const keys = Object.keys(entry);
   if (keys.length !== 1)

@@ -154,7 +154,7 @@ export class ConfigReloader {
   private refused(e: unknown, text: ConfigText | undefined, trigger: ReloadTrigger): ReloadError {
     const message =
       e instanceof ConfigError
-        ? new ConfigError(e.path, e.reason, this.file).message // plugin sections are checked while building
+        ? e.inFile(this.file).message // plugin sections are checked while building
         : `reload failed: ${(e as Error).message}`;
     this.lastError = { message, at: new Date().toISOString(), hash: text?.hash ?? null, trigger };
     this.logger.error(

@@ -19,6 +19,7 @@ import { RouteTable } from '../http/route-table';
 import type { KeyHasher } from '../keys/api-key';
 import { DeclaredKeys } from '../keys/declared-keys';
 import { buildMiddlewares, Pipeline } from '../pipeline';
+import { checkPluginSections } from '../plugin-sections';
 import type { ModelApi, TaskUpstream } from '../plugin';
 import { Pricing } from '../pricing';
 import type { UpstreamProxy } from '../proxy/upstream-proxy';
@@ -74,6 +75,7 @@ export async function buildSnapshot(
   source: ConfigSource,
   parts: SnapshotParts,
 ): Promise<Snapshot> {
+  checkPluginSections(config, parts.scope); // every bad plugin block at once, before building any
   const declared = new DeclaredKeys(config.keys.declared, parts.hasher, source.loadedAt);
   await declared.checkAgainst(parts.keyStore);
   const scope = parts.scope.createChildContainer();

@@ -62,7 +62,7 @@ export const mongoRetention = (storage: MongoStorageConfig): StoreRetention => (
 
 /** Refuses to start (with what is missing) when the deploy step has not built the indexes as configured. */
 async function openMongo(storage: MongoStorageConfig, usageOptions: MongoUsageOptions): Promise<Stores> {
-  const client = await connectMongo(storage.uri, { appName: 'model-gateway' });
+  const client = await connectMongo(storage.uri, { appName: 'model-gateway', setting: 'storage.uri' });
   const db = client.db(storage.database);
   try {
     await checkStoreIndexes(db, mongoRetention(storage));

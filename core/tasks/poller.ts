@@ -18,6 +18,7 @@ import type { PollOutcome, PollPolicy, TaskUpstream } from '../plugin';
 import type { AcquireOptions, TaskStore } from '../stores/task-store';
 import type { Biller } from './billing';
 import { interruptedChange, warnInterrupted } from './interrupted-submit';
+import { errorDelay, nextPollDelay } from './poll-delay';
 import { localPollGates, type PollGate, type PollGates } from './poll-gate';
 import {
   canMove,
@@ -62,14 +63,6 @@ const deadlineError = (task: VideoTask): TaskError => ({
   code: 'deadline_exceeded',
   message: `the upstream did not finish the task within ${Math.round((task.deadline_at - task.created_at) / 1000)} s`,
 });
-
-/** The wait before the next poll of a task in progress: half again longer each time, up to the cap. */
-const nextInterval = (policy: PollPolicy, polls: number): number =>
-  Math.min(policy.maxEveryMs, policy.everyMs * 1.5 ** Math.min(polls, 30));
-
-/** The wait after a failed poll: doubling with each failure in a row, up to the cap. */
-const errorBackoff = (policy: PollPolicy, errors: number): number =>
-  Math.min(policy.maxEveryMs, policy.everyMs * 2 ** Math.min(errors, 30));
 
 const SWEEP_BATCH = 10_000;
 
@@ -296,7 +289,7 @@ export class TaskPoller {
     const now = Date.now();
     if (now >= task.deadline_at) return this.change(task, terminal('failed', deadlineError(task), now), now);
     const upstream = this.upstreams.get(task.upstream);
-    if (!upstream) return this.retryLater(task, errorBackoff(FALLBACK_POLICY, task.poll_errors + 1));
+    if (!upstream) return this.retryLater(task, errorDelay(FALLBACK_POLICY, task.poll_errors + 1));
     const gated = await this.throughGate(task);
     if (!gated) return undefined; // the lease ran out at the gate: the task is someone else's now
     let outcome: PollOutcome;
@@ -307,7 +300,7 @@ export class TaskPoller {
     } catch (e) {
       this.errors[task.upstream] = (this.errors[task.upstream] ?? 0) + 1;
       this.logger.warn({ err: e, task: task.id, upstream: task.upstream }, 'video poll failed; retrying');
-      return this.retryLater(task, errorBackoff(upstream.polling, task.poll_errors + 1));
+      return this.retryLater(task, errorDelay(upstream.polling, task.poll_errors + 1));
     }
     this.polls++;
     return this.apply(gated.task, outcome, upstream.polling);
@@ -360,7 +353,8 @@ export class TaskPoller {
         // queued, running or unknown: poll again later; the status never moves backwards.
         const status =
           outcome.state !== 'unknown' && canMove(task.status, outcome.state) ? outcome.state : task.status;
-        const next = Date.now() + nextInterval(policy, task.polls + 1);
+        // Never past the deadline: the task fails then, not up to a whole interval later.
+        const next = Math.min(task.deadline_at, Date.now() + nextPollDelay(policy, task.polls + 1));
         return this.change(task, {
           ...polled,
           status,
@@ -390,7 +384,7 @@ export class TaskPoller {
       cost = record.cost_micros;
     } catch (e) {
       this.logger.error({ err: e, task: task.id }, 'video billing failed; retrying');
-      return this.retryLater(task, errorBackoff(FALLBACK_POLICY, 1));
+      return this.retryLater(task, errorDelay(FALLBACK_POLICY, 1));
     }
     return this.change(task, { billed: true, cost_micros: cost, lease: null });
   }

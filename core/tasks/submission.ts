@@ -17,6 +17,7 @@ import type { Resilience } from '../routing/resilience';
 import { IdempotencyKeyTaken, type TaskStore } from '../stores/task-store';
 import { interruptedChange, interruption, warnInterrupted } from './interrupted-submit';
 import type { TaskProtocol } from './protocol';
+import { firstPollDelay } from './poll-delay';
 import { createdNothing, submitFailed } from './submit-retry';
 import {
   handedBack,
@@ -115,7 +116,7 @@ export class TaskSubmission {
     }
     const accepted = await this.recordAccepted(task, {
       upstream_task_id: outcome.upstreamTaskId,
-      next_poll_at: Date.now() + tasks.polling.everyMs,
+      next_poll_at: Date.now() + firstPollDelay(tasks.polling), // jittered: a burst of submits spreads out
       lease: this.settings.pollerOwner === undefined ? null : handedBack(this.settings.pollerOwner),
     });
     replyJson(ctx, 200, protocol.submitted(accepted ?? task, ctx.requestId));

@@ -249,3 +249,42 @@ t.test('a file with an unset variable names the variable and its place', async (
   await writeFile(file, 'pipeline: [auth\n');
   t.throws(() => loadConfigFile(file, {}), /invalid YAML/);
 });
+
+t.test(
+  "every error is reported: all of core's at once, then all of the plugin sections' at once",
+  async (t) => {
+    const dir = await tempDir(t);
+    const core = t.throws(() =>
+      buildConfig(
+        {
+          ...testConfig('http://127.0.0.1:1', dir),
+          server: { port: -1 },
+          sever: {},
+          limits: { m: { max_n: 0 } },
+        },
+        {},
+      ),
+    ) as ConfigError;
+    t.strictSame(
+      core.problems.map((p) => p.path).sort(),
+      ['', 'limits.m.max_n', 'server.port'],
+      "three problems of core's schema, each with its path",
+    );
+    const doc = testConfig('http://127.0.0.1:1', dir);
+    const upstreams = doc.upstreams as Record<string, Record<string, unknown>>;
+    upstreams['modela-main']!.base_url = 'nope';
+    upstreams['modelc-main']!.plugin = 'nope';
+    doc.video = { protocols: { generic: { models: 'all' } } };
+    let error: unknown;
+    try {
+      await startGateway(buildConfig(doc, {}));
+    } catch (e) {
+      error = e;
+    }
+    t.strictSame(
+      (error as ConfigError).problems.map((p) => p.path),
+      ['upstreams.modela-main.base_url', 'upstreams.modelc-main.plugin', 'video.protocols.generic.models'],
+      'every plugin block checked, across sections',
+    );
+  },
+);

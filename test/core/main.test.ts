@@ -126,6 +126,7 @@ t.test('the shipped gateway.yaml starts the bundled simulator and says so', asyn
     GATEWAY_DATA_DIR: dir,
     PORT: String(port),
     ADMIN_PORT: String(await freePort()),
+    SIMULATOR_PORT: String(await freePort()), // not 9100: another gateway on this machine may hold it
   });
   const [, key] = await gw.waitFor(KEY_LINE);
   t.match(gw.stdout(), /upstreams point at the bundled simulator/);

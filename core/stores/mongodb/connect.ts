@@ -42,6 +42,8 @@ export interface MongoConnectOptions {
   /** How long an operation waits for a usable server before failing (default 10 s). */
   readonly serverSelectionTimeoutMS?: number;
   readonly appName?: string;
+  /** Where the URI was configured (`storage.uri`), named when the server cannot be reached. */
+  readonly setting?: string;
 }
 
 /** A connected client. Timeouts are finite so a lost server fails requests instead of hanging them. */
@@ -60,8 +62,27 @@ export async function connectMongo(uri: string, options: MongoConnectOptions = {
     readConcern: { level: 'majority' },
     ignoreUndefined: true,
   });
-  await client.connect();
+  try {
+    await client.connect();
+  } catch (e) {
+    await client.close().catch(() => undefined);
+    const from = options.setting ? ` (the storage URI, ${options.setting})` : '';
+    throw new Error(`cannot reach MongoDB at ${withoutSecrets(uri)}${from}: ${(e as Error).message}`, {
+      cause: e,
+    });
+  }
   return client;
+}
+
+/**
+ * The URI as it may be logged: the user name kept, the password and the query (which may hold
+ * credentials too, e.g. `tlsCertificateKeyFilePassword`) left out.
+ */
+export function withoutSecrets(uri: string): string {
+  const match = /^(mongodb(?:\+srv)?:\/\/)(?:([^:@/]*)(?::[^@/]*)?@)?([^/?]*)(\/[^?]*)?/.exec(uri);
+  if (!match) return '(not a mongodb:// URI)';
+  const [, scheme, user, hosts, path] = match;
+  return `${scheme}${user ? `${user}:***@` : ''}${hosts}${path ?? ''}`;
 }
 
 /** True for a duplicate-key error (code 11000), from a unique index or `_id`. */

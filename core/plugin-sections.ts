@@ -1,0 +1,88 @@
+/**
+ * Every plugin-owned block of gateway.yaml checked against its plugin's schema in one pass: each
+ * upstream's settings, each pipeline stage's options, each video protocol's options. The builders
+ * (core/upstream/build-upstreams.ts, core/pipeline.ts, core/tasks/build-video.ts) parse them again for
+ * their values, but each stops at its first bad block and they run one after another; this pass lets
+ * one start-up (or reload) name every bad field of every section (docs/conventions.md#convention-3).
+ */
+import type { DependencyContainer } from 'tsyringe';
+import type { GatewayConfig } from '../config/schema';
+import { ConfigError, type ConfigProblem } from '../config/errors';
+import { checkEach, parseSection } from '../config/validate';
+import { registeredPlugins, type PluginKind } from './define-plugin';
+import { entryParts } from './pipeline';
+import { pluginRegistration } from './plugin-instances';
+
+/** One plugin block: which kind and name of plugin reads it, what it holds, and where it is. */
+interface PluginBlock {
+  readonly kind: PluginKind;
+  readonly plugin: string;
+  /** Where the plugin's name is written, for an unknown one. */
+  readonly namePath: string;
+  readonly raw: unknown;
+  readonly path: string;
+  readonly what: string;
+}
+
+/** Throws one ConfigError listing every problem of every plugin block. */
+export function checkPluginSections(config: GatewayConfig, scope: DependencyContainer): void {
+  const problems: ConfigProblem[] = [];
+  for (const blocks of [upstreamBlocks(config), pipelineBlocks(config), protocolBlocks(config)]) {
+    try {
+      checkEach(blocks, (block) => checkBlock(block, scope));
+    } catch (e) {
+      if (!(e instanceof ConfigError)) throw e;
+      problems.push(...e.problems);
+    }
+  }
+  if (problems.length > 0) throw ConfigError.of(problems);
+}
+
+function checkBlock(block: PluginBlock, scope: DependencyContainer): void {
+  const known = registeredPlugins(block.kind, scope);
+  const registration = pluginRegistration(known, block.plugin, block.namePath, block.what);
+  parseSection(registration.options, block.raw, block.path);
+}
+
+const upstreamBlocks = (config: GatewayConfig): PluginBlock[] =>
+  Object.entries(config.upstreams).map(([name, raw]) => ({
+    kind: 'upstream',
+    plugin: raw.plugin,
+    namePath: `upstreams.${name}.plugin`,
+    raw,
+    path: `upstreams.${name}`,
+    what: 'upstream plugin',
+  }));
+
+/** A malformed entry (two names in one) is left to the pipeline's builder, which says so. */
+const pipelineBlocks = (config: GatewayConfig): PluginBlock[] =>
+  config.pipeline.flatMap((entry, i) => {
+    let parts: [string, unknown];
+    try {
+      parts = entryParts(entry, `pipeline[${i}]`);
+    } catch {
+      return [];
+    }
+    const [name, raw] = parts;
+    const path = `pipeline[${i}]`;
+    return [
+      {
+        kind: 'middleware' as const,
+        plugin: name,
+        namePath: path,
+        raw,
+        path: `${path}.${name}`,
+        what: 'middleware',
+      },
+    ];
+  });
+
+const protocolBlocks = (config: GatewayConfig): PluginBlock[] =>
+  Object.entries(config.video.protocols).map(([name, raw]) => ({
+    kind: 'task-protocol',
+    plugin: name,
+    namePath: `video.protocols.${name}`,
+    raw: raw ?? {},
+    path: `video.protocols.${name}`,
+    what: 'video protocol',
+  }));

@@ -1,0 +1,215 @@
+/**
+ * What a newcomer reads when `npm start` runs the shipped gateway.yaml: where it listens (the address
+ * bound, with a warning when that is every interface), whose port is taken when a second instance
+ * starts, which storage cannot be reached, and which upstreams still point at the simulator once it is
+ * off. Each runs the real process and reads what it prints.
+ */
+import t from 'tap';
+import { writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:net';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
+import { tempDir, testConfig, type Teardown } from '../helpers/gateway';
+import { freePort, spawnGateway, type GatewayProcess } from '../helpers/process';
+
+const SHIPPED = join(__dirname, '../../../gateway.yaml');
+
+/** The shipped file on ports of its own (the simulator's too), in a data directory of its own. */
+async function shippedEnv(t: Teardown, env: Record<string, string> = {}) {
+  const ports = { PORT: await freePort(), ADMIN_PORT: await freePort(), SIMULATOR_PORT: await freePort() };
+  return {
+    ports,
+    env: {
+      GATEWAY_CONFIG: SHIPPED,
+      GATEWAY_DATA_DIR: await tempDir(t),
+      PORT: String(ports.PORT),
+      ADMIN_PORT: String(ports.ADMIN_PORT),
+      SIMULATOR_PORT: String(ports.SIMULATOR_PORT),
+      ...env,
+    },
+  };
+}
+
+/** The pino lines printed so far, parsed. */
+const logLines = (gw: GatewayProcess): { level: number; msg: string }[] =>
+  gw
+    .stdout()
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as { level: number; msg: string });
+const warnings = (gw: GatewayProcess): string[] =>
+  logLines(gw)
+    .filter((l) => l.level === 40)
+    .map((l) => l.msg);
+
+/** Holds a port as another process would. */
+async function occupy(t: Teardown, port: number, host: string): Promise<void> {
+  const server: Server = createServer();
+  await new Promise<void>((resolve) => server.listen(port, host, resolve));
+  t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
+}
+
+async function stopped(t: Teardown & { equal: (a: unknown, b: unknown) => void }, gw: GatewayProcess) {
+  gw.child.kill('SIGTERM');
+  t.equal(await gw.exited, 0);
+}
+
+t.test('the log names the address bound and warns that it is every interface', async (t) => {
+  const { env, ports } = await shippedEnv(t);
+  const gw = spawnGateway(t, env);
+  await gw.waitFor(/admin API listening/);
+  const url = `http://0.0.0.0:${ports.PORT}`;
+  t.match(
+    gw.stdout(),
+    `gateway listening on ${url} (every interface; from this machine: http://127.0.0.1:${ports.PORT})`,
+  );
+  t.match(
+    gw.stdout(),
+    `admin API listening on http://127.0.0.1:${ports.ADMIN_PORT}"`,
+    'the admin API as bound',
+  );
+  t.match(
+    warnings(gw).find((w) => w.startsWith('the gateway listens on every interface')),
+    /server\.host 0\.0\.0\.0.*set GATEWAY_HOST=127\.0\.0\.1/,
+    'the warning says how to keep it on this machine',
+  );
+  await stopped(t, gw);
+
+  const local = spawnGateway(t, { ...env, GATEWAY_HOST: '127.0.0.1' });
+  await local.waitFor(/admin API listening/);
+  t.match(local.stdout(), `gateway listening on http://127.0.0.1:${ports.PORT}"`);
+  t.notOk(
+    warnings(local).some((w) => /every interface/.test(w)),
+    'no warning on loopback',
+  );
+  await stopped(t, local);
+});
+
+t.test('a port in use names whose it is and the variable that moves it', async (t) => {
+  const cases = [
+    { variable: 'SIMULATOR_PORT', host: '127.0.0.1', what: 'the bundled simulator' },
+    { variable: 'PORT', host: '0.0.0.0', what: 'the gateway' },
+    { variable: 'ADMIN_PORT', host: '127.0.0.1', what: 'the admin API' },
+  ] as const;
+  for (const { variable, host, what } of cases) {
+    const { env, ports } = await shippedEnv(t);
+    await occupy(t, ports[variable], host);
+    const gw = spawnGateway(t, env);
+    t.equal(await gw.exited, 1, `${variable} taken: exit 1`);
+    t.match(
+      gw.stderr(),
+      `gateway: ${what} cannot listen on ${host}:${ports[variable]}: the port is already in use`,
+      `${variable} taken: says it is ${what}'s`,
+    );
+    t.match(gw.stderr(), `set ${variable} to another port`, `${variable} taken: names ${variable}`);
+  }
+});
+
+t.test('with the simulator off, each upstream still at its address is named with what to set', async (t) => {
+  const { env, ports } = await shippedEnv(t, {
+    GATEWAY_SIMULATOR: 'false',
+    MODELA_BASE_URL: 'http://127.0.0.1:1/v1',
+    MODELA_API_KEY: 'sk-real',
+  });
+  const gw = spawnGateway(t, env);
+  await gw.waitFor(/admin API listening/);
+  const said = warnings(gw);
+  const sim = `http://127.0.0.1:${ports.SIMULATOR_PORT}`;
+  t.ok(
+    said.includes(
+      `upstream videoa-main still points at the simulator (${sim}/videoa) while the simulator is off: set VIDEOA_BASE_URL and VIDEOA_API_KEY`,
+    ),
+    'a video upstream, with both variables',
+  );
+  t.ok(
+    said.includes(
+      `upstream modeld-main still points at the simulator (${sim}/modeld) while the simulator is off: set MODELD_BASE_URL and MODELD_API_KEY`,
+    ),
+  );
+  t.notOk(
+    said.some((w) => w.startsWith('upstream modela-main')),
+    'an upstream given its vendor is not named',
+  );
+  t.equal(said.filter((w) => w.includes('still points at the simulator')).length, 6, 'the six others are');
+  t.notMatch(gw.stdout(), /answers are simulated/, 'the simulator is not started');
+  await stopped(t, gw);
+});
+
+t.test('an upstream given a real address but still the simulator key is named too', async (t) => {
+  const { env } = await shippedEnv(t, {
+    GATEWAY_SIMULATOR: 'false',
+    MODELC_BASE_URL: 'http://127.0.0.1:1/v1',
+  });
+  const gw = spawnGateway(t, env);
+  await gw.waitFor(/admin API listening/);
+  t.ok(
+    warnings(gw).includes(
+      "upstream modelc-main still sends the simulator's key while the simulator is off: set MODELC_API_KEY",
+    ),
+  );
+  await stopped(t, gw);
+});
+
+t.test('a file with three errors in different places reports all three, each with its path', async (t) => {
+  const dir = await tempDir(t);
+  const doc = testConfig('http://127.0.0.1:1', join(dir, 'data'));
+  doc.server = { host: '127.0.0.1', port: 70_000 };
+  doc.keys = { cache_tll: '1s' };
+  doc.prices = { 'modela-*': { input_per_mtok: 'cheap' } };
+  const file = join(dir, 'gateway.yaml');
+  await writeFile(file, stringify(doc));
+  const gw = spawnGateway(t, { GATEWAY_CONFIG: file });
+  t.equal(await gw.exited, 1);
+  const err = gw.stderr();
+  t.match(err, `gateway: invalid configuration: ${file}: 3 problems:\n`);
+  t.match(err, /\n {2}server\.port: .*65535/);
+  t.match(err, /\n {2}keys: .*"cache_tll"/);
+  t.match(err, /\n {2}prices\.modela-\*\.input_per_mtok: .*number/);
+});
+
+t.test('errors in several plugin sections are reported together', async (t) => {
+  const dir = await tempDir(t);
+  const doc = testConfig('http://127.0.0.1:1', join(dir, 'data'));
+  const upstreams = doc.upstreams as Record<string, Record<string, unknown>>;
+  upstreams['modela-main']!.base_url = 'not a url';
+  upstreams['videob-main']!.poll = { concurrency: 0 };
+  doc.pipeline = ['auth', 'model-router', { 'rate-limit': { requests_per_minute: -1, typo: 1 } }];
+  doc.video = { protocols: { generic: { models: [] } } };
+  const file = join(dir, 'gateway.yaml');
+  await writeFile(file, stringify(doc));
+  const gw = spawnGateway(t, { GATEWAY_CONFIG: file, PORT: '0', ADMIN_PORT: '0' });
+  t.equal(await gw.exited, 1);
+  const err = gw.stderr();
+  t.match(err, `${file}: 5 problems:\n`);
+  for (const path of [
+    'upstreams.modela-main.base_url',
+    'upstreams.videob-main.poll.concurrency',
+    'pipeline[2].rate-limit.requests_per_minute',
+    'pipeline[2].rate-limit: ',
+    'video.protocols.generic.models',
+  ]) {
+    t.match(err, `\n  ${path}`, `names ${path}`);
+  }
+});
+
+t.test('MongoDB out of reach: the storage URI is named, its password is not', async (t) => {
+  const dir = await tempDir(t);
+  const port = await freePort();
+  const doc = testConfig('http://127.0.0.1:1', join(dir, 'data'));
+  doc.storage = { driver: 'mongodb', uri: '${MONGODB_URI}', data_dir: join(dir, 'data') };
+  const file = join(dir, 'gateway.yaml');
+  await writeFile(file, stringify(doc));
+  const gw = spawnGateway(t, {
+    GATEWAY_CONFIG: file,
+    GATEWAY_KEY_SECRET: 'x'.repeat(32),
+    MONGODB_URI: `mongodb://gateway:hunter2@127.0.0.1:${port}/?authSource=admin`,
+  });
+  t.equal(await gw.exited, 1);
+  const err = gw.stderr();
+  t.match(
+    err,
+    `gateway: cannot reach MongoDB at mongodb://gateway:***@127.0.0.1:${port}/ (the storage URI, storage.uri): `,
+  );
+  t.match(err, /ECONNREFUSED/, 'with the cause');
+  t.notMatch(err, /hunter2/, 'never the password');
+});
