@@ -13,9 +13,11 @@ import type { KeyStore } from './key-store';
 import { connectMongo } from './mongodb/connect';
 import { answeringUnavailable } from './mongodb/unavailable';
 import { MongoKeyStore } from './mongodb/mongo-key-store';
+import { MongoPing } from './mongodb/mongo-ping';
 import { MongoTaskStore } from './mongodb/mongo-task-store';
 import { MongoUsageStore, type MongoUsageOptions } from './mongodb/mongo-usage-store';
 import { checkStoreIndexes, type StoreRetention } from './mongodb/store-indexes';
+import { firstFailing, type StoreHealth } from './store-health';
 import type { TaskStore } from './task-store';
 import type { UsageStore } from './usage-store';
 
@@ -23,6 +25,11 @@ export interface Stores {
   readonly keys: KeyStore;
   readonly usage: UsageStore;
   readonly tasks: TaskStore;
+  /**
+   * Whether the stores can do their work now (readiness): MongoDB answers a ping and its usage writes
+   * succeed; the embedded files' last writes succeeded.
+   */
+  health(): Promise<StoreHealth>;
   /**
    * Flushes and closes every store (and the MongoDB client, if any), then releases the data directory.
    * Failed usage writes are retried for up to `waitMs`.
@@ -47,7 +54,8 @@ export async function openStores(storage: StorageConfig, logger: Logger): Promis
       EmbeddedUsageStore.open(dir, { ...usageOptions, rotateBytes: storage.usage_rotate_size }),
       EmbeddedTaskStore.open(dir, { retentionMs: storage.task_retention }),
     ]);
-    return storesOf(keys, usage, tasks, () => lock.release());
+    const health = () => Promise.resolve(firstFailing([usage.health(), tasks.health(), keys.health()]));
+    return storesOf(keys, usage, tasks, health, () => lock.release());
   } catch (e) {
     await lock.release();
     throw e;
@@ -79,15 +87,24 @@ async function openMongo(storage: MongoStorageConfig, usageOptions: MongoUsageOp
     typeof usage,
     typeof tasks,
   ];
-  return storesOf(k, u, t, () => client.close());
+  const ping = new MongoPing(db);
+  const health = async () => firstFailing([await ping.health(), usage.health()]);
+  return storesOf(k, u, t, health, () => client.close());
 }
 
 /** The three stores, closed in order and then `release` (the data directory's lock, the MongoDB client). */
-function storesOf(keys: KeyStore, usage: UsageStore, tasks: TaskStore, release: () => Promise<void>): Stores {
+function storesOf(
+  keys: KeyStore,
+  usage: UsageStore,
+  tasks: TaskStore,
+  health: () => Promise<StoreHealth>,
+  release: () => Promise<void>,
+): Stores {
   return {
     keys,
     usage,
     tasks,
+    health,
     close: async (waitMs) => {
       await closeAll(keys, usage, tasks, waitMs);
       await release();
