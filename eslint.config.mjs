@@ -26,6 +26,17 @@ export default tseslint.config(
     },
   },
   {
+    // The launcher of the compiled code (plain CommonJS: it runs when dist/ is missing).
+    files: ['scripts/**/*.js'],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: {
+      ...tseslint.configs.disableTypeChecked.languageOptions,
+      sourceType: 'commonjs',
+      globals: { require: 'readonly', process: 'readonly', __dirname: 'readonly' },
+    },
+    rules: { ...tseslint.configs.disableTypeChecked.rules, '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
     files: ['test/**/*.ts', 'bench/**/*.ts'],
     rules: {
       // tap's t.test() returns a promise that tap itself awaits.

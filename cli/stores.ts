@@ -6,7 +6,7 @@
  */
 import { parseArgs } from 'node:util';
 import { configPath, loadConfigFile } from '../config/load';
-import { mongoRetention } from '../core/stores/open-stores';
+import { mongoRetention } from '../core/stores/mongodb/open-mongo-stores';
 import { connectMongo } from '../core/stores/mongodb/connect';
 import { buildStoreIndexes, planStoreIndexes, type IndexPlan } from '../core/stores/mongodb/store-indexes';
 

@@ -24,8 +24,11 @@ import {
   SpendTrackerToken,
   UsageStoreToken,
 } from './di';
+import { gatewayChecks } from './health/gateway-checks';
+import { Readiness } from './health/readiness';
 import { requestBodies } from './http/body';
 import { GatewayServer } from './http/gateway-server';
+import { HealthEndpoints } from './http/health-endpoints';
 import { listenAddress } from './http/listen-address';
 import { listenNamed, type ListenerPlace } from './http/listen-failure';
 import { KeyHasher } from './keys/api-key';
@@ -90,6 +93,8 @@ export interface RunningGateway {
   readonly poller: TaskPoller | undefined;
   /** The key created on a first start with no keys and none declared (shown once), if any. */
   readonly firstKey: CreatedKey | undefined;
+  /** What `/readyz` and `/admin/health` answer from. */
+  readonly readiness: Readiness;
   /** Reloads the configuration file (SIGHUP); undefined when started without one. */
   reload(trigger: ReloadTrigger): Promise<ReloadResult> | undefined;
   /** Graceful stop: stop accepting, let requests finish within the grace period, end open streams, flush usage. */
@@ -234,6 +239,18 @@ async function compose(
       ? new ConfigWatcher(source.file, config.reload.settle, () => void reload('file'), logger)
       : undefined;
 
+  const configControl: ConfigControl = {
+    instance,
+    watching: watcher !== undefined,
+    // Started without a file, it keeps its one snapshot: its status is that of a start.
+    status: () => reloader?.status() ?? sourceStatus(running().source, ''),
+    reload: () => reload('admin'),
+    instances: async () => announcer?.instances(),
+  };
+  const readiness = new Readiness(
+    gatewayChecks({ config: () => configControl.status(), stores: () => stores.health(), redis }),
+    logger,
+  );
   const server = new GatewayServer(
     routing,
     config.server,
@@ -244,20 +261,14 @@ async function compose(
       maxJsonDepth: config.server.max_json_depth,
     }),
     logger,
+    new HealthEndpoints(readiness),
   );
-  const configControl: ConfigControl = {
-    instance,
-    watching: watcher !== undefined,
-    // Started without a file, it keeps its one snapshot: its status is that of a start.
-    status: () => reloader?.status() ?? sourceStatus(running().source, ''),
-    reload: () => reload('admin'),
-    instances: async () => announcer?.instances(),
-  };
   const admin = new AdminServer(adminToken, keys, usage, {
     ...(poller ? { videoStats: () => poller.stats() } : {}),
     tasks: taskStore,
     config: configControl,
     upstreams: () => upstreamsPage(() => resilience.view(), Object.keys(running().config.upstreams)),
+    health: () => readiness.view(),
   });
   const { server: main, admin: adminAt } = config;
   const port = await listenNamed(listenerOf(config, 'server'), main.host, main.port, () =>
@@ -278,10 +289,13 @@ async function compose(
     config.keys.declared.length > 0
       ? undefined
       : await keys.createFirst({ description: 'created on first start' });
+  readiness.serving();
 
   let closing: Promise<void> | undefined;
   const shutdown = async (graceMs: number): Promise<void> => {
     const deadline = Date.now() + graceMs;
+    // First, so that /readyz answers 503 on the connections still open while the listener closes.
+    readiness.drain();
     server.stopAccepting();
     watcher?.stop();
     await announcer?.stop();
@@ -316,6 +330,7 @@ async function compose(
     redis,
     poller,
     firstKey,
+    readiness,
     reload,
     close,
   };

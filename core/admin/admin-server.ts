@@ -10,6 +10,8 @@
  * Every task answered goes through taskView: never its lease or idempotency body hash (task-routes.ts).
  *   GET    /admin/config, POST /admin/reload   the configuration's version and hot reload (config-routes.ts)
  *   GET    /admin/upstreams            each upstream's failures, ejection and retries (upstream-routes.ts)
+ *   GET    /admin/health               readiness in detail: phase, and each check's state, reason and since
+ *                                      when (core/health/readiness.ts; the main port's /readyz says only ok or not)
  * and, without the token, the operators' console: the page at `/` and its assets at `/console/*`.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -36,6 +38,8 @@ export interface AdminSources {
   readonly config?: ConfigControl;
   /** The upstreams' health and retries (`/admin/upstreams`, upstream-routes.ts). */
   readonly upstreams?: () => unknown;
+  /** Readiness with each check's state and reason (`/admin/health`). */
+  readonly health?: () => Promise<unknown>;
 }
 
 export class AdminServer {
@@ -125,7 +129,10 @@ export class AdminServer {
       });
       return { status: 200, body: { data: records } };
     }
-    const { config, videoStats, upstreams, tasks } = this.sources;
+    const { config, videoStats, upstreams, tasks, health } = this.sources;
+    if (url.pathname === '/admin/health' && method === 'GET' && health) {
+      return { status: 200, body: await health() };
+    }
     if (url.pathname === '/admin/config' && method === 'GET' && config) {
       return { status: 200, body: await configView(config) };
     }

@@ -17,6 +17,7 @@ import { RequestContext, type GatewayContext } from '../context';
 import { Errors, GatewayError, sendError, toGatewayError } from '../errors';
 import type { LiveRouting, SnapshotLease } from '../reload/live-routing';
 import type { RequestBodies } from './body';
+import type { HealthEndpoints } from './health-endpoints';
 import { requestIdFor } from './request-id';
 
 /** Errors Node's HTTP parser raises before a request exists, with the contract's error for each. */
@@ -74,6 +75,8 @@ export class GatewayServer {
     private readonly config: ServerConfig,
     private readonly bodies: RequestBodies,
     private readonly logger: Logger,
+    /** `/healthz` and `/readyz`, answered outside the pipeline (and while draining). */
+    private readonly health?: HealthEndpoints,
   ) {
     this.server = createServer(
       {
@@ -138,6 +141,10 @@ export class GatewayServer {
 
   private handle(req: IncomingMessage, res: ServerResponse): void {
     const requestId = requestIdFor(req.headers['x-request-id']);
+    if (this.health?.matches(req.url)) {
+      this.health.answer(req, res, requestId);
+      return;
+    }
     const lease = this.routing.acquire();
     try {
       if (this.closing) throw Errors.shuttingDown();

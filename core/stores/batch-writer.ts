@@ -47,6 +47,8 @@ export class BatchWriter<T> {
   private streak = 0;
   private failedWrites = 0;
   private retryAt = 0;
+  /** The error of the current streak's latest failure; undefined while writes succeed. */
+  private lastFailure: unknown;
 
   constructor(
     private readonly write: (batch: T[]) => Promise<void>,
@@ -89,6 +91,11 @@ export class BatchWriter<T> {
       failing: this.streak > 0,
       retryInMs: this.streak > 0 ? Math.max(0, this.retryAt - Date.now()) : 0,
     };
+  }
+
+  /** Why writes are failing (the latest error), or undefined while they succeed: for readiness. */
+  failure(): unknown {
+    return this.streak > 0 ? this.lastFailure : undefined;
   }
 
   /**
@@ -135,6 +142,7 @@ export class BatchWriter<T> {
   private failed(e: unknown): void {
     this.failedWrites++;
     this.streak++;
+    this.lastFailure = e;
     if (this.streak === 1) {
       this.logger.error(
         { err: e, queued: this.pending },
@@ -153,6 +161,7 @@ export class BatchWriter<T> {
       `writing ${this.what} works again after ${this.streak} failed attempts`,
     );
     this.streak = 0;
+    this.lastFailure = undefined;
     this.clearTimer();
     this.schedule();
   }

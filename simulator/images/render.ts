@@ -1,5 +1,28 @@
-import sharp, { type Sharp } from 'sharp';
+import type { Sharp, SharpOptions } from 'sharp';
+import { SimError } from '../sim-error';
 import type { ImageFormat, ImageRequest } from './request';
+
+/**
+ * sharp is an optional dependency (a 19 MB native package a gateway in front of real vendors never
+ * needs), loaded on the first image request: without it the simulator serves everything else and
+ * answers image requests with an error that says what to install.
+ */
+type SharpFactory = (input: Buffer, options: SharpOptions) => Sharp;
+let sharpLoaded: Promise<SharpFactory | undefined> | undefined;
+
+const loadSharp = (): Promise<SharpFactory | undefined> =>
+  (sharpLoaded ??= import('sharp').then(
+    (m) => m.default,
+    (e: unknown) => {
+      if ((e as NodeJS.ErrnoException).code === 'MODULE_NOT_FOUND') return undefined;
+      throw e;
+    },
+  ));
+
+const SHARP_MISSING =
+  'The simulator draws images with the optional package sharp, which is not installed here ' +
+  '(a production install without optional dependencies leaves it out): run `npm install sharp`. ' +
+  'Chat, messages and video need no sharp.';
 
 // The image is a 2×2 grid of corner colours stretched to the requested size: one small raw input
 // and a resize, so libvips does the pixel work and a 1024×1024 png takes tens of milliseconds.
@@ -42,7 +65,7 @@ function corners(prompt: string, index: number, channels: 3 | 4): Buffer {
 }
 
 /** Image `index` of the request, encoded: exactly `width` × `height` in the requested format. */
-export function renderImage(req: ImageRequest, index: number): Promise<Buffer> {
+function renderImage(sharp: SharpFactory, req: ImageRequest, index: number): Promise<Buffer> {
   const channels = req.transparent ? 4 : 3;
   const grid = sharp(corners(req.prompt, index, channels), { raw: { width: GRID, height: GRID, channels } });
   const stretched = grid.resize(req.width, req.height, { fit: 'fill', kernel: 'linear' });
@@ -50,7 +73,12 @@ export function renderImage(req: ImageRequest, index: number): Promise<Buffer> {
   return ENCODERS[req.format](stretched, Math.max(1, req.compression)).toBuffer();
 }
 
-/** Every image of the request, rendered concurrently on libvips' thread pool. */
-export function renderImages(req: ImageRequest): Promise<Buffer[]> {
-  return Promise.all(Array.from({ length: req.n }, (_, i) => renderImage(req, i)));
+/**
+ * Every image of the request, rendered concurrently on libvips' thread pool. Without sharp: 501 with
+ * the vendor's error body, saying what to install.
+ */
+export async function renderImages(req: ImageRequest): Promise<Buffer[]> {
+  const sharp = await loadSharp();
+  if (!sharp) throw new SimError(501, { message: SHARP_MISSING, code: 'sharp_not_installed' });
+  return Promise.all(Array.from({ length: req.n }, (_, i) => renderImage(sharp, req, i)));
 }

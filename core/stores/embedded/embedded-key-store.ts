@@ -4,6 +4,7 @@
  */
 import { join } from 'node:path';
 import { type KeyChange, type KeyPageQuery, type KeyRecord, type KeyStore, keyStatus } from '../key-store';
+import { writeHealth, type StoreHealth } from '../store-health';
 import { readFileIfExists, writeFileAtomic } from './atomic-file';
 
 interface KeyFile {
@@ -16,6 +17,8 @@ export class EmbeddedKeyStore implements KeyStore {
   private readonly byHash = new Map<string, KeyRecord>();
   /** Writes are chained so two quick changes can not overwrite each other out of order. */
   private writing: Promise<void> = Promise.resolve();
+  /** The last write's error, until one succeeds: for readiness. */
+  private failure: unknown;
 
   private constructor(private readonly file: string) {}
 
@@ -87,6 +90,11 @@ export class EmbeddedKeyStore implements KeyStore {
     return current;
   }
 
+  /** Failing from a failed write of keys.json until one succeeds (the next change writes the whole file). */
+  health(): StoreHealth {
+    return writeHealth('keys.json', this.failure);
+  }
+
   async close(): Promise<void> {
     await this.writing;
   }
@@ -100,7 +108,14 @@ export class EmbeddedKeyStore implements KeyStore {
     const snapshot: KeyFile = { version: 1, keys: [...this.byId.values()] };
     const write = this.writing
       .catch(() => undefined)
-      .then(() => writeFileAtomic(this.file, JSON.stringify(snapshot, null, 2)));
+      .then(() => writeFileAtomic(this.file, JSON.stringify(snapshot, null, 2)))
+      .then(
+        () => void (this.failure = undefined),
+        (e: unknown) => {
+          this.failure = e;
+          throw e;
+        },
+      );
     this.writing = write;
     return write;
   }

@@ -30,6 +30,7 @@ import {
   type TaskPageQuery,
   type TaskStore,
 } from '../task-store';
+import { writeHealth, type StoreHealth } from '../store-health';
 import { writeFileAtomic } from './atomic-file';
 
 const JOURNAL = 'tasks.jsonl';
@@ -63,6 +64,8 @@ export class EmbeddedTaskStore implements TaskStore {
   private journalLines = 0;
   /** Set when an append failed, maybe part-way: the next one starts on a new line, not glued to the torn one. */
   private torn = false;
+  /** The last append's error, until one succeeds: for readiness. */
+  private failure: unknown;
 
   private purger: NodeJS.Timeout | undefined;
 
@@ -202,6 +205,11 @@ export class EmbeddedTaskStore implements TaskStore {
     return Promise.resolve(counts);
   }
 
+  /** Failing from a failed journal append until one succeeds (there is no retry: the next change is one). */
+  health(): StoreHealth {
+    return writeHealth(JOURNAL, this.failure);
+  }
+
   async close(): Promise<void> {
     clearInterval(this.purger);
     await this.drain();
@@ -270,10 +278,12 @@ export class EmbeddedTaskStore implements TaskStore {
         await this.handle.appendFile((this.torn ? '\n' : '') + lines.join('\n') + '\n');
         this.torn = false;
         await this.handle.datasync();
+        this.failure = undefined;
         this.journalLines += lines.length;
         for (const w of waiters) w.resolve();
       } catch (e) {
         this.torn = true;
+        this.failure = e;
         for (const w of waiters) w.reject(e);
       }
       if (this.journalLines > COMPACT_MIN_LINES && this.journalLines > COMPACT_RATIO * this.tasks.size) {

@@ -23,6 +23,7 @@ import {
   type UsageSummaryQuery,
   type UsageSummaryRow,
 } from '../usage-store';
+import { writeHealth, type StoreHealth } from '../store-health';
 import { AppendLog } from './append-log';
 
 export interface EmbeddedUsageOptions extends BatchOptions {
@@ -98,6 +99,11 @@ export class EmbeddedUsageStore implements UsageStore {
 
   flush(): Promise<void> {
     return this.batches.flush();
+  }
+
+  /** Failing from a failed append of usage.jsonl until one succeeds (the writer retries by itself). */
+  health(): StoreHealth {
+    return writeHealth('usage.jsonl', this.batches.failure());
   }
 
   async recordOnce(entry: UsageRecord): Promise<boolean> {

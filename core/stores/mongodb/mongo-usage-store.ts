@@ -6,6 +6,7 @@
  */
 import { MongoBulkWriteError, ObjectId, type Collection, type Db, type Filter } from 'mongodb';
 import { BatchWriter, type BatchOptions } from '../batch-writer';
+import { writeHealth, type StoreHealth } from '../store-health';
 import { sortSummary } from '../usage-rollup';
 import {
   type UsageFilter,
@@ -76,6 +77,11 @@ export class MongoUsageStore implements UsageStore {
 
   flush(): Promise<void> {
     return this.batches.flush();
+  }
+
+  /** Failing from a failed batch insert until one succeeds (the writer retries by itself). */
+  health(): StoreHealth {
+    return writeHealth('usage records', this.batches.failure());
   }
 
   /** A retried batch may meet documents an earlier, failed-looking try wrote: their `_id`s make that a no-op. */

@@ -1,0 +1,226 @@
+/**
+ * A production install as the README gives it, on a fresh copy of the repository (the files git would
+ * commit, nothing built, no node_modules): `npm start` first says to build; then the README's
+ * Production steps (build with every dependency, then reinstall without dev and optional ones, so no
+ * TypeScript and no sharp); then `npm start` serves a chat call through the bundled simulator, answers
+ * /healthz and /readyz, says that images need sharp, and `npm run keys` works without a compiler.
+ * Last, the time from spawn to the first /readyz 200 without the simulator, printed for the record.
+ *
+ * The slowest test file (two installs and a build: about a minute); npm's cache keeps it offline.
+ */
+import t, { type Test } from 'tap';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { tempDir } from '../helpers/gateway';
+import { freePort } from '../helpers/process';
+
+t.setTimeout(8 * 60_000);
+
+const ROOT = join(__dirname, '..', '..', '..');
+const KEY_LINE = /^(sk-[A-Za-z0-9_-]{43})$/m;
+const chat = { model: 'modela-5.5', messages: [{ role: 'user', content: 'Say hello' }] };
+
+/** The environment without what an enclosing `npm test` sets for its own scripts. */
+const baseEnv = (): Record<string, string> =>
+  Object.fromEntries(
+    Object.entries(process.env).filter(
+      (e): e is [string, string] => e[1] !== undefined && !/^npm_/i.test(e[0]),
+    ),
+  );
+
+/** The shell lines of the first ```sh block after `heading` in the README, without comments. */
+function readmeLines(heading: string): string[] {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const section = readme.slice(readme.indexOf(`\n${heading}\n`));
+  const block = /```sh\n([\s\S]*?)```/.exec(section)?.[1] ?? '';
+  return block
+    .split('\n')
+    .map((line) => line.replace(/\s+#.*$/, '').trim())
+    .filter(Boolean);
+}
+
+/** Runs one npm command line (`npm ci && npm run build`, say) in `cwd`; npm's cache first. */
+function runLine(t: Test, line: string, cwd: string): void {
+  for (const command of line.split('&&').map((c) => c.trim())) {
+    const args = command.split(/\s+/);
+    t.equal(args[0], 'npm', `${command}: an npm command`);
+    if (args[1] === 'ci') args.push('--prefer-offline', '--no-audit', '--no-fund');
+    const started = performance.now();
+    const run = spawnSync('npm', args.slice(1), { cwd, env: baseEnv(), encoding: 'utf8' });
+    t.equal(run.status, 0, `${args.join(' ')} (${Math.round(performance.now() - started)} ms)`, {
+      stderr: run.stderr.slice(-2_000),
+    });
+  }
+}
+
+/** A process started in a group of its own, so that npm and the node under it are all stopped at the end. */
+function startIn(t: Test, cwd: string, command: string[], env: Record<string, string>) {
+  const child: ChildProcess = spawn(command[0]!, command.slice(1), {
+    cwd,
+    env: { ...baseEnv(), ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  let out = '';
+  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+  const kill = (signal: NodeJS.Signals) => {
+    try {
+      process.kill(-child.pid!, signal);
+    } catch {
+      // already gone
+    }
+  };
+  t.teardown(() => kill('SIGKILL'));
+  return { child, output: () => out, exited, kill };
+}
+
+/** Polls /readyz every 5 ms until 200; resolves with the milliseconds since `since`. */
+async function untilReady(port: number, since: number, output: () => string): Promise<number> {
+  const deadline = since + 30_000;
+  for (;;) {
+    const ok = await fetch(`http://127.0.0.1:${port}/readyz`).then(
+      (r) => r.status === 200,
+      () => false,
+    );
+    if (ok) return performance.now() - since;
+    if (performance.now() > deadline) throw new Error(`not ready in 30 s:\n${output()}`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+const median = (values: number[]): number =>
+  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+/** The files git would commit: a fresh clone's, with what is not committed yet. */
+const listed = spawnSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], {
+  cwd: ROOT,
+  encoding: 'utf8',
+});
+const NOT_GIT =
+  listed.status === 0 ? {} : { skip: `not a git checkout, no fresh copy to make: ${listed.stderr}` };
+
+t.test(
+  'a fresh copy: built as the README says, started with no dev dependency and no sharp',
+  NOT_GIT,
+  async (t) => {
+    const work = await tempDir(t, 'gateway-production-');
+    const clone = join(work, 'repo');
+    for (const file of listed.stdout.split('\0').filter(Boolean)) {
+      if (!existsSync(join(ROOT, file))) continue; // deleted, not yet committed
+      mkdirSync(dirname(join(clone, file)), { recursive: true });
+      cpSync(join(ROOT, file), join(clone, file));
+    }
+
+    const bare = spawnSync('npm', ['start'], { cwd: clone, env: baseEnv(), encoding: 'utf8' });
+    t.equal(bare.status, 1, 'npm start before the build fails');
+    t.match(bare.stderr, /dist\/core\/main\.js is missing: .*Run `npm run build` first/, 'and says to build');
+
+    const quickStart = readmeLines('## Quick start');
+    t.equal(quickStart.length, 2, 'the quick start is two lines');
+    t.equal(quickStart[0], 'npm ci && npm run build && npm start');
+    t.equal(quickStart[1], 'npm ci && npm test');
+    const production = readmeLines('## Production');
+    t.strictSame(
+      production,
+      ['npm ci && npm run build', 'npm ci --omit=dev --omit=optional', 'npm start'],
+      "the README's production steps",
+    );
+    for (const line of production.slice(0, -1)) runLine(t, line, clone);
+    for (const absent of ['typescript', 'tap', 'eslint', 'openai', 'sharp']) {
+      t.notOk(existsSync(join(clone, 'node_modules', absent)), `${absent} is not installed`);
+    }
+
+    // The shipped file, its simulator moved to a free port (a second simulator may run on this machine).
+    const [port, adminPort, simPort] = [await freePort(), await freePort(), await freePort()];
+    const config = join(work, 'gateway.yaml');
+    writeFileSync(
+      config,
+      readFileSync(join(clone, 'gateway.yaml'), 'utf8')
+        .replaceAll('127.0.0.1:9100', `127.0.0.1:${simPort}`)
+        .replace(/^(simulator:\n(?:.*\n)*?\s+port:) 9100$/m, `$1 ${simPort}`),
+    );
+    const env = {
+      GATEWAY_CONFIG: config,
+      GATEWAY_DATA_DIR: join(work, 'data'),
+      PORT: String(port),
+      ADMIN_PORT: String(adminPort),
+    };
+    const gateway = startIn(t, clone, ['npm', 'start'], env);
+    const url = `http://127.0.0.1:${port}`;
+    await untilReady(port, performance.now(), gateway.output);
+    const key = KEY_LINE.exec(gateway.output())?.[1];
+    t.ok(key, 'the first key is printed, alone on its line');
+    t.match(gateway.output(), new RegExp(`bundled simulator on http://127\\.0\\.0\\.1:${simPort}`));
+
+    const healthz = await fetch(`${url}/healthz`);
+    t.equal(healthz.status, 200);
+    t.strictSame(await healthz.json(), { status: 'ok' });
+    const readyz = await fetch(`${url}/readyz`);
+    t.equal(readyz.status, 200);
+    t.strictSame(await readyz.json(), { status: 'ok' });
+
+    const answer = await fetch(`${url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify(chat),
+    });
+    t.equal(answer.status, 200, 'a chat completion through the bundled simulator');
+    t.match(await answer.json(), {
+      object: 'chat.completion',
+      choices: [{ message: { role: 'assistant' } }],
+    });
+
+    const image = await fetch(`${url}/v1/images/generations`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'modelb-3.1-flash-image-preview', prompt: 'a red square' }),
+    });
+    t.equal(image.status, 501, 'an image request without sharp');
+    t.match(await image.text(), /optional package sharp, which is not installed.*npm install sharp/);
+
+    const keys = spawnSync('npm', ['run', '--silent', 'keys', '--', 'list'], {
+      cwd: clone,
+      env: { ...baseEnv(), ...env },
+      encoding: 'utf8',
+    });
+    t.equal(keys.status, 0, 'npm run keys runs the built CLI', { stderr: keys.stderr });
+    t.match(keys.stdout, key!.slice(0, 11), 'and lists the key');
+
+    gateway.kill('SIGTERM');
+    await gateway.exited;
+    t.match(gateway.output(), /"msg":"stopped"/, 'SIGTERM through npm: the gateway drained and stopped');
+
+    // Start-up to ready without the simulator, on a fresh data directory each time (secrets, first key).
+    const timings: Record<string, number[]> = { 'node dist/core/main.js': [], 'npm start': [] };
+    for (let run = 0; run < 3; run++) {
+      for (const [name, command] of [
+        ['node dist/core/main.js', [process.execPath, 'dist/core/main.js']],
+        ['npm start', ['npm', 'start']],
+      ] as const) {
+        const ready = await freePort();
+        const since = performance.now();
+        const started = startIn(t, clone, [...command], {
+          ...env,
+          GATEWAY_SIMULATOR: 'false',
+          GATEWAY_DATA_DIR: join(work, `data-${name.split(' ')[0]}-${run}`),
+          PORT: String(ready),
+          ADMIN_PORT: String(await freePort()),
+        });
+        timings[name]!.push(await untilReady(ready, since, started.output));
+        started.kill('SIGTERM');
+        await started.exited;
+      }
+    }
+    for (const [name, values] of Object.entries(timings)) {
+      const shown = values.map((v) => Math.round(v)).join(', ');
+      t.comment(
+        `start-up to ready without the simulator, ${name}: median ${Math.round(median(values))} ms (${shown})`,
+      );
+      t.ok(median(values) < 10_000, `${name}: ready well within the health check's start period`);
+    }
+  },
+);
