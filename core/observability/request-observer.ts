@@ -1,0 +1,36 @@
+/**
+ * What happens once a request is over: its metrics, and its access line when the access log is on.
+ * The server calls `ended` once per request that reached the pipeline (after the stages' finish phase)
+ * and `rejected` once per request answered before it, so each request is observed exactly once.
+ */
+import { performance } from 'node:perf_hooks';
+import type { Logger } from 'pino';
+import type { GatewayContext } from '../plugin';
+import type { Pricing } from '../pricing';
+import { clientView, logRejection, logRequest, type Rejection } from './access-log';
+import type { GatewayMetrics } from './metrics';
+
+export class RequestObserver {
+  constructor(
+    private readonly logger: Logger,
+    private readonly metrics: GatewayMetrics,
+  ) {}
+
+  /** A request that went through the pipeline is over; `access`: gateway.yaml's `logging.access`. */
+  ended(ctx: GatewayContext, pricing: Pricing, access: boolean): void {
+    const totalMs = performance.now() - ctx.startedAt;
+    const view = clientView(ctx);
+    const { target, usage } = ctx;
+    // A video submit is billed by the poller when its task succeeds (GatewayMetrics.billed), not here.
+    const cost =
+      target && usage && target.spec.api.kind !== 'task' ? pricing.callCost(target.spec.id, usage) : null;
+    this.metrics.request(ctx, view.status, totalMs, cost);
+    if (access && this.logger.isLevelEnabled('info')) logRequest(this.logger, ctx, view, totalMs);
+  }
+
+  /** A request answered before the pipeline (Rejection). */
+  rejected(rejection: Rejection, access: boolean): void {
+    this.metrics.refused(rejection.status, rejection.code);
+    if (access && this.logger.isLevelEnabled('info')) logRejection(this.logger, rejection);
+  }
+}
