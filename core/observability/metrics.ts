@@ -266,9 +266,10 @@ export class GatewayMetrics {
 
   private requestChild(endpoint: Endpoint, target: RouteTarget | null, status: number): Child {
     let byTarget = this.requestChildren.get(endpoint);
-    if (!byTarget) this.requestChildren.set(endpoint, (byTarget = new Map()));
+    if (!byTarget)
+      this.requestChildren.set(endpoint, (byTarget = new Map<RouteTarget | null, Map<number, Child>>()));
     let byStatus = byTarget.get(target);
-    if (!byStatus) byTarget.set(target, (byStatus = new Map()));
+    if (!byStatus) byTarget.set(target, (byStatus = new Map<number, Child>()));
     let child = byStatus.get(status);
     if (!child) {
       const model = target ? target.spec.id : NONE;

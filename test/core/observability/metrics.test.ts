@@ -61,7 +61,7 @@ void t.test('metrics after known traffic', async (t) => {
   const m = await scrape(gw.gateway.adminUrl);
   t.match(m.contentType, /^text\/plain; version=0\.0\.4/);
 
-  t.test('requests by endpoint, model, upstream and status', async (t) => {
+  t.test('requests by endpoint, model, upstream and status', (t) => {
     const ok = statuses.filter((s) => s === 200).length + 1; // and the stream
     t.equal(
       m.value('gateway_requests_total', { ...CHAT, model: MODEL, upstream: 'modela-main', status: '200' }),
@@ -84,9 +84,10 @@ void t.test('metrics after known traffic', async (t) => {
       m.samples.some((s) => 'key_id' in s.labels || 'key' in s.labels),
       'no key in any label',
     );
+    t.end();
   });
 
-  t.test('refusals by code', async (t) => {
+  t.test('refusals by code', (t) => {
     for (const code of [
       'rate_limited',
       'budget_exhausted',
@@ -96,9 +97,10 @@ void t.test('metrics after known traffic', async (t) => {
       'not_found',
     ])
       t.equal(m.value('gateway_error_responses_total', { code }), 1, code);
+    t.end();
   });
 
-  t.test('latency histograms', async (t) => {
+  t.test('latency histograms', (t) => {
     for (const name of [
       'gateway_request_duration_seconds',
       'gateway_request_overhead_seconds',
@@ -115,6 +117,7 @@ void t.test('metrics after known traffic', async (t) => {
     t.equal(m.value('gateway_stream_first_byte_seconds_count', { upstream: 'modela-main' }), 1);
     t.ok(m.value('gateway_stream_first_byte_seconds_sum', { upstream: 'modela-main' }) > 0);
     t.equal(m.value('gateway_open_streams'), 0, 'the stream closed');
+    t.end();
   });
 
   t.test('tokens and cost by model, as the usage records say', async (t) => {
