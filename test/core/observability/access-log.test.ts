@@ -135,11 +135,9 @@ void t.test('one access line per request, whatever its outcome', async (t) => {
   t.ok(Number(ok.bytes_in) > 0 && Number(ok.bytes_out) > 0, 'bytes in and out');
   t.ok(Number(ok.prompt_tokens) > 0 && Number(ok.completion_tokens) > 0, 'tokens');
   t.ok(Number(ok.upstream_ms) > 0, 'upstream time');
-  t.equal(
-    Math.round((Number(ok.gateway_ms) + Number(ok.upstream_ms)) * 10),
-    Math.round(Number(ok.duration_ms) * 10),
-    'gateway + upstream = duration',
-  );
+  // Each is rounded to a tenth of a millisecond on its own, so the sum may differ by one tenth.
+  const split = Number(ok.gateway_ms) + Number(ok.upstream_ms) - Number(ok.duration_ms);
+  t.ok(Math.abs(split) <= 0.10001, `gateway + upstream = duration (off by ${split})`);
   t.notOk('key_id' in accessLines(lines, 'no-key-1')[0]!, 'no key, no key id');
 
   const gone = accessLines(lines, 'gone-1');
