@@ -5,22 +5,15 @@
  * Labels are bounded by the configuration, never by what a client sends: the model is the catalogue's
  * id of a routed request (`none` otherwise, so a made-up model that 404s adds no series), the upstream
  * a configured name, the endpoint a route's id, and no key id ever. On the request path a label set is
- * resolved once and its child kept (per endpoint object, route target and status), so a request costs
- * map lookups and increments, never a label string built anew.
+ * resolved once into a cell (metric-cells.ts), kept per endpoint object, route target and status, so a
+ * request costs map lookups and additions, never a label string built or hashed anew.
  */
-import {
-  collectDefaultMetrics,
-  Counter,
-  Gauge,
-  Histogram,
-  Registry,
-  type CounterConfiguration,
-  type HistogramConfiguration,
-} from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Registry, type CounterConfiguration } from 'prom-client';
 import type { Endpoint, GatewayContext, RouteTarget } from '../plugin';
 import type { UsageStats } from '../stores/usage-store';
 import type { TaskStatus } from '../stores/video-task';
 import type { Usage } from '../usage';
+import { CellCounter, CellHistogram, type CounterCell, type HistogramCell } from './metric-cells';
 
 /** The label value of what a request never had: no route, no upstream, no endpoint. */
 export const NONE = 'none';
@@ -43,8 +36,8 @@ export interface MetricSources {
   readonly taskCounts?: () => Promise<Record<TaskStatus, number>>;
 }
 
-type Child = Counter.Internal;
-type Timer = Histogram.Internal<string>;
+type Child = CounterCell;
+type Timer = HistogramCell;
 
 /** The children of one model's token and cost counters. */
 interface ModelCounters {
@@ -75,20 +68,20 @@ const statusLabel = (status: number): string => (statusLabels[status] ??= String
 export class GatewayMetrics {
   readonly registry = new Registry();
   private sources: MetricSources | undefined;
-  private readonly requests: Counter<string>;
-  private readonly errors: Counter<string>;
-  private readonly duration: Histogram<string>;
-  private readonly overhead: Histogram<string>;
-  private readonly upstreamDuration: Histogram<string>;
-  private readonly firstByte: Histogram<string>;
-  private readonly tokens: Counter<string>;
-  private readonly cost: Counter<string>;
+  private readonly requests: CellCounter;
+  private readonly errors: CellCounter;
+  private readonly duration: CellHistogram;
+  private readonly overhead: CellHistogram;
+  private readonly upstreamDuration: CellHistogram;
+  private readonly firstByte: CellHistogram;
+  private readonly tokens: CellCounter;
+  private readonly cost: CellCounter;
   private readonly upstreamFailures: Counter<string>;
   private readonly retries: Counter<string>;
   private readonly retriesRefused: Counter<string>;
   private readonly ejections: Counter<string>;
   private readonly polls: Counter<string>;
-  private readonly pollLag: Histogram<string>;
+  private readonly pollLag: HistogramCell;
   private readonly configInfo: Gauge<string>;
   private readonly reloads: Counter<string>;
   /** Request counters by endpoint, then route target (null: not routed), then status. */
@@ -101,14 +94,16 @@ export class GatewayMetrics {
   constructor() {
     const counter = (config: CounterConfiguration<string>) =>
       new Counter({ ...config, registers: [this.registry] });
-    const histogram = (config: HistogramConfiguration<string>) =>
-      new Histogram({ ...config, registers: [this.registry] });
-    this.requests = counter({
+    const cells = (config: { name: string; help: string; labelNames: string[] }) =>
+      new CellCounter(config.name, config.help, config.labelNames, this.registry);
+    const histogram = (config: { name: string; help: string; labelNames?: string[]; buckets: number[] }) =>
+      new CellHistogram(config.name, config.help, config.labelNames ?? [], this.registry, config.buckets);
+    this.requests = cells({
       name: 'gateway_requests_total',
       help: 'Requests answered, by endpoint, routed model, upstream and the status the client saw (499: it left before any).',
       labelNames: ['endpoint', 'model', 'upstream', 'status'],
     });
-    this.errors = counter({
+    this.errors = cells({
       name: 'gateway_error_responses_total',
       help: "Requests answered with one of the gateway's own errors, by code (rate_limited and budget_exhausted are the limit refusals).",
       labelNames: ['code'],
@@ -137,12 +132,12 @@ export class GatewayMetrics {
       labelNames: ['upstream'],
       buckets: LATENCY_BUCKETS,
     });
-    this.tokens = counter({
+    this.tokens = cells({
       name: 'gateway_tokens_total',
       help: 'Tokens used, by model and kind (prompt, completion; reasoning, cache_read and cache_write are parts of those).',
       labelNames: ['model', 'kind'],
     });
-    this.cost = counter({
+    this.cost = cells({
       name: 'gateway_cost_total',
       help: "Cost of the calls and video tasks billed, in the currency of gateway.yaml's prices, by model (unpriced calls count nothing).",
       labelNames: ['model'],
@@ -176,7 +171,7 @@ export class GatewayMetrics {
       name: 'gateway_video_poll_lag_seconds',
       help: 'How late video polls started after their task was due.',
       buckets: POLL_LAG_BUCKETS,
-    });
+    }).cell();
     this.configInfo = new Gauge({
       name: 'gateway_config_info',
       help: 'The configuration serving: 1, with the sha256 of its file (or of its JSON) as `hash`.',
@@ -205,11 +200,11 @@ export class GatewayMetrics {
   /** One request answered; its cost in micro-units when priced (the usage records' unit). */
   request(ctx: GatewayContext, status: number, totalMs: number, costMicros: number | null): void {
     const { endpoint, target, observed } = ctx;
-    this.requestChild(endpoint, target ?? null, status).inc();
+    this.requestChild(endpoint, target ?? null, status).value++;
     const timers = this.timersOf(endpoint);
     timers.duration.observe(totalMs / 1000);
     timers.overhead.observe(Math.max(0, totalMs - observed.upstreamMs) / 1000);
-    if (observed.errorCode !== undefined) this.errors.labels(observed.errorCode).inc();
+    if (observed.errorCode !== undefined) this.errors.cell(observed.errorCode).value++;
     if (!target) return;
     const upstream = this.upstreamTimersOf(target.upstream.name);
     if (observed.upstreamMs > 0) upstream.duration.observe(observed.upstreamMs / 1000);
@@ -219,15 +214,15 @@ export class GatewayMetrics {
 
   /** A request answered before it reached the pipeline (no route, a parse error Node raised, shutdown). */
   refused(status: number, code: string): void {
-    this.requests.labels(NONE, NONE, NONE, statusLabel(status)).inc();
-    this.errors.labels(code).inc();
+    this.requests.cell(NONE, NONE, NONE, statusLabel(status)).value++;
+    this.errors.cell(code).value++;
   }
 
   /** A video task billed (by the poller): its tokens and cost. */
   billed(model: string, tokens: number, costMicros: number | null): void {
     const counters = this.modelCountersOf(model);
-    if (tokens > 0) counters.completion.inc(tokens);
-    if (costMicros !== null && costMicros > 0) counters.cost.inc(costMicros / 1e6);
+    if (tokens > 0) counters.completion.value += tokens;
+    if (costMicros !== null && costMicros > 0) counters.cost.value += costMicros / 1e6;
   }
 
   upstreamFailed(upstream: string, reason: string): void {
@@ -274,7 +269,7 @@ export class GatewayMetrics {
     if (!child) {
       const model = target ? target.spec.id : NONE;
       const upstream = target ? target.upstream.name : NONE;
-      child = this.requests.labels(endpoint.id, model, upstream, statusLabel(status));
+      child = this.requests.cell(endpoint.id, model, upstream, statusLabel(status));
       byStatus.set(status, child);
     }
     return child;
@@ -283,7 +278,7 @@ export class GatewayMetrics {
   private timersOf(endpoint: Endpoint): EndpointTimers {
     let timers = this.endpointTimers.get(endpoint);
     if (!timers) {
-      timers = { duration: this.duration.labels(endpoint.id), overhead: this.overhead.labels(endpoint.id) };
+      timers = { duration: this.duration.cell(endpoint.id), overhead: this.overhead.cell(endpoint.id) };
       this.endpointTimers.set(endpoint, timers);
     }
     return timers;
@@ -292,7 +287,7 @@ export class GatewayMetrics {
   private upstreamTimersOf(name: string): UpstreamTimers {
     let timers = this.upstreamTimers.get(name);
     if (!timers) {
-      timers = { duration: this.upstreamDuration.labels(name), firstByte: this.firstByte.labels(name) };
+      timers = { duration: this.upstreamDuration.cell(name), firstByte: this.firstByte.cell(name) };
       this.upstreamTimers.set(name, timers);
     }
     return timers;
@@ -301,14 +296,14 @@ export class GatewayMetrics {
   private modelCountersOf(model: string): ModelCounters {
     let counters = this.modelCounters.get(model);
     if (!counters) {
-      const kind = (k: string) => this.tokens.labels(model, k);
+      const kind = (k: string) => this.tokens.cell(model, k);
       counters = {
         prompt: kind('prompt'),
         completion: kind('completion'),
         reasoning: kind('reasoning'),
         cacheRead: kind('cache_read'),
         cacheWrite: kind('cache_write'),
-        cost: this.cost.labels(model),
+        cost: this.cost.cell(model),
       };
       this.modelCounters.set(model, counters);
     }
@@ -317,12 +312,12 @@ export class GatewayMetrics {
 
   private used(model: string, usage: Usage, costMicros: number | null): void {
     const counters = this.modelCountersOf(model);
-    if (usage.promptTokens > 0) counters.prompt.inc(usage.promptTokens);
-    if (usage.completionTokens > 0) counters.completion.inc(usage.completionTokens);
-    if (usage.reasoningTokens) counters.reasoning.inc(usage.reasoningTokens);
-    if (usage.cacheReadTokens) counters.cacheRead.inc(usage.cacheReadTokens);
-    if (usage.cacheWriteTokens) counters.cacheWrite.inc(usage.cacheWriteTokens);
-    if (costMicros !== null && costMicros > 0) counters.cost.inc(costMicros / 1e6);
+    counters.prompt.value += usage.promptTokens;
+    counters.completion.value += usage.completionTokens;
+    if (usage.reasoningTokens) counters.reasoning.value += usage.reasoningTokens;
+    if (usage.cacheReadTokens) counters.cacheRead.value += usage.cacheReadTokens;
+    if (usage.cacheWriteTokens) counters.cacheWrite.value += usage.cacheWriteTokens;
+    if (costMicros !== null && costMicros > 0) counters.cost.value += costMicros / 1e6;
   }
 
   /** Gauges and counters whose values live elsewhere, read when Prometheus scrapes. */
