@@ -1,8 +1,8 @@
 /**
  * Counters and histograms for the request path, read by prom-client's registry at scrape time. A
  * prom-client child (`counter.labels(...)`) hashes and validates its labels again on every increment;
- * here a label set is resolved once into a cell, and a request adds to plain numbers (in
- * `npm run bench`, prom-client's children cost the gateway about 30 µs of CPU per request, these ~1 µs).
+ * here a label set is resolved once into a cell, and a request adds to plain numbers (measured on the
+ * bench's JSON case, the gateway's CPU per request fell by about 20 µs, from ~250 µs, with these).
  * Prom-client still formats the text: a cell metric is registered as the object its registry reads.
  */
 import type { Metric, Registry } from 'prom-client';
