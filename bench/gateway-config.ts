@@ -48,8 +48,8 @@ export function gatewayYaml(simUrl: string, redis?: BenchRedis): string {
     admin: { host: '127.0.0.1' },
     storage: { driver: 'embedded', data_dir: './data' },
     keys: { cache_ttl: '1s' },
-    // Per-request info logs would measure the logger and fill a pipe; warnings still show problems.
-    logging: { level: 'warn' },
+    // As shipped: info, with the access log (a line per request), written to a file (targets.ts).
+    logging: { level: 'info', access: true },
     pipeline: [
       'auth',
       'model-router',

@@ -4,7 +4,7 @@
  * the path to that exit, so a failed run never leaves a server behind.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 
 /** Lines kept per child: enough to explain a failure, few enough to print. */
@@ -31,6 +31,8 @@ export class Child {
   private constructor(
     readonly name: string,
     private readonly proc: ChildProcess,
+    /** Where its stdout goes instead of a pipe, if it does. */
+    private readonly stdoutFile?: string,
   ) {
     live.add(proc);
     started.add(this);
@@ -49,19 +51,26 @@ export class Child {
       createInterface({ input: proc.stderr }).on('line', (line) => this.keep(`[stderr] ${line}`));
   }
 
-  /** Starts `node ...nodeArgs <script> ...args` with the given extra environment. */
+  /**
+   * Starts `node ...nodeArgs <script> ...args` with the given extra environment. With `stdoutFile`, its
+   * stdout is written straight to that file, as a deployment's log would be, with no pipe for this
+   * process to drain: a gateway's access log is then measured as it costs in production.
+   */
   static start(
     name: string,
     script: string,
     args: readonly string[],
     env: NodeJS.ProcessEnv = {},
     nodeArgs: readonly string[] = [],
+    stdoutFile?: string,
   ): Child {
+    const out = stdoutFile === undefined ? 'pipe' : openSync(stdoutFile, 'a');
     const proc = spawn(process.execPath, [...nodeArgs, script, ...args], {
       env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: ['ignore', out, 'pipe'],
     });
-    return new Child(name, proc);
+    if (typeof out === 'number') closeSync(out); // the child holds its own copy
+    return new Child(name, proc, stdoutFile);
   }
 
   get pid(): number | undefined {
@@ -86,6 +95,12 @@ export class Child {
         reject(this.failure(`no line matching ${String(pattern)} within ${timeoutMs} ms`));
       }, timeoutMs);
       const poll = setInterval(() => {
+        const found = this.fileLines().find((line) => pattern.test(line));
+        if (found !== undefined) {
+          done();
+          resolve(found);
+          return;
+        }
         if (this.exitStatus === undefined) return;
         done();
         reject(this.failure(`${this.exitStatus} before printing a line matching ${String(pattern)}`));
@@ -130,8 +145,19 @@ export class Child {
     if (this.tail.length > TAIL_LINES) this.tail.shift();
   }
 
+  /** The lines of the stdout file so far (none when stdout is a pipe). */
+  private fileLines(): string[] {
+    if (this.stdoutFile === undefined) return [];
+    try {
+      return readFileSync(this.stdoutFile, 'utf8').split('\n');
+    } catch {
+      return [];
+    }
+  }
+
   private failure(what: string): Error {
-    const output = this.tail.length > 0 ? `; its last output:\n  ${this.tail.join('\n  ')}` : '; no output';
+    const tail = [...this.fileLines().filter(Boolean).slice(-TAIL_LINES), ...this.tail];
+    const output = tail.length > 0 ? `; its last output:\n  ${tail.join('\n  ')}` : '; no output';
     return new Error(`${this.name}: ${what}${output}`);
   }
 }

@@ -85,14 +85,22 @@ export async function startGateway(
   await writeFile(config, gatewayYaml(simUrl, redis));
   const [port, adminPort] = [await freePort(), await freePort()];
   const adminToken = randomBytes(24).toString('base64url');
-  const child = Child.start(name, join(DIST, 'core', 'main.js'), [], {
-    GATEWAY_CONFIG: config,
-    GATEWAY_DATA_DIR: join(tmpDir, `${name}-data`),
-    ...(redis ? { REDIS_URL: redis.url } : {}),
-    PORT: String(port),
-    ADMIN_PORT: String(adminPort),
-    GATEWAY_ADMIN_TOKEN: adminToken,
-  });
+  // Its log (the access log included) goes to a file, as in a deployment; the key is read from it.
+  const child = Child.start(
+    name,
+    join(DIST, 'core', 'main.js'),
+    [],
+    {
+      GATEWAY_CONFIG: config,
+      GATEWAY_DATA_DIR: join(tmpDir, `${name}-data`),
+      ...(redis ? { REDIS_URL: redis.url } : {}),
+      PORT: String(port),
+      ADMIN_PORT: String(adminPort),
+      GATEWAY_ADMIN_TOKEN: adminToken,
+    },
+    [],
+    join(tmpDir, `${name}.log`),
+  );
   const key = await child.waitForLine(KEY_LINE, STARTUP_MS);
   await waitForPort(port, STARTUP_MS);
   const headers = { ...JSON_TYPE, authorization: `Bearer ${key}` };

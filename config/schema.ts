@@ -334,7 +334,11 @@ const reload = z
   .strict();
 
 const logging = z
-  .object({ level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info') })
+  .object({
+    level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    /** One line per request at info (core/observability/access-log.ts); a reload turns it on or off. */
+    access: z.union([z.boolean(), z.stringbool()]).default(true),
+  })
   .strict();
 
 export const gatewayConfigSchema = z

@@ -4,7 +4,7 @@ import { type KeyRecord } from './stores/key-store';
 import { type Usage } from './usage';
 import { type RequestBodies } from './http/body';
 import type { JsonObject } from './json';
-import type { Endpoint, GatewayContext, Outcome, RouteTarget, StateKey } from './plugin';
+import type { Endpoint, GatewayContext, Outcome, Observed, RouteTarget, StateKey } from './plugin';
 
 // Where plugins have always found them: the shared types live in ./plugin and ./json, which import
 // nothing that imports this file.
@@ -23,6 +23,7 @@ export class RequestContext implements GatewayContext {
   outcome: Outcome = 'ok';
   /** How many pipeline stages the request entered; their finish phases run. */
   stagesReached = 0;
+  readonly observed: Observed;
   private raw: Promise<Buffer> | undefined;
   private parsed: JsonObject | undefined;
   private slots: Map<StateKey<unknown>, unknown> | undefined;
@@ -35,11 +36,22 @@ export class RequestContext implements GatewayContext {
     readonly params: Readonly<Record<string, string>>,
     readonly startedAt: number,
     private readonly bodies: RequestBodies,
-  ) {}
+  ) {
+    this.observed = {
+      upstreamMs: 0,
+      firstByteAt: 0,
+      bytesIn: 0,
+      writtenBefore: req.socket.bytesWritten,
+      errorCode: undefined,
+    };
+  }
 
   /** The request body, read once under the configured size and time limits. */
   rawBody(): Promise<Buffer> {
-    this.raw ??= this.bodies.read(this.req);
+    this.raw ??= this.bodies.read(this.req).then((body) => {
+      this.observed.bytesIn = body.length;
+      return body;
+    });
     return this.raw;
   }
 

@@ -37,6 +37,8 @@ import { KeyRevocation } from './keys/key-revocation';
 import { KeyService, type CreatedKey } from './keys/key-service';
 import { ADMIN_TOKEN_FILE, KEY_SECRET_FILE, loadOrCreateSecret } from './keys/secrets';
 import { createLogger } from './logger';
+import { GatewayMetrics } from './observability/metrics';
+import { RequestObserver } from './observability/request-observer';
 import { UpstreamProxy } from './proxy/upstream-proxy';
 import { LiveInstances } from './redis/live-instances';
 import { RedisLink } from './redis/redis-link';
@@ -165,8 +167,10 @@ async function compose(
   scope.register(UsageStoreToken, { useValue: usage });
   scope.register(SpendTrackerToken, { useValue: spend });
   scope.register(KeptStateToken, { useValue: new KeptState() });
+  // This gateway's own registry: several gateways in one process (tests) must not share counts.
+  const metrics = new GatewayMetrics();
   // Long-lived: a reload calls its configure(); failure counts and ejections carry on.
-  const resilience = new Resilience(config.resilience, logger, redis && { link: redis, instance });
+  const resilience = new Resilience(config.resilience, logger, redis && { link: redis, instance }, metrics);
   scope.register(ResilienceToken, { useValue: resilience });
 
   const proxy = new UpstreamProxy();
@@ -181,6 +185,7 @@ async function compose(
     redis,
     live,
     resilience,
+    metrics,
   };
   const pool = new UpstreamPool();
   const parts: SnapshotParts = {
@@ -198,6 +203,7 @@ async function compose(
   // Before anything that would need closing: a bad configuration (a declared key too) stops start-up here.
   const first = await build(config, sourceOf(source?.hash ?? objectHash(config)));
   const routing = new LiveRouting(first, (old) => pool.release(old.upstreams));
+  metrics.configured(first.source.hash);
   keys.useDeclared(first.declared);
   await resilience.start(Object.keys(config.upstreams)); // reads ejections other instances made
   const revocation = new KeyRevocation(keys, proxy, config.keys.revoke_check_every, logger);
@@ -224,6 +230,7 @@ async function compose(
         resilience.configure(snapshot.config.resilience);
         void resilience.start(Object.keys(snapshot.config.upstreams)); // an added upstream may be ejected already
         logger.level = snapshot.config.logging.level;
+        metrics.configured(snapshot.source.hash);
         void announcer?.announce(snapshot.source.hash);
       },
       logger,
@@ -231,7 +238,10 @@ async function compose(
   const reload = (trigger: ReloadTrigger) => {
     const attempt = reloader?.reload(trigger);
     // A refused reload is recorded too, so every instance's error shows in GET /admin/config.
-    void attempt?.then((r) => r.error && announcer?.record());
+    void attempt?.then((r) => {
+      metrics.reloaded(r.applied ? 'applied' : r.error ? 'refused' : 'unchanged');
+      if (r.error) void announcer?.record();
+    });
     return attempt;
   };
   const watcher =
@@ -261,14 +271,23 @@ async function compose(
       maxJsonDepth: config.server.max_json_depth,
     }),
     logger,
+    new RequestObserver(logger, metrics),
     new HealthEndpoints(readiness),
   );
+  metrics.watch({
+    inFlight: () => server.requestsInFlight,
+    openStreams: () => proxy.openStreamCount,
+    ejectedUpstreams: () => resilience.health.ejectedCount,
+    usage: () => usage.stats(),
+    ...(poller ? { taskCounts: () => taskStore.countByStatus() } : {}),
+  });
   const admin = new AdminServer(adminToken, keys, usage, {
     ...(poller ? { videoStats: () => poller.stats() } : {}),
     tasks: taskStore,
     config: configControl,
     upstreams: () => upstreamsPage(() => resilience.view(), Object.keys(running().config.upstreams)),
     health: () => readiness.view(),
+    metrics: () => metrics.scrape(),
   });
   const { server: main, admin: adminAt } = config;
   const port = await listenNamed(listenerOf(config, 'server'), main.host, main.port, () =>

@@ -51,12 +51,31 @@ export interface GatewayContext {
   readonly endpoint: Endpoint;
   readonly params: Readonly<Record<string, string>>;
   readonly startedAt: number;
+  /** What was measured and decided about this request, for the access log and the metrics. */
+  readonly observed: Observed;
   /** The request body, read once under the configured size and time limits. */
   rawBody(): Promise<Buffer>;
   /** The request body parsed once as a JSON object (400 otherwise); the bytes forwarded are the ones parsed. */
   json(): Promise<JsonObject>;
   get<T>(key: StateKey<T>): T | undefined;
   set<T>(key: StateKey<T>, value: T): void;
+}
+
+/**
+ * What the access log and the metrics read about a request beyond the fields above. The proxy (and the
+ * video submit) add the upstream's time, so a request's time splits into the gateway's own and the upstream's.
+ */
+export interface Observed {
+  /** Time spent on upstreams, every attempt together: from sending the request to the response's last byte. */
+  upstreamMs: number;
+  /** `performance.now()` when the first event of a streamed body went to the client; 0 until then. */
+  firstByteAt: number;
+  /** Request body bytes read (0 when the body was never read). */
+  bytesIn: number;
+  /** The socket's `bytesWritten` when the request arrived: the response's bytes are the difference. */
+  readonly writtenBefore: number;
+  /** The code of the gateway's own error the client was answered with, if any. */
+  errorCode: string | undefined;
 }
 
 /** The last stage of a request: what runs after the pipeline passed it on. */
@@ -245,6 +264,9 @@ export interface TaskUpstream {
   estimate(params: TaskParams, model: ModelSpec): TaskUsage;
   /** Sends the client's body (renamed to `upstreamModel` if the route says so). Throws 502/504 on transport failure. */
   submit(body: JsonObject, raw: Buffer, upstreamModel: string, requestId: string): Promise<SubmitOutcome>;
-  /** Reads the upstream task once. Throws on a transient failure (transport, 5xx, 429). */
-  poll(upstreamTaskId: string): Promise<PollOutcome>;
+  /**
+   * Reads the upstream task once. Throws on a transient failure (transport, 5xx, 429). `requestId` is the
+   * submit's, to send as `x-request-id`.
+   */
+  poll(upstreamTaskId: string, requestId?: string): Promise<PollOutcome>;
 }

@@ -12,7 +12,8 @@
  *   GET    /admin/upstreams            each upstream's failures, ejection and retries (upstream-routes.ts)
  *   GET    /admin/health               readiness in detail: phase, and each check's state, reason and since
  *                                      when (core/health/readiness.ts; the main port's /readyz says only ok or not)
- * and, without the token, the operators' console: the page at `/` and its assets at `/console/*`.
+ * and, without the token, the operators' console: the page at `/` and its assets at `/console/*`, and
+ * `GET /metrics` (Prometheus text; counts and timings, no secrets, and a scraper carries no token).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { timingSafeEqual } from 'node:crypto';
@@ -40,6 +41,8 @@ export interface AdminSources {
   readonly upstreams?: () => unknown;
   /** Readiness with each check's state and reason (`/admin/health`). */
   readonly health?: () => Promise<unknown>;
+  /** The Prometheus scrape (`GET /metrics`, no token). */
+  readonly metrics?: () => Promise<{ contentType: string; body: string }>;
 }
 
 export class AdminServer {
@@ -81,6 +84,7 @@ export class AdminServer {
     const requestId = requestIdFor(req.headers['x-request-id']);
     try {
       if (this.servedConsole(req, res)) return;
+      if (await this.servedMetrics(req, res)) return;
       if (!this.authorized(req.headers.authorization)) throw Errors.unauthorized();
       const reply = await this.route(req);
       const body = JSON.stringify(reply.body);
@@ -100,6 +104,16 @@ export class AdminServer {
     const asset = this.console.lookup(pathname);
     if (!asset) throw Errors.notFound(method, pathname.slice(0, 200));
     this.console.send(res, asset, req.headers['if-none-match'], method === 'HEAD');
+    return true;
+  }
+
+  /** `GET /metrics` is public on this (loopback by default) listener, like the console. */
+  private async servedMetrics(req: IncomingMessage, res: ServerResponse): Promise<boolean> {
+    const scrape = this.sources.metrics;
+    if (!scrape || req.method !== 'GET' || (req.url ?? '/').split('?')[0] !== '/metrics') return false;
+    const { contentType, body } = await scrape();
+    res.writeHead(200, { 'content-type': contentType, 'content-length': Buffer.byteLength(body) });
+    res.end(body);
     return true;
   }
 

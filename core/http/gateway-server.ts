@@ -17,6 +17,9 @@ import { RequestContext, type GatewayContext } from '../context';
 import { Errors, GatewayError, sendError, toGatewayError } from '../errors';
 import type { LiveRouting, SnapshotLease } from '../reload/live-routing';
 import type { RequestBodies } from './body';
+import { pathOf } from '../observability/access-log';
+import type { RequestObserver } from '../observability/request-observer';
+import { wasReported } from '../observability/upstream-failures';
 import type { HealthEndpoints } from './health-endpoints';
 import { requestIdFor } from './request-id';
 
@@ -26,41 +29,40 @@ const CLIENT_ERRORS: Readonly<Record<string, () => GatewayError>> = {
   HPE_HEADER_OVERFLOW: Errors.headersTooLarge,
 };
 
-/**
- * Answers a request Node could not parse (or whose headers were too slow or too large) with the
- * contract's error body, instead of Node's bare status line, then closes the connection.
- */
-function rejectClient(err: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Duplex): void {
-  const make = CLIENT_ERRORS[err.code ?? ''];
-  if (!socket.writable || !(make || err.code?.startsWith('HPE_'))) {
-    socket.destroy(); // a reset or a vanished client: nobody to answer
-    return;
-  }
-  const error = make ? make() : Errors.invalidRequest('malformed HTTP request');
-  endSocket(socket, error, requestIdFor(presentedId(err.rawPacket)));
-}
-
 const REQUEST_ID_LINE = /\r\nx-request-id:[ \t]*([^\r\n]*?)[ \t]*\r\n/i;
 
-/** The client's `x-request-id` from the bytes Node could not parse, so even this answer echoes it. */
-const presentedId = (raw: Buffer | undefined): string | undefined =>
-  raw ? REQUEST_ID_LINE.exec(raw.toString('latin1'))?.[1] : undefined;
+const REQUEST_LINE = /^([A-Z]{1,20}) (\S{1,4096})/;
+
+/**
+ * What the bytes Node could not parse say of the request: the client's `x-request-id`, so even this
+ * answer echoes it, and its method and path for the access log.
+ */
+function presented(raw: Buffer | undefined): {
+  id: string | undefined;
+  method: string | undefined;
+  path: string;
+} {
+  const text = raw?.toString('latin1') ?? '';
+  const line = REQUEST_LINE.exec(text);
+  return { id: REQUEST_ID_LINE.exec(text)?.[1], method: line?.[1], path: pathOf(line?.[2]) };
+}
 
 /**
  * Writes `error` as a whole HTTP response straight to a socket Node's server no longer answers on (a
  * parse error, a CONNECT), and closes it.
  */
-function endSocket(socket: Duplex, error: GatewayError, requestId: string): void {
+function endSocket(socket: Duplex, error: GatewayError, requestId: string): number {
   const body = error.body();
   const extra = Object.entries(error.headers)
     .filter(([name]) => name !== 'connection')
     .map(([name, value]) => `${name}: ${value}\r\n`)
     .join('');
-  socket.end(
+  const answer =
     `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status]}\r\ncontent-type: application/json\r\n` +
-      `content-length: ${Buffer.byteLength(body)}\r\nx-request-id: ${requestId}\r\n${extra}` +
-      `connection: close\r\n\r\n${body}`,
-  );
+    `content-length: ${Buffer.byteLength(body)}\r\nx-request-id: ${requestId}\r\n${extra}` +
+    `connection: close\r\n\r\n${body}`;
+  socket.end(answer);
+  return Buffer.byteLength(answer);
 }
 
 export class GatewayServer {
@@ -75,6 +77,8 @@ export class GatewayServer {
     private readonly config: ServerConfig,
     private readonly bodies: RequestBodies,
     private readonly logger: Logger,
+    /** Told once of every request answered: metrics, and the access log. */
+    private readonly observer: RequestObserver,
     /** `/healthz` and `/readyz`, answered outside the pipeline (and while draining). */
     private readonly health?: HealthEndpoints,
   ) {
@@ -94,11 +98,17 @@ export class GatewayServer {
     );
     // One more than the limit, so an excess is seen (Node would otherwise drop extra headers silently).
     this.server.maxHeadersCount = config.max_headers + 1;
-    this.server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => rejectClient(err, socket));
-    // CONNECT never reaches the request handler: without a listener Node closes the socket unanswered.
-    this.server.on('connect', (req: IncomingMessage, socket: Duplex) =>
-      endSocket(socket, this.refusal(req), requestIdFor(req.headers['x-request-id'])),
+    this.server.on('clientError', (err: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Duplex) =>
+      this.rejectClient(err, socket),
     );
+    // CONNECT never reaches the request handler: without a listener Node closes the socket unanswered.
+    this.server.on('connect', (req: IncomingMessage, socket: Duplex) => {
+      const started = performance.now();
+      const requestId = requestIdFor(req.headers['x-request-id']);
+      const error = this.refusal(req);
+      const bytesOut = endSocket(socket, error, requestId);
+      this.rejected({ requestId, method: req.method, path: pathOf(req.url), error, bytesOut, started });
+    });
   }
 
   listen(host: string, port: number): Promise<number> {
@@ -140,6 +150,7 @@ export class GatewayServer {
   }
 
   private handle(req: IncomingMessage, res: ServerResponse): void {
+    const started = performance.now();
     const requestId = requestIdFor(req.headers['x-request-id']);
     if (this.health?.matches(req.url)) {
       this.health.answer(req, res, requestId);
@@ -154,32 +165,72 @@ export class GatewayServer {
       const url = req.url ?? '/';
       const query = url.indexOf('?');
       const match = lease.snapshot.routes.match(req.method ?? 'GET', query < 0 ? url : url.slice(0, query));
-      const ctx = new RequestContext(
-        req,
-        res,
-        requestId,
-        match.endpoint,
-        match.params,
-        performance.now(),
-        this.bodies,
-      );
+      const ctx = new RequestContext(req, res, requestId, match.endpoint, match.params, started, this.bodies);
       this.run(ctx, lease);
     } catch (e) {
-      this.routing.release(lease);
       const error = toGatewayError(e);
-      this.log(e, error, { requestId, method: req.method, path: req.url?.slice(0, 256) });
+      const access = lease.snapshot.config.logging.access;
+      this.routing.release(lease);
+      this.log(e, error, { requestId, method: req.method, path: pathOf(req.url) }, access);
+      const before = req.socket.bytesWritten;
       sendError(res, error, requestId);
+      const bytesOut = req.socket.bytesWritten - before;
+      this.rejected(
+        { requestId, method: req.method, path: pathOf(req.url), error, bytesOut, started },
+        access,
+      );
     }
   }
 
   /**
-   * Failures of the gateway (5xx, anything not from the catalog) are errors; a request refused for what
-   * the client sent or did (4xx, a client that went away) is the client's event, logged at info.
+   * Answers a request Node could not parse (or whose headers were too slow or too large) with the
+   * contract's error body, instead of Node's bare status line, then closes the connection.
    */
-  private log(e: unknown, error: GatewayError, fields: Record<string, unknown>): void {
-    if (!(e instanceof GatewayError) || error.status >= 500)
-      this.logger.error({ err: e, ...fields }, error.message);
-    else this.logger.info({ code: error.code, status: error.status, ...fields }, error.message);
+  private rejectClient(err: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Duplex): void {
+    const make = CLIENT_ERRORS[err.code ?? ''];
+    if (!socket.writable || !(make || err.code?.startsWith('HPE_'))) {
+      socket.destroy(); // a reset or a vanished client: nobody to answer, and no request to log
+      return;
+    }
+    const started = performance.now();
+    const error = make ? make() : Errors.invalidRequest('malformed HTTP request');
+    const { id, method, path } = presented(err.rawPacket);
+    const requestId = requestIdFor(id);
+    const bytesOut = endSocket(socket, error, requestId);
+    this.rejected({ requestId, method, path, error, bytesOut, started });
+  }
+
+  /** Observes a request answered before the pipeline, with its access line unless the log is off. */
+  private rejected(
+    r: {
+      requestId: string;
+      method: string | undefined;
+      path: string;
+      error: GatewayError;
+      bytesOut: number;
+      started: number;
+    },
+    access = this.routing.current.config.logging.access,
+  ): void {
+    const { requestId, method, path, error, bytesOut, started } = r;
+    const totalMs = performance.now() - started;
+    this.observer.rejected(
+      { requestId, method, path, status: error.status, code: error.code, bytesOut, totalMs },
+      access,
+    );
+  }
+
+  /**
+   * Failures of the gateway (5xx, anything not from the catalog) are errors, except an upstream's, logged
+   * once where it failed (core/observability/upstream-failures.ts). A request refused for what the client
+   * sent or did (4xx, a client that went away) is the client's event: its access line says so, or, with
+   * the access log off, a line at info.
+   */
+  private log(e: unknown, error: GatewayError, fields: Record<string, unknown>, access: boolean): void {
+    if (!(e instanceof GatewayError) || error.status >= 500) {
+      if (!wasReported(e)) this.logger.error({ err: e, ...fields }, error.message);
+    } else if (!access)
+      this.logger.info({ code: error.code, status: error.status, ...fields }, error.message);
   }
 
   /** What a method no endpoint takes (CONNECT) gets: the route table's 404 or 405 for its target. */
@@ -197,18 +248,27 @@ export class GatewayServer {
     const pipeline = lease.snapshot.pipeline;
     pipeline
       .run(ctx, ctx.endpoint.handle)
-      .catch((e: unknown) => this.fail(ctx, e))
+      .catch((e: unknown) => this.fail(ctx, e, lease.snapshot.config.logging.access))
       .finally(() => {
         pipeline.runFinish(ctx, (stage, e) => this.logger.error({ err: e, stage }, 'finish hook failed'));
+        const { pricing, config } = lease.snapshot;
+        try {
+          this.observer.ended(ctx, pricing, config.logging.access);
+        } catch (e) {
+          this.logger.error({ err: e, request_id: ctx.requestId }, 'observing a request failed');
+        }
         this.routing.release(lease);
         if (--this.inFlight === 0 && this.drained) this.drained();
       });
   }
 
   /** The error boundary: every failure becomes the contract's error body with the right status. */
-  private fail(ctx: GatewayContext, e: unknown): void {
+  private fail(ctx: GatewayContext, e: unknown, access: boolean): void {
     const error = toGatewayError(e);
-    this.log(e, error, { requestId: ctx.requestId, path: ctx.endpoint.path });
+    this.log(e, error, { requestId: ctx.requestId, path: ctx.endpoint.path }, access);
+    ctx.observed.errorCode = error.code;
+    // Nobody reads this answer: the access log and metrics say the client left (status 499).
+    if (ctx.req.socket.destroyed || error.code === 'client_closed_request') ctx.outcome = 'client_closed';
     ctx.status = error.status;
     if (ctx.res.headersSent) ctx.res.destroy();
     else sendError(ctx.res, error, ctx.requestId);

@@ -32,7 +32,7 @@ export function modelEndpoint(
     const settings = { dialect: api.dialect, relay: ctx.get(RELAY_POLICY), hooks };
     const result = await proxy.forward(ctx, target.upstream, request, settings);
     if (result === 'delivered') health.success(target.upstream.name);
-    else if (result !== 'abandoned') health.failure(target.upstream.name, Date.now());
+    else if (result !== 'abandoned') resilience.failed(ctx.requestId, target.upstream.name, result);
     return result;
   };
 

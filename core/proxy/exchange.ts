@@ -9,6 +9,7 @@
  */
 import type { ClientRequest, IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
+import { performance } from 'node:perf_hooks';
 import type { Stream } from 'node:stream';
 import type { ProxyServer, ServerOptions } from 'http-proxy-3';
 import type { GatewayContext, JsonObject } from '../context';
@@ -88,6 +89,7 @@ export function deliverFailure(ctx: GatewayContext, failure: AttemptFailure): vo
   if (failure.error) {
     ctx.status = failure.error.status;
     ctx.outcome = 'upstream_error';
+    ctx.observed.errorCode = failure.error.code;
     sendError(ctx.res, failure.error, ctx.requestId);
     return;
   }
@@ -107,6 +109,8 @@ export class Exchange {
   private done: (result: AttemptResult) => void = () => undefined;
   /** The client's headers, which `run` replaces with the upstream's (http-proxy-3 sends `req.headers`). */
   private clientHeaders: IncomingHttpHeaders = {};
+  /** When the request went upstream, for the request's upstream time (Observed). */
+  private sentAt = 0;
 
   constructor(
     private readonly ctx: GatewayContext,
@@ -130,6 +134,7 @@ export class Exchange {
       ctx.requestId,
     );
     const finished = new Promise<AttemptResult>((resolve) => (this.done = resolve));
+    this.sentAt = performance.now();
     this.timer = setTimeout(
       () => this.fail(Errors.upstreamTimeout(upstream.name, 'response headers'), 'timeout'),
       upstream.timeouts.responseMs,
@@ -251,7 +256,10 @@ export class Exchange {
     ctx.status = status;
     ctx.res.writeHead(status, headers as Record<string, string>);
     const meter = new SseReader((ev) => void request.reader.event(ev));
-    upstreamRes.on('data', (chunk: Buffer) => meter.push(chunk));
+    upstreamRes.on('data', (chunk: Buffer) => {
+      if (ctx.observed.firstByteAt === 0) ctx.observed.firstByteAt = performance.now();
+      meter.push(chunk);
+    });
     upstreamRes.pipe(ctx.res, { end: false });
     upstreamRes.on('error', () => undefined);
     upstreamRes.on('end', () => {
@@ -287,6 +295,7 @@ export class Exchange {
     if (this.finished) return;
     this.finished = true;
     clearTimeout(this.timer);
+    this.ctx.observed.upstreamMs += performance.now() - this.sentAt;
     // A failure nothing was sent for leaves the request as the client sent it, to send again or elsewhere.
     if (typeof result !== 'string') this.ctx.req.headers = this.clientHeaders;
     this.done(result);

@@ -35,6 +35,24 @@ const NOT_FORWARDED = new Set([
 /** Not copied back to the client: the gateway sets its own length and request id. */
 const NOT_RETURNED = new Set([...HOP_BY_HOP, 'content-length', 'x-request-id']);
 
+/**
+ * W3C Trace Context, version 00: `00-<trace id>-<parent id>-<flags>` in lower-case hex. An all-zero trace or
+ * parent id is invalid by the specification.
+ */
+const TRACEPARENT = /^00-(?!0{32}-)[0-9a-f]{32}-(?!0{16}-)[0-9a-f]{16}-[0-9a-f]{2}$/;
+
+/**
+ * The client's trace context goes upstream unchanged when it is valid; an invalid `traceparent` is
+ * dropped with its `tracestate` (which means nothing without it), as the specification asks of a proxy.
+ */
+function keepValidTrace(out: IncomingHttpHeaders): void {
+  const traceparent = out.traceparent;
+  if (traceparent === undefined && out.tracestate === undefined) return; // the common case: no deletes
+  if (typeof traceparent === 'string' && TRACEPARENT.test(traceparent)) return;
+  delete out.traceparent;
+  delete out.tracestate;
+}
+
 /** The extra hop-by-hop headers a message names in its own `Connection` header. */
 function connectionTokens(headers: IncomingHttpHeaders): Set<string> | undefined {
   const connection = headers.connection;
@@ -51,10 +69,12 @@ export function upstreamRequestHeaders(
   const out: IncomingHttpHeaders = {};
   const named = connectionTokens(client);
   for (const name in client) if (!NOT_FORWARDED.has(name) && !named?.has(name)) out[name] = client[name];
+  keepValidTrace(out);
   Object.assign(out, own);
   out['content-length'] = String(bodyLength);
   // The gateway reads usage from the response, so it must arrive uncompressed.
   out['accept-encoding'] = 'identity';
+  // The gateway's id (the client's when it sent a sane one), so the upstream's logs can be matched to ours.
   out['x-request-id'] = requestId;
   return out;
 }

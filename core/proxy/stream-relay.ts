@@ -5,6 +5,7 @@
  * before the protocol's own end, goes silent too long or is cut by shutdown ends with the API's error frame.
  */
 import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
+import { performance } from 'node:perf_hooks';
 import { StateKey, type GatewayContext, type Outcome } from '../context';
 import { type GatewayError } from '../errors';
 import type { Middleware, ResponseReader, StreamDialect } from '../plugin';
@@ -101,6 +102,8 @@ export class StreamRelay {
 
   private flush(): void {
     if (!this.pending || this.ended) return;
+    const { observed } = this.ctx;
+    if (observed.firstByteAt === 0) observed.firstByteAt = performance.now();
     const ok = this.ctx.res.write(this.pending);
     this.pending = '';
     this.lastWrite = Date.now();

@@ -6,6 +6,7 @@
  */
 import type { Logger } from 'pino';
 import type { ResilienceConfig } from '../../config/schema';
+import { failureFields, failureReason, type UpstreamFailure } from '../observability/upstream-failures';
 import type { RedisLink } from '../redis/redis-link';
 import { RetryBudget } from './retry-budget';
 import { SharedEjections } from './shared-ejections';
@@ -15,6 +16,14 @@ import { UpstreamHealth, type Ejection, type HealthListener, type HealthView } f
 interface RetryCounts {
   from: number;
   to: number;
+}
+
+/** Told of what Resilience sees, for the metrics (GatewayMetrics implements it). */
+export interface ResilienceObserver {
+  upstreamFailed(upstream: string, reason: string): void;
+  retried(from: string, to: string): void;
+  retryRefused(upstream: string): void;
+  ejected(upstream: string): void;
 }
 
 /** An upstream as GET /admin/upstreams shows it. */
@@ -30,6 +39,7 @@ export class Resilience implements HealthListener {
     options: ResilienceConfig,
     private readonly logger: Logger,
     redis?: { link: RedisLink; instance: string },
+    private readonly observer?: ResilienceObserver,
   ) {
     this.health = new UpstreamHealth(ejectionOptions(options), this);
     this.budget = new RetryBudget(options.retry_budget);
@@ -52,15 +62,31 @@ export class Resilience implements HealthListener {
     this.shared?.stop();
   }
 
+  /**
+   * An attempt failed before anything reached the client: counted against the upstream's health, and
+   * logged once, here, with its cause (a retry or the answer the client gets is logged apart, without it).
+   */
+  failed(requestId: string, upstream: string, failure: UpstreamFailure): void {
+    this.health.failure(upstream, Date.now());
+    const reason = failureReason(failure);
+    this.observer?.upstreamFailed(upstream, reason);
+    this.logger.warn(
+      { request_id: requestId, upstream, reason, ...failureFields(failure) },
+      'upstream failed',
+    );
+  }
+
   /** A request moves from a failed upstream to another: counted and logged. */
   retried(requestId: string, from: string, to: string, reason: string): void {
     this.counts(from).from++;
     this.counts(to).to++;
+    this.observer?.retried(from, to);
     this.logger.info({ request_id: requestId, from, to, reason }, 'upstream failed; request retried');
   }
 
   /** A failure the budget did not let retry (many are failing at once): delivered as it came. */
   notRetried(requestId: string, from: string, reason: string): void {
+    this.observer?.retryRefused(from);
     this.logger.info(
       { request_id: requestId, from, reason },
       'upstream failed; retry budget spent, not retried',
@@ -70,6 +96,7 @@ export class Resilience implements HealthListener {
   ejected(ejection: Ejection, failures: number): void {
     const { upstream, until, times } = ejection;
     const ms = until - Date.now();
+    this.observer?.ejected(upstream);
     this.logger.warn(
       { upstream, failures, ejected_for_ms: ms, times },
       'upstream ejected: it is left out of routing until it returns',

@@ -46,6 +46,8 @@ export class Biller {
     private readonly pricing: () => Pricing,
     /** Told of each record this biller writes, so budgets count it. */
     private readonly spend?: SpendTracker,
+    /** Told of each record this biller writes, for the metrics (tokens and cost by model). */
+    private readonly onBilled?: (record: UsageRecord) => void,
   ) {}
 
   /**
@@ -55,7 +57,10 @@ export class Biller {
   async bill(task: VideoTask): Promise<{ record: UsageRecord; wrote: boolean }> {
     const record = usageRecordOf(task, this.pricing());
     const wrote = await this.usage.recordOnce(record);
-    if (wrote) this.spend?.recorded(record);
+    if (wrote) {
+      this.spend?.recorded(record);
+      this.onBilled?.(record);
+    }
     return { record, wrote };
   }
 }

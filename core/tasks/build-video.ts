@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import type { GatewayConfig } from '../../config/schema';
 import { parseSection } from '../../config/validate';
 import type { Endpoint } from '../http/endpoint';
+import type { GatewayMetrics } from '../observability/metrics';
 import { taskEndpoints } from '../http/task-endpoints';
 import { registeredPlugins } from '../define-plugin';
 import type { TaskUpstream } from '../plugin';
@@ -42,6 +43,8 @@ export interface VideoDeps {
   readonly live?: LiveInstances | undefined;
   /** Health of the upstreams, and where a submit that created nothing may go next. */
   readonly resilience: Resilience;
+  /** Told of polls and of tasks billed. */
+  readonly metrics?: GatewayMetrics | undefined;
 }
 
 const pollerName = (instanceId: string): string => `${instanceId}/poller`;
@@ -73,7 +76,9 @@ export function videoPoller(
   return new TaskPoller(
     deps.tasks,
     upstreams,
-    new Biller(deps.usage, deps.pricing, deps.spend),
+    new Biller(deps.usage, deps.pricing, deps.spend, (record) =>
+      deps.metrics?.billed(record.model, record.total_tokens, record.cost_micros),
+    ),
     {
       owner: pollerName(instanceId),
       leaseMs: config.video.lease,
@@ -82,6 +87,7 @@ export function videoPoller(
     },
     deps.logger,
     deps.redis ? sharedPollGates(deps.redis, deps.live, config.video.lease, deps.logger) : localPollGates,
+    deps.metrics,
   );
 }
 

@@ -39,6 +39,12 @@ export interface PollerOptions {
   readonly takeoverMs: number;
 }
 
+/** Told of each poll and how late it started, for the metrics (GatewayMetrics implements it). */
+export interface PollObserver {
+  polled(upstream: string, ok: boolean): void;
+  pollLagged(ms: number): void;
+}
+
 /** What a step left: the task as it is now, and the earliest time to look at it again. */
 interface StepResult {
   readonly latest: VideoTask | undefined;
@@ -106,6 +112,7 @@ export class TaskPoller {
     private readonly options: PollerOptions,
     private readonly logger: Logger,
     private readonly makeGate: PollGates = localPollGates,
+    private readonly observer?: PollObserver,
   ) {
     this.useUpstreams(upstreams);
   }
@@ -249,6 +256,7 @@ export class TaskPoller {
       return { latest: await this.store.get(id), notBefore: Date.now() + DROPPED_RETRY_MS };
     }
     this.lag = { last: now - dueAt, max: Math.max(this.lag.max, now - dueAt) };
+    this.observer?.pollLagged(now - dueAt);
     return { latest: await this.step(task), notBefore: 0 };
   }
 
@@ -294,15 +302,18 @@ export class TaskPoller {
     if (!gated) return undefined; // the lease ran out at the gate: the task is someone else's now
     let outcome: PollOutcome;
     try {
-      outcome = await this.whileLeased(task.id, () => upstream.poll(task.upstream_task_id!)).finally(
-        gated.release,
-      );
+      // The submit's request id goes along, so the upstream's logs of every poll match the gateway's.
+      outcome = await this.whileLeased(task.id, () =>
+        upstream.poll(task.upstream_task_id!, task.request_id),
+      ).finally(gated.release);
     } catch (e) {
       this.errors[task.upstream] = (this.errors[task.upstream] ?? 0) + 1;
+      this.observer?.polled(task.upstream, false);
       this.logger.warn({ err: e, task: task.id, upstream: task.upstream }, 'video poll failed; retrying');
       return this.retryLater(task, errorDelay(upstream.polling, task.poll_errors + 1));
     }
     this.polls++;
+    this.observer?.polled(task.upstream, true);
     return this.apply(gated.task, outcome, upstream.polling);
   }
 

@@ -6,6 +6,7 @@
  * the retry fails it (if the poller has not yet) and becomes a new submit.
  */
 import { createHash } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { StateKey, type GatewayContext, type JsonObject } from '../context';
@@ -169,8 +170,9 @@ export class TaskSubmission {
     body: JsonObject,
     raw: Buffer,
   ): Promise<{ outcome?: SubmitOutcome; error?: unknown }> {
-    const { health } = this.resilience;
+    const name = target.upstream.name;
     let result: { outcome?: SubmitOutcome; error?: unknown };
+    const sentAt = performance.now();
     try {
       result = {
         outcome: await target.upstream.plugin.tasks!.submit(body, raw, target.upstreamModel, ctx.requestId),
@@ -178,8 +180,11 @@ export class TaskSubmission {
     } catch (error) {
       result = { error };
     }
-    if (submitFailed(result.outcome)) health.failure(target.upstream.name, Date.now());
-    else health.success(target.upstream.name);
+    ctx.observed.upstreamMs += performance.now() - sentAt;
+    const { outcome } = result;
+    if (!submitFailed(outcome)) this.resilience.health.success(name);
+    else if (outcome && !outcome.accepted) this.resilience.failed(ctx.requestId, name, outcome);
+    else this.resilience.failed(ctx.requestId, name, { error: result.error });
     return result;
   }
 

@@ -117,11 +117,12 @@ export class VideoUpstream implements UpstreamPlugin, TaskUpstream {
     return { accepted: true, upstreamTaskId };
   }
 
-  async poll(upstreamTaskId: string): Promise<PollOutcome> {
+  async poll(upstreamTaskId: string, requestId?: string): Promise<PollOutcome> {
     const path = this.options.task_path.replace('{id}', encodeURIComponent(upstreamTaskId));
+    const headers = requestId ? { ...this.auth, 'x-request-id': requestId } : this.auth;
     const answer = await callUpstream(
       this.name,
-      { method: 'GET', url: upstreamUrl(this.options, path), headers: this.auth },
+      { method: 'GET', url: upstreamUrl(this.options, path), headers },
       this.timeouts,
     );
     if (isTransient(answer.status))

@@ -1,0 +1,103 @@
+/**
+ * The access log: exactly one line per request, whatever its outcome, at `info` with the message
+ * `request` (`logging.access: false` turns it off). It names the key by its id, never the key itself.
+ *
+ * `status` is what the client saw; a client that left before any answer is logged as 499 (nginx's
+ * convention, and the gateway's own `client_closed_request`), one that left during a stream keeps its
+ * 200, both with `outcome: client_closed`. Durations are in ms: `duration_ms` the whole request,
+ * `upstream_ms` the time spent on upstreams (every attempt, to the response's last byte), `gateway_ms`
+ * the rest. `bytes_in` is the request body read, `bytes_out` the response as written (headers included).
+ */
+import type { Logger } from 'pino';
+import type { GatewayContext, Outcome } from '../plugin';
+
+export const ACCESS_MESSAGE = 'request';
+
+/** A path is cut to this length: a line stays a line whatever a client sends. */
+const PATH_MAX = 256;
+
+/** The status a client that left before any answer is logged and counted with. */
+export const CLIENT_LEFT = 499;
+
+/** The request's path without its query string (which may carry anything), cut to PATH_MAX. */
+export function pathOf(url: string | undefined): string {
+  if (url === undefined) return '';
+  const query = url.indexOf('?');
+  const path = query < 0 ? url : url.slice(0, query);
+  return path.length > PATH_MAX ? path.slice(0, PATH_MAX) : path;
+}
+
+/** Tenths of a millisecond are enough, and keep the line short. */
+const ms = (value: number): number => Math.round(value * 10) / 10;
+
+export interface ClientView {
+  readonly status: number;
+  readonly outcome: Outcome;
+}
+
+/** What the client saw of a request that went through the pipeline. */
+export function clientView(ctx: GatewayContext): ClientView {
+  const { res } = ctx;
+  let outcome = ctx.outcome;
+  // Nothing ended the response: the client left first (the proxy marks that too, a gateway stage may not).
+  if (outcome === 'ok' && !res.writableEnded) outcome = 'client_closed';
+  const status = ctx.status || (res.headersSent ? res.statusCode : 0);
+  return { status: status === 0 && outcome === 'client_closed' ? CLIENT_LEFT : status, outcome };
+}
+
+/** The access line of a request that went through the pipeline. */
+export function logRequest(logger: Logger, ctx: GatewayContext, view: ClientView, totalMs: number): void {
+  const { req, observed, target, usage } = ctx;
+  logger.info(
+    {
+      request_id: ctx.requestId,
+      method: req.method,
+      path: pathOf(req.url),
+      status: view.status,
+      outcome: view.outcome,
+      code: observed.errorCode,
+      model: target?.spec.id,
+      upstream: target?.upstream.name,
+      key_id: ctx.key?.id,
+      duration_ms: ms(totalMs),
+      gateway_ms: ms(totalMs - observed.upstreamMs),
+      upstream_ms: ms(observed.upstreamMs),
+      bytes_in: observed.bytesIn,
+      bytes_out: req.socket.bytesWritten - observed.writtenBefore,
+      prompt_tokens: usage?.promptTokens,
+      completion_tokens: usage?.completionTokens,
+    },
+    ACCESS_MESSAGE,
+  );
+}
+
+/** A request answered before the pipeline: no route, shutdown, or one Node could not even parse. */
+export interface Rejection {
+  readonly requestId: string;
+  readonly method: string | undefined;
+  readonly path: string;
+  readonly status: number;
+  readonly code: string;
+  readonly bytesOut: number;
+  readonly totalMs: number;
+}
+
+/** The access line of a rejected request (Rejection). */
+export function logRejection(logger: Logger, r: Rejection): void {
+  logger.info(
+    {
+      request_id: r.requestId,
+      method: r.method,
+      path: r.path,
+      status: r.status,
+      outcome: 'ok',
+      code: r.code,
+      duration_ms: ms(r.totalMs),
+      gateway_ms: ms(r.totalMs),
+      upstream_ms: 0,
+      bytes_in: 0,
+      bytes_out: r.bytesOut,
+    },
+    ACCESS_MESSAGE,
+  );
+}
