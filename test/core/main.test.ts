@@ -41,7 +41,7 @@ t.test('the npm scripts point at the compiled entry points', (t) => {
   // Through the launcher, which says to build when dist/ is missing: no compiler per call.
   for (const name of ['start', 'keys', 'stores', 'simulator']) {
     const script = pkg.scripts[name] ?? '';
-    const entry = /^node scripts\/run-built\.js (\S+)$/.exec(script)?.[1];
+    const entry = /^exec node scripts\/run-built\.js (\S+)$/.exec(script)?.[1];
     t.ok(
       entry && existsSync(join(root, 'dist', `${entry}.js`)),
       `npm run ${name} runs dist/${entry}.js, which exists`,

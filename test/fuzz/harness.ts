@@ -252,8 +252,12 @@ function viaSocket(url: URL, req: FuzzRequest, lines: [string, string][]): Promi
   });
 }
 
-/** Poller traffic: the gateway's background polls of video tasks, which carry no request id. */
-const isPoll = (e: LoggedRequest): boolean => e.method === 'GET' && e.request_id === null;
+/**
+ * Poller traffic: the gateway's background polls of video tasks. They carry the request id of the submit
+ * that made the task (or none), never the id of the case being sent.
+ */
+const isPoll = (e: LoggedRequest, requestId: string): boolean =>
+  e.method === 'GET' && e.request_id !== requestId;
 
 /**
  * Sends the case and collects what the simulator received meanwhile, except the poller's traffic. Cases
@@ -266,7 +270,7 @@ export async function run(gw: TestGateway, req: FuzzRequest): Promise<Observatio
   const log = gw.sim.log;
   const add = log.add.bind(log);
   log.add = (entry) => {
-    if (!isPoll(entry)) seen.push(entry);
+    if (!isPoll(entry, requestId)) seen.push(entry);
     return add(entry);
   };
   try {
