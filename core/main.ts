@@ -11,7 +11,7 @@ import type { GatewayConfig } from '../config/schema';
 import type { RunningSimulator } from '../simulator/server';
 import { startGateway } from './gateway';
 import { listenNamed } from './http/listen-failure';
-import { createLogger } from './logger';
+import { createLogger, flushLogsSync } from './logger';
 import { logStarted } from './start-up-log';
 
 async function main(): Promise<void> {
@@ -35,6 +35,7 @@ async function main(): Promise<void> {
   );
   logStarted(logger, config, gateway, file);
   if (gateway.firstKey) {
+    flushLogsSync(logger);
     // Shown once: only its hash is stored. Printed plainly so it can be copied.
     process.stdout.write(
       `\nFirst start: created API key ${gateway.firstKey.record.id} (shown once, keep it):\n`,
