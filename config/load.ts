@@ -39,8 +39,19 @@ export function readConfigText(file: string): ConfigText {
   return { text: bytes.toString('utf8'), hash: createHash('sha256').update(bytes).digest('hex') };
 }
 
+/**
+ * Checks that run on the document even when core's schema refuses it, so that one start-up names every
+ * problem: the plugins' blocks, which only the plugins can judge (core/plugin-sections.ts).
+ */
+export type AlsoCheck = (doc: Readonly<Record<string, unknown>>) => readonly ConfigProblem[];
+
 /** Parses and validates a file's text; errors name `file`. */
-export function parseConfigText({ text }: ConfigText, file: string, env: Env = process.env): GatewayConfig {
+export function parseConfigText(
+  { text }: ConfigText,
+  file: string,
+  env: Env = process.env,
+  alsoCheck?: AlsoCheck,
+): GatewayConfig {
   let doc: unknown;
   try {
     doc = parseYaml(text);
@@ -48,7 +59,7 @@ export function parseConfigText({ text }: ConfigText, file: string, env: Env = p
     throw new ConfigError('', `invalid YAML: ${(e as Error).message}`, file);
   }
   try {
-    return buildConfig(doc, env, dirname(file));
+    return buildConfig(doc, env, dirname(file), alsoCheck);
   } catch (e) {
     if (e instanceof ConfigError) throw e.inFile(file);
     throw e;
@@ -56,7 +67,12 @@ export function parseConfigText({ text }: ConfigText, file: string, env: Env = p
 }
 
 /** Validates an already parsed document (tests build configurations as objects, in the file's shape). */
-export function buildConfig(doc: unknown, env: Env = process.env, baseDir = process.cwd()): GatewayConfig {
+export function buildConfig(
+  doc: unknown,
+  env: Env = process.env,
+  baseDir = process.cwd(),
+  alsoCheck?: AlsoCheck,
+): GatewayConfig {
   const problems: ConfigProblem[] = [];
   const fedBy = new Map<string, readonly string[]>();
   const substituted = interpolateTree(doc ?? {}, env, '', {
@@ -64,11 +80,25 @@ export function buildConfig(doc: unknown, env: Env = process.env, baseDir = proc
     onVariables: (path, variables) => fedBy.set(path, variables),
   });
   if (problems.length > 0) throw ConfigError.of(problems);
-  const config = parseSection(gatewayConfigSchema, substituted, '');
+  const config = parseCore(substituted, alsoCheck);
   applyOverrides(config, env, baseDir, fedBy);
   FED_BY.set(config, fedBy);
   return deepFreeze(config);
 }
+
+/** Core's schema; when it refuses the document, `alsoCheck`'s problems are reported with its own. */
+function parseCore(substituted: unknown, alsoCheck: AlsoCheck | undefined): GatewayConfig {
+  try {
+    return parseSection(gatewayConfigSchema, substituted, '');
+  } catch (e) {
+    if (!(e instanceof ConfigError) || !alsoCheck || !isRecord(substituted)) throw e;
+    const more = alsoCheck(substituted);
+    throw more.length > 0 ? ConfigError.of([...e.problems, ...more]) : e;
+  }
+}
+
+const isRecord = (v: unknown): v is Readonly<Record<string, unknown>> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The environment variables that override a field whatever the file says. */
 const OVERRIDES = [

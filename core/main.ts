@@ -4,6 +4,7 @@
  * after the grace period).
  */
 import 'reflect-metadata';
+import { container } from 'tsyringe';
 import '../plugins';
 import { configPath, parseConfigText, readConfigText, variablesOf } from '../config/load';
 import { ConfigError } from '../config/errors';
@@ -12,12 +13,14 @@ import type { RunningSimulator } from '../simulator/server';
 import { startGateway } from './gateway';
 import { listenNamed } from './http/listen-failure';
 import { createLogger, flushLogsSync } from './logger';
+import { rawPluginSectionProblems } from './plugin-sections';
 import { logStarted } from './start-up-log';
 
 async function main(): Promise<void> {
   const file = configPath();
   const text = readConfigText(file);
-  const config = parseConfigText(text, file);
+  // A file core refuses has its plugin blocks checked too: one start-up names every problem.
+  const config = parseConfigText(text, file, process.env, (doc) => rawPluginSectionProblems(doc, container));
   const logger = createLogger(config.logging.level);
   const simulator = config.simulator.enabled ? await startBundledSimulator(config) : undefined;
   if (simulator) {

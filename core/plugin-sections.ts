@@ -24,10 +24,44 @@ interface PluginBlock {
   readonly what: string;
 }
 
+/** The plugin-owned sections, as validated config or as the raw document holds them. */
+interface Sections {
+  readonly upstreams: Readonly<Record<string, unknown>>;
+  readonly pipeline: readonly unknown[];
+  readonly protocols: Readonly<Record<string, unknown>>;
+}
+
 /** Throws one ConfigError listing every problem of every plugin block. */
 export function checkPluginSections(config: GatewayConfig, scope: DependencyContainer): void {
+  const problems = sectionProblems(
+    { upstreams: config.upstreams, pipeline: config.pipeline, protocols: config.video.protocols },
+    scope,
+  );
+  if (problems.length > 0) throw ConfigError.of(problems);
+}
+
+/**
+ * The same checks on a document core's schema refused (config/load.ts `AlsoCheck`), so that its errors
+ * and the plugins' come in one report. A section too malformed to read is left to core's own errors.
+ */
+export function rawPluginSectionProblems(
+  doc: Readonly<Record<string, unknown>>,
+  scope: DependencyContainer,
+): ConfigProblem[] {
+  const video = isRecord(doc.video) ? doc.video : {};
+  return sectionProblems(
+    {
+      upstreams: isRecord(doc.upstreams) ? doc.upstreams : {},
+      pipeline: Array.isArray(doc.pipeline) ? doc.pipeline : [],
+      protocols: isRecord(video.protocols) ? video.protocols : {},
+    },
+    scope,
+  );
+}
+
+function sectionProblems(sections: Sections, scope: DependencyContainer): ConfigProblem[] {
   const problems: ConfigProblem[] = [];
-  for (const blocks of [upstreamBlocks(config), pipelineBlocks(config), protocolBlocks(config)]) {
+  for (const blocks of [upstreamBlocks(sections), pipelineBlocks(sections), protocolBlocks(sections)]) {
     try {
       checkEach(blocks, (block) => checkBlock(block, scope));
     } catch (e) {
@@ -35,7 +69,7 @@ export function checkPluginSections(config: GatewayConfig, scope: DependencyCont
       problems.push(...e.problems);
     }
   }
-  if (problems.length > 0) throw ConfigError.of(problems);
+  return problems;
 }
 
 function checkBlock(block: PluginBlock, scope: DependencyContainer): void {
@@ -44,19 +78,30 @@ function checkBlock(block: PluginBlock, scope: DependencyContainer): void {
   parseSection(registration.options, block.raw, block.path);
 }
 
-const upstreamBlocks = (config: GatewayConfig): PluginBlock[] =>
-  Object.entries(config.upstreams).map(([name, raw]) => ({
-    kind: 'upstream',
-    plugin: raw.plugin,
-    namePath: `upstreams.${name}.plugin`,
-    raw,
-    path: `upstreams.${name}`,
-    what: 'upstream plugin',
-  }));
+const isRecord = (v: unknown): v is Readonly<Record<string, unknown>> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** An upstream without a plugin name is core's error (`upstreams.<name>.plugin`). */
+const upstreamBlocks = ({ upstreams }: Sections): PluginBlock[] =>
+  Object.entries(upstreams).flatMap(([name, raw]) =>
+    isRecord(raw) && typeof raw.plugin === 'string'
+      ? [
+          {
+            kind: 'upstream' as const,
+            plugin: raw.plugin,
+            namePath: `upstreams.${name}.plugin`,
+            raw,
+            path: `upstreams.${name}`,
+            what: 'upstream plugin',
+          },
+        ]
+      : [],
+  );
 
 /** A malformed entry (two names in one) is left to the pipeline's builder, which says so. */
-const pipelineBlocks = (config: GatewayConfig): PluginBlock[] =>
-  config.pipeline.flatMap((entry, i) => {
+const pipelineBlocks = ({ pipeline }: Sections): PluginBlock[] =>
+  pipeline.flatMap((entry, i) => {
+    if (typeof entry !== 'string' && !isRecord(entry)) return [];
     let parts: [string, unknown];
     try {
       parts = entryParts(entry, `pipeline[${i}]`);
@@ -77,8 +122,8 @@ const pipelineBlocks = (config: GatewayConfig): PluginBlock[] =>
     ];
   });
 
-const protocolBlocks = (config: GatewayConfig): PluginBlock[] =>
-  Object.entries(config.video.protocols).map(([name, raw]) => ({
+const protocolBlocks = ({ protocols }: Sections): PluginBlock[] =>
+  Object.entries(protocols).map(([name, raw]) => ({
     kind: 'task-protocol',
     plugin: name,
     namePath: `video.protocols.${name}`,

@@ -192,6 +192,28 @@ t.test('errors in several plugin sections are reported together', async (t) => {
   }
 });
 
+t.test("core's errors and the plugins' come in one report", async (t) => {
+  const dir = await tempDir(t);
+  const doc = testConfig('http://127.0.0.1:1', join(dir, 'data'));
+  doc.server = { host: '127.0.0.1', port: 70_000 };
+  const upstreams = doc.upstreams as Record<string, Record<string, unknown>>;
+  upstreams['modela-main']!.base_url = 'not a url';
+  doc.pipeline = ['auth', 'model-router', { 'rate-limit': { requests_per_minute: -1 } }];
+  const file = join(dir, 'gateway.yaml');
+  await writeFile(file, stringify(doc));
+  const gw = spawnGateway(t, { GATEWAY_CONFIG: file });
+  t.equal(await gw.exited, 1);
+  const err = gw.stderr();
+  t.match(err, `${file}: 3 problems:\n`);
+  for (const path of [
+    'server.port',
+    'upstreams.modela-main.base_url',
+    'pipeline[2].rate-limit.requests_per_minute',
+  ]) {
+    t.match(err, `\n  ${path}`, `names ${path}`);
+  }
+});
+
 t.test('MongoDB out of reach: the storage URI is named, its password is not', async (t) => {
   const dir = await tempDir(t);
   const port = await freePort();
