@@ -17,6 +17,8 @@ export interface LoadFigures {
   readonly non2xx: number;
   /** Connection errors, timeouts included. */
   readonly errors: number;
+  /** Responses received in the run. */
+  readonly requests: number;
 }
 
 /** Sends `request` over `shape.connections` keep-alive connections, one request in flight on each. */
@@ -37,6 +39,7 @@ export async function runLoad(request: LoadRequest, shape: LoadShape): Promise<L
     p99Ms: result.latency.p99,
     non2xx: result.non2xx,
     errors: result.errors,
+    requests: result.requests.total,
   };
 }
 

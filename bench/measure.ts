@@ -33,13 +33,20 @@ async function measureOne(target: Target, benchCase: BenchCase, options: BenchOp
   const shape = (durationS: number): LoadShape => ({ connections: options.connections, durationS });
   // The warm-up fills connection pools and lets the JIT settle; its figures are thrown away.
   if (options.warmupS > 0) await runLoad(request, shape(options.warmupS));
+  const cpuBefore = target.child.cpuMicros();
   const figures = await runLoad(request, shape(options.durationS));
-  return { figures, peakRssKb: target.child.peakRssKb() };
+  const cpuAfter = target.child.cpuMicros();
+  const cpuMicrosPerRequest =
+    cpuBefore === undefined || cpuAfter === undefined || figures.requests === 0
+      ? undefined
+      : (cpuAfter - cpuBefore) / figures.requests;
+  return { figures, cpuMicrosPerRequest, peakRssKb: target.child.peakRssKb() };
 }
 
 const progress = (s: Sample, rounds: number): string =>
   `round ${s.round + 1}/${rounds}  ${s.caseName.padEnd(6)}  ${s.target.padEnd(13)}  ` +
-  `${s.figures.rps.toFixed(0).padStart(6)} req/s  p99 ${s.figures.p99Ms} ms`;
+  `${s.figures.rps.toFixed(0).padStart(6)} req/s  p99 ${s.figures.p99Ms} ms` +
+  (s.cpuMicrosPerRequest === undefined ? '' : `  ${s.cpuMicrosPerRequest.toFixed(0)} µs CPU/request`);
 
 /** Runs the plan; `children` are checked after every run so a crashed process fails the run at once. */
 export async function measureAll(

@@ -22,6 +22,9 @@ process.on('exit', () => {
 type LineWatcher = (line: string) => void;
 
 /** A running child process started from a compiled script of this project. */
+/** USER_HZ, the unit of /proc/<pid>/stat's times: 100 on every Linux architecture Node supports. */
+const TICK_MICROS = 10_000;
+
 export class Child {
   private readonly tail: string[] = [];
   private readonly watchers = new Set<LineWatcher>();
@@ -121,6 +124,23 @@ export class Child {
       const status = readFileSync(`/proc/${this.pid}/status`, 'utf8');
       const kb = /^VmHWM:\s+(\d+)\s+kB$/m.exec(status)?.[1];
       return kb === undefined ? undefined : Number(kb);
+    } catch {
+      return undefined;
+    }
+  }
+
+  /**
+   * The CPU time the process has used so far (user + system, every thread), in µs; undefined where
+   * /proc is not available. Linux counts it in ticks of 1/100 s (USER_HZ), so a run of a few seconds
+   * measures it to well under 1%.
+   */
+  cpuMicros(): number | undefined {
+    if (this.pid === undefined) return undefined;
+    try {
+      // The command name, in parentheses, may hold spaces: the fields are counted from after it.
+      const fields = readFileSync(`/proc/${this.pid}/stat`, 'utf8').split(') ')[1]?.split(' ');
+      const ticks = Number(fields?.[11]) + Number(fields?.[12]); // utime, stime (fields 14 and 15)
+      return Number.isFinite(ticks) ? ticks * TICK_MICROS : undefined;
     } catch {
       return undefined;
     }

@@ -19,12 +19,24 @@ const mb = (kb: number | undefined): string => (kb === undefined ? 'n/a' : (kb /
 /** The figures, one line per (case, target). */
 export function figuresTable(rows: readonly Row[]): string {
   return table(
-    ['case', 'target', 'req/s', 'req/s min-max', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', 'peak RSS MB'],
+    [
+      'case',
+      'target',
+      'req/s',
+      'req/s min-max',
+      'CPU µs/req',
+      'p50 ms',
+      'p99 ms',
+      'non-2xx',
+      'errors',
+      'peak RSS MB',
+    ],
     rows.map((r) => [
       r.caseName,
       r.target,
       fixed(r.rps, 0),
       `${fixed(r.rpsMin, 0)}-${fixed(r.rpsMax, 0)}`,
+      fixed(r.cpuMicrosPerRequest, 0),
       // autocannon records latency in whole milliseconds; decimals would be invented precision.
       fixed(r.p50Ms, 0),
       fixed(r.p99Ms, 0),
@@ -35,11 +47,11 @@ export function figuresTable(rows: readonly Row[]): string {
   );
 }
 
-/** Each gateway target/bare per case. */
+/** Each gateway target/bare per case; `CPU` is bare's CPU per request over the gateway's (1 = as cheap). */
 export function ratiosTable(all: readonly Ratio[]): string {
   return table(
-    ['case', 'ratio', 'req/s', 'p99'],
-    all.map((r) => [r.caseName, `${r.target}/bare`, fixed(r.rps, 3), fixed(r.p99, 3)]),
+    ['case', 'ratio', 'req/s', 'CPU', 'p99'],
+    all.map((r) => [r.caseName, `${r.target}/bare`, fixed(r.rps, 3), fixed(r.cpu, 3), fixed(r.p99, 3)]),
   );
 }
 

@@ -8,6 +8,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Cleanup } from './cleanup';
+import { cpuPinning, type Pinning } from './cpu-pinning';
 import { checkSamples, measureAll } from './measure';
 import { parseOptions, USAGE, type BenchOptions } from './options';
 import { stopAll } from './processes';
@@ -27,6 +28,9 @@ const deadlineMs = (o: BenchOptions): number =>
     (o.videoTasks ? VIDEO_TIMEOUT_S : 0)) *
   1000;
 
+/** Read before this process is pinned to one CPU, after which Node reports one. */
+const CPUS = availableParallelism();
+
 /** The longest the video drain may take. */
 const VIDEO_TIMEOUT_S = 300;
 
@@ -38,7 +42,7 @@ interface Results {
   readonly video: DrainFigures | undefined;
 }
 
-async function bench(options: BenchOptions, cleanup: Cleanup): Promise<Results> {
+async function bench(options: BenchOptions, cleanup: Cleanup, pinning: Pinning): Promise<Results> {
   const tmp = await mkdtemp(join(tmpdir(), 'gateway-bench-'));
   cleanup.add('temp dir', () => rm(tmp, { recursive: true, force: true }));
   cleanup.add('child processes', stopAll);
@@ -50,6 +54,9 @@ async function bench(options: BenchOptions, cleanup: Cleanup): Promise<Results> 
     cleanup.add('redis keys', () => deletePrefix(redis));
     targets.push(await startGateway(sim.url, tmp, redis));
   }
+  pinning.loadSide(process.pid);
+  pinning.loadSide(sim.child.pid);
+  for (const target of targets) pinning.proxy(target.child.pid);
   await checkSamples(targets, options);
   const samples = await measureAll(targets, [sim.child, ...targets.map((t) => t.child)], options);
   const video =
@@ -59,20 +66,21 @@ async function bench(options: BenchOptions, cleanup: Cleanup): Promise<Results> 
   return { samples, video };
 }
 
-function print({ samples, video }: Results, options: BenchOptions): void {
+function print({ samples, video }: Results, options: BenchOptions, pinning: Pinning): void {
   const rows = summarise(samples, options.cases, targetNames(options));
   const all = ratios(rows);
   const checked = goals(all);
   const { connections, durationS, warmupS, rounds } = options;
   console.log(
     `\n${connections} connections, ${warmupS} s warm-up + ${durationS} s measured, median of ${rounds} ` +
-      `round(s), ${availableParallelism()} CPUs, Node ${process.version}\n`,
+      `round(s), ${CPUS} CPUs, Node ${process.version}; ${pinning.description}\n`,
   );
   console.log(`${figuresTable(rows)}\n`);
   console.log(`${ratiosTable(all)}\n`);
   console.log(goalLines(checked));
   if (video) console.log(`\n${drainReport(video)}`);
-  console.log(`BENCH_JSON ${JSON.stringify({ options, rows, ratios: all, goals: checked, video })}`);
+  const run = { options, pinning: pinning.description, rows, ratios: all, goals: checked, video };
+  console.log(`BENCH_JSON ${JSON.stringify(run)}`);
 }
 
 /** Ends the run with `code` after cleaning up, on a signal or when the deadline passes. */
@@ -97,7 +105,8 @@ async function main(): Promise<void> {
   const cleanup = new Cleanup();
   abortOn(cleanup, options);
   try {
-    print(await bench(options, cleanup), options);
+    const pinning = cpuPinning();
+    print(await bench(options, cleanup, pinning), options, pinning);
   } finally {
     await cleanup.run();
   }

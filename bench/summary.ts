@@ -9,6 +9,8 @@ export interface Sample {
   readonly target: TargetName;
   readonly round: number;
   readonly figures: LoadFigures;
+  /** The target process's CPU time over the measured run, per response; undefined without /proc. */
+  readonly cpuMicrosPerRequest: number | undefined;
   /** The target process's peak RSS so far (VmHWM), read right after the run. */
   readonly peakRssKb: number | undefined;
 }
@@ -26,6 +28,8 @@ export interface Row {
   readonly p99Ms: number;
   readonly non2xx: number;
   readonly errors: number;
+  /** The median over rounds of the target's CPU µs per request; NaN without /proc. */
+  readonly cpuMicrosPerRequest: number;
   readonly peakRssKb: number | undefined;
 }
 
@@ -35,6 +39,8 @@ export interface Ratio {
   readonly target: TargetName;
   readonly rps: number;
   readonly p99: number;
+  /** Bare's CPU per request / the gateway's: like `rps`, 1 is as cheap as the bare proxy. */
+  readonly cpu: number;
 }
 
 /** A target from the issue, checked against this run. */
@@ -69,6 +75,9 @@ function row(caseName: CaseName, target: TargetName, samples: readonly Sample[])
     p99Ms: median(figures.map((f) => f.p99Ms)),
     non2xx: sum(figures.map((f) => f.non2xx)),
     errors: sum(figures.map((f) => f.errors)),
+    cpuMicrosPerRequest: median(
+      samples.map((s) => s.cpuMicrosPerRequest).filter((us): us is number => us !== undefined),
+    ),
     peakRssKb: rss.length > 0 ? Math.max(...rss) : undefined,
   };
 }
@@ -98,7 +107,13 @@ export function ratios(rows: readonly Row[]): Ratio[] {
     if (!bare) return [];
     return rows
       .filter((r) => r.caseName === caseName && r.target !== 'bare')
-      .map((r) => ({ caseName, target: r.target, rps: r.rps / bare.rps, p99: r.p99Ms / bare.p99Ms }));
+      .map((r) => ({
+        caseName,
+        target: r.target,
+        rps: r.rps / bare.rps,
+        p99: r.p99Ms / bare.p99Ms,
+        cpu: bare.cpuMicrosPerRequest / r.cpuMicrosPerRequest,
+      }));
   });
 }
 
