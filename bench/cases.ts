@@ -3,7 +3,12 @@
  */
 import { MODELA, MODELC, MODELD, type SimUpstream } from './upstreams';
 
-export const CASE_NAMES = ['json', 'stream', 'messages'] as const;
+/**
+ * `stream` is the burst case: the simulator writes the whole stream at once, so the proxy's cost per event
+ * decides. `stream-paced` sends the same stream one event at a time (`#sim tps=2000`, an event every
+ * 0.5 ms), as a model does: the proxy's cost per chunk decides, and the simulator's pace caps both targets.
+ */
+export const CASE_NAMES = ['json', 'stream', 'stream-paced', 'messages'] as const;
 export type CaseName = (typeof CASE_NAMES)[number];
 
 /** One kind of request, sent identically to both targets. */
@@ -55,6 +60,18 @@ export const CASES: Readonly<Record<CaseName, BenchCase>> = {
       model: 'modelc-3.6-plus',
       stream: true,
       messages: [{ role: 'user', content: 'Say hello' }],
+    }),
+    problemWith: streamProblem,
+  },
+  'stream-paced': {
+    name: 'stream-paced',
+    upstream: MODELC,
+    gatewayPath: CHAT,
+    headers: {},
+    body: JSON.stringify({
+      model: 'modelc-3.6-plus',
+      stream: true,
+      messages: [{ role: 'user', content: 'Say hello #sim tps=2000' }],
     }),
     problemWith: streamProblem,
   },

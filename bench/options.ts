@@ -16,7 +16,7 @@ export interface BenchOptions {
 }
 
 export const USAGE =
-  'usage: npm run bench -- [--duration 8] [--warmup 2] [--connections 64] [--rounds 2] [--cases json,stream,messages] [--video 1000] [--redis URL|off]';
+  'usage: npm run bench -- [--duration 8] [--warmup 2] [--connections 64] [--rounds 3] [--cases json,stream,stream-paced,messages] [--video 1000] [--redis URL|off]';
 
 function positiveInt(flag: string, raw: string, min: number): number {
   const n = Number(raw);
@@ -43,7 +43,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
       duration: { type: 'string', default: '8' },
       warmup: { type: 'string', default: '2' },
       connections: { type: 'string', default: '64' },
-      rounds: { type: 'string', default: '2' },
+      rounds: { type: 'string', default: '3' },
       cases: { type: 'string', default: CASE_NAMES.join(',') },
       video: { type: 'string', default: '1000' },
       redis: { type: 'string', default: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' },

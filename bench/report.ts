@@ -1,5 +1,5 @@
 /** The benchmark's printed report: a table of figures, the gateway/bare ratios, and the goals. */
-import type { Goal, Ratio, Row } from './summary';
+import type { Goal, Ratio, RoundRatio, Row } from './summary';
 
 type Cell = string;
 
@@ -52,6 +52,21 @@ export function ratiosTable(all: readonly Ratio[]): string {
   return table(
     ['case', 'ratio', 'req/s', 'CPU', 'p99'],
     all.map((r) => [r.caseName, `${r.target}/bare`, fixed(r.rps, 3), fixed(r.cpu, 3), fixed(r.p99, 3)]),
+  );
+}
+
+/** The ratios of every round, before their medians: how far the rounds agree. */
+export function roundRatiosTable(all: readonly RoundRatio[]): string {
+  return table(
+    ['case', 'ratio', 'round', 'req/s', 'CPU', 'p99'],
+    all.map((r) => [
+      r.caseName,
+      `${r.target}/bare`,
+      String(r.round + 1),
+      fixed(r.rps, 3),
+      fixed(r.cpu, 3),
+      fixed(r.p99, 3),
+    ]),
   );
 }
 

@@ -12,8 +12,8 @@ import { cpuPinning, type Pinning } from './cpu-pinning';
 import { checkSamples, measureAll } from './measure';
 import { parseOptions, USAGE, type BenchOptions } from './options';
 import { stopAll } from './processes';
-import { figuresTable, goalLines, ratiosTable } from './report';
-import { goals, ratios, summarise, type Sample } from './summary';
+import { figuresTable, goalLines, ratiosTable, roundRatiosTable } from './report';
+import { goals, ratios, roundRatios, summarise, type Sample } from './summary';
 import { deletePrefix } from './redis-keys';
 import { startBare, startGateway, startSimulator, type TargetName } from './targets';
 import { drainReport, drainVideo, type DrainFigures } from './video-drain';
@@ -76,6 +76,7 @@ function print({ samples, video }: Results, options: BenchOptions, pinning: Pinn
       `round(s), ${CPUS} CPUs, Node ${process.version}; ${pinning.description}\n`,
   );
   console.log(`${figuresTable(rows)}\n`);
+  console.log(`${roundRatiosTable(roundRatios(samples))}\n`);
   console.log(`${ratiosTable(all)}\n`);
   console.log(goalLines(checked));
   if (video) console.log(`\n${drainReport(video)}`);

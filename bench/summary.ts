@@ -43,6 +43,34 @@ export interface Ratio {
   readonly cpu: number;
 }
 
+/** One round's ratio of a gateway target to bare, to show how much the rounds agree. */
+export interface RoundRatio extends Ratio {
+  readonly round: number;
+}
+
+/** Each gateway target / bare per case and round, from the samples of that round alone. */
+export function roundRatios(samples: readonly Sample[]): RoundRatio[] {
+  return samples
+    .filter((s) => s.target !== 'bare')
+    .flatMap((s) => {
+      const bare = samples.find(
+        (b) => b.target === 'bare' && b.caseName === s.caseName && b.round === s.round,
+      );
+      if (!bare) return [];
+      const cpu = (bare.cpuMicrosPerRequest ?? Number.NaN) / (s.cpuMicrosPerRequest ?? Number.NaN);
+      return [
+        {
+          caseName: s.caseName,
+          target: s.target,
+          round: s.round,
+          rps: s.figures.rps / bare.figures.rps,
+          p99: s.figures.p99Ms / bare.figures.p99Ms,
+          cpu,
+        },
+      ];
+    });
+}
+
 /** A target from the issue, checked against this run. */
 export interface Goal {
   readonly label: string;
