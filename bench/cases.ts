@@ -42,6 +42,20 @@ const messagesProblem = (body: string): string | undefined =>
 
 const CHAT = '/v1/chat/completions';
 
+/** A streamed chat call to modelc; the prompt may carry the simulator's `#sim` pacing. */
+const chatStream = (name: CaseName, prompt: string): BenchCase => ({
+  name,
+  upstream: MODELC,
+  gatewayPath: CHAT,
+  headers: {},
+  body: JSON.stringify({
+    model: 'modelc-3.6-plus',
+    stream: true,
+    messages: [{ role: 'user', content: prompt }],
+  }),
+  problemWith: streamProblem,
+});
+
 export const CASES: Readonly<Record<CaseName, BenchCase>> = {
   json: {
     name: 'json',
@@ -51,30 +65,8 @@ export const CASES: Readonly<Record<CaseName, BenchCase>> = {
     body: JSON.stringify({ model: 'modela-5.5', messages: [{ role: 'user', content: 'Say hello' }] }),
     problemWith: jsonProblem,
   },
-  stream: {
-    name: 'stream',
-    upstream: MODELC,
-    gatewayPath: CHAT,
-    headers: {},
-    body: JSON.stringify({
-      model: 'modelc-3.6-plus',
-      stream: true,
-      messages: [{ role: 'user', content: 'Say hello' }],
-    }),
-    problemWith: streamProblem,
-  },
-  'stream-paced': {
-    name: 'stream-paced',
-    upstream: MODELC,
-    gatewayPath: CHAT,
-    headers: {},
-    body: JSON.stringify({
-      model: 'modelc-3.6-plus',
-      stream: true,
-      messages: [{ role: 'user', content: 'Say hello #sim tps=2000' }],
-    }),
-    problemWith: streamProblem,
-  },
+  stream: chatStream('stream', 'Say hello'),
+  'stream-paced': chatStream('stream-paced', 'Say hello #sim tps=2000'),
   messages: {
     name: 'messages',
     upstream: MODELD,
