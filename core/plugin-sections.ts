@@ -9,6 +9,7 @@ import type { DependencyContainer } from 'tsyringe';
 import type { GatewayConfig } from '../config/schema';
 import { ConfigError, type ConfigProblem } from '../config/errors';
 import { checkEach, parseSection } from '../config/validate';
+import { isJsonObject } from './json';
 import { registeredPlugins, type PluginKind } from './define-plugin';
 import { entryParts } from './pipeline';
 import { pluginRegistration } from './plugin-instances';
@@ -48,12 +49,12 @@ export function rawPluginSectionProblems(
   doc: Readonly<Record<string, unknown>>,
   scope: DependencyContainer,
 ): ConfigProblem[] {
-  const video = isRecord(doc.video) ? doc.video : {};
+  const video = isJsonObject(doc.video) ? doc.video : {};
   return sectionProblems(
     {
-      upstreams: isRecord(doc.upstreams) ? doc.upstreams : {},
+      upstreams: isJsonObject(doc.upstreams) ? doc.upstreams : {},
       pipeline: Array.isArray(doc.pipeline) ? doc.pipeline : [],
-      protocols: isRecord(video.protocols) ? video.protocols : {},
+      protocols: isJsonObject(video.protocols) ? video.protocols : {},
     },
     scope,
   );
@@ -78,13 +79,10 @@ function checkBlock(block: PluginBlock, scope: DependencyContainer): void {
   parseSection(registration.options, block.raw, block.path);
 }
 
-const isRecord = (v: unknown): v is Readonly<Record<string, unknown>> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
-
 /** An upstream without a plugin name is core's error (`upstreams.<name>.plugin`). */
 const upstreamBlocks = ({ upstreams }: Sections): PluginBlock[] =>
   Object.entries(upstreams).flatMap(([name, raw]) =>
-    isRecord(raw) && typeof raw.plugin === 'string'
+    isJsonObject(raw) && typeof raw.plugin === 'string'
       ? [
           {
             kind: 'upstream' as const,
@@ -101,7 +99,7 @@ const upstreamBlocks = ({ upstreams }: Sections): PluginBlock[] =>
 /** A malformed entry (two names in one) is left to the pipeline's builder, which says so. */
 const pipelineBlocks = ({ pipeline }: Sections): PluginBlock[] =>
   pipeline.flatMap((entry, i) => {
-    if (typeof entry !== 'string' && !isRecord(entry)) return [];
+    if (typeof entry !== 'string' && !isJsonObject(entry)) return [];
     let parts: [string, unknown];
     try {
       parts = entryParts(entry, `pipeline[${i}]`);

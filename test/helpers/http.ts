@@ -1,5 +1,6 @@
-/** Small HTTP helpers for tests: JSON posts with a key, and reading an SSE response into events. */
+/** Small HTTP helpers for tests: JSON posts with a key, reading an SSE response into events, raw bytes. */
 import { request, type IncomingMessage } from 'node:http';
+import { connect } from 'node:net';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 
 export interface JsonResponse<T = Record<string, unknown>> {
@@ -102,5 +103,17 @@ export function untilData(res: IncomingMessage, marker: string): Promise<void> {
       resolve();
     };
     res.on('data', onData);
+  });
+}
+
+/** Writes raw bytes to the gateway and returns everything it answers before closing. */
+export function rawExchange(url: string, bytes: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(new URL(url).port), '127.0.0.1');
+    let data = '';
+    socket.on('data', (d) => (data += d.toString()));
+    socket.on('close', () => resolve(data));
+    socket.on('error', reject);
+    socket.write(bytes);
   });
 }

@@ -3,22 +3,10 @@ import { connect } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { startTestGateway, type ConfigDoc } from '../../helpers/gateway';
 import { isError } from '../../helpers/errors';
-import { eventually, getJson, postJson, type ErrorBody } from '../../helpers/http';
+import { eventually, getJson, postJson, rawExchange, type ErrorBody } from '../../helpers/http';
 import { LEVEL, recordingLogger } from '../../helpers/logs';
 
 const chat = { model: 'modela-5.5', messages: [{ role: 'user', content: 'hi' }] };
-
-/** Writes raw bytes to the gateway and returns everything it answers before closing. */
-function rawExchange(url: string, bytes: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(Number(new URL(url).port), '127.0.0.1');
-    let data = '';
-    socket.on('data', (d) => (data += d.toString()));
-    socket.on('close', () => resolve(data));
-    socket.on('error', reject);
-    socket.write(bytes);
-  });
-}
 
 t.test('errors the gateway makes have the contract shape and status', async (t) => {
   const gw = await startTestGateway(t, (doc) => {

@@ -4,28 +4,15 @@
  * and never the key.
  */
 import { request } from 'node:http';
-import { connect } from 'node:net';
 import t from 'tap';
 import { startTestGateway } from '../../helpers/gateway';
-import { eventually, openStream, postJson } from '../../helpers/http';
+import { eventually, openStream, postJson, rawExchange } from '../../helpers/http';
 import { LEVEL, recordingLogger, type LogLine } from '../../helpers/logs';
 
 const chat = { model: 'modela-5.5', messages: [{ role: 'user', content: 'hi' }] };
 
 const accessLines = (lines: readonly LogLine[], id: string): LogLine[] =>
   lines.filter((l) => l.msg === 'request' && l.request_id === id);
-
-/** Sends raw bytes and resolves with everything the gateway answered before closing. */
-function rawExchange(url: string, bytes: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(Number(new URL(url).port), '127.0.0.1');
-    let data = '';
-    socket.on('data', (d) => (data += d.toString()));
-    socket.on('close', () => resolve(data));
-    socket.on('error', reject);
-    socket.write(bytes);
-  });
-}
 
 void t.test('one access line per request, whatever its outcome', async (t) => {
   const { logger, lines } = recordingLogger('info');
