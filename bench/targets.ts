@@ -58,7 +58,13 @@ export async function startSimulator(): Promise<{ child: Child; url: string }> {
 
 /** Starts the bare http-proxy-3 passthrough; it is addressed by the simulator's own paths. */
 export async function startBare(simUrl: string): Promise<Target> {
-  const child = Child.start('bare proxy', join(DIST, 'bench', 'bare-proxy.js'), ['--sim', simUrl]);
+  const child = Child.start(
+    'bare proxy',
+    join(DIST, 'bench', 'bare-proxy.js'),
+    ['--sim', simUrl],
+    {},
+    targetNodeArgs(),
+  );
   const url = await listeningUrl(child);
   return {
     name: 'bare',
@@ -70,6 +76,12 @@ export async function startBare(simUrl: string): Promise<Target> {
     }),
   };
 }
+
+/**
+ * Extra `node` flags for the proxies under test from `BENCH_NODE_ARGS` (space-separated), e.g.
+ * `--cpu-prof --cpu-prof-dir=/tmp/prof` to see where a case's time goes in the bare proxy and the gateway.
+ */
+const targetNodeArgs = (): string[] => (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
 
 /**
  * Starts the gateway on a fresh data dir under `tmpDir`, and reads the API key it creates on first start.
@@ -98,7 +110,7 @@ export async function startGateway(
       ADMIN_PORT: String(adminPort),
       GATEWAY_ADMIN_TOKEN: adminToken,
     },
-    [],
+    targetNodeArgs(),
     join(tmpDir, `${name}.log`),
   );
   const key = await child.waitForLine(KEY_LINE, STARTUP_MS);

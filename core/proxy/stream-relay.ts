@@ -1,15 +1,18 @@
 /**
- * Relays an upstream SSE response event by event (docs/conventions.md#convention-10): parse once, let the upstream
- * plugin's reader and the middlewares' `onEvent` hooks see each event, serialise once, write as soon as
- * the upstream's bytes arrive. While the upstream is silent it sends the API's ping; a stream that ends
- * before the protocol's own end, goes silent too long or is cut by shutdown ends with the API's error frame.
+ * Relays an upstream SSE response event by event (docs/conventions.md#convention-10): the upstream plugin's
+ * reader and the middlewares' `onEvent` hooks see each whole event, and each upstream read is written on
+ * at once. An event they leave as it is goes on as the upstream's own bytes (no re-serialising); only an
+ * event they change or drop is written anew. While the upstream is silent it sends the API's ping; a stream
+ * that ends before the protocol's own end, goes silent too long or is cut by shutdown ends with the API's
+ * error frame.
  */
 import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { StateKey, type GatewayContext, type Outcome } from '../context';
 import { type GatewayError } from '../errors';
 import type { Middleware, ResponseReader, StreamDialect } from '../plugin';
-import { serializeEvent, SseReader, type SseEvent } from '../sse';
+import { serializeEvent, type SseEvent } from '../sse';
+import { SseFrames } from './sse-frames';
 
 export interface RelayPolicy {
   readonly pingEveryMs: number;
@@ -28,7 +31,13 @@ export const RELAY_POLICY = new StateKey<RelayPolicy>('sse-relay', 'policy');
 export const streamIsRelayed = (ctx: GatewayContext): boolean => ctx.get(RELAY_POLICY) !== undefined;
 
 export class StreamRelay {
-  private pending = '';
+  /** What the current upstream read makes the client get: the upstream's bytes, or events written anew. */
+  private pending: (Buffer | string)[] = [];
+  /** The run of unchanged frames not yet added to `pending`: `runBuf[runStart, runEnd)`. */
+  private runBuf: Buffer | undefined;
+  private runStart = 0;
+  private runEnd = 0;
+  private readonly frames = new SseFrames((buf, start, end, ev) => this.onFrame(buf, start, end, ev));
   private lastWrite = Date.now();
   private lastUpstream = Date.now();
   private ticker: NodeJS.Timeout | undefined;
@@ -52,14 +61,13 @@ export class StreamRelay {
     headers['x-accel-buffering'] = 'no';
     ctx.res.writeHead(ctx.status, headers);
     ctx.res.flushHeaders();
-    const parser = new SseReader((ev) => this.onEvent(ev));
     upstreamRes.on('data', (chunk: Buffer) => {
       this.lastUpstream = Date.now();
-      parser.push(chunk);
+      this.frames.push(chunk);
       this.flush();
     });
     upstreamRes.on('end', () => {
-      parser.end();
+      this.frames.end();
       this.flush();
       if (this.reader.complete) this.end('ok');
       else if (this.reader.failed) this.end('upstream_error');
@@ -94,18 +102,49 @@ export class StreamRelay {
     this.end('client_closed');
   }
 
-  private onEvent(ev: SseEvent): void {
+  /** One whole upstream event (or comment): its own bytes go on unless the reader or a hook changed it. */
+  private onFrame(buf: Buffer, start: number, end: number, ev: SseEvent | undefined): void {
+    const out = ev && this.seen(ev);
+    if (out === ev) {
+      if (this.runBuf === buf && this.runEnd === start) this.runEnd = end;
+      else {
+        this.endRun();
+        this.runBuf = buf;
+        this.runStart = start;
+        this.runEnd = end;
+      }
+      return;
+    }
+    this.endRun();
+    if (out) this.pending.push(serializeEvent(out));
+  }
+
+  private seen(ev: SseEvent): SseEvent | null {
     let out = this.reader.event(ev);
     for (const hook of this.hooks) if (out) out = hook(this.ctx, out);
-    if (out) this.pending += serializeEvent(out);
+    return out;
+  }
+
+  private endRun(): void {
+    if (this.runBuf) this.pending.push(this.runBuf.subarray(this.runStart, this.runEnd));
+    this.runBuf = undefined;
+  }
+
+  /** What this upstream read gave the client, in one write. */
+  private takePending(): Buffer | string | undefined {
+    this.endRun();
+    const { pending } = this;
+    if (pending.length < 2) return pending.pop();
+    this.pending = [];
+    return Buffer.concat(pending.map((p) => (typeof p === 'string' ? Buffer.from(p) : p)));
   }
 
   private flush(): void {
-    if (!this.pending || this.ended) return;
+    const data = this.takePending();
+    if (data === undefined || data.length === 0 || this.ended) return;
     const { observed } = this.ctx;
     if (observed.firstByteAt === 0) observed.firstByteAt = performance.now();
-    const ok = this.ctx.res.write(this.pending);
-    this.pending = '';
+    const ok = this.ctx.res.write(data);
     this.lastWrite = Date.now();
     // Backpressure: a slow client pauses the upstream instead of growing the gateway's memory.
     if (!ok) {

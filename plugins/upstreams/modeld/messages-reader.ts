@@ -6,6 +6,7 @@
  */
 import { isJsonObject, type JsonObject } from '../../../core/context';
 import type { ResponseReader } from '../../../core/plugin';
+import { DeferredCount } from '../../../core/proxy/deferred-count';
 import type { SseEvent } from '../../../core/sse';
 import { estimateTokens, tokenCount, type Usage } from '../../../core/usage';
 
@@ -22,6 +23,32 @@ function inputCounts(usage: JsonObject): InputCounts {
     cacheRead: tokenCount(usage.cache_read_input_tokens),
     cacheWrite: tokenCount(usage.cache_creation_input_tokens),
   };
+}
+
+/**
+ * How the vendor writes the events that tell the meter nothing now: text deltas (read only for an
+ * estimate, see DeferredCount), block starts and stops, pings. Any other event is parsed.
+ */
+const DELTA_EVENT = '{"type":"content_block_delta"';
+const SILENT_EVENTS: readonly string[] = [
+  '{"type":"content_block_start"',
+  '{"type":"content_block_stop"',
+  '{"type":"ping"',
+];
+
+const isSilent = (data: string): boolean => {
+  for (const prefix of SILENT_EVENTS) if (data.startsWith(prefix)) return true;
+  return false;
+};
+
+/** The generated characters of a text delta read late; anything unreadable counts nothing. */
+function deferredDeltaChars(data: string): number {
+  try {
+    const parsed: unknown = JSON.parse(data);
+    return isJsonObject(parsed) ? deltaChars(parsed.delta) : 0;
+  } catch {
+    return 0;
+  }
 }
 
 /** The generated text a stream delta carries, whatever its type. */
@@ -58,7 +85,7 @@ const ON_EVENT: ReadonlyMap<string, EventHandler> = new Map(
       if (isJsonObject(usage)) r.input = inputCounts(usage);
     },
     content_block_delta: (r, data) => {
-      r.delivered += deltaChars(data.delta);
+      r.delivered.add(deltaChars(data.delta));
     },
     message_delta: (r, data) => {
       if (!isJsonObject(data.usage)) return;
@@ -81,7 +108,7 @@ export class MessagesResponseReader implements ResponseReader {
   input: InputCounts | undefined;
   output: number | undefined;
   /** Characters of generated text relayed so far. */
-  delivered = 0;
+  readonly delivered = new DeferredCount(deferredDeltaChars);
 
   constructor(private readonly promptTokens: () => number) {}
 
@@ -99,6 +126,12 @@ export class MessagesResponseReader implements ResponseReader {
   }
 
   event(ev: SseEvent): SseEvent {
+    // The vendor writes `type` first: the commonest events are known by their first bytes.
+    if (ev.data.startsWith(DELTA_EVENT)) {
+      this.delivered.later(ev.data);
+      return ev;
+    }
+    if (isSilent(ev.data)) return ev;
     let data: unknown;
     try {
       data = JSON.parse(ev.data);
@@ -111,7 +144,7 @@ export class MessagesResponseReader implements ResponseReader {
 
   usage(): Usage {
     const input = this.input ?? { input: this.promptTokens(), cacheRead: 0, cacheWrite: 0 };
-    const output = this.output ?? estimateTokens(this.delivered);
+    const output = this.output ?? estimateTokens(this.delivered.total());
     return toUsage(input, output, this.input === undefined || this.output === undefined);
   }
 }

@@ -3,18 +3,40 @@
  * When the gateway asked the upstream for usage that the client did not ask for, the usage chunk and the
  * `usage` keys are stripped, so the client sees what the vendor would have sent it. A stream that never
  * delivered usage is estimated from what reached the client.
+ *
+ * Most chunks matter to nobody but the client, so a chunk is parsed only when its text shows it may hold
+ * an error or usage (see `DeferredCount` for the text the estimate needs).
  */
 import type { JsonObject } from '../../../core/context';
 import type { ResponseReader } from '../../../core/plugin';
 import type { SseEvent } from '../../../core/sse';
 import { estimateTokens, type Usage } from '../../../core/usage';
+import { DeferredCount } from '../../../core/proxy/deferred-count';
 import { generatedChars, readChatUsage } from './chat-usage';
+import { withoutNullUsage } from './null-usage';
+
+/** Generated characters of a chunk's choices' deltas. */
+function deltaChars(chunk: JsonObject): number {
+  if (!Array.isArray(chunk.choices)) return 0;
+  let chars = 0;
+  for (const choice of chunk.choices as JsonObject[]) chars += generatedChars(choice.delta);
+  return chars;
+}
+
+/** Characters delivered by chunks only read when the stream ends without usage (see DeferredCount). */
+function deferredDeltaChars(data: string): number {
+  try {
+    return deltaChars(JSON.parse(data) as JsonObject);
+  } catch {
+    return 0;
+  }
+}
 
 export class ChatResponseReader implements ResponseReader {
   complete = false;
   failed = false;
   private reported: Usage | undefined;
-  private delivered = 0;
+  private readonly delivered = new DeferredCount(deferredDeltaChars);
 
   constructor(
     /** True when the client did not ask for usage in its stream. */
@@ -42,10 +64,27 @@ export class ChatResponseReader implements ResponseReader {
   }
 
   event(ev: SseEvent): SseEvent | null {
-    if (ev.data.startsWith('[DONE]')) {
+    const { data } = ev;
+    if (data.startsWith('[DONE]')) {
       this.complete = true;
       return ev;
     }
+    // Keys are matched as the upstream writes them: without `"error"` or `"usage"` in its text, a chunk
+    // holds neither key, and only the estimate may ever need it.
+    if (data.includes('"error"')) return this.parsedEvent(ev);
+    const usageAt = data.indexOf('"usage"');
+    if (usageAt < 0) {
+      this.delivered.later(data);
+      return ev;
+    }
+    const stripped = withoutNullUsage(data, usageAt);
+    if (stripped === undefined) return this.parsedEvent(ev);
+    this.delivered.later(data);
+    return this.stripUsage ? { ...ev, data: stripped } : ev;
+  }
+
+  /** An event that may carry an error or usage, read in full. */
+  private parsedEvent(ev: SseEvent): SseEvent | null {
     let chunk: JsonObject;
     try {
       chunk = JSON.parse(ev.data) as JsonObject;
@@ -56,9 +95,7 @@ export class ChatResponseReader implements ResponseReader {
       this.failed = true;
       return ev;
     }
-    if (Array.isArray(chunk.choices)) {
-      for (const choice of chunk.choices as JsonObject[]) this.delivered += generatedChars(choice.delta);
-    }
+    this.delivered.add(deltaChars(chunk));
     if (!('usage' in chunk)) return ev;
     // Several chunks may carry usage (Gemini): the last one wins, counts are not added up.
     this.reported = readChatUsage(chunk.usage) ?? this.reported;
@@ -72,7 +109,7 @@ export class ChatResponseReader implements ResponseReader {
     return (
       this.reported ?? {
         promptTokens: this.promptTokens(),
-        completionTokens: estimateTokens(this.delivered),
+        completionTokens: estimateTokens(this.delivered.total()),
         estimated: true,
       }
     );

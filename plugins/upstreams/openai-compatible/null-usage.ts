@@ -1,0 +1,45 @@
+/**
+ * The `"usage":null` member that OpenAI-compatible vendors put on every stream chunk but the last once
+ * usage was asked for, found and cut in the chunk's text: the rest of the chunk goes on byte for byte,
+ * and the chunk is not parsed. Anything less plain (spaces, a second `"usage"`) is left to the parser.
+ */
+
+const MEMBER = '"usage":null';
+const COMMA = 0x2c;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACKET = 0x5d;
+
+/** How deep `at` lies in the JSON text `data`: 1 inside the outermost object, outside any string. */
+function depthAt(data: string, at: number): number {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < at; i++) {
+    const c = data.charCodeAt(i);
+    if (inString) {
+      if (c === BACKSLASH) i++;
+      else if (c === QUOTE) inString = false;
+    } else if (c === QUOTE) inString = true;
+    else if (c === OPEN_BRACE || c === OPEN_BRACKET) depth++;
+    else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) depth--;
+  }
+  return inString ? -1 : depth;
+}
+
+/**
+ * `data` without its top-level `"usage":null` member, where `"usage"` first appears at `usageAt`; or
+ * undefined when that is not a plain top-level null member (the caller then parses the chunk).
+ */
+export function withoutNullUsage(data: string, usageAt: number): string | undefined {
+  if (!data.startsWith(MEMBER, usageAt)) return undefined;
+  const end = usageAt + MEMBER.length;
+  if (data.includes('"usage"', end) || depthAt(data, usageAt) !== 1) return undefined;
+  if (data.charCodeAt(end) === COMMA) return data.slice(0, usageAt) + data.slice(end + 1);
+  if (data.charCodeAt(usageAt - 1) === COMMA) return data.slice(0, usageAt - 1) + data.slice(end);
+  if (data.charCodeAt(usageAt - 1) === OPEN_BRACE && data.charCodeAt(end) === CLOSE_BRACE)
+    return data.slice(0, usageAt) + data.slice(end);
+  return undefined;
+}

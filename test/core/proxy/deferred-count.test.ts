@@ -1,0 +1,25 @@
+import t from 'tap';
+import { DeferredCount } from '../../../core/proxy/deferred-count';
+
+t.test('texts are counted only when the total is asked for', async (t) => {
+  const read: string[] = [];
+  const count = new DeferredCount((text) => (read.push(text), text.length));
+  count.later('abc');
+  count.add(10);
+  count.later('de');
+  t.strictSame(read, [], 'nothing read yet');
+  t.equal(count.total(), 15);
+  t.strictSame(read, ['abc', 'de']);
+  t.equal(count.total(), 15, 'each text is counted once');
+});
+
+t.test('past the held limit the texts are read and dropped', async (t) => {
+  const read: string[] = [];
+  const count = new DeferredCount((text) => (read.push(text), 1), 5);
+  count.later('abc');
+  t.strictSame(read, []);
+  count.later('def');
+  t.strictSame(read, ['abc', 'def'], 'read once more than 5 characters were held');
+  count.later('g');
+  t.equal(count.total(), 3);
+});

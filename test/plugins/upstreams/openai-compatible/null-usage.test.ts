@@ -1,0 +1,35 @@
+import t from 'tap';
+import { withoutNullUsage } from '../../../../plugins/upstreams/openai-compatible/null-usage';
+
+const cut = (data: string): string | undefined => withoutNullUsage(data, data.indexOf('"usage"'));
+
+t.test('a top-level "usage":null member is cut from the text, the rest unchanged', async (t) => {
+  const cases: [string, string][] = [
+    ['{"id":"x","usage":null,"model":"m"}', '{"id":"x","model":"m"}'],
+    [
+      '{"id":"x","choices":[{"delta":{"content":"a"}}],"usage":null}',
+      '{"id":"x","choices":[{"delta":{"content":"a"}}]}',
+    ],
+    ['{"usage":null,"id":"x"}', '{"id":"x"}'],
+    ['{"usage":null}', '{}'],
+    ['{"c":"\\"}{[","usage":null}', '{"c":"\\"}{["}'],
+  ];
+  for (const [data, expected] of cases) {
+    const out = cut(data);
+    t.equal(out, expected, data);
+    const { usage, ...rest } = JSON.parse(data) as Record<string, unknown>;
+    t.equal(usage, null);
+    t.strictSame(JSON.parse(out!), rest, 'the same chunk, less its usage');
+  }
+});
+
+t.test('anything less plain is left to the parser', async (t) => {
+  const cases = [
+    '{"choices":[{"usage":null}],"id":"x"}', // not the chunk's own key
+    '{"id":"x","usage": null}', // spaced
+    '{"id":"x","usage":{"prompt_tokens":1}}', // real usage
+    '{"usage":null,"x":{"usage":1}}', // a second "usage"
+    '{"id":"x", "usage":null }', // spaces beside the member
+  ];
+  for (const data of cases) t.equal(cut(data), undefined, data);
+});
