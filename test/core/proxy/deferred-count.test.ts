@@ -1,7 +1,7 @@
 import t from 'tap';
 import { DeferredCount } from '../../../core/proxy/deferred-count';
 
-t.test('texts are counted only when the total is asked for', async (t) => {
+void t.test('texts are counted only when the total is asked for', (t) => {
   const read: string[] = [];
   const count = new DeferredCount((text) => (read.push(text), text.length));
   count.later('abc');
@@ -11,9 +11,10 @@ t.test('texts are counted only when the total is asked for', async (t) => {
   t.equal(count.total(), 15);
   t.strictSame(read, ['abc', 'de']);
   t.equal(count.total(), 15, 'each text is counted once');
+  t.end();
 });
 
-t.test('past the held limit the texts are read and dropped', async (t) => {
+void t.test('past the held limit the texts are read and dropped', (t) => {
   const read: string[] = [];
   const count = new DeferredCount((text) => (read.push(text), 1), 5);
   count.later('abc');
@@ -22,4 +23,5 @@ t.test('past the held limit the texts are read and dropped', async (t) => {
   t.strictSame(read, ['abc', 'def'], 'read once more than 5 characters were held');
   count.later('g');
   t.equal(count.total(), 3);
+  t.end();
 });

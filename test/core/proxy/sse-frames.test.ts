@@ -20,7 +20,7 @@ function frames(pieces: readonly (string | Buffer)[]): Seen[] {
 
 const data = (seen: readonly Seen[]): (string | undefined)[] => seen.map((s) => s.event?.data);
 
-t.test('each whole event is one frame, its bytes as the upstream wrote them', async (t) => {
+void t.test('each whole event is one frame, its bytes as the upstream wrote them', (t) => {
   const text = 'data: {"a":1}\n\nevent: delta\ndata:{"b":2}\n\n: keep-alive\n\ndata: [DONE]\n\n';
   const seen = frames([text]);
   t.strictSame(
@@ -30,18 +30,20 @@ t.test('each whole event is one frame, its bytes as the upstream wrote them', as
   t.strictSame(data(seen), ['{"a":1}', '{"b":2}', undefined, '[DONE]'], 'a comment has no event');
   t.equal(seen[1]?.event?.event, 'delta', 'the event name is read');
   t.equal(seen.map((s) => s.bytes).join(''), text, 'nothing added or lost');
+  t.end();
 });
 
-t.test('an event split anywhere is held until it is whole', async (t) => {
+void t.test('an event split anywhere is held until it is whole', (t) => {
   const text = 'data: {"x":"é✓"}\n\ndata: {"y":2}\n\n';
   const bytes = Buffer.from(text);
   for (let cut = 1; cut < bytes.length; cut++) {
     const seen = frames([bytes.subarray(0, cut), bytes.subarray(cut)]);
     t.strictSame(data(seen), ['{"x":"é✓"}', '{"y":2}'], `cut at byte ${cut}`);
   }
+  t.end();
 });
 
-t.test('CRLF and CR line ends end events as LF does, even split between their bytes', async (t) => {
+void t.test('CRLF and CR line ends end events as LF does, even split between their bytes', (t) => {
   t.strictSame(data(frames(['data: a\r\n\r\ndata: b\r\rdata: c\n\r\n'])), ['a', 'b', 'c']);
   t.strictSame(data(frames(['data: a\r', '\n\r', '\ndata: b\r\n\r\n'])), ['a', 'b'], 'CRLF split');
   t.strictSame(
@@ -49,16 +51,19 @@ t.test('CRLF and CR line ends end events as LF does, even split between their by
     ['data: a\r\n\r\n'],
     'the frame keeps its own line ends',
   );
+  t.end();
 });
 
-t.test('multi-line data and ids are parsed by the WHATWG rules', async (t) => {
+void t.test('multi-line data and ids are parsed by the WHATWG rules', (t) => {
   const [seen] = frames(['id: 7\ndata: one\ndata: two\n\n']);
   t.equal(seen?.event?.data, 'one\ntwo');
   t.equal(seen?.event?.id, '7');
+  t.end();
 });
 
-t.test('a last event without its blank line is still dispatched at the end', async (t) => {
+void t.test('a last event without its blank line is still dispatched at the end', (t) => {
   t.strictSame(data(frames(['data: a\n\ndata: b'])), ['a', 'b']);
   t.strictSame(data(frames(['data: a\n\ndata: b\n'])), ['a', 'b']);
   t.strictSame(frames(['data: a\n\n']).length, 1, 'nothing more when the stream ended cleanly');
+  t.end();
 });

@@ -3,7 +3,7 @@ import { withoutNullUsage } from '../../../../plugins/upstreams/openai-compatibl
 
 const cut = (data: string): string | undefined => withoutNullUsage(data, data.indexOf('"usage"'));
 
-t.test('a top-level "usage":null member is cut from the text, the rest unchanged', async (t) => {
+void t.test('a top-level "usage":null member is cut from the text, the rest unchanged', (t) => {
   const cases: [string, string][] = [
     ['{"id":"x","usage":null,"model":"m"}', '{"id":"x","model":"m"}'],
     [
@@ -21,9 +21,10 @@ t.test('a top-level "usage":null member is cut from the text, the rest unchanged
     t.equal(usage, null);
     t.strictSame(JSON.parse(out!), rest, 'the same chunk, less its usage');
   }
+  t.end();
 });
 
-t.test('anything less plain is left to the parser', async (t) => {
+void t.test('anything less plain is left to the parser', (t) => {
   const cases = [
     '{"choices":[{"usage":null}],"id":"x"}', // not the chunk's own key
     '{"id":"x","usage": null}', // spaced
@@ -32,4 +33,5 @@ t.test('anything less plain is left to the parser', async (t) => {
     '{"id":"x", "usage":null }', // spaces beside the member
   ];
   for (const data of cases) t.equal(cut(data), undefined, data);
+  t.end();
 });
