@@ -183,6 +183,11 @@ export interface ModelSpec {
 export interface ResponseReader {
   /** Usage of a complete JSON response; `replace` is a new body when the plugin had to change it. */
   json(body: JsonObject): { usage: Usage; replace?: JsonObject };
+  /**
+   * Usage of a JSON response from its top-level `usage` object alone, where that member decides it;
+   * undefined sends the whole body to `json`. With it the proxy parses only that member of the body.
+   */
+  usageMember?(usage: JsonObject): Usage | undefined;
   /** Sees each upstream event; returns it (possibly changed) or null to drop it. */
   event(ev: SseEvent): SseEvent | null;
   /** True once the protocol's own end of stream arrived (`[DONE]`, `message_stop`). */

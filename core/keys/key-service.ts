@@ -74,6 +74,11 @@ export class KeyService {
     events?.on((id) => this.evict(id));
   }
 
+  /** The record for a presented key if the cache holds it: the request path's answer without a promise. */
+  cached(presented: string): KeyRecord | undefined {
+    return this.cache.get(presented);
+  }
+
   /** The record for a presented key, or undefined when the key is unknown or malformed. */
   async lookup(presented: string): Promise<KeyRecord | undefined> {
     const cached = this.cache.get(presented);

@@ -10,7 +10,7 @@ import type { GatewayContext } from '../context';
 import { ConfigToken, KeptStateToken, KeyServiceToken } from '../di';
 import { Errors } from '../errors';
 import type { KeyService } from '../keys/key-service';
-import { isExpired } from '../stores/key-store';
+import { isExpired, type KeyRecord } from '../stores/key-store';
 import { definePlugin } from '../define-plugin';
 import type { Middleware, Next } from '../plugin';
 import type { KeptState } from '../reload/kept-state';
@@ -39,13 +39,20 @@ export class AuthMiddleware implements Middleware {
     this.failures = kept.keep(`auth:failures:${limit}:${window}`, () => new FailedAuthLimit(limit, window));
   }
 
-  async handle(ctx: GatewayContext, next: Next): Promise<void> {
+  handle(ctx: GatewayContext, next: Next): Promise<void> {
     const address = ctx.req.socket.remoteAddress ?? 'unknown';
     // Checked before the lookup: a refused address costs neither an HMAC nor a store read.
     const blockedFor = this.failures.blockedFor(address);
     if (blockedFor !== undefined) throw Errors.rateLimited(blockedFor);
     const presented = presentedKey(ctx);
-    const key = presented ? await this.keys.lookup(presented) : undefined;
+    if (!presented) return this.admit(ctx, undefined, address, next);
+    // A key in the cache is judged at once; only a miss waits for the store.
+    const cached = this.keys.cached(presented);
+    if (cached) return this.admit(ctx, cached, address, next);
+    return this.keys.lookup(presented).then((key) => this.admit(ctx, key, address, next));
+  }
+
+  private admit(ctx: GatewayContext, key: KeyRecord | undefined, address: string, next: Next): Promise<void> {
     if (!key || isExpired(key, Date.now())) {
       this.failures.failed(address);
       throw Errors.unauthorized();

@@ -30,7 +30,7 @@ import { KeptStateToken, LiveInstancesToken, LoggerToken, RedisToken } from '../
 import { Errors } from '../errors';
 import { definePlugin } from '../define-plugin';
 import type { Middleware, Next } from '../plugin';
-import type { Admission, Limiter } from '../rate-limit/limiter';
+import type { Admission, Decision, Limiter } from '../rate-limit/limiter';
 import { FallbackLimiter } from '../rate-limit/fallback-limiter';
 import { MemoryLimiter } from '../rate-limit/memory-limiter';
 import { RedisLimiter } from '../rate-limit/redis-limiter';
@@ -100,9 +100,15 @@ export class RateLimitMiddleware implements Middleware {
     });
   }
 
-  async handle(ctx: GatewayContext, next: Next): Promise<void> {
-    const rules = this.rules.rulesFor(ctx);
-    const decision = await this.limiter.admit(rules);
+  handle(ctx: GatewayContext, next: Next): Promise<void> {
+    const decision = this.limiter.admit(this.rules.rulesFor(ctx));
+    return decision instanceof Promise
+      ? decision.then((d) => this.proceed(ctx, d, next))
+      : this.proceed(ctx, decision, next);
+  }
+
+  /** Throws 429 for a refusal (the pipeline's promise rejects with it), or records the admission and goes on. */
+  private proceed(ctx: GatewayContext, decision: Decision, next: Next): Promise<void> {
     if (!decision.admitted) throw Errors.rateLimited(Math.max(1, Math.ceil(decision.retryAfterMs / 1000)));
     ctx.set(ADMITTED, decision.admission);
     return next();

@@ -13,11 +13,14 @@ import { performance } from 'node:perf_hooks';
 import type { Stream } from 'node:stream';
 import type { ProxyServer, ServerOptions } from 'http-proxy-3';
 import type { GatewayContext, JsonObject } from '../context';
+import { isJsonObject } from '../json';
 import { Errors, sendError, type GatewayError } from '../errors';
 import type { StreamDialect, UpstreamRequest } from '../plugin';
 import type { Upstream } from '../upstream/upstream';
 import { clientResponseHeaders, upstreamRequestHeaders } from './headers';
 import { SseReader } from '../sse';
+import type { Usage } from '../usage';
+import { topLevelMember } from './top-level-member';
 import { StreamRelay, type EventHook, type RelayPolicy } from './stream-relay';
 
 /** The exchange travels in http-proxy-3's per-request options, which its `proxyReq` event hands back. */
@@ -235,16 +238,35 @@ export class Exchange {
   }
 
   private readUsage(body: Buffer): Buffer {
+    const text = body.toString('utf8');
+    const usage = this.usageFromMember(text);
+    if (usage) {
+      this.ctx.usage = usage;
+      return body;
+    }
     let parsed: unknown;
     try {
-      parsed = JSON.parse(body.toString('utf8'));
+      parsed = JSON.parse(text);
     } catch {
       return body; // not JSON: passed on as is, and nothing to bill
     }
     if (parsed === null || typeof parsed !== 'object') return body;
-    const { usage, replace } = this.request.reader.json(parsed as JsonObject);
-    this.ctx.usage = usage;
-    return replace ? Buffer.from(JSON.stringify(replace)) : body;
+    const read = this.request.reader.json(parsed as JsonObject);
+    this.ctx.usage = read.usage;
+    return read.replace ? Buffer.from(JSON.stringify(read.replace)) : body;
+  }
+
+  /** Usage read from the body's `usage` member alone, when the reader can (see ResponseReader.usageMember). */
+  private usageFromMember(text: string): Usage | undefined {
+    const { reader } = this.request;
+    const member = reader.usageMember ? topLevelMember(text, 'usage') : undefined;
+    if (member === undefined) return undefined;
+    try {
+      const usage: unknown = JSON.parse(member);
+      return isJsonObject(usage) ? reader.usageMember?.(usage) : undefined;
+    } catch {
+      return undefined; // the whole body is parsed, and judged, as before
+    }
   }
 
   /**

@@ -27,7 +27,14 @@ export class UpstreamProxy {
   private readonly streamsByKey = new Map<string, Set<StreamRelay>>();
 
   constructor() {
-    this.proxy = createProxyServer({ selfHandleResponse: true, ignorePath: true, changeOrigin: true });
+    // ignorePath: the plugin's URL is the whole target. toProxy: so http-proxy-3 takes the client's path
+    // as it is instead of parsing it per request, only for ignorePath to drop it.
+    this.proxy = createProxyServer({
+      selfHandleResponse: true,
+      ignorePath: true,
+      toProxy: true,
+      changeOrigin: true,
+    });
     // The exchange rides in the per-request options; it then listens to its upstream request itself.
     this.proxy.on('proxyReq', (proxyReq, _req, _res, options, socket) =>
       exchangeOf(options)?.attach(proxyReq, socket),

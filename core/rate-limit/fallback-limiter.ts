@@ -67,10 +67,10 @@ export class FallbackLimiter implements Limiter {
     return { fallbacks: this.fallbacks, degraded: this.degraded };
   }
 
-  private async decideLocally(rules: readonly LimitRule[]): Promise<Decision> {
+  private decideLocally(rules: readonly LimitRule[]): Decision {
     this.fallbacks++;
     const share = Math.max(1, this.live?.last ?? 1);
-    const decision = await this.local.admit(
+    const decision = this.local.admit(
       rules.map((r) => ({ ...r, limit: Math.max(1, Math.floor(r.limit / share)) })),
     );
     if (decision.admitted) this.localAdmissions.add(decision.admission);

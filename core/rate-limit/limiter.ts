@@ -36,7 +36,8 @@ export type Decision =
   | { readonly admitted: false; readonly retryAfterMs: number; readonly rule: LimitRule };
 
 export interface Limiter {
-  admit(rules: readonly LimitRule[]): Promise<Decision>;
+  /** A limiter that decides in memory answers at once: no promise and no microtask on the request path. */
+  admit(rules: readonly LimitRule[]): Decision | Promise<Decision>;
   /** After the call: its real tokens enter the token windows and its concurrency leases are freed. Never throws. */
   settle(admission: Admission, tokens: number): Promise<void>;
 }

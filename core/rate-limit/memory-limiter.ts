@@ -63,8 +63,8 @@ export class MemoryLimiter implements Limiter {
     this.slots = new LRUCache({ max: maxSubjects });
   }
 
-  admit(rules: readonly LimitRule[]): Promise<Decision> {
-    return Promise.resolve(this.decide(rules));
+  admit(rules: readonly LimitRule[]): Decision {
+    return this.decide(rules);
   }
 
   settle(admission: Admission, tokens: number): Promise<void> {

@@ -112,9 +112,12 @@ export class MessagesResponseReader implements ResponseReader {
 
   constructor(private readonly promptTokens: () => number) {}
 
+  usageMember(usage: JsonObject): Usage {
+    return toUsage(inputCounts(usage), tokenCount(usage.output_tokens), false);
+  }
+
   json(body: JsonObject): { usage: Usage; replace?: JsonObject } {
-    if (isJsonObject(body.usage))
-      return { usage: toUsage(inputCounts(body.usage), tokenCount(body.usage.output_tokens), false) };
+    if (isJsonObject(body.usage)) return { usage: this.usageMember(body.usage) };
     // The contract promises `usage` on every response: supply an estimate when the upstream left it out.
     const blocks = Array.isArray(body.content) ? body.content : [];
     const output = estimateTokens(blocks.reduce((n: number, b) => n + deltaChars(b), 0));

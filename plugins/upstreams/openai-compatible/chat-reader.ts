@@ -44,6 +44,10 @@ export class ChatResponseReader implements ResponseReader {
     private readonly promptTokens: () => number,
   ) {}
 
+  usageMember(usage: JsonObject): Usage | undefined {
+    return readChatUsage(usage);
+  }
+
   json(body: JsonObject): { usage: Usage; replace?: JsonObject } {
     const usage = readChatUsage(body.usage);
     if (usage) return { usage };

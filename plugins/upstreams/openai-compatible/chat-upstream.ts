@@ -1,9 +1,10 @@
 /**
  * The shared behaviour of the OpenAI-compatible chat families. A family is data (ChatFamilySpec): its
  * field table, field renames for its upstream, and how its upstream reports
- * usage in streams. The body is re-serialised only when something in it had to change.
+ * usage in streams. The client's bytes go upstream as sent unless something in them had to change.
  */
 import type { GatewayContext, JsonObject } from '../../../core/context';
+import { withFirstMember } from '../../../core/json';
 import type { ModelSpec, UpstreamPlugin, UpstreamRequest } from '../../../core/plugin';
 import { streamIsRelayed } from '../../../core/proxy/stream-relay';
 import type { ModelLimits } from '../../../core/routing/model-limits';
@@ -41,6 +42,17 @@ export interface ChatFamilySpec {
   readonly limits: ModelLimits;
   /** …and where one model's differ. */
   readonly modelLimits?: Readonly<Record<string, ModelLimits>>;
+}
+
+/** What the gateway did to the client's body: nothing, one member added, or more (re-serialised). */
+type BodyChange = 'none' | 'splice' | 'reserialise';
+
+/** `stream_options` as the gateway adds it to a body without one (see BodyChange). */
+const ASK_USAGE_MEMBER = '"stream_options":{"include_usage":true}';
+
+async function upstreamBody(ctx: GatewayContext, body: JsonObject, change: BodyChange): Promise<Buffer> {
+  if (change === 'splice') return withFirstMember(await ctx.rawBody(), ASK_USAGE_MEMBER);
+  return change === 'reserialise' ? Buffer.from(JSON.stringify(body)) : ctx.rawBody();
 }
 
 export abstract class OpenAiCompatibleChat implements UpstreamPlugin {
@@ -83,16 +95,18 @@ export abstract class OpenAiCompatibleChat implements UpstreamPlugin {
       changed = true;
     }
     // Asking for usage the client did not want is only safe when the relay strips it again.
-    const stripUsage = stream && !clientWantsUsage && streamIsRelayed(ctx);
-    if (stripUsage && this.spec.streamUsage === 'ask') {
+    const askUsage = stream && !clientWantsUsage && streamIsRelayed(ctx) && this.spec.streamUsage === 'ask';
+    // The commonest change, usage asked of a body without stream_options, is made in the client's bytes.
+    let change: BodyChange = changed ? 'reserialise' : 'none';
+    if (askUsage) {
+      if (change === 'none') change = 'stream_options' in body ? 'reserialise' : 'splice';
       body.stream_options = { ...(body.stream_options as JsonObject | undefined), include_usage: true };
-      changed = true;
     }
     const messages = body.messages;
     return {
       url: this.url,
       headers: this.headers,
-      body: changed ? Buffer.from(JSON.stringify(body)) : await ctx.rawBody(),
+      body: await upstreamBody(ctx, body, change),
       reader: new ChatResponseReader(stream && !clientWantsUsage, () =>
         estimateTokens(promptChars(messages)),
       ),

@@ -167,7 +167,8 @@ void t.test('the chat families, upstream and back', async (t) => {
     async (t) => {
       for (const family of FAMILIES) {
         const id = newId(`stream-${family}`);
-        const res = await chat(gw, { model: MODEL[family], messages: PROMPT, stream: true }, id, SIM);
+        const body = { model: MODEL[family], messages: PROMPT, stream: true };
+        const res = await chat(gw, body, id, SIM);
         isCompleteStream(t, res);
         const chunks = chunksOf(res.text);
         t.equal(chunks.filter((c) => 'usage' in c).length, 0, `${MODEL[family]}: no usage key in any chunk`);
@@ -176,6 +177,13 @@ void t.test('the chat families, upstream and back', async (t) => {
         // Every family reports stream usage only when asked, so the gateway asks (and strips it again).
         const sent = upstreamBody(gw, id);
         t.strictSame(sent.stream_options, { include_usage: true }, 'usage asked for upstream');
+        // Nothing else changed: the member is added in front of the client's bytes.
+        t.equal(Object.keys(sent)[0], 'stream_options', 'added first');
+        t.strictSame(
+          sent,
+          { stream_options: { include_usage: true }, ...body },
+          'the rest as the client sent it',
+        );
         await meteredAs(t, gw, id, family, { stream: true, completion: TOKENS });
       }
     },

@@ -1,0 +1,73 @@
+/**
+ * Finds one member of a JSON object's text without building the object: the value text of the last
+ * top-level `"name": {…}`, as JSON.parse would keep it. Strings are skipped whole with indexOf, so a
+ * response whose bulk is generated text costs a few jumps, where a parse allocates every string in it.
+ *
+ * Like core/http/json-body.ts's scan it only has to be right for text JSON.parse would accept: anything
+ * it cannot place (unbalanced, not an object, a string never closed) gives undefined, and the caller
+ * parses the whole body as before.
+ */
+
+/** Brackets and quotes: the only characters that change where the scan is. */
+const STRUCTURE = /["{}[\]]/g;
+
+/** The index of the quote closing the string that opens at `open`, or -1. */
+function stringEnd(text: string, open: number): number {
+  let end = text.indexOf('"', open + 1);
+  while (end > 0) {
+    let backslashes = 0;
+    while (text.charCodeAt(end - 1 - backslashes) === 0x5c) backslashes++;
+    if (backslashes % 2 === 0) return end;
+    end = text.indexOf('"', end + 1);
+  }
+  return -1;
+}
+
+/** The index of the first character after `from` that is not JSON whitespace. */
+function skipSpace(text: string, from: number): number {
+  let i = from;
+  while (i < text.length && ' \t\n\r'.includes(text[i]!)) i++;
+  return i;
+}
+
+/**
+ * The text of the object value of the top-level member `name` in `text` (a JSON object), or undefined
+ * when there is none, its value is not an object, or the text is not a balanced object.
+ */
+export function topLevelMember(text: string, name: string): string | undefined {
+  const start = skipSpace(text, 0);
+  if (text[start] !== '{') return undefined;
+  const quoted = `"${name}"`;
+  const pattern = STRUCTURE; // shared, and safe: the scan is synchronous, so never re-entered
+  pattern.lastIndex = start;
+  let depth = 0;
+  let valueStart = -1;
+  let found: string | undefined;
+  for (let m = pattern.exec(text); m; m = pattern.exec(text)) {
+    const i = m.index;
+    const c = text[i];
+    if (c === '"') {
+      const end = stringEnd(text, i);
+      if (end < 0) return undefined;
+      if (depth === 1 && end - i + 1 === quoted.length && text.startsWith(quoted, i)) {
+        const colon = skipSpace(text, end + 1);
+        if (text[colon] === ':') {
+          // A later member of the same name replaces an earlier one, as in JSON.parse.
+          const value = skipSpace(text, colon + 1);
+          found = undefined;
+          valueStart = text[value] === '{' ? value : -1;
+        }
+      }
+      pattern.lastIndex = end + 1;
+    } else if (c === '{' || c === '[') {
+      depth++;
+    } else if (--depth === 0) {
+      // The object closes here: only whitespace may follow it.
+      return skipSpace(text, i + 1) === text.length ? found : undefined;
+    } else if (depth === 1 && valueStart >= 0) {
+      found = text.slice(valueStart, i + 1);
+      valueStart = -1;
+    }
+  }
+  return undefined;
+}
