@@ -8,15 +8,19 @@
  * parses the whole body as before.
  */
 
-/** Brackets and quotes: the only characters that change where the scan is. */
-const STRUCTURE = /["{}[\]]/g;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const OPEN_OBJECT = 0x7b;
+const CLOSE_OBJECT = 0x7d;
+const OPEN_ARRAY = 0x5b;
+const CLOSE_ARRAY = 0x5d;
 
 /** The index of the quote closing the string that opens at `open`, or -1. */
 function stringEnd(text: string, open: number): number {
   let end = text.indexOf('"', open + 1);
   while (end > 0) {
     let backslashes = 0;
-    while (text.charCodeAt(end - 1 - backslashes) === 0x5c) backslashes++;
+    while (text.charCodeAt(end - 1 - backslashes) === BACKSLASH) backslashes++;
     if (backslashes % 2 === 0) return end;
     end = text.indexOf('"', end + 1);
   }
@@ -38,15 +42,12 @@ export function topLevelMember(text: string, name: string): string | undefined {
   const start = skipSpace(text, 0);
   if (text[start] !== '{') return undefined;
   const quoted = `"${name}"`;
-  const pattern = STRUCTURE; // shared, and safe: the scan is synchronous, so never re-entered
-  pattern.lastIndex = start;
   let depth = 0;
   let valueStart = -1;
   let found: string | undefined;
-  for (let m = pattern.exec(text); m; m = pattern.exec(text)) {
-    const i = m.index;
-    const c = text[i];
-    if (c === '"') {
+  for (let i = start; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === QUOTE) {
       const end = stringEnd(text, i);
       if (end < 0) return undefined;
       if (depth === 1 && end - i + 1 === quoted.length && text.startsWith(quoted, i)) {
@@ -58,9 +59,11 @@ export function topLevelMember(text: string, name: string): string | undefined {
           valueStart = text[value] === '{' ? value : -1;
         }
       }
-      pattern.lastIndex = end + 1;
-    } else if (c === '{' || c === '[') {
+      i = end;
+    } else if (c === OPEN_OBJECT || c === OPEN_ARRAY) {
       depth++;
+    } else if (c !== CLOSE_OBJECT && c !== CLOSE_ARRAY) {
+      continue;
     } else if (--depth === 0) {
       // The object closes here: only whitespace may follow it.
       return skipSpace(text, i + 1) === text.length ? found : undefined;
