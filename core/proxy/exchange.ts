@@ -18,6 +18,7 @@ import { Errors, sendError, type GatewayError } from '../errors';
 import type { StreamDialect, UpstreamRequest } from '../plugin';
 import type { Upstream } from '../upstream/upstream';
 import { clientResponseHeaders, upstreamRequestHeaders } from './headers';
+import { proxyTarget } from './proxy-target';
 import { SseReader } from '../sse';
 import type { Usage } from '../usage';
 import { topLevelMember } from './top-level-member';
@@ -143,13 +144,18 @@ export class Exchange {
       upstream.timeouts.responseMs,
     );
     ctx.res.once('close', () => this.onClientClose());
+    const { origin, path } = proxyTarget(request.url);
     const options: ExchangeOptions = {
-      target: request.url,
+      target: origin,
       agent: upstream.agent,
       buffer: bodySource(request.body),
       [EXCHANGE]: this,
     };
+    // http-proxy-3 sends the request's url to the origin, and has built the upstream request when web() returns.
+    const clientUrl = ctx.req.url;
+    ctx.req.url = path;
     proxy.web(ctx.req, ctx.res, options, (err) => this.onProxyError(err));
+    ctx.req.url = clientUrl;
     return finished;
   }
 

@@ -27,14 +27,9 @@ export class UpstreamProxy {
   private readonly streamsByKey = new Map<string, Set<StreamRelay>>();
 
   constructor() {
-    // ignorePath: the plugin's URL is the whole target. toProxy: so http-proxy-3 takes the client's path
-    // as it is instead of parsing it per request, only for ignorePath to drop it.
-    this.proxy = createProxyServer({
-      selfHandleResponse: true,
-      ignorePath: true,
-      toProxy: true,
-      changeOrigin: true,
-    });
+    // toProxy: the request's url, which the exchange sets to the upstream's path, is taken as it is (see
+    // proxy-target.ts); changeOrigin: the upstream's host is sent, not the gateway's.
+    this.proxy = createProxyServer({ selfHandleResponse: true, toProxy: true, changeOrigin: true });
     // The exchange rides in the per-request options; it then listens to its upstream request itself.
     this.proxy.on('proxyReq', (proxyReq, _req, _res, options, socket) =>
       exchangeOf(options)?.attach(proxyReq, socket),
