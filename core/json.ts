@@ -1,6 +1,16 @@
 /** JSON objects as the gateway reads request and response bodies. */
 export type JsonObject = Record<string, unknown>;
 
+/** Character codes of JSON's structure, for the scans that read JSON text without parsing it. */
+export const QUOTE = 0x22;
+export const BACKSLASH = 0x5c;
+export const COLON = 0x3a;
+export const COMMA = 0x2c;
+export const OPEN_OBJECT = 0x7b;
+export const CLOSE_OBJECT = 0x7d;
+export const OPEN_ARRAY = 0x5b;
+export const CLOSE_ARRAY = 0x5d;
+
 /** A JSON object (not null, not an array). */
 export const isJsonObject = (value: unknown): value is JsonObject =>
   value !== null && typeof value === 'object' && !Array.isArray(value);
@@ -10,6 +20,6 @@ export const isJsonObject = (value: unknown): value is JsonObject =>
  * first: one member added without re-serialising the rest, so the client's bytes go on as sent.
  */
 export function withFirstMember(raw: Buffer, member: string): Buffer {
-  const open = raw.indexOf(0x7b) + 1; // after `{`: whatever precedes it in an object's text is whitespace
+  const open = raw.indexOf(OPEN_OBJECT) + 1; // after `{`: whatever precedes it in an object's text is whitespace
   return Buffer.concat([raw.subarray(0, open), Buffer.from(`${member},`), raw.subarray(open)]);
 }

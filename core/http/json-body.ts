@@ -11,16 +11,18 @@
  */
 import { isUtf8 } from 'node:buffer';
 import { Errors } from '../errors';
-import { isJsonObject, type JsonObject } from '../json';
+import {
+  BACKSLASH,
+  CLOSE_ARRAY,
+  CLOSE_OBJECT,
+  COLON,
+  isJsonObject,
+  OPEN_ARRAY,
+  OPEN_OBJECT,
+  QUOTE,
+  type JsonObject,
+} from '../json';
 import { rejectDestinationFields } from './destination-fields';
-
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const COLON = 0x3a;
-const OPEN_OBJECT = 0x7b;
-const CLOSE_OBJECT = 0x7d;
-const OPEN_ARRAY = 0x5b;
-const CLOSE_ARRAY = 0x5d;
 
 /** Keys no client body may carry at any depth: they reach JavaScript prototypes, not data. */
 const POISON_KEYS: ReadonlySet<string> = new Set(['__proto__']);

@@ -4,6 +4,7 @@
  * http-proxy-3 on every request; a target that is only the origin, with the path sent as the request's
  * own url (the proxy runs with `toProxy`, which takes that url as it is), is parsed never.
  */
+
 /** The origin's parts as http-proxy-3 copies them into node:http's request options. */
 export interface Origin {
   readonly protocol: string;

@@ -7,13 +7,7 @@
  * it cannot place (unbalanced, not an object, a string never closed) gives undefined, and the caller
  * parses the whole body as before.
  */
-
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const OPEN_OBJECT = 0x7b;
-const CLOSE_OBJECT = 0x7d;
-const OPEN_ARRAY = 0x5b;
-const CLOSE_ARRAY = 0x5d;
+import { BACKSLASH, CLOSE_ARRAY, CLOSE_OBJECT, OPEN_ARRAY, OPEN_OBJECT, QUOTE } from '../json';
 
 /** The index of the quote closing the string that opens at `open`, or -1. */
 function stringEnd(text: string, open: number): number {

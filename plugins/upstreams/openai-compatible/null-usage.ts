@@ -3,15 +3,17 @@
  * usage was asked for, found and cut in the chunk's text: the rest of the chunk goes on byte for byte,
  * and the chunk is not parsed. Anything less plain (spaces, a second `"usage"`) is left to the parser.
  */
+import {
+  BACKSLASH,
+  CLOSE_ARRAY,
+  CLOSE_OBJECT,
+  COMMA,
+  OPEN_ARRAY,
+  OPEN_OBJECT,
+  QUOTE,
+} from '../../../core/json';
 
 const MEMBER = '"usage":null';
-const COMMA = 0x2c;
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
 
 /** How deep `at` lies in the JSON text `data`: 1 inside the outermost object, outside any string. */
 function depthAt(data: string, at: number): number {
@@ -23,8 +25,8 @@ function depthAt(data: string, at: number): number {
       if (c === BACKSLASH) i++;
       else if (c === QUOTE) inString = false;
     } else if (c === QUOTE) inString = true;
-    else if (c === OPEN_BRACE || c === OPEN_BRACKET) depth++;
-    else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) depth--;
+    else if (c === OPEN_OBJECT || c === OPEN_ARRAY) depth++;
+    else if (c === CLOSE_OBJECT || c === CLOSE_ARRAY) depth--;
   }
   return inString ? -1 : depth;
 }
@@ -39,7 +41,7 @@ export function withoutNullUsage(data: string, usageAt: number): string | undefi
   if (data.includes('"usage"', end) || depthAt(data, usageAt) !== 1) return undefined;
   if (data.charCodeAt(end) === COMMA) return data.slice(0, usageAt) + data.slice(end + 1);
   if (data.charCodeAt(usageAt - 1) === COMMA) return data.slice(0, usageAt - 1) + data.slice(end);
-  if (data.charCodeAt(usageAt - 1) === OPEN_BRACE && data.charCodeAt(end) === CLOSE_BRACE)
+  if (data.charCodeAt(usageAt - 1) === OPEN_OBJECT && data.charCodeAt(end) === CLOSE_OBJECT)
     return data.slice(0, usageAt) + data.slice(end);
   return undefined;
 }
