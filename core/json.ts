@@ -11,6 +11,18 @@ export const CLOSE_OBJECT = 0x7d;
 export const OPEN_ARRAY = 0x5b;
 export const CLOSE_ARRAY = 0x5d;
 
+/** The index of the quote closing the JSON string that opens at `open` in `text`, or -1 if it never closes. */
+export function stringEnd(text: string, open: number): number {
+  let end = text.indexOf('"', open + 1);
+  while (end > 0) {
+    let backslashes = 0;
+    while (text.charCodeAt(end - 1 - backslashes) === BACKSLASH) backslashes++;
+    if (backslashes % 2 === 0) return end;
+    end = text.indexOf('"', end + 1);
+  }
+  return -1;
+}
+
 /** A JSON object (not null, not an array). */
 export const isJsonObject = (value: unknown): value is JsonObject =>
   value !== null && typeof value === 'object' && !Array.isArray(value);

@@ -7,19 +7,7 @@
  * it cannot place (unbalanced, not an object, a string never closed) gives undefined, and the caller
  * parses the whole body as before.
  */
-import { BACKSLASH, CLOSE_ARRAY, CLOSE_OBJECT, OPEN_ARRAY, OPEN_OBJECT, QUOTE } from '../json';
-
-/** The index of the quote closing the string that opens at `open`, or -1. */
-function stringEnd(text: string, open: number): number {
-  let end = text.indexOf('"', open + 1);
-  while (end > 0) {
-    let backslashes = 0;
-    while (text.charCodeAt(end - 1 - backslashes) === BACKSLASH) backslashes++;
-    if (backslashes % 2 === 0) return end;
-    end = text.indexOf('"', end + 1);
-  }
-  return -1;
-}
+import { CLOSE_ARRAY, CLOSE_OBJECT, OPEN_ARRAY, OPEN_OBJECT, QUOTE, stringEnd } from '../json';
 
 /** The index of the first character after `from` that is not JSON whitespace. */
 function skipSpace(text: string, from: number): number {

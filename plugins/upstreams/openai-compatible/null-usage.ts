@@ -4,31 +4,29 @@
  * and the chunk is not parsed. Anything less plain (spaces, a second `"usage"`) is left to the parser.
  */
 import {
-  BACKSLASH,
   CLOSE_ARRAY,
   CLOSE_OBJECT,
   COMMA,
   OPEN_ARRAY,
   OPEN_OBJECT,
   QUOTE,
+  stringEnd,
 } from '../../../core/json';
 
 const MEMBER = '"usage":null';
 
-/** How deep `at` lies in the JSON text `data`: 1 inside the outermost object, outside any string. */
+/** How deep `at` lies in the JSON text `data`: 1 inside the outermost object; -1 inside a string. */
 function depthAt(data: string, at: number): number {
   let depth = 0;
-  let inString = false;
   for (let i = 0; i < at; i++) {
     const c = data.charCodeAt(i);
-    if (inString) {
-      if (c === BACKSLASH) i++;
-      else if (c === QUOTE) inString = false;
-    } else if (c === QUOTE) inString = true;
-    else if (c === OPEN_OBJECT || c === OPEN_ARRAY) depth++;
+    if (c === QUOTE) {
+      i = stringEnd(data, i); // strings are skipped whole
+      if (i < 0 || i >= at) return -1;
+    } else if (c === OPEN_OBJECT || c === OPEN_ARRAY) depth++;
     else if (c === CLOSE_OBJECT || c === CLOSE_ARRAY) depth--;
   }
-  return inString ? -1 : depth;
+  return depth;
 }
 
 /**
