@@ -60,7 +60,12 @@ export class StreamRelay {
     headers['cache-control'] = 'no-cache';
     headers['x-accel-buffering'] = 'no';
     ctx.res.writeHead(ctx.status, headers);
-    ctx.res.flushHeaders();
+    // Node sends the headers with the first write: when the upstream's first events came in the same read
+    // they share one system call. Otherwise they go out as this turn of the event loop ends, so the client
+    // sees its 200 before the first token (flushing headers already sent writes nothing).
+    setImmediate(() => {
+      if (!this.ended) ctx.res.flushHeaders();
+    });
     upstreamRes.on('data', (chunk: Buffer) => {
       this.lastUpstream = Date.now();
       this.frames.push(chunk);

@@ -1,5 +1,6 @@
 import t from 'tap';
-import type { IncomingMessage } from 'node:http';
+import { createServer, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { startTestGateway, type ConfigDoc, type TestGateway } from '../../helpers/gateway';
 import { eventually, openStream, parseSse, sseJson, type ErrorBody, untilData } from '../../helpers/http';
@@ -135,6 +136,35 @@ t.test('streams are relayed event by event', async (t) => {
       if (status === 429) t.equal(res.headers['retry-after'], '1');
     }
   });
+});
+
+t.test("the client has its 200 and headers before the upstream's first event", async (t) => {
+  // An upstream that answers at once and thinks before its first token, as models do.
+  const FIRST_EVENT_MS = 600;
+  const chunk = { object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content: 'hi' } }] };
+  const upstream = createServer((req, res) => {
+    req.resume().on('end', () => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' }).flushHeaders();
+      setTimeout(() => res.end(`data: ${JSON.stringify(chunk)}\n\ndata: [DONE]\n\n`), FIRST_EVENT_MS);
+    });
+  });
+  await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => upstream.close());
+  const { port } = upstream.address() as AddressInfo;
+  const gw = await startTestGateway(t, (doc) => {
+    for (const u of Object.values(doc.upstreams as Record<string, { base_url: string }>))
+      u.base_url = `http://127.0.0.1:${port}${new URL(u.base_url).pathname}`;
+  });
+  const started = performance.now();
+  const res = await openStream(`${gw.url}/v1/chat/completions`, streamChat, gw.key);
+  const headersAfter = performance.now() - started;
+  t.equal(res.statusCode, 200);
+  t.equal(res.headers['content-type'], 'text/event-stream');
+  t.ok(headersAfter < FIRST_EVENT_MS / 2, `headers after ${Math.round(headersAfter)} ms`);
+  const arrivals = await readArrivals(res);
+  t.ok(arrivals[0]!.at - started >= FIRST_EVENT_MS - 50, 'the first body bytes are the first event');
+  t.equal(contentOf(sseJson<Chunk>(joined(arrivals))), 'hi');
+  t.ok(joined(arrivals).endsWith('data: [DONE]\n\n'));
 });
 
 t.test('keep-alive pings while the upstream is silent', async (t) => {
