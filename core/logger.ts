@@ -15,9 +15,14 @@ const destinations = new WeakMap<Logger, Destination>();
  * loses at most the last 200 ms.
  */
 export function createLogger(level: string): Logger {
-  const destination = pino.destination({ dest: 1, sync: false, minLength: 4096 });
-  // With a callback, a destination already closed answers it with an error instead of throwing.
-  setInterval(() => destination.flush(() => undefined), FLUSH_EVERY_MS).unref();
+  // sonic-boom's own timer, not `flush(callback)` from ours: a flush with a callback also fsyncs stdout and
+  // adds a 'drain' listener, which under steady load piled up (MaxListenersExceededWarning).
+  const destination = pino.destination({
+    dest: 1,
+    sync: false,
+    minLength: 4096,
+    periodicFlush: FLUSH_EVERY_MS,
+  });
   const logger = pino(
     {
       level,
