@@ -1,7 +1,7 @@
 /**
  * Relays an upstream SSE response event by event (docs/conventions.md#convention-10): the upstream plugin's
  * reader and the middlewares' `onEvent` hooks see each whole event, and each upstream read is written on
- * at once. An event they leave as it is goes on as the upstream's own bytes (no re-serialising); only an
+ * in the same turn of the event loop. An event they leave as it is goes on as the upstream's own bytes (no re-serialising); only an
  * event they change or drop is written anew. While the upstream is silent it sends the API's ping; a stream
  * that ends before the protocol's own end, goes silent too long or is cut by shutdown ends with the API's
  * error frame.
@@ -42,6 +42,8 @@ export class StreamRelay {
   private lastUpstream = Date.now();
   private ticker: NodeJS.Timeout | undefined;
   private ended = false;
+  /** Whether this turn's writes are being held (holdUntilTurnEnds). */
+  private held = false;
 
   constructor(
     private readonly ctx: GatewayContext,
@@ -60,12 +62,7 @@ export class StreamRelay {
     headers['cache-control'] = 'no-cache';
     headers['x-accel-buffering'] = 'no';
     ctx.res.writeHead(ctx.status, headers);
-    // Node sends the headers with the first write: when the upstream's first events came in the same read
-    // they share one system call. Otherwise they go out as this turn of the event loop ends, so the client
-    // sees its 200 before the first token (flushing headers already sent writes nothing).
-    setImmediate(() => {
-      if (!this.ended) ctx.res.flushHeaders();
-    });
+    this.holdUntilTurnEnds();
     upstreamRes.on('data', (chunk: Buffer) => {
       this.lastUpstream = Date.now();
       this.frames.push(chunk);
@@ -149,6 +146,7 @@ export class StreamRelay {
     if (data === undefined || data.length === 0 || this.ended) return;
     const { observed } = this.ctx;
     if (observed.firstByteAt === 0) observed.firstByteAt = performance.now();
+    this.holdUntilTurnEnds();
     const ok = this.ctx.res.write(data);
     this.lastWrite = Date.now();
     // Backpressure: a slow client pauses the upstream instead of growing the gateway's memory.
@@ -156,6 +154,24 @@ export class StreamRelay {
       this.upstreamRes.pause();
       this.ctx.res.once('drain', () => this.upstreamRes.resume());
     }
+  }
+
+  /**
+   * What is written in this turn of the event loop leaves in one system call at its end: the headers with
+   * the first events, and the last events with the stream's end when one upstream read brought both (a
+   * burst is then a single write). When the upstream is silent at first, the headers still go out as the
+   * turn ends, so the client sees its 200 before the first token.
+   */
+  private holdUntilTurnEnds(): void {
+    if (this.held) return;
+    this.held = true;
+    this.ctx.res.cork();
+    setImmediate(() => {
+      this.held = false;
+      if (this.ended) return; // res.end() has sent everything held, and the socket may serve another request
+      this.ctx.res.flushHeaders(); // writes nothing when events already carried them
+      this.ctx.res.uncork();
+    });
   }
 
   private tick(idleError: () => GatewayError): void {
