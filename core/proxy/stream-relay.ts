@@ -1,10 +1,10 @@
 /**
  * Relays an upstream SSE response event by event (docs/conventions.md#convention-10): the upstream plugin's
  * reader and the middlewares' `onEvent` hooks see each whole event, and each upstream read is written on
- * in the same turn of the event loop. An event they leave as it is goes on as the upstream's own bytes (no re-serialising); only an
- * event they change or drop is written anew. While the upstream is silent it sends the API's ping; a stream
- * that ends before the protocol's own end, goes silent too long or is cut by shutdown ends with the API's
- * error frame.
+ * in the same turn of the event loop. An event they leave as it is goes on as the upstream's own bytes (no
+ * re-serialising); only an event they change or drop is written anew. While the upstream is silent it
+ * sends the API's ping; a stream that ends before the protocol's own end, goes silent too long or is cut
+ * by shutdown ends with the API's error frame.
  */
 import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
 import { performance } from 'node:perf_hooks';
