@@ -40,6 +40,12 @@ export const FAST_POLL = {
   per_second: 0,
 };
 
+/** Every upstream of a test config sent to `origin` (`http://host:port`), each keeping its own path. */
+export function pointUpstreamsAt(doc: ConfigDoc, origin: string): void {
+  for (const upstream of Object.values(doc.upstreams as Record<string, { base_url: string }>))
+    upstream.base_url = origin + new URL(upstream.base_url).pathname;
+}
+
 /** A configuration document like the shipped gateway.yaml, pointing at `simUrl`. */
 export function testConfig(simUrl: string, dataDir: string): ConfigDoc {
   return {

@@ -2,7 +2,7 @@ import t from 'tap';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { startTestGateway, type ConfigDoc, type TestGateway } from '../../helpers/gateway';
+import { pointUpstreamsAt, startTestGateway, type ConfigDoc, type TestGateway } from '../../helpers/gateway';
 import { eventually, openStream, parseSse, sseJson, type ErrorBody, untilData } from '../../helpers/http';
 
 const streamChat = { model: 'modela-5.5', messages: [{ role: 'user', content: 'hi' }], stream: true };
@@ -151,10 +151,7 @@ t.test("the client has its 200 and headers before the upstream's first event", a
   await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
   t.teardown(() => upstream.close());
   const { port } = upstream.address() as AddressInfo;
-  const gw = await startTestGateway(t, (doc) => {
-    for (const u of Object.values(doc.upstreams as Record<string, { base_url: string }>))
-      u.base_url = `http://127.0.0.1:${port}${new URL(u.base_url).pathname}`;
-  });
+  const gw = await startTestGateway(t, (doc) => pointUpstreamsAt(doc, `http://127.0.0.1:${port}`));
   const started = performance.now();
   const res = await openStream(`${gw.url}/v1/chat/completions`, streamChat, gw.key);
   const headersAfter = performance.now() - started;

@@ -6,7 +6,7 @@
  */
 import t, { type Test } from 'tap';
 import type { UsageRecord } from '../../../core/stores/usage-store';
-import { startTestGateway, type ConfigDoc, type TestGateway } from '../../helpers/gateway';
+import { pointUpstreamsAt, startTestGateway, type ConfigDoc, type TestGateway } from '../../helpers/gateway';
 import { parseSse, postJson } from '../../helpers/http';
 import {
   readFixture,
@@ -184,9 +184,7 @@ function bodyFor(c: Case): Record<string, unknown> {
 
 /** The upstreams of the test config, every one pointed at the replay server. */
 function pointAt(doc: ConfigDoc, replay: ReplayUpstream): void {
-  const upstreams = doc.upstreams as Record<string, { base_url: string }>;
-  for (const upstream of Object.values(upstreams))
-    upstream.base_url = replay.url + new URL(upstream.base_url).pathname;
+  pointUpstreamsAt(doc, replay.url);
   // Exact names and earlier patterns win over '*'.
   doc.prices = {
     'videoa-*': { per_second: { '480P': 0.05, '720P': 0.1 } },
