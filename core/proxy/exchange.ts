@@ -265,11 +265,12 @@ export class Exchange {
   /** Usage read from the body's `usage` member alone, when the reader can (see ResponseReader.usageMember). */
   private usageFromMember(text: string): Usage | undefined {
     const { reader } = this.request;
-    const member = reader.usageMember ? topLevelMember(text, 'usage') : undefined;
+    if (!reader.usageMember) return undefined;
+    const member = topLevelMember(text, 'usage');
     if (member === undefined) return undefined;
     try {
       const usage: unknown = JSON.parse(member);
-      return isJsonObject(usage) ? reader.usageMember?.(usage) : undefined;
+      return isJsonObject(usage) ? reader.usageMember(usage) : undefined;
     } catch {
       return undefined; // the whole body is parsed, and judged, as before
     }
