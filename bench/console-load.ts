@@ -54,7 +54,7 @@ async function startGateway(env: Env, profile: boolean): Promise<Gateway> {
       GATEWAY_ADMIN_TOKEN: env.token,
     },
     // Not through NODE_OPTIONS: it refuses --cpu-prof.
-    profile && env.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${env.cpuProfDir}`] : [],
+    { nodeArgs: profile && env.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${env.cpuProfDir}`] : [] },
   );
   // A gateway that dies while opening fails the run at once, not after the timeout.
   let alive: NodeJS.Timeout | undefined;

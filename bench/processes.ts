@@ -21,10 +21,19 @@ process.on('exit', () => {
 
 type LineWatcher = (line: string) => void;
 
-/** A running child process started from a compiled script of this project. */
+/** How a child is started beside its script, arguments and environment. */
+export interface StartOptions {
+  readonly nodeArgs?: readonly string[];
+  /** Where its stdout goes instead of a pipe. */
+  readonly stdoutFile?: string;
+  /** A command the node process runs under, e.g. `valgrind --tool=callgrind`. */
+  readonly launcher?: readonly string[];
+}
+
 /** USER_HZ, the unit of /proc/<pid>/stat's times: 100 on every Linux architecture Node supports. */
 const TICK_MICROS = 10_000;
 
+/** A running child process started from a compiled script of this project. */
 export class Child {
   private readonly tail: string[] = [];
   private readonly watchers = new Set<LineWatcher>();
@@ -55,20 +64,22 @@ export class Child {
   }
 
   /**
-   * Starts `node ...nodeArgs <script> ...args` with the given extra environment. With `stdoutFile`, its
-   * stdout is written straight to that file, as a deployment's log would be, with no pipe for this
-   * process to drain: a gateway's access log is then measured as it costs in production.
+   * Starts `node ...nodeArgs <script> ...args` with the given extra environment, behind `launcher` when
+   * one is given (a command prefix such as valgrind's). With `stdoutFile`, its stdout is written straight
+   * to that file, as a deployment's log would be, with no pipe for this process to drain: a gateway's
+   * access log is then measured as it costs in production.
    */
   static start(
     name: string,
     script: string,
     args: readonly string[],
     env: NodeJS.ProcessEnv = {},
-    nodeArgs: readonly string[] = [],
-    stdoutFile?: string,
+    how: StartOptions = {},
   ): Child {
+    const { nodeArgs = [], stdoutFile, launcher = [] } = how;
     const out = stdoutFile === undefined ? 'pipe' : openSync(stdoutFile, 'a');
-    const proc = spawn(process.execPath, [...nodeArgs, script, ...args], {
+    const command = [...launcher, process.execPath, ...nodeArgs, script, ...args];
+    const proc = spawn(command[0]!, command.slice(1), {
       env: { ...process.env, ...env },
       stdio: ['ignore', out, 'pipe'],
     });

@@ -15,7 +15,7 @@ import { stopAll } from './processes';
 import { figuresTable, goalLines, ratiosTable, roundRatiosTable } from './report';
 import { goals, ratios, roundRatios, summarise, type Sample } from './summary';
 import { deletePrefix } from './redis-keys';
-import { startBare, startGateway, startSimulator, type TargetName } from './targets';
+import { startProxy, startGateway, startSimulator, type TargetName } from './targets';
 import { drainReport, drainVideo, type DrainFigures } from './video-drain';
 
 /** Startup, sample checks and shutdown, on top of the load time. */
@@ -48,7 +48,7 @@ async function bench(options: BenchOptions, cleanup: Cleanup, pinning: Pinning):
   cleanup.add('child processes', stopAll);
   const sim = await startSimulator();
   const gateway = await startGateway(sim.url, tmp);
-  const targets = [await startBare(sim.url), gateway];
+  const targets = [await startProxy('bare', sim.url), gateway];
   if (options.redisUrl) {
     const redis = { url: options.redisUrl, keyPrefix: `bench:${process.pid}:${Date.now()}:` };
     cleanup.add('redis keys', () => deletePrefix(redis));

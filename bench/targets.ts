@@ -12,14 +12,20 @@ import { Child } from './processes';
 import { apiPath } from './upstreams';
 
 const STARTUP_MS = 15_000;
+/** Under a launcher such as valgrind, start-up runs tens of times slower. */
+const startupMs = (launcher: readonly string[]): number =>
+  launcher.length > 0 ? 12 * STARTUP_MS : STARTUP_MS;
 /** dist/, from dist/bench/ where this file runs. */
 const DIST = join(__dirname, '..');
 const LISTENING = /listening on (http:\/\/\S+)$/;
 /** The line the gateway prints, on a first start, holding just the new API key. */
 const KEY_LINE = /^sk-[A-Za-z0-9_-]{43}$/;
 
-/** `gateway-redis`: the same gateway with its rate limits counted on Redis. */
-export type TargetName = 'bare' | 'gateway' | 'gateway-redis';
+/**
+ * `gateway-redis`: the same gateway with its rate limits counted on Redis; `floor`: the least a metering
+ * proxy must do (floor-proxy.ts), measured only by `npm run bench:instructions`.
+ */
+export type TargetName = 'bare' | 'floor' | 'gateway' | 'gateway-redis';
 
 /** Everything that differs between the targets for one case: where to send it and with which headers. */
 export interface LoadRequest {
@@ -45,8 +51,8 @@ export interface GatewayTarget extends Target {
 
 const JSON_TYPE = { 'content-type': 'application/json' };
 
-async function listeningUrl(child: Child): Promise<string> {
-  const line = await child.waitForLine(LISTENING, STARTUP_MS);
+async function listeningUrl(child: Child, timeoutMs = STARTUP_MS): Promise<string> {
+  const line = await child.waitForLine(LISTENING, timeoutMs);
   return LISTENING.exec(line)?.[1] ?? '';
 }
 
@@ -56,18 +62,23 @@ export async function startSimulator(): Promise<{ child: Child; url: string }> {
   return { child, url: await listeningUrl(child) };
 }
 
-/** Starts the bare http-proxy-3 passthrough; it is addressed by the simulator's own paths. */
-export async function startBare(simUrl: string): Promise<Target> {
+/** Starts a proxy of bench/ addressed by the simulator's own paths: the bare passthrough, or the floor. */
+export async function startProxy(
+  name: 'bare' | 'floor',
+  simUrl: string,
+  launcher: readonly string[] = [],
+): Promise<Target> {
+  const script = join(DIST, 'bench', `${name}-proxy.js`);
   const child = Child.start(
-    'bare proxy',
-    join(DIST, 'bench', 'bare-proxy.js'),
+    `${name} proxy`,
+    script,
     ['--sim', simUrl],
     {},
-    targetNodeArgs(),
+    { nodeArgs: targetNodeArgs(), launcher },
   );
-  const url = await listeningUrl(child);
+  const url = await listeningUrl(child, startupMs(launcher));
   return {
-    name: 'bare',
+    name,
     child,
     request: (c) => ({
       url: `${url}${apiPath(c.upstream)}`,
@@ -85,12 +96,13 @@ const targetNodeArgs = (): string[] => (process.env.BENCH_NODE_ARGS ?? '').split
 
 /**
  * Starts the gateway on a fresh data dir under `tmpDir`, and reads the API key it creates on first start.
- * With `redis`, it is the `gateway-redis` target.
+ * With `redis`, it is the `gateway-redis` target; `launcher` is a command it runs under.
  */
 export async function startGateway(
   simUrl: string,
   tmpDir: string,
   redis?: BenchRedis,
+  launcher: readonly string[] = [],
 ): Promise<GatewayTarget> {
   const name: TargetName = redis ? 'gateway-redis' : 'gateway';
   const config = join(tmpDir, `${name}.yaml`);
@@ -110,11 +122,10 @@ export async function startGateway(
       ADMIN_PORT: String(adminPort),
       GATEWAY_ADMIN_TOKEN: adminToken,
     },
-    targetNodeArgs(),
-    join(tmpDir, `${name}.log`),
+    { nodeArgs: targetNodeArgs(), stdoutFile: join(tmpDir, `${name}.log`), launcher },
   );
-  const key = await child.waitForLine(KEY_LINE, STARTUP_MS);
-  await waitForPort(port, STARTUP_MS);
+  const key = await child.waitForLine(KEY_LINE, startupMs(launcher));
+  await waitForPort(port, startupMs(launcher));
   const headers = { ...JSON_TYPE, authorization: `Bearer ${key}` };
   const base = `http://${LOOPBACK}:${port}`;
   return {

@@ -1,0 +1,88 @@
+/**
+ * The floor: the least any metering proxy on http-proxy-3 must do beyond the bare passthrough, and the
+ * gateway's lower bound. It reads the request body to find `model` (as the router must), and reads `usage`
+ * from the response (as metering must): a JSON body is read whole and parsed, a stream's chunks are passed
+ * on as they come and searched for usage. No auth, limits, validation, records or logs.
+ * Usage: `node dist/bench/floor-proxy.js --sim http://127.0.0.1:PORT [--port N]`; paths as the bare proxy's.
+ */
+import { Agent, createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Stream } from 'node:stream';
+import { parseArgs } from 'node:util';
+import { createProxyServer } from 'http-proxy-3';
+import { LOOPBACK } from './ports';
+import { apiPath, SIM_UPSTREAMS } from './upstreams';
+
+/** Upstream credentials by path, as the bare proxy sets them. */
+const credentials = new Map(SIM_UPSTREAMS.map((u) => [apiPath(u), u.credential(u.apiKey)]));
+
+/** A read body as the `buffer` option wants it: sent with one `end`, as the gateway does. */
+const bodySource = (body: Buffer): Stream =>
+  ({ pipe: <T extends NodeJS.WritableStream>(dest: T): T => (dest.end(body), dest) }) as unknown as Stream;
+
+/** Usage found in a response, kept on the request only so that the work is not optimised away. */
+const USAGE = Symbol('usage');
+type Metered = IncomingMessage & { [USAGE]?: unknown };
+
+function relayResponse(upstreamRes: IncomingMessage, req: Metered, res: ServerResponse): void {
+  const headers = { ...upstreamRes.headers };
+  const status = upstreamRes.statusCode ?? 502;
+  if (String(headers['content-type']).includes('text/event-stream')) {
+    res.writeHead(status, headers);
+    upstreamRes.on('data', (chunk: Buffer) => {
+      if (chunk.includes('usage')) req[USAGE] = chunk;
+      res.write(chunk);
+    });
+    upstreamRes.on('end', () => res.end());
+    return;
+  }
+  const chunks: Buffer[] = [];
+  upstreamRes.on('data', (chunk: Buffer) => chunks.push(chunk));
+  upstreamRes.on('end', () => {
+    const body = Buffer.concat(chunks);
+    req[USAGE] = (JSON.parse(body.toString('utf8')) as { usage?: unknown }).usage;
+    headers['content-length'] = String(body.length);
+    res.writeHead(status, headers).end(body);
+  });
+}
+
+function main(): void {
+  const { values } = parseArgs({
+    options: { sim: { type: 'string' }, port: { type: 'string', default: '0' } },
+  });
+  const sim = values.sim;
+  if (!sim) throw new Error('--sim <simulator url> is required');
+  const proxy = createProxyServer({
+    target: sim,
+    agent: new Agent({ keepAlive: true, maxSockets: 256 }),
+    changeOrigin: true,
+    selfHandleResponse: true,
+  });
+  proxy.on('proxyRes', relayResponse);
+  proxy.on('error', (_err, _req, res) => res.destroy());
+  const server = createServer((req, res) => {
+    const credential = credentials.get(req.url ?? '');
+    if (req.method !== 'POST' || !credential) return void res.writeHead(404).end();
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      const { model } = JSON.parse(body.toString('utf8')) as { model?: unknown };
+      if (typeof model !== 'string') return void res.writeHead(400).end();
+      Object.assign(req.headers, credential, { 'content-length': String(body.length) });
+      proxy.web(req, res, { buffer: bodySource(body) });
+    });
+  });
+  server.listen(Number(values.port), LOOPBACK, () => {
+    const address = server.address();
+    const port = typeof address === 'object' && address ? address.port : 0;
+    console.log(`floor proxy listening on http://${LOOPBACK}:${port}`);
+  });
+  const stop = (): void => {
+    server.close(() => process.exit(0));
+    server.closeAllConnections();
+  };
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+}
+
+main();

@@ -1,0 +1,185 @@
+/**
+ * `npm run bench:instructions`: the machine instructions each proxy runs per request, counted by
+ * valgrind's callgrind, for the bare passthrough, the floor (floor-proxy.ts) and the gateway as the
+ * benchmark configures it. Where `npm run bench`'s times drift with whatever else the machine runs, these
+ * counts repeat to 1–2% run after run, so a change's cost is seen even when it is a few percent.
+ * They count the processes' own code (JavaScript, Node, V8 and its helper threads), not the kernel's:
+ * system calls, the same for every target, are left out, so the ratios read somewhat lower than
+ * `npm run bench`'s CPU ratios.
+ *
+ * Each target runs under callgrind with counting off; per case it gets a warm-up (the JIT settles), then
+ * counting is turned on for exactly `--requests` requests and the count is read back.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { CASES, CASE_NAMES, type CaseName } from './cases';
+import { sendCount } from './load';
+import { stopAll } from './processes';
+import { startGateway, startProxy, startSimulator, type Target } from './targets';
+
+const USAGE =
+  'usage: npm run bench:instructions -- [--cases json,stream,messages] [--targets bare,floor,gateway] [--requests 5000] [--warmup 2000] [--connections 8]';
+
+const TARGETS = ['bare', 'floor', 'gateway'] as const;
+type CountedTarget = (typeof TARGETS)[number];
+
+interface Options {
+  readonly cases: readonly CaseName[];
+  /** Ratios are to `bare`, so without it only the counts are printed. */
+  readonly targets: readonly CountedTarget[];
+  readonly requests: number;
+  readonly warmup: number;
+  readonly connections: number;
+}
+
+function listOf<T extends string>(flag: string, raw: string, known: readonly T[]): T[] {
+  return raw.split(',').map((name) => {
+    if (!(known as readonly string[]).includes(name)) throw new Error(`--${flag}: unknown ${name}`);
+    return name as T;
+  });
+}
+
+function parseOptions(argv: readonly string[]): Options {
+  const { values } = parseArgs({
+    args: [...argv],
+    strict: true,
+    options: {
+      cases: { type: 'string', default: 'json,stream,messages' },
+      targets: { type: 'string', default: TARGETS.join(',') },
+      // Fewer requests count a major GC or none by chance: counts of 2,000 varied by 10%, of 5,000 by 2%.
+      requests: { type: 'string', default: '5000' },
+      warmup: { type: 'string', default: '2000' },
+      connections: { type: 'string', default: '8' },
+    },
+  });
+  const count = (flag: string, raw: string): number => {
+    const n = Number(raw);
+    if (!Number.isInteger(n) || n < 1) throw new Error(`--${flag} must be a positive integer, got "${raw}"`);
+    return n;
+  };
+  return {
+    cases: listOf('cases', values.cases, CASE_NAMES),
+    targets: listOf('targets', values.targets, TARGETS),
+    requests: count('requests', values.requests),
+    warmup: count('warmup', values.warmup),
+    connections: count('connections', values.connections),
+  };
+}
+
+/** callgrind, counting nothing until told to (so start-up is not counted), writing its dumps to `dir`. */
+const callgrind = (dir: string): string[] => [
+  'valgrind',
+  '--tool=callgrind',
+  '--instr-atstart=no',
+  // V8 rewrites its generated code in place; valgrind must notice to count the new code.
+  '--smc-check=all-non-file',
+  `--callgrind-out-file=${join(dir, 'callgrind.%p')}`,
+];
+
+/** The instruction count of the dump `callgrind_control --dump` just wrote for `pid` (the newest one). */
+async function lastDumpCount(dir: string, pid: number): Promise<number> {
+  const prefix = `callgrind.${pid}.`;
+  const dumps = (await readdir(dir)).filter((f) => f.startsWith(prefix));
+  const newest = dumps.sort((a, b) => Number(a.slice(prefix.length)) - Number(b.slice(prefix.length))).pop();
+  if (newest === undefined) throw new Error(`callgrind wrote no dump for process ${pid}`);
+  const totals = /^(?:totals|summary):\s*(\d+)/m.exec(await readFile(join(dir, newest), 'utf8'));
+  if (!totals) throw new Error(`no totals in ${newest}`);
+  return Number(totals[1]);
+}
+
+const control = (pid: number, ...args: string[]): void => {
+  execFileSync('callgrind_control', [...args, String(pid)], { stdio: 'ignore' });
+};
+
+/** Instructions per request of `target` on `caseName`, after a warm-up of `options.warmup` requests. */
+async function countCase(target: Target, caseName: CaseName, dir: string, options: Options): Promise<number> {
+  const pid = target.child.pid;
+  if (pid === undefined) throw new Error(`${target.name} has no process`);
+  const request = target.request(CASES[caseName]);
+  const checked = async (amount: number): Promise<number> => {
+    const figures = await sendCount(request, options.connections, amount);
+    if (figures.non2xx > 0 || figures.errors > 0 || figures.requests !== amount)
+      throw new Error(`${target.name} ${caseName}: ${JSON.stringify(figures)}`);
+    return figures.requests;
+  };
+  await checked(options.warmup);
+  control(pid, '--instr=on');
+  const requests = await checked(options.requests);
+  control(pid, '--dump');
+  control(pid, '--instr=off');
+  return (await lastDumpCount(dir, pid)) / requests;
+}
+
+interface Row {
+  readonly caseName: CaseName;
+  readonly target: string;
+  readonly perRequest: number;
+  readonly bareOverThis: number;
+}
+
+function table(rows: readonly Row[]): string {
+  const lines = [['case', 'target', 'instructions/request', 'bare/target']];
+  for (const r of rows) {
+    lines.push([
+      r.caseName,
+      r.target,
+      Math.round(r.perRequest).toLocaleString('en'),
+      Number.isFinite(r.bareOverThis) ? r.bareOverThis.toFixed(3) : '-',
+    ]);
+  }
+  const widths = lines[0]!.map((_, i) => Math.max(...lines.map((l) => l[i]!.length)));
+  return lines.map((l) => l.map((cell, i) => cell.padEnd(widths[i]!)).join('  ')).join('\n');
+}
+
+function valgrindMissing(): boolean {
+  try {
+    execFileSync('valgrind', ['--version'], { stdio: 'ignore' });
+    execFileSync('callgrind_control', ['--version'], { stdio: 'ignore' });
+    return false;
+  } catch {
+    return true;
+  }
+}
+
+async function main(): Promise<void> {
+  const options = parseOptions(process.argv.slice(2));
+  if (valgrindMissing()) throw new Error('valgrind is not installed (Debian: apt-get install valgrind)');
+  const dir = await mkdtemp(join(tmpdir(), 'gateway-instructions-'));
+  try {
+    const sim = await startSimulator();
+    const launcher = callgrind(dir);
+    const start = (name: CountedTarget): Promise<Target> =>
+      name === 'gateway'
+        ? startGateway(sim.url, dir, undefined, launcher)
+        : startProxy(name, sim.url, launcher);
+    const targets: Target[] = [];
+    for (const name of options.targets) targets.push(await start(name));
+    const rows: Row[] = [];
+    for (const caseName of options.cases) {
+      let bare = Number.NaN;
+      for (const target of targets) {
+        const perRequest = await countCase(target, caseName, dir, options);
+        if (target.name === 'bare') bare = perRequest;
+        rows.push({ caseName, target: target.name, perRequest, bareOverThis: bare / perRequest });
+        console.error(`${caseName} ${target.name}: ${Math.round(perRequest)} instructions per request`);
+      }
+    }
+    console.log(
+      `\n${options.requests} requests counted per case and target, after ${options.warmup} uncounted\n`,
+    );
+    console.log(table(rows));
+    console.log(`BENCH_INSTRUCTIONS ${JSON.stringify({ options, rows })}`);
+  } finally {
+    await stopAll();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+main().catch((e: unknown) => {
+  console.error(e instanceof Error ? e.message : String(e));
+  console.error(USAGE);
+  process.exitCode = 1;
+});
