@@ -3,11 +3,10 @@
  * goes to the same path on the simulator with the upstream's credential set; no parsing, no auth, no
  * metering, just a pipe. Usage: `node dist/bench/bare-proxy.js --sim http://127.0.0.1:PORT [--port N]`.
  */
-import { Agent, createServer, ServerResponse, type IncomingMessage } from 'node:http';
+import { Agent, ServerResponse, type IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
-import { parseArgs } from 'node:util';
 import { createProxyServer, type ProxyServer } from 'http-proxy-3';
-import { LOOPBACK } from './ports';
+import { runProxy } from './proxy-main';
 import { apiPath, SIM_UPSTREAMS } from './upstreams';
 
 /** One http-proxy-3 server per upstream, so the target and headers are fixed once, not built per request. */
@@ -43,23 +42,4 @@ function handler(proxies: Map<string, ProxyServer>): (req: IncomingMessage, res:
   };
 }
 
-function main(): void {
-  const { values } = parseArgs({
-    options: { sim: { type: 'string' }, port: { type: 'string', default: '0' } },
-  });
-  if (!values.sim) throw new Error('--sim <simulator url> is required');
-  const server = createServer(handler(proxiesByPath(values.sim)));
-  server.listen(Number(values.port), LOOPBACK, () => {
-    const address = server.address();
-    const port = typeof address === 'object' && address ? address.port : 0;
-    console.log(`bare proxy listening on http://${LOOPBACK}:${port}`);
-  });
-  const stop = (): void => {
-    server.close(() => process.exit(0));
-    server.closeAllConnections();
-  };
-  process.once('SIGTERM', stop);
-  process.once('SIGINT', stop);
-}
-
-main();
+runProxy('bare proxy', (simUrl) => handler(proxiesByPath(simUrl)));

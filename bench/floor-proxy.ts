@@ -5,11 +5,10 @@
  * on as they come and searched for usage. No auth, limits, validation, records or logs.
  * Usage: `node dist/bench/floor-proxy.js --sim http://127.0.0.1:PORT [--port N]`; paths as the bare proxy's.
  */
-import { Agent, createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { Agent, type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
 import type { Stream } from 'node:stream';
-import { parseArgs } from 'node:util';
 import { createProxyServer } from 'http-proxy-3';
-import { LOOPBACK } from './ports';
+import { runProxy } from './proxy-main';
 import { apiPath, SIM_UPSTREAMS } from './upstreams';
 
 /** Upstream credentials by path, as the bare proxy sets them. */
@@ -45,12 +44,8 @@ function relayResponse(upstreamRes: IncomingMessage, req: Metered, res: ServerRe
   });
 }
 
-function main(): void {
-  const { values } = parseArgs({
-    options: { sim: { type: 'string' }, port: { type: 'string', default: '0' } },
-  });
-  const sim = values.sim;
-  if (!sim) throw new Error('--sim <simulator url> is required');
+/** The request handler: the body read whole and `model` found, then proxied with the body as read. */
+function handler(sim: string): RequestListener {
   const proxy = createProxyServer({
     target: sim,
     agent: new Agent({ keepAlive: true, maxSockets: 256 }),
@@ -59,7 +54,7 @@ function main(): void {
   });
   proxy.on('proxyRes', relayResponse);
   proxy.on('error', (_err, _req, res) => res.destroy());
-  const server = createServer((req, res) => {
+  return (req, res) => {
     const credential = credentials.get(req.url ?? '');
     if (req.method !== 'POST' || !credential) return void res.writeHead(404).end();
     const chunks: Buffer[] = [];
@@ -71,18 +66,7 @@ function main(): void {
       Object.assign(req.headers, credential, { 'content-length': String(body.length) });
       proxy.web(req, res, { buffer: bodySource(body) });
     });
-  });
-  server.listen(Number(values.port), LOOPBACK, () => {
-    const address = server.address();
-    const port = typeof address === 'object' && address ? address.port : 0;
-    console.log(`floor proxy listening on http://${LOOPBACK}:${port}`);
-  });
-  const stop = (): void => {
-    server.close(() => process.exit(0));
-    server.closeAllConnections();
   };
-  process.once('SIGTERM', stop);
-  process.once('SIGINT', stop);
 }
 
-main();
+runProxy('floor proxy', handler);
