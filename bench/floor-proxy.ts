@@ -6,17 +6,14 @@
  * Usage: `node dist/bench/floor-proxy.js --sim http://127.0.0.1:PORT [--port N]`; paths as the bare proxy's.
  */
 import { Agent, type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
-import type { Stream } from 'node:stream';
 import { createProxyServer } from 'http-proxy-3';
+// The gateway's own way of handing a read body to http-proxy-3, so the floor sends it as the gateway does.
+import { bodySource } from '../core/proxy/exchange';
 import { runProxy } from './proxy-main';
 import { apiPath, SIM_UPSTREAMS } from './upstreams';
 
 /** Upstream credentials by path, as the bare proxy sets them. */
 const credentials = new Map(SIM_UPSTREAMS.map((u) => [apiPath(u), u.credential(u.apiKey)]));
-
-/** A read body as the `buffer` option wants it: sent with one `end`, as the gateway does. */
-const bodySource = (body: Buffer): Stream =>
-  ({ pipe: <T extends NodeJS.WritableStream>(dest: T): T => (dest.end(body), dest) }) as unknown as Stream;
 
 /** Usage found in a response, kept on the request only so that the work is not optimised away. */
 const USAGE = Symbol('usage');

@@ -17,7 +17,9 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { CASES, CASE_NAMES, type CaseName } from './cases';
 import { sendCount } from './load';
+import { nameList, positiveInt } from './options';
 import { stopAll } from './processes';
+import { table } from './report';
 import { startGateway, startProxy, startSimulator, type Target } from './targets';
 
 const USAGE =
@@ -35,13 +37,6 @@ interface Options {
   readonly connections: number;
 }
 
-function listOf<T extends string>(flag: string, raw: string, known: readonly T[]): T[] {
-  return raw.split(',').map((name) => {
-    if (!(known as readonly string[]).includes(name)) throw new Error(`--${flag}: unknown ${name}`);
-    return name as T;
-  });
-}
-
 function parseOptions(argv: readonly string[]): Options {
   const { values } = parseArgs({
     args: [...argv],
@@ -55,17 +50,12 @@ function parseOptions(argv: readonly string[]): Options {
       connections: { type: 'string', default: '8' },
     },
   });
-  const count = (flag: string, raw: string): number => {
-    const n = Number(raw);
-    if (!Number.isInteger(n) || n < 1) throw new Error(`--${flag} must be a positive integer, got "${raw}"`);
-    return n;
-  };
   return {
-    cases: listOf('cases', values.cases, CASE_NAMES),
-    targets: listOf('targets', values.targets, TARGETS),
-    requests: count('requests', values.requests),
-    warmup: count('warmup', values.warmup),
-    connections: count('connections', values.connections),
+    cases: nameList('cases', values.cases, CASE_NAMES),
+    targets: nameList('targets', values.targets, TARGETS),
+    requests: positiveInt('requests', values.requests, 1),
+    warmup: positiveInt('warmup', values.warmup, 1),
+    connections: positiveInt('connections', values.connections, 1),
   };
 }
 
@@ -100,8 +90,8 @@ async function countCase(target: Target, caseName: CaseName, dir: string, option
   if (pid === undefined) throw new Error(`${target.name} has no process`);
   const request = target.request(CASES[caseName]);
   // autocannon sends exactly `amount` requests, and may leave the last response out of its count. The
-  // bare proxy, slowed down by valgrind, once answered 502 (an upstream connection error; it has no
-  // retry): one non-2xx answer in a thousand is tolerated, and said.
+  // bare proxy, slowed down by valgrind, has answered one messages request 502 in a counted window (an
+  // upstream connection error; it has no retry): one non-2xx answer in a thousand is tolerated, and said.
   const send = async (amount: number): Promise<void> => {
     const figures = await sendCount(request, options.connections, amount);
     if (figures.non2xx > amount / 1000 || figures.errors > 0 || figures.requests < amount - 1)
@@ -123,18 +113,16 @@ interface Row {
   readonly bareOverThis: number;
 }
 
-function table(rows: readonly Row[]): string {
-  const lines = [['case', 'target', 'instructions/request', 'bare/target']];
-  for (const r of rows) {
-    lines.push([
+function rowsTable(rows: readonly Row[]): string {
+  return table(
+    ['case', 'target', 'instructions/request', 'bare/target'],
+    rows.map((r) => [
       r.caseName,
       r.target,
       Math.round(r.perRequest).toLocaleString('en'),
       Number.isFinite(r.bareOverThis) ? r.bareOverThis.toFixed(3) : '-',
-    ]);
-  }
-  const widths = lines[0]!.map((_, i) => Math.max(...lines.map((l) => l[i]!.length)));
-  return lines.map((l) => l.map((cell, i) => cell.padEnd(widths[i]!)).join('  ')).join('\n');
+    ]),
+  );
 }
 
 function valgrindMissing(): boolean {
@@ -174,7 +162,7 @@ async function main(): Promise<void> {
     console.log(
       `\n${options.requests} requests counted per case and target, after ${options.warmup} uncounted\n`,
     );
-    console.log(table(rows));
+    console.log(rowsTable(rows));
     console.log(`BENCH_INSTRUCTIONS ${JSON.stringify({ options, rows })}`);
   } finally {
     await stopAll();

@@ -18,20 +18,20 @@ export interface BenchOptions {
 export const USAGE =
   'usage: npm run bench -- [--duration 8] [--warmup 2] [--connections 64] [--rounds 3] [--cases json,stream,stream-paced,messages] [--video 1000] [--redis URL|off]';
 
-function positiveInt(flag: string, raw: string, min: number): number {
+export function positiveInt(flag: string, raw: string, min: number): number {
   const n = Number(raw);
   if (!Number.isInteger(n) || n < min) throw new Error(`--${flag} must be an integer ≥ ${min}, got "${raw}"`);
   return n;
 }
 
-const isCaseName = (name: string): name is CaseName => (CASE_NAMES as readonly string[]).includes(name);
-
-function caseList(raw: string): CaseName[] {
+/** A comma-separated flag of names from `known`, each once; throws naming any unknown one. */
+export function nameList<T extends string>(flag: string, raw: string, known: readonly T[]): T[] {
+  const isKnown = (name: string): name is T => (known as readonly string[]).includes(name);
   const names = raw.split(',').map((s) => s.trim());
-  const unknown = names.filter((n) => !isCaseName(n));
+  const unknown = names.filter((n) => !isKnown(n));
   if (unknown.length > 0)
-    throw new Error(`--cases: unknown ${unknown.join(', ')}; known: ${CASE_NAMES.join(', ')}`);
-  return [...new Set(names.filter(isCaseName))];
+    throw new Error(`--${flag}: unknown ${unknown.join(', ')}; known: ${known.join(', ')}`);
+  return [...new Set(names.filter(isKnown))];
 }
 
 /** Parses the flags; throws with a readable message on anything unknown or invalid. */
@@ -54,7 +54,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     warmupS: positiveInt('warmup', values.warmup, 0),
     connections: positiveInt('connections', values.connections, 1),
     rounds: positiveInt('rounds', values.rounds, 1),
-    cases: caseList(values.cases),
+    cases: nameList('cases', values.cases, CASE_NAMES),
     videoTasks: positiveInt('video', values.video, 0),
     redisUrl: values.redis === 'off' || values.redis === '' ? undefined : values.redis,
   };

@@ -3,8 +3,8 @@ import type { Goal, Ratio, RoundRatio, Row } from './summary';
 
 type Cell = string;
 
-/** Left-aligns the first column, right-aligns the rest, so numbers line up. */
-function table(header: readonly Cell[], body: readonly (readonly Cell[])[]): string {
+/** Left-aligns the first two columns (case, target), right-aligns the rest, so numbers line up. */
+export function table(header: readonly Cell[], body: readonly (readonly Cell[])[]): string {
   const lines = [header, ...body];
   const widths = header.map((_, i) => Math.max(...lines.map((l) => (l[i] ?? '').length)));
   const format = (l: readonly Cell[]): string =>
