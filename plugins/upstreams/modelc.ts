@@ -1,6 +1,7 @@
 /**
  * `modelc-*`: DashScope's OpenAI-compatible mode (docs/upstreams.md#modelc). Usage in streams only with
- * `stream_options.include_usage`, which the gateway adds (and strips again) when the client did not.
+ * `stream_options.include_usage`, which the gateway adds when the client did not, and drops that usage chunk
+ * again; the `"usage": null` on every other chunk, which DashScope sends unasked, reaches the client.
  * @example upstreams: { modelc-main: { plugin: modelc, base_url: https://dashscope-intl.aliyuncs.com/compatible-mode/v1, api_key: "${MODELC_API_KEY}" } }
  */
 import { OPENAI_CHAT_FIELDS } from '../apis/chat-completions';
@@ -29,6 +30,7 @@ export const ModelcUpstream = defineChatFamily('modelc', {
   created: 1767225600,
   renames: {},
   streamUsage: 'ask',
+  nullUsageUnasked: true, // asking adds only the usage chunk
   // DashScope's model list: 65,536 output tokens on the current plus and max models (32,768 on flash);
   // `n` from 1 to 4.
   limits: { max_output_tokens: 65_536, max_n: 4 },

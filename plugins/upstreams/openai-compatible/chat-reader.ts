@@ -13,7 +13,7 @@ import type { SseEvent } from '../../../core/sse';
 import { estimateTokens, type Usage } from '../../../core/usage';
 import { DeferredCount } from '../../../core/proxy/deferred-count';
 import { generatedChars, readChatUsage } from './chat-usage';
-import { withoutNullUsage } from './null-usage';
+import { holdsOnlyNullUsage, withoutNullUsage } from './null-usage';
 
 /** Generated characters of a chunk's choices' deltas. */
 function deltaChars(chunk: JsonObject): number {
@@ -37,12 +37,18 @@ export class ChatResponseReader implements ResponseReader {
   failed = false;
   private reported: Usage | undefined;
   private readonly delivered = new DeferredCount(deferredDeltaChars);
+  /** Whether `"usage": null` members reach the client as the upstream wrote them. */
+  private readonly keepsNullUsage: boolean;
 
   constructor(
     /** True when the client did not ask for usage in its stream. */
     private readonly stripUsage: boolean,
+    /** True when the upstream sends `"usage": null` on its chunks unasked (ChatFamilySpec.nullUsageUnasked). */
+    nullUsageUnasked: boolean,
     private readonly promptTokens: () => number,
-  ) {}
+  ) {
+    this.keepsNullUsage = !stripUsage || nullUsageUnasked;
+  }
 
   usageMember(usage: JsonObject): Usage | undefined {
     return readChatUsage(usage);
@@ -74,17 +80,19 @@ export class ChatResponseReader implements ResponseReader {
       return ev;
     }
     // Keys are matched as the upstream writes them: without `"error"` or `"usage"` in its text, a chunk
-    // holds neither key, and only the estimate may ever need it.
+    // holds neither key, and only the estimate may ever need it; nor does one whose only usage is a null
+    // that the client gets as it is.
     if (data.includes('"error"')) return this.parsedEvent(ev);
     const usageAt = data.indexOf('"usage"');
-    if (usageAt < 0) {
+    if (usageAt < 0 || (this.keepsNullUsage && holdsOnlyNullUsage(data, usageAt))) {
       this.delivered.later(data);
       return ev;
     }
+    // Here the null, if it is one, is the gateway's asking, and is cut from the text.
     const stripped = withoutNullUsage(data, usageAt);
     if (stripped === undefined) return this.parsedEvent(ev);
     this.delivered.later(data);
-    return this.stripUsage ? { ...ev, data: stripped } : ev;
+    return { ...ev, data: stripped };
   }
 
   /** An event that may carry an error or usage, read in full. */
@@ -105,6 +113,7 @@ export class ChatResponseReader implements ResponseReader {
     this.reported = readChatUsage(chunk.usage) ?? this.reported;
     if (!this.stripUsage) return ev;
     if (Array.isArray(chunk.choices) && chunk.choices.length === 0) return null; // the usage-only chunk
+    if (chunk.usage === null && this.keepsNullUsage) return ev;
     delete chunk.usage;
     return { ...ev, data: JSON.stringify(chunk) };
   }

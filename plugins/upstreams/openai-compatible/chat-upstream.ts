@@ -38,6 +38,12 @@ export interface ChatFamilySpec {
    * `always`: the upstream puts usage into streams on its own.
    */
   readonly streamUsage: 'ask' | 'always';
+  /**
+   * Whether the upstream's chunks carry `"usage": null` even when usage was not asked for (DashScope), where
+   * OpenAI adds it only with `include_usage`. Those stay for the client; only what the gateway's asking
+   * added is taken out again. Default false.
+   */
+  readonly nullUsageUnasked?: boolean;
   /** The vendor's documented ceilings for every model of the family… */
   readonly limits: ModelLimits;
   /** …and where one model's differ. */
@@ -107,7 +113,7 @@ export abstract class OpenAiCompatibleChat implements UpstreamPlugin {
       url: this.url,
       headers: this.headers,
       body: await upstreamBody(ctx, body, change),
-      reader: new ChatResponseReader(stream && !clientWantsUsage, () =>
+      reader: new ChatResponseReader(stream && !clientWantsUsage, this.spec.nullUsageUnasked === true, () =>
         estimateTokens(promptChars(messages)),
       ),
     };

@@ -30,13 +30,20 @@ function depthAt(data: string, at: number): number {
 }
 
 /**
+ * Whether `"usage"`, first found at `usageAt`, begins a `"usage":null` member and appears nowhere else: the
+ * chunk then holds no usage figures. Outside a string that text can only be a key with a null value, and
+ * inside one its quotes would be escaped, so no depth need be checked.
+ */
+export const holdsOnlyNullUsage = (data: string, usageAt: number): boolean =>
+  data.startsWith(MEMBER, usageAt) && !data.includes('"usage"', usageAt + MEMBER.length);
+
+/**
  * `data` without its top-level `"usage":null` member, where `"usage"` first appears at `usageAt`; or
  * undefined when that is not a plain top-level null member (the caller then parses the chunk).
  */
 export function withoutNullUsage(data: string, usageAt: number): string | undefined {
-  if (!data.startsWith(MEMBER, usageAt)) return undefined;
+  if (!holdsOnlyNullUsage(data, usageAt) || depthAt(data, usageAt) !== 1) return undefined;
   const end = usageAt + MEMBER.length;
-  if (data.includes('"usage"', end) || depthAt(data, usageAt) !== 1) return undefined;
   if (data.charCodeAt(end) === COMMA) return data.slice(0, usageAt) + data.slice(end + 1);
   if (data.charCodeAt(usageAt - 1) === COMMA) return data.slice(0, usageAt - 1) + data.slice(end);
   if (data.charCodeAt(usageAt - 1) === OPEN_OBJECT && data.charCodeAt(end) === CLOSE_OBJECT)

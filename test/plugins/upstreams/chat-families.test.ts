@@ -33,6 +33,11 @@ const WORDS = 'Lorem ipsum dolor sit amet';
  * its thinking only in `total_tokens`: the gateway bills it as output and records it as reasoning.
  */
 const HIDDEN_THOUGHTS: Record<ChatFamily, number> = { A: 0, B: 48, C: 0 };
+/**
+ * A stream chunk's `usage` when the client did not ask for it: none (OpenAI, Gemini), or the `null` that
+ * DashScope puts on every chunk unasked (docs/upstreams.md#modelc), which the client keeps.
+ */
+const UNASKED_USAGE: Record<ChatFamily, 'absent' | null> = { A: 'absent', B: 'absent', C: null };
 
 /** Asserts the single usage record of request `id`. */
 async function meteredAs(
@@ -171,7 +176,11 @@ void t.test('the chat families, upstream and back', async (t) => {
         const res = await chat(gw, body, id, SIM);
         isCompleteStream(t, res);
         const chunks = chunksOf(res.text);
-        t.equal(chunks.filter((c) => 'usage' in c).length, 0, `${MODEL[family]}: no usage key in any chunk`);
+        t.strictSame(
+          chunks.map((c) => ('usage' in c ? c.usage : 'absent')),
+          chunks.map(() => UNASKED_USAGE[family]),
+          `${MODEL[family]}: each chunk's usage as the vendor sends it unasked`,
+        );
         t.equal(chunks.filter((c) => c.choices.length === 0).length, 0, 'no usage chunk');
         t.equal(streamedText(res.text), WORDS);
         // Every family reports stream usage only when asked, so the gateway asks (and strips it again).
@@ -221,7 +230,7 @@ void t.test('the chat families, upstream and back', async (t) => {
   });
 
   await t.test(
-    'modelc: include_usage false is overridden upstream and the usage stripped again',
+    'modelc: include_usage false is overridden upstream and the usage chunk dropped again',
     async (t) => {
       const id = newId('modelc-usage-false');
       const options = { include_usage: false };
@@ -233,7 +242,12 @@ void t.test('the chat families, upstream and back', async (t) => {
       );
       isCompleteStream(t, res);
       t.strictSame(upstreamBody(gw, id).stream_options, { include_usage: true });
-      t.equal(chunksOf(res.text).filter((c) => 'usage' in c).length, 0, 'no usage key for the client');
+      const chunks = chunksOf(res.text);
+      t.equal(chunks.filter((c) => c.choices.length === 0).length, 0, 'no usage chunk for the client');
+      t.ok(
+        chunks.every((c) => c.usage === null),
+        'and every chunk has the usage: null DashScope sends unasked',
+      );
       await meteredAs(t, gw, id, 'C', { stream: true, completion: TOKENS });
     },
   );

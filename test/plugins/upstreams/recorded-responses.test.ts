@@ -228,17 +228,18 @@ function streamedText(text: string): string {
 /**
  * What the client gets of a recorded stream it did not ask usage for, where the chunks carry no usage
  * figures but on the last: the vendor's own bytes, less the usage-only chunk and the `"usage":null` members
- * the gateway asked for. Messages streams pass unchanged.
+ * the gateway's asking added (OpenAI's; DashScope sends them unasked). Messages streams pass unchanged.
  */
 function relayedBytes(c: Case, recordedFile: string): string | undefined {
   // A file that ends without the last event's blank line: the client's stream has it.
   const recorded = recordedFile.endsWith('\n\n') ? recordedFile : recordedFile.replace(/\n?$/, '\n\n');
   if (c.path === MESSAGES) return recorded;
   if (!/^(modela|modelc)\//.test(c.fixture)) return undefined; // modelb's usage chunks are re-serialised
+  const unaskedNulls = c.fixture.startsWith('modelc/');
   return recorded
     .split(/(?<=\n\n)/)
     .filter((event) => !/^data: \{.*"choices":\[\],.*"usage":\{/.test(event))
-    .map((event) => event.replace('"usage":null,', ''))
+    .map((event) => (unaskedNulls ? event : event.replace('"usage":null,', '')))
     .join('');
 }
 

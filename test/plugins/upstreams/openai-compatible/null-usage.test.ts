@@ -1,5 +1,8 @@
 import t from 'tap';
-import { withoutNullUsage } from '../../../../plugins/upstreams/openai-compatible/null-usage';
+import {
+  holdsOnlyNullUsage,
+  withoutNullUsage,
+} from '../../../../plugins/upstreams/openai-compatible/null-usage';
 
 const cut = (data: string): string | undefined => withoutNullUsage(data, data.indexOf('"usage"'));
 
@@ -33,5 +36,22 @@ void t.test('anything less plain is left to the parser', (t) => {
     '{"id":"x", "usage":null }', // spaces beside the member
   ];
   for (const data of cases) t.equal(cut(data), undefined, data);
+  t.end();
+});
+
+void t.test('a chunk whose only "usage" is a null member holds no usage figures', (t) => {
+  const only = (data: string): boolean => holdsOnlyNullUsage(data, data.indexOf('"usage"'));
+  const none = [
+    '{"id":"x","usage":null}',
+    '{"choices":[{"usage":null}],"id":"x"}', // nested: still no figures anywhere
+    '{"c":"say \\"usage\\": 1","usage":null}', // the string's quotes are escaped
+  ];
+  for (const data of none) t.ok(only(data), data);
+  const some = [
+    '{"id":"x","usage":{"prompt_tokens":1}}',
+    '{"usage":null,"x":{"usage":{"prompt_tokens":1}}}',
+    '{"id":"x","usage": null}', // spaced: left to the parser
+  ];
+  for (const data of some) t.notOk(only(data), data);
   t.end();
 });
