@@ -13,7 +13,7 @@ import type { SseEvent } from '../../../core/sse';
 import { estimateTokens, type Usage } from '../../../core/usage';
 import { DeferredCount } from '../../../core/proxy/deferred-count';
 import { generatedChars, readChatUsage } from './chat-usage';
-import { holdsOnlyNullUsage, withoutNullUsage } from './null-usage';
+import { ERROR_END, holdsOnlyNullUsage, usageKeyAt, withoutNullUsage } from './null-usage';
 
 /** Generated characters of a chunk's choices' deltas. */
 function deltaChars(chunk: JsonObject): number {
@@ -82,8 +82,8 @@ export class ChatResponseReader implements ResponseReader {
     // Keys are matched as the upstream writes them: without `"error"` or `"usage"` in its text, a chunk
     // holds neither key, and only the estimate may ever need it; nor does one whose only usage is a null
     // that the client gets as it is.
-    if (data.includes('"error"')) return this.parsedEvent(ev);
-    const usageAt = data.indexOf('"usage"');
+    if (data.includes(ERROR_END)) return this.parsedEvent(ev);
+    const usageAt = usageKeyAt(data);
     if (usageAt < 0 || (this.keepsNullUsage && holdsOnlyNullUsage(data, usageAt))) {
       this.delivered.later(data);
       return ev;

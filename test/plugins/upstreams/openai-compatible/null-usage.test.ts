@@ -1,6 +1,7 @@
 import t from 'tap';
 import {
   holdsOnlyNullUsage,
+  usageKeyAt,
   withoutNullUsage,
 } from '../../../../plugins/upstreams/openai-compatible/null-usage';
 
@@ -53,5 +54,17 @@ void t.test('a chunk whose only "usage" is a null member holds no usage figures'
     '{"id":"x","usage": null}', // spaced: left to the parser
   ];
   for (const data of some) t.notOk(only(data), data);
+  t.end();
+});
+
+void t.test('the "usage" key is found where indexOf would find it, past look-alikes', (t) => {
+  const cases = [
+    '{"id":"x","usage":null}',
+    '{"prompt_usage":1,"usage":null}', // `usage"` first found without its opening quote
+    '{"a":"usage","usage":{"b":1}}', // a string value "usage" is found as indexOf finds it
+    'usage"', // at the very start
+    '{"id":"x"}',
+  ];
+  for (const data of cases) t.equal(usageKeyAt(data), data.indexOf('"usage"'), data);
   t.end();
 });
