@@ -17,13 +17,21 @@ function skipSpace(text: string, from: number): number {
 }
 
 /**
+ * Whether `text` holds the characters of `name` from `at`. A loop rather than `startsWith(quoted, i)`:
+ * V8's optimised code for that call concatenated strings hundreds of times a response (callgrind).
+ */
+function namedAt(text: string, at: number, name: string): boolean {
+  for (let k = 0; k < name.length; k++) if (text.charCodeAt(at + k) !== name.charCodeAt(k)) return false;
+  return true;
+}
+
+/**
  * The text of the object value of the top-level member `name` in `text` (a JSON object), or undefined
  * when there is none, its value is not an object, or the text is not a balanced object.
  */
 export function topLevelMember(text: string, name: string): string | undefined {
   const start = skipSpace(text, 0);
   if (text[start] !== '{') return undefined;
-  const quoted = `"${name}"`;
   let depth = 0;
   let valueStart = -1;
   let found: string | undefined;
@@ -32,7 +40,7 @@ export function topLevelMember(text: string, name: string): string | undefined {
     if (c === QUOTE) {
       const end = stringEnd(text, i);
       if (end < 0) return undefined;
-      if (depth === 1 && end - i + 1 === quoted.length && text.startsWith(quoted, i)) {
+      if (depth === 1 && end - i - 1 === name.length && namedAt(text, i + 1, name)) {
         const colon = skipSpace(text, end + 1);
         if (text[colon] === ':') {
           // A later member of the same name replaces an earlier one, as in JSON.parse.
