@@ -1,8 +1,9 @@
 /**
  * Reads usage from an OpenAI-shaped chat response, JSON or stream, for any of the three chat families.
- * When the gateway asked the upstream for usage that the client did not ask for, the usage chunk and the
- * `usage` keys are stripped, so the client sees what the vendor would have sent it. A stream that never
- * delivered usage is estimated from what reached the client.
+ * When the gateway asked the upstream for usage that the client did not ask for, the usage chunk is
+ * dropped, and so are the `usage` keys unless the upstream sends them unasked (`nullUsageUnasked`), so
+ * the client sees what the vendor would have sent it. A stream that never delivered usage is estimated
+ * from what reached the client.
  *
  * Most chunks matter to nobody but the client, so a chunk is parsed only when its text shows it may hold
  * an error or usage (see `DeferredCount` for the text the estimate needs).
