@@ -33,9 +33,10 @@ export interface BenchRedis {
 
 /**
  * The configuration document for a gateway in front of the simulator at `simUrl`; with `redis`, its
- * rate-limit stage counts on Redis (one script per request) instead of in memory.
+ * rate-limit stage counts on Redis (one script per request) instead of in memory; `access: false` turns
+ * the access log off (shipped on).
  */
-export function gatewayYaml(simUrl: string, redis?: BenchRedis): string {
+export function gatewayYaml(simUrl: string, redis?: BenchRedis, access = true): string {
   const upstreams = Object.fromEntries(
     SIM_UPSTREAMS.map((u) => [
       u.id,
@@ -49,7 +50,7 @@ export function gatewayYaml(simUrl: string, redis?: BenchRedis): string {
     storage: { driver: 'embedded', data_dir: './data' },
     keys: { cache_ttl: '1s' },
     // As shipped: info, with the access log (a line per request), written to a file (targets.ts).
-    logging: { level: 'info', access: true },
+    logging: { level: 'info', access },
     pipeline: [
       'auth',
       'model-router',

@@ -17,21 +17,23 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { CASES, CASE_NAMES, type CaseName } from './cases';
 import { sendCount } from './load';
-import { nameList, positiveInt } from './options';
+import { nameList, onOff, positiveInt } from './options';
 import { stopAll } from './processes';
 import { table } from './report';
-import { startGateway, startProxy, startSimulator, type Target } from './targets';
+import { startBound, startGateway, startProxy, startSimulator, type Target } from './targets';
 
 const USAGE =
-  'usage: npm run bench:instructions -- [--cases json,stream,messages] [--targets bare,floor,gateway] [--requests 5000] [--warmup 2000] [--connections 8]';
+  'usage: npm run bench:instructions -- [--cases json,stream,messages] [--targets bare,floor,bound,gateway] [--access on|off] [--requests 5000] [--warmup 2000] [--connections 8]';
 
-const TARGETS = ['bare', 'floor', 'gateway'] as const;
+const TARGETS = ['bare', 'floor', 'bound', 'gateway'] as const;
 type CountedTarget = (typeof TARGETS)[number];
 
 interface Options {
   readonly cases: readonly CaseName[];
   /** Ratios are to `bare`, so without it only the counts are printed. */
   readonly targets: readonly CountedTarget[];
+  /** The access line of the gateway and the bound: on as shipped. */
+  readonly access: boolean;
   readonly requests: number;
   readonly warmup: number;
   readonly connections: number;
@@ -44,6 +46,7 @@ function parseOptions(argv: readonly string[]): Options {
     options: {
       cases: { type: 'string', default: 'json,stream,messages' },
       targets: { type: 'string', default: TARGETS.join(',') },
+      access: { type: 'string', default: 'on' },
       // Fewer requests count a major GC or none by chance: counts of 2,000 varied by 10%, of 5,000 by 2%.
       requests: { type: 'string', default: '5000' },
       warmup: { type: 'string', default: '2000' },
@@ -53,6 +56,7 @@ function parseOptions(argv: readonly string[]): Options {
   return {
     cases: nameList('cases', values.cases, CASE_NAMES),
     targets: nameList('targets', values.targets, TARGETS),
+    access: onOff('access', values.access),
     requests: positiveInt('requests', values.requests, 1),
     warmup: positiveInt('warmup', values.warmup, 1),
     connections: positiveInt('connections', values.connections, 1),
@@ -142,16 +146,19 @@ async function main(): Promise<void> {
   try {
     const sim = await startSimulator();
     const launcher = callgrind(dir);
-    const start = (name: CountedTarget, tmp: string): Promise<Target> =>
-      name === 'gateway'
-        ? startGateway(sim.url, tmp, undefined, launcher)
-        : startProxy(name, sim.url, launcher);
+    const how = { launcher, access: options.access };
+    const starts: Record<CountedTarget, (tmp: string) => Promise<Target>> = {
+      bare: () => startProxy('bare', sim.url, launcher),
+      floor: () => startProxy('floor', sim.url, launcher),
+      bound: (tmp) => startBound(sim.url, tmp, how),
+      gateway: (tmp) => startGateway(sim.url, tmp, how),
+    };
     const rows: Row[] = [];
     for (const caseName of options.cases) {
       let bare = Number.NaN;
       for (const name of options.targets) {
         // A fresh process per count: in one process, counts after the first were wrong (callgrind 3.19).
-        const target = await start(name, await mkdtemp(join(dir, `${caseName}-`)));
+        const target = await starts[name](await mkdtemp(join(dir, `${caseName}-`)));
         const perRequest = await countCase(target, caseName, dir, options);
         await target.child.stop();
         if (name === 'bare') bare = perRequest;
@@ -160,7 +167,8 @@ async function main(): Promise<void> {
       }
     }
     console.log(
-      `\n${options.requests} requests counted per case and target, after ${options.warmup} uncounted\n`,
+      `\n${options.requests} requests counted per case and target, after ${options.warmup} uncounted; ` +
+        `access log ${options.access ? 'on' : 'off'}\n`,
     );
     console.log(rowsTable(rows));
     console.log(`BENCH_INSTRUCTIONS ${JSON.stringify({ options, rows })}`);

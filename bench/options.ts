@@ -13,15 +13,23 @@ export interface BenchOptions {
   readonly videoTasks: number;
   /** The Redis of the `gateway-redis` target; undefined (`--redis off`) leaves that target out. */
   readonly redisUrl: string | undefined;
+  /** Measures the bound (bound-proxy.ts) too, as a third target. */
+  readonly bound: boolean;
 }
 
 export const USAGE =
-  'usage: npm run bench -- [--duration 8] [--warmup 2] [--connections 64] [--rounds 3] [--cases json,stream,stream-paced,messages] [--video 1000] [--redis URL|off]';
+  'usage: npm run bench -- [--duration 8] [--warmup 2] [--connections 64] [--rounds 3] [--cases json,stream,stream-paced,messages] [--video 1000] [--redis URL|off] [--bound]';
 
 export function positiveInt(flag: string, raw: string, min: number): number {
   const n = Number(raw);
   if (!Number.isInteger(n) || n < min) throw new Error(`--${flag} must be an integer ≥ ${min}, got "${raw}"`);
   return n;
+}
+
+/** A flag that is `on` or `off`. */
+export function onOff(flag: string, raw: string): boolean {
+  if (raw !== 'on' && raw !== 'off') throw new Error(`--${flag} must be on or off, got "${raw}"`);
+  return raw === 'on';
 }
 
 /** A comma-separated flag of names from `known`, each once; throws naming any unknown one. */
@@ -47,6 +55,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
       cases: { type: 'string', default: CASE_NAMES.join(',') },
       video: { type: 'string', default: '1000' },
       redis: { type: 'string', default: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' },
+      bound: { type: 'boolean', default: false },
     },
   });
   return {
@@ -57,5 +66,6 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     cases: nameList('cases', values.cases, CASE_NAMES),
     videoTasks: positiveInt('video', values.video, 0),
     redisUrl: values.redis === 'off' || values.redis === '' ? undefined : values.redis,
+    bound: values.bound,
   };
 }

@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: the gateway with its full pipeline against a bare http-proxy-3 passthrough, both in
  * front of the same simulator, in one run; and the same gateway with its rate limits counted on Redis
- * (`gateway-redis`, unless `--redis off`). A report, not a gate: it exits 0 whether or not the targets
+ * (`gateway-redis`, unless `--redis off`); with `--bound`, the bound (bound-proxy.ts) as well. A report, not a gate: it exits 0 whether or not the targets
  * are met, and non-zero only when the run itself failed.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -15,7 +15,7 @@ import { stopAll } from './processes';
 import { figuresTable, goalLines, ratiosTable, roundRatiosTable } from './report';
 import { goals, ratios, roundRatios, summarise, type Sample } from './summary';
 import { deletePrefix } from './redis-keys';
-import { startProxy, startGateway, startSimulator, type TargetName } from './targets';
+import { startBound, startProxy, startGateway, startSimulator, type TargetName } from './targets';
 import { drainReport, drainVideo, type DrainFigures } from './video-drain';
 
 /** Startup, sample checks and shutdown, on top of the load time. */
@@ -34,8 +34,12 @@ const CPUS = availableParallelism();
 /** The longest the video drain may take. */
 const VIDEO_TIMEOUT_S = 300;
 
-const targetNames = (o: BenchOptions): TargetName[] =>
-  o.redisUrl ? ['bare', 'gateway', 'gateway-redis'] : ['bare', 'gateway'];
+const targetNames = (o: BenchOptions): TargetName[] => [
+  'bare',
+  'gateway',
+  ...(o.redisUrl ? (['gateway-redis'] as const) : []),
+  ...(o.bound ? (['bound'] as const) : []),
+];
 
 interface Results {
   readonly samples: Sample[];
@@ -52,8 +56,9 @@ async function bench(options: BenchOptions, cleanup: Cleanup, pinning: Pinning):
   if (options.redisUrl) {
     const redis = { url: options.redisUrl, keyPrefix: `bench:${process.pid}:${Date.now()}:` };
     cleanup.add('redis keys', () => deletePrefix(redis));
-    targets.push(await startGateway(sim.url, tmp, redis));
+    targets.push(await startGateway(sim.url, tmp, { redis }));
   }
+  if (options.bound) targets.push(await startBound(sim.url, tmp));
   pinning.loadSide(process.pid);
   pinning.loadSide(sim.child.pid);
   for (const target of targets) pinning.proxy(target.child.pid);

@@ -23,9 +23,10 @@ const KEY_LINE = /^sk-[A-Za-z0-9_-]{43}$/;
 
 /**
  * `gateway-redis`: the same gateway with its rate limits counted on Redis; `floor`: the least a metering
- * proxy must do (floor-proxy.ts), measured only by `npm run bench:instructions`.
+ * proxy must do (floor-proxy.ts), and `bound`: the floor plus the cheapest form of the gateway's other
+ * per-request duties (bound-proxy.ts), both measured only by `npm run bench:instructions`.
  */
-export type TargetName = 'bare' | 'floor' | 'gateway' | 'gateway-redis';
+export type TargetName = 'bare' | 'floor' | 'bound' | 'gateway' | 'gateway-redis';
 
 /** Everything that differs between the targets for one case: where to send it and with which headers. */
 export interface LoadRequest {
@@ -94,19 +95,55 @@ export async function startProxy(
  */
 const targetNodeArgs = (): string[] => (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
 
+/** How a gateway (or the bound) is started beyond its simulator and directory. */
+export interface GatewayStart {
+  /** Rate limits counted on Redis: the `gateway-redis` target. */
+  readonly redis?: BenchRedis;
+  /** A command prefix it runs under (valgrind's). */
+  readonly launcher?: readonly string[];
+  /** The access log, on as shipped. */
+  readonly access?: boolean;
+}
+
+/** The one key the bound accepts. */
+const BOUND_KEY = 'sk-bench-bound';
+
 /**
- * Starts the gateway on a fresh data dir under `tmpDir`, and reads the API key it creates on first start.
- * With `redis`, it is the `gateway-redis` target; `launcher` is a command it runs under.
+ * Starts the bound (bound-proxy.ts) with its usage records and its log (the access lines) in files under
+ * `tmpDir`, as the gateway's are.
  */
+export async function startBound(simUrl: string, tmpDir: string, how: GatewayStart = {}): Promise<Target> {
+  const { launcher = [], access = true } = how;
+  const child = Child.start(
+    'bound proxy',
+    join(DIST, 'bench', 'bound-proxy.js'),
+    ['--sim', simUrl],
+    { BOUND_KEY, BOUND_RECORDS: join(tmpDir, 'bound-usage.jsonl'), BOUND_ACCESS: access ? 'on' : 'off' },
+    { nodeArgs: targetNodeArgs(), stdoutFile: join(tmpDir, 'bound.log'), launcher },
+  );
+  const url = await listeningUrl(child, startupMs(launcher));
+  const headers = { ...JSON_TYPE, authorization: `Bearer ${BOUND_KEY}` };
+  return {
+    name: 'bound',
+    child,
+    request: (c) => ({
+      url: `${url}${apiPath(c.upstream)}`,
+      headers: { ...headers, ...c.headers },
+      body: c.body,
+    }),
+  };
+}
+
+/** Starts the gateway on a fresh data dir under `tmpDir`, and reads the API key it creates on first start. */
 export async function startGateway(
   simUrl: string,
   tmpDir: string,
-  redis?: BenchRedis,
-  launcher: readonly string[] = [],
+  how: GatewayStart = {},
 ): Promise<GatewayTarget> {
+  const { redis, launcher = [], access = true } = how;
   const name: TargetName = redis ? 'gateway-redis' : 'gateway';
   const config = join(tmpDir, `${name}.yaml`);
-  await writeFile(config, gatewayYaml(simUrl, redis));
+  await writeFile(config, gatewayYaml(simUrl, redis, access));
   const [port, adminPort] = [await freePort(), await freePort()];
   const adminToken = randomBytes(24).toString('base64url');
   // Its log (the access log included) goes to a file, as in a deployment; the key is read from it.
