@@ -1,5 +1,5 @@
 /**
- * What the floor and the bound share: an http-proxy-3 server that hands each response to the proxy
+ * What the floor and the bound share: an http-proxy-3 server that leaves each response to its caller
  * (selfHandleResponse), a request whose body is read whole for its `model`, and a response relayed with
  * its usage found (a JSON body read whole and parsed; a stream's chunks passed on as they come, one that
  * names usage kept in place of parsing it).

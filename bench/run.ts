@@ -1,8 +1,8 @@
 /**
  * `npm run bench`: the gateway with its full pipeline against a bare http-proxy-3 passthrough, both in
  * front of the same simulator, in one run; and the same gateway with its rate limits counted on Redis
- * (`gateway-redis`, unless `--redis off`); with `--bound`, the bound (bound-proxy.ts) as well. A report, not a gate: it exits 0 whether or not the targets
- * are met, and non-zero only when the run itself failed.
+ * (`gateway-redis`, unless `--redis off`); with `--bound`, the bound (bound-proxy.ts) as well. A report,
+ * not a gate: it exits 0 whether or not the targets are met, and non-zero only when the run itself failed.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';

@@ -24,7 +24,8 @@ const KEY_LINE = /^sk-[A-Za-z0-9_-]{43}$/;
 /**
  * `gateway-redis`: the same gateway with its rate limits counted on Redis; `floor`: the least a metering
  * proxy must do (floor-proxy.ts), and `bound`: the floor plus the cheapest form of the gateway's other
- * per-request duties (bound-proxy.ts), both measured only by `npm run bench:instructions`.
+ * per-request duties (bound-proxy.ts); the floor is measured only by `npm run bench:instructions`, the
+ * bound by it and by `npm run bench -- --bound`.
  */
 export type TargetName = 'bare' | 'floor' | 'bound' | 'gateway' | 'gateway-redis';
 
@@ -63,31 +64,49 @@ export async function startSimulator(): Promise<{ child: Child; url: string }> {
   return { child, url: await listeningUrl(child) };
 }
 
-/** Starts a proxy of bench/ addressed by the simulator's own paths: the bare passthrough, or the floor. */
-export async function startProxy(
-  name: 'bare' | 'floor',
+/** What differs between the proxies of bench/ as they are started. */
+interface BenchProxy {
+  readonly env?: NodeJS.ProcessEnv;
+  /** Where its stdout goes instead of a pipe (see Child.start). */
+  readonly stdoutFile?: string;
+  /** Headers every request to it carries. */
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly launcher?: readonly string[];
+}
+
+/** Starts `dist/bench/<name>-proxy.js`, addressed by the simulator's own paths. */
+async function startBenchProxy(
+  name: 'bare' | 'floor' | 'bound',
   simUrl: string,
-  launcher: readonly string[] = [],
+  how: BenchProxy,
 ): Promise<Target> {
-  const script = join(DIST, 'bench', `${name}-proxy.js`);
+  const { env = {}, stdoutFile, headers = {}, launcher = [] } = how;
   const child = Child.start(
     `${name} proxy`,
-    script,
+    join(DIST, 'bench', `${name}-proxy.js`),
     ['--sim', simUrl],
-    {},
-    { nodeArgs: targetNodeArgs(), launcher },
+    env,
+    { nodeArgs: targetNodeArgs(), launcher, stdoutFile },
   );
   const url = await listeningUrl(child, startupMs(launcher));
+  const fixed = { ...JSON_TYPE, ...headers };
   return {
     name,
     child,
     request: (c) => ({
       url: `${url}${apiPath(c.upstream)}`,
-      headers: { ...JSON_TYPE, ...c.headers },
+      headers: { ...fixed, ...c.headers },
       body: c.body,
     }),
   };
 }
+
+/** Starts the bare passthrough or the floor. */
+export const startProxy = (
+  name: 'bare' | 'floor',
+  simUrl: string,
+  launcher: readonly string[] = [],
+): Promise<Target> => startBenchProxy(name, simUrl, { launcher });
 
 /**
  * Extra `node` flags for the proxies under test from `BENCH_NODE_ARGS` (space-separated), e.g.
@@ -112,26 +131,18 @@ const BOUND_KEY = 'sk-bench-bound';
  * Starts the bound (bound-proxy.ts) with its usage records and its log (the access lines) in files under
  * `tmpDir`, as the gateway's are.
  */
-export async function startBound(simUrl: string, tmpDir: string, how: GatewayStart = {}): Promise<Target> {
-  const { launcher = [], access = true } = how;
-  const child = Child.start(
-    'bound proxy',
-    join(DIST, 'bench', 'bound-proxy.js'),
-    ['--sim', simUrl],
-    { BOUND_KEY, BOUND_RECORDS: join(tmpDir, 'bound-usage.jsonl'), BOUND_ACCESS: access ? 'on' : 'off' },
-    { nodeArgs: targetNodeArgs(), stdoutFile: join(tmpDir, 'bound.log'), launcher },
-  );
-  const url = await listeningUrl(child, startupMs(launcher));
-  const headers = { ...JSON_TYPE, authorization: `Bearer ${BOUND_KEY}` };
-  return {
-    name: 'bound',
-    child,
-    request: (c) => ({
-      url: `${url}${apiPath(c.upstream)}`,
-      headers: { ...headers, ...c.headers },
-      body: c.body,
-    }),
-  };
+export function startBound(
+  simUrl: string,
+  tmpDir: string,
+  how: Omit<GatewayStart, 'redis'> = {},
+): Promise<Target> {
+  const { launcher, access = true } = how;
+  return startBenchProxy('bound', simUrl, {
+    env: { BOUND_KEY, BOUND_RECORDS: join(tmpDir, 'bound-usage.jsonl'), BOUND_ACCESS: access ? 'on' : 'off' },
+    stdoutFile: join(tmpDir, 'bound.log'),
+    headers: { authorization: `Bearer ${BOUND_KEY}` },
+    launcher,
+  });
 }
 
 /** Starts the gateway on a fresh data dir under `tmpDir`, and reads the API key it creates on first start. */
