@@ -1,6 +1,6 @@
 /**
  * Reads gateway.yaml: YAML → `${VAR}` substitution → validation of the core sections → environment
- * overrides (PORT, ADMIN_PORT, GATEWAY_DATA_DIR) → a deeply frozen object. It remembers which
+ * overrides (PORT, ADMIN_PORT, GATEWAY_DATA_DIR, GATEWAY_TRUSTED_PROXIES) → a deeply frozen object. It remembers which
  * environment variables fed each field (`variablesOf`), so messages can name the one to set.
  */
 import { createHash } from 'node:crypto';
@@ -9,7 +9,7 @@ import { resolve, dirname } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { interpolateTree, type Env } from './env';
 import { ConfigError, type ConfigProblem } from './errors';
-import { gatewayConfigSchema, redisUrl, type GatewayConfig } from './schema';
+import { gatewayConfigSchema, redisUrl, trustedProxies, type GatewayConfig } from './schema';
 import { parseSection } from './validate';
 import { port } from './units';
 
@@ -106,6 +106,7 @@ const OVERRIDES = [
   ['ADMIN_PORT', 'admin.port'],
   ['REDIS_URL', 'redis.url'],
   ['GATEWAY_DATA_DIR', 'storage.data_dir'],
+  ['GATEWAY_TRUSTED_PROXIES', 'server.trusted_proxies'],
 ] as const;
 
 function applyOverrides(
@@ -117,6 +118,14 @@ function applyOverrides(
   if (env.PORT) config.server.port = parseSection(port, env.PORT, 'PORT');
   if (env.ADMIN_PORT) config.admin.port = parseSection(port, env.ADMIN_PORT, 'ADMIN_PORT');
   if (env.REDIS_URL !== undefined) config.redis.url = parseSection(redisUrl, env.REDIS_URL, 'REDIS_URL');
+  if (env.GATEWAY_TRUSTED_PROXIES !== undefined) {
+    const list = env.GATEWAY_TRUSTED_PROXIES.split(',').map((entry) => entry.trim());
+    config.server.trusted_proxies = parseSection(
+      trustedProxies,
+      list.filter((entry) => entry !== ''),
+      'GATEWAY_TRUSTED_PROXIES',
+    );
+  }
   // A data_dir in the file is relative to the file; one from the environment is relative to the shell.
   config.storage.data_dir = env.GATEWAY_DATA_DIR
     ? resolve(env.GATEWAY_DATA_DIR)

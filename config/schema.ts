@@ -4,6 +4,7 @@
  * gateway is composed, so each plugin owns its section (docs/conventions.md#convention-3).
  */
 import { z } from 'zod';
+import { compile as compileTrust } from '@fastify/proxy-addr';
 import { duration, port, size } from './units';
 
 const timeouts = z
@@ -22,6 +23,15 @@ const timeouts = z
   })
   .strict();
 
+/** CIDRs or single addresses, checked by the same parser that will test peers against them. */
+export const trustedProxies = z.array(z.string().min(1)).superRefine((entries, ctx) => {
+  try {
+    compileTrust([...entries]);
+  } catch (e) {
+    ctx.addIssue({ code: 'custom', message: (e as Error).message });
+  }
+});
+
 const server = z
   .object({
     host: z.string().default('0.0.0.0'),
@@ -34,6 +44,18 @@ const server = z
     timeouts: timeouts.default(timeouts.parse({})),
     /** How long requests in flight may run after SIGTERM before open streams are ended. */
     shutdown_grace: duration.default(30_000),
+    /**
+     * The balancers in front of the gateway (CIDRs or addresses, IPv4 and IPv6). Only from these is
+     * the client's address taken from `real_ip_header`; `GATEWAY_TRUSTED_PROXIES` (comma-separated)
+     * replaces the list.
+     */
+    trusted_proxies: trustedProxies.default([]),
+    /** The header a trusted balancer names the client in: `x-forwarded-for`, or RFC 7239 `forwarded`. */
+    real_ip_header: z.enum(['x-forwarded-for', 'forwarded']).default('x-forwarded-for'),
+    /** Every connection opens with a PROXY protocol header (v1 or v2), as from an L4 balancer. */
+    proxy_protocol: z.boolean().default(false),
+    /** Upstreams get the client's address in a fresh `X-Forwarded-For` (off: they get no forwarding headers). */
+    forward_client_address: z.boolean().default(false),
   })
   .strict();
 

@@ -3,6 +3,7 @@ import { type IncomingMessage, type ServerResponse } from 'node:http';
 import { type KeyRecord } from './stores/key-store';
 import { type Usage } from './usage';
 import { type RequestBodies } from './http/body';
+import type { ClientAddresses } from './http/client-address';
 import type { JsonObject } from './json';
 import type { Endpoint, GatewayContext, Outcome, Observed, RouteTarget, StateKey } from './plugin';
 
@@ -27,6 +28,7 @@ export class RequestContext implements GatewayContext {
   private raw: Promise<Buffer> | undefined;
   private parsed: JsonObject | undefined;
   private slots: Map<StateKey<unknown>, unknown> | undefined;
+  private address: string | undefined;
 
   constructor(
     readonly req: IncomingMessage,
@@ -36,6 +38,7 @@ export class RequestContext implements GatewayContext {
     readonly params: Readonly<Record<string, string>>,
     readonly startedAt: number,
     private readonly bodies: RequestBodies,
+    private readonly addresses: ClientAddresses,
   ) {
     this.observed = {
       upstreamMs: 0,
@@ -44,6 +47,15 @@ export class RequestContext implements GatewayContext {
       writtenBefore: req.socket.bytesWritten,
       errorCode: undefined,
     };
+  }
+
+  /** Worked out on first use: a request refused before anything asks costs no header walk. */
+  get clientAddress(): string {
+    return (this.address ??= this.addresses.of(this.req));
+  }
+
+  get forwardedFor(): string | undefined {
+    return this.addresses.forwardUpstream ? this.clientAddress : undefined;
   }
 
   /** The request body, read once under the configured size and time limits. */

@@ -51,6 +51,10 @@ export interface GatewayContext {
   readonly endpoint: Endpoint;
   readonly params: Readonly<Record<string, string>>;
   readonly startedAt: number;
+  /** The client's address: the connection's peer, or the one a trusted balancer named (core/http/client-address.ts). */
+  readonly clientAddress: string;
+  /** The address upstreams are told in a fresh `X-Forwarded-For`; undefined unless the operator turned that on. */
+  readonly forwardedFor: string | undefined;
   /** What was measured and decided about this request, for the access log and the metrics. */
   readonly observed: Observed;
   /** The request body, read once under the configured size and time limits. */

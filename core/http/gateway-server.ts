@@ -9,7 +9,9 @@ import {
   type Server,
   type ServerResponse,
 } from 'node:http';
+import type { Server as NetServer, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
+import { compile } from '@fastify/proxy-addr';
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import type { ServerConfig } from '../../config/schema';
@@ -21,6 +23,8 @@ import { pathOf } from '../observability/access-log';
 import type { RequestObserver } from '../observability/request-observer';
 import { wasReported } from '../observability/upstream-failures';
 import type { HealthEndpoints } from './health-endpoints';
+import { ClientAddresses, peerAddress } from './client-address';
+import { proxyProtocolListener } from './proxy-protocol';
 import { requestIdFor } from './request-id';
 
 /** Errors Node's HTTP parser raises before a request exists, with the contract's error for each. */
@@ -67,6 +71,9 @@ function endSocket(socket: Duplex, error: GatewayError, requestId: string): numb
 
 export class GatewayServer {
   readonly server: Server;
+  /** What accepts connections: the HTTP server itself, or a PROXY protocol reader in front of it. */
+  private readonly listener: NetServer;
+  private readonly addresses: ClientAddresses;
   private inFlight = 0;
   private closing = false;
   private drained: (() => void) | undefined;
@@ -98,6 +105,8 @@ export class GatewayServer {
     );
     // One more than the limit, so an excess is seen (Node would otherwise drop extra headers silently).
     this.server.maxHeadersCount = config.max_headers + 1;
+    this.addresses = new ClientAddresses(config);
+    this.listener = config.proxy_protocol ? this.proxyProtocolListener() : this.server;
     this.server.on('clientError', (err: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Duplex) =>
       this.rejectClient(err, socket),
     );
@@ -107,19 +116,43 @@ export class GatewayServer {
       const requestId = requestIdFor(req.headers['x-request-id']);
       const error = this.refusal(req);
       const bytesOut = endSocket(socket, error, requestId);
-      this.rejected({ requestId, method: req.method, path: pathOf(req.url), error, bytesOut, started });
+      const client = this.addresses.of(req);
+      this.rejected({
+        requestId,
+        method: req.method,
+        path: pathOf(req.url),
+        client,
+        error,
+        bytesOut,
+        started,
+      });
     });
   }
 
   listen(host: string, port: number): Promise<number> {
+    const listener = this.listener;
     return new Promise((resolve, reject) => {
-      this.server.once('error', reject);
-      this.server.listen(port, host, () => {
-        this.server.off('error', reject);
-        const address = this.server.address();
+      listener.once('error', reject);
+      listener.listen(port, host, () => {
+        listener.off('error', reject);
+        const address = listener.address();
         resolve(typeof address === 'object' && address ? address.port : port);
       });
     });
+  }
+
+  /** Reads each connection's PROXY header before the HTTP server sees it (http-server-side limits apply after). */
+  private proxyProtocolListener(): NetServer {
+    const { trusted_proxies: trusted, timeouts } = this.config;
+    const isTrusted = trusted.length > 0 ? compile([...trusted]) : undefined;
+    const listener = proxyProtocolListener(this.server, {
+      headerTimeoutMs: timeouts.headers,
+      trusted: isTrusted && ((address) => isTrusted(address, 0)),
+      onRefused: (peer, reason) => this.logger.warn({ peer }, `connection closed: ${reason}`),
+    });
+    // Node's HTTP server tracks its connections (header deadlines, closing idle ones) from 'listening' on.
+    listener.on('listening', () => this.server.emit('listening'));
+    return listener;
   }
 
   get requestsInFlight(): number {
@@ -130,6 +163,7 @@ export class GatewayServer {
   stopAccepting(): void {
     if (this.closing) return;
     this.closing = true;
+    if (this.listener !== this.server) this.listener.close();
     this.server.close();
     this.server.closeIdleConnections();
   }
@@ -165,7 +199,17 @@ export class GatewayServer {
       const url = req.url ?? '/';
       const query = url.indexOf('?');
       const match = lease.snapshot.routes.match(req.method ?? 'GET', query < 0 ? url : url.slice(0, query));
-      const ctx = new RequestContext(req, res, requestId, match.endpoint, match.params, started, this.bodies);
+      const { endpoint, params } = match;
+      const ctx = new RequestContext(
+        req,
+        res,
+        requestId,
+        endpoint,
+        params,
+        started,
+        this.bodies,
+        this.addresses,
+      );
       this.run(ctx, lease);
     } catch (e) {
       const error = toGatewayError(e);
@@ -175,8 +219,9 @@ export class GatewayServer {
       const before = req.socket.bytesWritten;
       sendError(res, error, requestId);
       const bytesOut = req.socket.bytesWritten - before;
+      const client = this.addresses.of(req);
       this.rejected(
-        { requestId, method: req.method, path: pathOf(req.url), error, bytesOut, started },
+        { requestId, method: req.method, path: pathOf(req.url), client, error, bytesOut, started },
         access,
       );
     }
@@ -197,7 +242,9 @@ export class GatewayServer {
     const { id, method, path } = presented(err.rawPacket);
     const requestId = requestIdFor(id);
     const bytesOut = endSocket(socket, error, requestId);
-    this.rejected({ requestId, method, path, error, bytesOut, started });
+    // Headers Node could not parse name no client: the connection's peer is all that is known.
+    const client = peerAddress(socket as Socket);
+    this.rejected({ requestId, method, path, client, error, bytesOut, started });
   }
 
   /** Observes a request answered before the pipeline, with its access line unless the log is off. */
@@ -206,16 +253,17 @@ export class GatewayServer {
       requestId: string;
       method: string | undefined;
       path: string;
+      client: string;
       error: GatewayError;
       bytesOut: number;
       started: number;
     },
     access = this.routing.current.config.logging.access,
   ): void {
-    const { requestId, method, path, error, bytesOut, started } = r;
+    const { requestId, method, path, client, error, bytesOut, started } = r;
     const totalMs = performance.now() - started;
     this.observer.rejected(
-      { requestId, method, path, status: error.status, code: error.code, bytesOut, totalMs },
+      { requestId, method, path, client, status: error.status, code: error.code, bytesOut, totalMs },
       access,
     );
   }

@@ -23,9 +23,10 @@ import {
   type KeyStore,
   type NewKey,
 } from '../stores/key-store';
-import { generateKey, KeyHasher, looksLikeKey } from './api-key';
+import { generateKey, KeyHasher, keyId, looksLikeKey } from './api-key';
 import type { DeclaredKeys } from './declared-keys';
 import type { KeyEvents } from './key-events';
+import { KnownKeyIds } from './known-key-ids';
 
 export interface KeyServiceOptions {
   readonly cacheTtlMs: number;
@@ -45,6 +46,9 @@ export interface RotatedKey extends CreatedKey {
   readonly old: KeyRecord;
 }
 
+/** The store's key ids are listed at most this often, and only for addresses past their failed-auth limit. */
+const ID_LISTING_GAP_MS = 1_000;
+
 const ROTATED_SUFFIX = / \(rotated from sk-[A-Za-z0-9_-]{8}\)$/;
 const MAX_DESCRIPTION = 500;
 
@@ -57,6 +61,10 @@ export class KeyService {
   private readonly unknown: LRUCache<string, true>;
   /** The keys of gateway.yaml's `keys.declared`, given (and replaced on each reload) by useDeclared. */
   private declared: DeclaredKeys | undefined;
+  /** Every stored key's id, for `checkGuarded`. */
+  private readonly knownIds: KnownKeyIds;
+  /** Reads of stored records by id, for `checkGuarded`: guesses at one real id share one read per TTL. */
+  private readonly byId: LRUCache<string, Promise<KeyRecord | undefined>>;
 
   constructor(
     private readonly store: KeyStore,
@@ -71,6 +79,11 @@ export class KeyService {
       dispose: (record, presented) => this.unindex(record.id, presented),
     });
     this.unknown = new LRUCache<string, true>({ max: options.cacheMax, ttl: options.cacheTtlMs });
+    this.byId = new LRUCache({ max: options.cacheMax, ttl: options.cacheTtlMs });
+    this.knownIds = new KnownKeyIds(
+      async () => (await this.store.list()).map((record) => record.id),
+      ID_LISTING_GAP_MS,
+    );
     events?.on((id) => this.evict(id));
   }
 
@@ -92,15 +105,51 @@ export class KeyService {
       this.unknown.set(hash, true);
       return undefined;
     }
+    this.remember(presented, record);
+    return record;
+  }
+
+  /**
+   * The record for a key presented from an address past its failed-auth limit, found without letting
+   * that address's guesses reach the store: a key whose id no stored key has is refused in memory (see
+   * known-key-ids.ts; `arrivedAt` is when the request came), and a key with a real id is compared with
+   * that id's record, read once per TTL however many guesses name it. A correct key is found as always.
+   */
+  async checkGuarded(presented: string, arrivedAt: number): Promise<KeyRecord | undefined> {
+    const cached = this.cache.get(presented);
+    if (cached) return cached;
+    if (!looksLikeKey(presented)) return undefined;
+    const hash = this.hasher.hash(presented);
+    if (this.unknown.has(hash)) return undefined;
+    const declared = this.declared?.findByHash(hash);
+    const id = keyId(presented);
+    const stored =
+      declared ?? ((await this.knownIds.has(id, arrivedAt)) ? await this.storedById(id) : undefined);
+    const record = stored && KeyHasher.same(stored.hash, hash) ? stored : undefined;
+    if (record) this.remember(presented, record);
+    return record;
+  }
+
+  private storedById(id: string): Promise<KeyRecord | undefined> {
+    let read = this.byId.get(id);
+    if (!read) {
+      read = this.store.findById(id);
+      this.byId.set(id, read);
+      read.catch(() => this.byId.delete(id));
+    }
+    return read;
+  }
+
+  private remember(presented: string, record: KeyRecord): void {
     this.cache.set(presented, record);
     let presentedKeys = this.cachedById.get(record.id);
     if (!presentedKeys) this.cachedById.set(record.id, (presentedKeys = new Set()));
     presentedKeys.add(presented);
-    return record;
   }
 
   /** Forgets what the caches hold for key `id` (called on every key event, this instance's or another's). */
   evict(id: string): void {
+    this.byId.delete(id);
     for (const presented of [...(this.cachedById.get(id) ?? [])]) this.cache.delete(presented);
   }
 
@@ -143,6 +192,8 @@ export class KeyService {
         created_at: new Date().toISOString(),
       };
       await insert(record);
+      this.knownIds.add(id);
+      this.byId.delete(id);
       // A key presented before it existed left its hash here. Keys are random, so on other instances
       // that is practically impossible, and their negative entries expire within the TTL anyway.
       this.unknown.delete(record.hash);

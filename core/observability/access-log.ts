@@ -2,6 +2,7 @@
  * The access log: exactly one line per request, whatever its outcome, at `info` with the message
  * `request` (`logging.access: false` turns it off). It names the key by its id, never the key itself.
  *
+ * `client` is the client's address: the peer's, or the one a trusted balancer named (server.trusted_proxies).
  * `status` is what the client saw; a client that left before any answer is logged as 499 (nginx's
  * convention, and the gateway's own `client_closed_request`), one that left during a stream keeps its
  * 200, both with `outcome: client_closed`. Durations are in ms: `duration_ms` the whole request,
@@ -53,6 +54,7 @@ export function logRequest(logger: Logger, ctx: GatewayContext, view: ClientView
       request_id: ctx.requestId,
       method: req.method,
       path: pathOf(req.url),
+      client: ctx.clientAddress,
       status: view.status,
       outcome: view.outcome,
       code: observed.errorCode,
@@ -76,6 +78,8 @@ export interface Rejection {
   readonly requestId: string;
   readonly method: string | undefined;
   readonly path: string;
+  /** The client's address, as for requests that went through the pipeline. */
+  readonly client: string;
   readonly status: number;
   readonly code: string;
   readonly bytesOut: number;
@@ -89,6 +93,7 @@ export function logRejection(logger: Logger, r: Rejection): void {
       request_id: r.requestId,
       method: r.method,
       path: r.path,
+      client: r.client,
       status: r.status,
       outcome: 'ok',
       code: r.code,

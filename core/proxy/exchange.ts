@@ -136,6 +136,7 @@ export class Exchange {
       request.headers,
       request.body.length,
       ctx.requestId,
+      ctx.forwardedFor,
     );
     const finished = new Promise<AttemptResult>((resolve) => (this.done = resolve));
     this.sentAt = performance.now();

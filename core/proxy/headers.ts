@@ -30,10 +30,30 @@ const NOT_FORWARDED = new Set([
   'accept-encoding',
   'openai-organization',
   'openai-project',
+  // What a client or a balancer says of the client's address: upstreams get the gateway's word or none.
+  'forwarded',
+  'x-forwarded-for',
+  'x-forwarded-host',
+  'x-forwarded-proto',
+  'x-forwarded-port',
+  'x-real-ip',
 ]);
 
-/** Not copied back to the client: the gateway sets its own length and request id. */
-const NOT_RETURNED = new Set([...HOP_BY_HOP, 'content-length', 'x-request-id']);
+/**
+ * Not copied back to the client: the gateway sets its own length and request id, and its own rate-limit
+ * headers; the upstream's describe the gateway's account with the vendor, not the client's key.
+ */
+const NOT_RETURNED = new Set([
+  ...HOP_BY_HOP,
+  'content-length',
+  'x-request-id',
+  'x-ratelimit-limit-requests',
+  'x-ratelimit-remaining-requests',
+  'x-ratelimit-reset-requests',
+  'x-ratelimit-limit-tokens',
+  'x-ratelimit-remaining-tokens',
+  'x-ratelimit-reset-tokens',
+]);
 
 /**
  * W3C Trace Context, version 00: `00-<trace id>-<parent id>-<flags>` in lower-case hex. An all-zero trace or
@@ -65,6 +85,7 @@ export function upstreamRequestHeaders(
   own: Readonly<Record<string, string>>,
   bodyLength: number,
   requestId: string,
+  forwardedFor: string | undefined,
 ): IncomingHttpHeaders {
   const out: IncomingHttpHeaders = {};
   const named = connectionTokens(client);
@@ -76,6 +97,7 @@ export function upstreamRequestHeaders(
   out['accept-encoding'] = 'identity';
   // The gateway's id (the client's when it sent a sane one), so the upstream's logs can be matched to ours.
   out['x-request-id'] = requestId;
+  if (forwardedFor !== undefined) out['x-forwarded-for'] = forwardedFor;
   return out;
 }
 

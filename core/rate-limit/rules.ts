@@ -39,7 +39,7 @@ export class RuleTable {
     const rules: LimitRule[] = [];
     const key = ctx.key;
     // Without auth in the pipeline, the client address is the subject.
-    const subject = key?.id ?? ctx.req.socket.remoteAddress ?? 'unknown';
+    const subject = key?.id ?? ctx.clientAddress;
     add(rules, `key:${subject}`, {
       rpm: key?.rate_limit_rpm ?? this.options.per_key[subject] ?? this.options.requests_per_minute,
       tpm: key?.rate_limit_tpm ?? this.options.tokens_per_minute,
