@@ -11,6 +11,9 @@
  * Backends: `memory` counts in this process; `redis` shares exact counts between every instance using
  * the same Redis (and falls back to local counts at limit ÷ live instances while Redis cannot answer);
  * `auto` is redis when `redis.url` is set.
+ *
+ * Every answer the stage decides on, 429s included, carries OpenAI's `x-ratelimit-*` headers for the
+ * binding request and token limits, from the same decision (core/rate-limit/quota-headers.ts).
  * @example
  * - rate-limit:
  *     requests_per_minute: 600
@@ -34,6 +37,7 @@ import type { Admission, Decision, Limiter } from '../rate-limit/limiter';
 import { FallbackLimiter } from '../rate-limit/fallback-limiter';
 import { MemoryLimiter } from '../rate-limit/memory-limiter';
 import { RedisLimiter } from '../rate-limit/redis-limiter';
+import { setQuotaHeaders } from '../rate-limit/quota-headers';
 import { RuleTable } from '../rate-limit/rules';
 import type { LiveInstances } from '../redis/live-instances';
 import type { RedisLink } from '../redis/redis-link';
@@ -109,6 +113,7 @@ export class RateLimitMiddleware implements Middleware {
 
   /** Throws 429 for a refusal (the pipeline's promise rejects with it), or records the admission and goes on. */
   private proceed(ctx: GatewayContext, decision: Decision, next: Next): Promise<void> {
+    setQuotaHeaders(ctx.res, decision.quota);
     if (!decision.admitted) throw Errors.rateLimited(Math.max(1, Math.ceil(decision.retryAfterMs / 1000)));
     ctx.set(ADMITTED, decision.admission);
     return next();

@@ -30,16 +30,47 @@ export interface Admission {
   readonly rules: readonly LimitRule[];
 }
 
+/** Where a subject stands against one request or token limit once the decision is taken. */
+export interface Standing {
+  readonly limit: number;
+  /** Requests or tokens the window still has room for. */
+  readonly remaining: number;
+  /** Until the window is back to its initial state: every entry in it now has left it. */
+  readonly resetMs: number;
+}
+
+/**
+ * The standing of the binding request limit and token limit (the one with the fewest remaining, of the
+ * key's, the model's and the upstream's), as OpenAI's `x-ratelimit-*` headers report them; absent where
+ * no limit of that kind applies.
+ */
+export interface Quota {
+  requests?: Standing;
+  tokens?: Standing;
+}
+
 export type Decision =
-  | { readonly admitted: true; readonly admission: Admission }
+  | { readonly admitted: true; readonly admission: Admission; readonly quota: Quota }
   /** `retryAfterMs`: when the refusing limits will all admit a request again (for the rule that waits longest). */
-  | { readonly admitted: false; readonly retryAfterMs: number; readonly rule: LimitRule };
+  | {
+      readonly admitted: false;
+      readonly retryAfterMs: number;
+      readonly rule: LimitRule;
+      readonly quota: Quota;
+    };
 
 export interface Limiter {
   /** A limiter that decides in memory answers at once: no promise and no microtask on the request path. */
   admit(rules: readonly LimitRule[]): Decision | Promise<Decision>;
   /** After the call: its real tokens enter the token windows and its concurrency leases are freed. Never throws. */
   settle(admission: Admission, tokens: number): Promise<void>;
+}
+
+/** Keeps `standing` in `quota` when it binds harder than the one there (fewer remaining; ties keep the first). */
+export function bind(quota: Quota, kind: LimitKind, standing: Standing): void {
+  if (kind === 'concurrent') return;
+  const held = quota[kind];
+  if (!held || standing.remaining < held.remaining) quota[kind] = standing;
 }
 
 export interface LimiterTiming {

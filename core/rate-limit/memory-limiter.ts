@@ -6,7 +6,9 @@
 import { LRUCache } from 'lru-cache';
 import {
   admissionId,
+  bind,
   CONCURRENT_RETRY_MS,
+  type Quota,
   type Admission,
   type Decision,
   type Limiter,
@@ -37,6 +39,11 @@ class WindowLog {
       this.amount.splice(0, this.head);
       this.head = 0;
     }
+  }
+
+  /** Milliseconds until every entry now in the window has left it (0: none is). */
+  untilEmpty(now: number, windowMs: number): number {
+    return this.head < this.at.length ? this.at[this.at.length - 1]! + windowMs - now : 0;
   }
 
   /** Milliseconds until the sum is under `limit` (0: it is now). */
@@ -86,14 +93,29 @@ export class MemoryLimiter implements Limiter {
       const wait = this.wait(rule, states[i]!, now);
       if (wait > 0 && (!refused || wait > refused.retryAfterMs)) refused = { retryAfterMs: wait, rule };
     });
-    if (refused) return { admitted: false, ...refused };
+    if (refused) return { admitted: false, ...refused, quota: this.quota(rules, states, now) };
     const admission: Admission = { id: admissionId(), rules };
     rules.forEach((rule, i) => {
       const state = states[i]!;
       if (state instanceof Set) state.add(admission.id);
       else if (rule.kind === 'requests') state.add(now, 1);
     });
-    return { admitted: true, admission };
+    return { admitted: true, admission, quota: this.quota(rules, states, now) };
+  }
+
+  private quota(
+    rules: readonly LimitRule[],
+    states: readonly (WindowLog | Set<string>)[],
+    now: number,
+  ): Quota {
+    const quota: Quota = {};
+    rules.forEach((rule, i) => {
+      const state = states[i]!;
+      if (state instanceof Set) return;
+      const remaining = Math.max(0, rule.limit - state.sum);
+      bind(quota, rule.kind, { limit: rule.limit, remaining, resetMs: state.untilEmpty(now, this.windowMs) });
+    });
+    return quota;
   }
 
   private wait(rule: LimitRule, state: WindowLog | Set<string>, now: number): number {

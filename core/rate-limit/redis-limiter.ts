@@ -8,7 +8,9 @@ import type { RedisLink } from '../redis/redis-link';
 import { RedisScript } from '../redis/redis-script';
 import {
   admissionId,
+  bind,
   CONCURRENT_RETRY_MS,
+  type Quota,
   type Admission,
   type Decision,
   type Limiter,
@@ -22,6 +24,17 @@ const CODE: Record<LimitKind, string> = { requests: 'r', tokens: 't', concurrent
 const admitScript = new RedisScript(ADMIT);
 const settleScript = new RedisScript(SETTLE);
 const renewScript = new RedisScript(RENEW);
+
+/** The binding standings from the script's answer, whose pairs (held, ms until empty) start at `from`. */
+function standings(rules: readonly LimitRule[], answer: readonly number[], from: number): Quota {
+  const quota: Quota = {};
+  rules.forEach((rule, i) => {
+    const held = answer[from + 2 * i] ?? 0;
+    const resetMs = Math.max(0, answer[from + 2 * i + 1] ?? 0);
+    bind(quota, rule.kind, { limit: rule.limit, remaining: Math.max(0, rule.limit - held), resetMs });
+  });
+  return quota;
+}
 
 export class RedisLimiter implements Limiter {
   /** Lease sets of the admissions in flight, by admission id. */
@@ -37,12 +50,15 @@ export class RedisLimiter implements Limiter {
     const id = admissionId();
     const args = [this.timing.windowMs, this.timing.leaseMs, id, CONCURRENT_RETRY_MS];
     for (const rule of rules) args.push(CODE[rule.kind], rule.limit);
-    const answer = await admitScript.run(this.redis.client, this.keys(rules), args);
-    const [admitted, retryAfterMs, index] = answer as [number, number?, number?];
-    if (admitted !== 1) return { admitted: false, retryAfterMs: retryAfterMs!, rule: rules[index! - 1]! };
+    const answer = (await admitScript.run(this.redis.client, this.keys(rules), args)) as number[];
+    if (answer[0] !== 1) {
+      const [, retryAfterMs, index] = answer as [number, number, number];
+      const quota = standings(rules, answer, 3);
+      return { admitted: false, retryAfterMs, rule: rules[index - 1]!, quota };
+    }
     const leaseSets = rules.filter((r) => r.kind === 'concurrent').map((r) => this.set(r));
     if (leaseSets.length > 0) this.hold(id, leaseSets);
-    return { admitted: true, admission: { id, rules } };
+    return { admitted: true, admission: { id, rules }, quota: standings(rules, answer, 1) };
   }
 
   /** Throws when Redis fails: the caller decides what to do with the tokens. */

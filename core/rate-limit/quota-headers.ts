@@ -1,0 +1,39 @@
+/**
+ * The rate-limit headers OpenAI sends with every call, which client libraries and agents read to pace
+ * themselves: `x-ratelimit-{limit,remaining,reset}-{requests,tokens}`. Set on the response as soon as
+ * the rate-limit stage decides, so they go out with whatever answer follows: JSON, the first events of
+ * a stream, or the 429 itself. A kind of limit that does not apply to the call gets no headers.
+ */
+import type { ServerResponse } from 'node:http';
+import type { Quota, Standing } from './limiter';
+
+const NAMES = {
+  requests: ['x-ratelimit-limit-requests', 'x-ratelimit-remaining-requests', 'x-ratelimit-reset-requests'],
+  tokens: ['x-ratelimit-limit-tokens', 'x-ratelimit-remaining-tokens', 'x-ratelimit-reset-tokens'],
+} as const;
+
+/**
+ * A duration as OpenAI writes it, which is Go's `time.Duration` format at millisecond precision: `0s`,
+ * `20ms`, `1s`, `1.5s`, `6m0s`, `1h0m0s`.
+ */
+export function openAiDuration(ms: number): string {
+  const whole = Math.max(0, Math.ceil(ms));
+  if (whole === 0) return '0s';
+  if (whole < 1000) return `${whole}ms`;
+  const hours = Math.floor(whole / 3_600_000);
+  const minutes = Math.floor((whole % 3_600_000) / 60_000);
+  const seconds = String((whole % 60_000) / 1000);
+  if (hours > 0) return `${hours}h${minutes}m${seconds}s`;
+  return minutes > 0 ? `${minutes}m${seconds}s` : `${seconds}s`;
+}
+
+function setStanding(res: ServerResponse, names: readonly string[], standing: Standing): void {
+  res.setHeader(names[0]!, String(standing.limit));
+  res.setHeader(names[1]!, String(standing.remaining));
+  res.setHeader(names[2]!, openAiDuration(standing.resetMs));
+}
+
+export function setQuotaHeaders(res: ServerResponse, quota: Quota): void {
+  if (quota.requests) setStanding(res, NAMES.requests, quota.requests);
+  if (quota.tokens) setStanding(res, NAMES.tokens, quota.tokens);
+}
