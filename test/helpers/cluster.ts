@@ -10,7 +10,7 @@ import { stringify } from 'yaml';
 import { generateKey, KeyHasher } from '../../core/keys/api-key';
 import type { KeyRecord } from '../../core/stores/key-store';
 import type { RunningSimulator } from '../../simulator/server';
-import { tempDir, testConfig, type Teardown } from './gateway';
+import { tempDir, testConfig, type ConfigDoc, type Teardown } from './gateway';
 import { freePort, spawnGateway, type GatewayProcess } from './process';
 
 export interface ClusterOptions {
@@ -22,6 +22,8 @@ export interface ClusterOptions {
   /** Limits on the shared key (rate_limit_rpm, rate_limit_tpm, max_concurrent). */
   readonly keyLimits?: Partial<Pick<KeyRecord, 'rate_limit_rpm' | 'rate_limit_tpm' | 'max_concurrent'>>;
   readonly instances?: number;
+  /** Any other change to each instance's gateway.yaml. */
+  readonly adjust?: (doc: ConfigDoc) => void;
 }
 
 export interface Cluster {
@@ -64,6 +66,7 @@ export async function startCluster(t: Teardown, options: ClusterOptions): Promis
     (doc.pipeline as unknown[])[2] = { 'rate-limit': options.rateLimit };
     doc.redis = { url: options.redisUrl, key_prefix: options.keyPrefix };
     doc.logging = { level: 'info' }; // start-up and fallback lines are read by tests
+    options.adjust?.(doc);
     const file = join(dir, 'gateway.yaml');
     await writeFile(file, stringify(doc));
     const port = await freePort();

@@ -26,7 +26,7 @@ export interface LimiterCase {
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 const rpm = (limit: number, subject = 'key:a'): LimitRule => ({ subject, kind: 'requests', limit });
-const tpm = (limit: number): LimitRule => ({ subject: 'key:a', kind: 'tokens', limit });
+const tpm = (limit: number, subject = 'key:a'): LimitRule => ({ subject, kind: 'tokens', limit });
 const slots = (limit: number): LimitRule => ({ subject: 'key:a', kind: 'concurrent', limit });
 
 function admitted(t: Test, d: Decision, what: string): Admission {
@@ -45,6 +45,42 @@ async function admitMany(t: Test, limiter: Limiter, rules: LimitRule[], n: numbe
 }
 
 export const LIMITER_CASES: readonly LimiterCase[] = [
+  {
+    name: 'standings for the rate-limit headers: the binding limit, counted down exactly',
+    async run(t, backend) {
+      const limiter = await backend.make();
+      const rules = [rpm(4, 'key:a'), rpm(10, 'model:m'), tpm(100)];
+      const remaining: number[] = [];
+      for (let i = 0; i < 4; i++) {
+        const d = await limiter.admit(rules);
+        const admission = admitted(t, d, `request ${i + 1}`);
+        remaining.push(d.quota.requests?.remaining ?? -1);
+        t.strictSame(d.quota.requests && [d.quota.requests.limit, d.quota.requests.resetMs], [4, WINDOW_MS]);
+        await limiter.settle(admission, 30);
+      }
+      t.strictSame(remaining, [3, 2, 1, 0], "the key's limit binds: 3, 2, 1, 0 remaining");
+      const d = await limiter.admit(rules);
+      refused(t, d, 'the fifth is refused');
+      t.equal(d.quota.requests?.remaining, 0, 'and its standing says 0 remaining');
+      t.ok((d.quota.requests?.resetMs ?? 0) > WINDOW_MS - 1_000, 'until the newest request leaves');
+      t.equal(d.quota.tokens?.limit, 100);
+      t.equal(d.quota.tokens?.remaining, 0, '120 tokens counted against 100: none remain');
+      const reset = d.quota.tokens?.resetMs ?? 0;
+      t.ok(reset > 0 && reset <= WINDOW_MS, `tokens reset in ${reset} ms`);
+    },
+  },
+  {
+    name: 'no standing where no limit of that kind applies',
+    async run(t, backend) {
+      const limiter = await backend.make();
+      const d = await limiter.admit([slots(2)]);
+      admitted(t, d, 'admitted');
+      t.strictSame(d.quota, {}, 'a concurrency limit alone: no request or token standing');
+      const tokens = await limiter.admit([tpm(50, 'key:b')]);
+      t.equal(tokens.quota.requests, undefined, 'no request limit: no request standing');
+      t.strictSame(tokens.quota.tokens, { limit: 50, remaining: 50, resetMs: 0 }, 'an empty token window');
+    },
+  },
   {
     name: 'no doubled limit at a window boundary: at most N in any window',
     async run(t, backend) {
