@@ -24,6 +24,7 @@ export class RequestContext implements GatewayContext {
   outcome: Outcome = 'ok';
   /** How many pipeline stages the request entered; their finish phases run. */
   stagesReached = 0;
+  replyHeaders: Record<string, string> | undefined = undefined;
   readonly observed: Observed;
   private raw: Promise<Buffer> | undefined;
   private parsed: JsonObject | undefined;

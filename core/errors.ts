@@ -228,11 +228,20 @@ export function toGatewayError(e: unknown): GatewayError {
   return e instanceof GatewayError ? e : Errors.internal(e);
 }
 
-/** Writes the error response, unless the response has already begun (then the caller ends it otherwise). */
-export function sendError(res: ServerResponse, error: GatewayError, requestId: string): void {
+/**
+ * Writes the error response, unless the response has already begun (then the caller ends it otherwise).
+ * `replyHeaders`: what the request's stages added for every answer (GatewayContext#replyHeaders).
+ */
+export function sendError(
+  res: ServerResponse,
+  error: GatewayError,
+  requestId: string,
+  replyHeaders?: Record<string, string>,
+): void {
   if (res.headersSent) return;
   const body = error.body();
   res.writeHead(error.status, {
+    ...replyHeaders,
     ...error.headers,
     'content-type': 'application/json',
     'content-length': Buffer.byteLength(body),

@@ -51,6 +51,12 @@ export interface GatewayContext {
   readonly endpoint: Endpoint;
   readonly params: Readonly<Record<string, string>>;
   readonly startedAt: number;
+  /**
+   * Headers every answer to this request carries, whoever writes it: relayed, the gateway's own JSON, or
+   * an error (the rate-limit stage's `x-ratelimit-*`). Merged into each answer's own headers rather than
+   * set on the response, which would put every header of the answer through Node's slower merge.
+   */
+  replyHeaders: Record<string, string> | undefined;
   /** The client's address: the connection's peer, or the one a trusted balancer named (core/http/client-address.ts). */
   readonly clientAddress: string;
   /** The address upstreams are told in a fresh `X-Forwarded-For`; undefined unless the operator turned that on. */

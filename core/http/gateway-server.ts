@@ -319,6 +319,6 @@ export class GatewayServer {
     if (ctx.req.socket.destroyed || error.code === 'client_closed_request') ctx.outcome = 'client_closed';
     ctx.status = error.status;
     if (ctx.res.headersSent) ctx.res.destroy();
-    else sendError(ctx.res, error, ctx.requestId);
+    else sendError(ctx.res, error, ctx.requestId, ctx.replyHeaders);
   }
 }

@@ -5,6 +5,7 @@ export function replyJson(ctx: GatewayContext, status: number, payload: unknown)
   const body = JSON.stringify(payload);
   ctx.status = status;
   ctx.res.writeHead(status, {
+    ...ctx.replyHeaders,
     'content-type': 'application/json',
     'content-length': Buffer.byteLength(body),
     'x-request-id': ctx.requestId,

@@ -37,7 +37,7 @@ import type { Admission, Decision, Limiter } from '../rate-limit/limiter';
 import { FallbackLimiter } from '../rate-limit/fallback-limiter';
 import { MemoryLimiter } from '../rate-limit/memory-limiter';
 import { RedisLimiter } from '../rate-limit/redis-limiter';
-import { setQuotaHeaders } from '../rate-limit/quota-headers';
+import { addQuotaHeaders } from '../rate-limit/quota-headers';
 import { RuleTable } from '../rate-limit/rules';
 import type { LiveInstances } from '../redis/live-instances';
 import type { RedisLink } from '../redis/redis-link';
@@ -113,7 +113,7 @@ export class RateLimitMiddleware implements Middleware {
 
   /** Throws 429 for a refusal (the pipeline's promise rejects with it), or records the admission and goes on. */
   private proceed(ctx: GatewayContext, decision: Decision, next: Next): Promise<void> {
-    setQuotaHeaders(ctx.res, decision.quota);
+    ctx.replyHeaders = addQuotaHeaders(ctx.replyHeaders, decision.quota);
     if (!decision.admitted) throw Errors.rateLimited(Math.max(1, Math.ceil(decision.retryAfterMs / 1000)));
     ctx.set(ADMITTED, decision.admission);
     return next();

@@ -94,7 +94,7 @@ export function deliverFailure(ctx: GatewayContext, failure: AttemptFailure): vo
     ctx.status = failure.error.status;
     ctx.outcome = 'upstream_error';
     ctx.observed.errorCode = failure.error.code;
-    sendError(ctx.res, failure.error, ctx.requestId);
+    sendError(ctx.res, failure.error, ctx.requestId, ctx.replyHeaders);
     return;
   }
   const { status, headers, body } = failure;
@@ -188,6 +188,7 @@ export class Exchange {
     const status = upstreamRes.statusCode ?? 502;
     const headers = clientResponseHeaders(upstreamRes.headers, this.ctx.requestId);
     if (this.request.responseHeaders) Object.assign(headers, this.request.responseHeaders);
+    if (this.ctx.replyHeaders) Object.assign(headers, this.ctx.replyHeaders);
     const isStream =
       status < 300 && String(upstreamRes.headers['content-type']).includes('text/event-stream');
     if (!isStream) return this.relayBody(upstreamRes, status, headers);

@@ -1,10 +1,10 @@
 /**
  * The rate-limit headers OpenAI sends with every call, which client libraries and agents read to pace
- * themselves: `x-ratelimit-{limit,remaining,reset}-{requests,tokens}`. Set on the response as soon as
- * the rate-limit stage decides, so they go out with whatever answer follows: JSON, the first events of
- * a stream, or the 429 itself. A kind of limit that does not apply to the call gets no headers.
+ * themselves: `x-ratelimit-{limit,remaining,reset}-{requests,tokens}`. Kept on the request's
+ * `replyHeaders` as soon as the rate-limit stage decides, so they go out with whatever answer follows:
+ * JSON, the first events of a stream, or the 429 itself. A kind of limit that does not apply to the call
+ * gets no headers.
  */
-import type { ServerResponse } from 'node:http';
 import type { Quota, Standing } from './limiter';
 
 const NAMES = {
@@ -27,13 +27,20 @@ export function openAiDuration(ms: number): string {
   return minutes > 0 ? `${minutes}m${seconds}s` : `${seconds}s`;
 }
 
-function setStanding(res: ServerResponse, names: readonly string[], standing: Standing): void {
-  res.setHeader(names[0]!, String(standing.limit));
-  res.setHeader(names[1]!, String(standing.remaining));
-  res.setHeader(names[2]!, openAiDuration(standing.resetMs));
+function addStanding(headers: Record<string, string>, names: readonly string[], standing: Standing): void {
+  headers[names[0]!] = String(standing.limit);
+  headers[names[1]!] = String(standing.remaining);
+  headers[names[2]!] = openAiDuration(standing.resetMs);
 }
 
-export function setQuotaHeaders(res: ServerResponse, quota: Quota): void {
-  if (quota.requests) setStanding(res, NAMES.requests, quota.requests);
-  if (quota.tokens) setStanding(res, NAMES.tokens, quota.tokens);
+/** The headers of a decision's standings, added to `into` (undefined when no limit of either kind applied). */
+export function addQuotaHeaders(
+  into: Record<string, string> | undefined,
+  quota: Quota,
+): Record<string, string> | undefined {
+  if (!quota.requests && !quota.tokens) return into;
+  const headers = into ?? {};
+  if (quota.requests) addStanding(headers, NAMES.requests, quota.requests);
+  if (quota.tokens) addStanding(headers, NAMES.tokens, quota.tokens);
+  return headers;
 }

@@ -108,6 +108,7 @@ export class TaskSubmission {
       await this.settle(task, failed('upstream_refused', `the upstream answered ${outcome.status}`));
       ctx.status = outcome.status;
       ctx.res.writeHead(outcome.status, {
+        ...ctx.replyHeaders,
         'content-type': outcome.contentType,
         'content-length': outcome.body.length,
         'x-request-id': ctx.requestId,

@@ -89,11 +89,22 @@ t.test(
     t.equal(refused.headers?.get('x-ratelimit-remaining-requests'), '0', 'the 429 carries the headers');
     t.equal(refused.headers?.get('x-ratelimit-limit-requests'), '5');
 
+    const models = await fetch(`${gw.url}/v1/models`, { headers: { authorization: `Bearer ${key}` } });
+    t.equal(models.status, 429, "the gateway's own endpoints count too");
+    t.equal(models.headers.get('x-ratelimit-remaining-requests'), '0', 'and answer with the headers');
+
     const noTpm = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: await gw.createKey({}), maxRetries: 0 });
     const plain = await call(noTpm);
     t.equal(plain.headers.get('x-ratelimit-limit-requests'), '100000', "the stage's default limit applies");
     t.equal(plain.headers.get('x-ratelimit-limit-tokens'), null, 'no token limit: no token headers');
     t.equal(plain.remainingTokens, null);
+    const list = await noTpm.models.list().withResponse();
+    t.equal(list.response.status, 200, "the gateway's own JSON answer");
+    t.equal(
+      list.response.headers.get('x-ratelimit-remaining-requests'),
+      '99998',
+      'counted with the chat call',
+    );
   },
 );
 
