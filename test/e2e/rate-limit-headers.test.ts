@@ -6,11 +6,9 @@
  */
 import t from 'tap';
 import OpenAI from 'openai';
-import { startSimulator } from '../../simulator/server';
-import { startCluster } from '../helpers/cluster';
+import { startRedisCluster } from '../helpers/cluster';
 import { startTestGateway } from '../helpers/gateway';
 import { postJson } from '../helpers/http';
-import { redisPrefix, TEST_REDIS_URL } from '../helpers/redis';
 
 const ask = { model: 'modela-5.5', messages: [{ role: 'user' as const, content: 'hi #sim tokens=4' }] };
 
@@ -109,12 +107,7 @@ t.test(
 );
 
 t.test('three instances on Redis: one count, exact across them', async (t) => {
-  const sim = await startSimulator();
-  t.teardown(() => sim.close());
-  const cluster = await startCluster(t, {
-    sim,
-    redisUrl: TEST_REDIS_URL,
-    keyPrefix: redisPrefix(t),
+  const cluster = await startRedisCluster(t, {
     rateLimit: { backend: 'redis' },
     keyLimits: { rate_limit_rpm: 9, rate_limit_tpm: 50_000 },
   });
@@ -139,12 +132,7 @@ t.test('three instances on Redis: one count, exact across them', async (t) => {
 });
 
 t.test('three instances on Redis share the failed-auth count', async (t) => {
-  const sim = await startSimulator();
-  t.teardown(() => sim.close());
-  const cluster = await startCluster(t, {
-    sim,
-    redisUrl: TEST_REDIS_URL,
-    keyPrefix: redisPrefix(t),
+  const cluster = await startRedisCluster(t, {
     rateLimit: { backend: 'redis' },
     adjust: (doc) => {
       doc.keys = { failed_auth_limit: 6, failed_auth_window: '60s' };

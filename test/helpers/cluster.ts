@@ -9,9 +9,10 @@ import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { generateKey, KeyHasher } from '../../core/keys/api-key';
 import type { KeyRecord } from '../../core/stores/key-store';
-import type { RunningSimulator } from '../../simulator/server';
+import { startSimulator, type RunningSimulator } from '../../simulator/server';
 import { tempDir, testConfig, type ConfigDoc, type Teardown } from './gateway';
 import { freePort, spawnGateway, type GatewayProcess } from './process';
+import { redisPrefix, TEST_REDIS_URL } from './redis';
 
 export interface ClusterOptions {
   readonly sim: RunningSimulator;
@@ -82,4 +83,14 @@ export async function startCluster(t: Teardown, options: ClusterOptions): Promis
   });
   const all = await Promise.all(started);
   return { urls: all.map((g) => g.url), key, probeKey: probe.key, processes: all.map((g) => g.gateway) };
+}
+
+/** A cluster on the test Redis (a prefix of its own) in front of a simulator of its own. */
+export async function startRedisCluster(
+  t: Teardown,
+  options: Omit<ClusterOptions, 'sim' | 'redisUrl' | 'keyPrefix'>,
+): Promise<Cluster> {
+  const sim = await startSimulator();
+  t.teardown(() => sim.close());
+  return startCluster(t, { ...options, sim, redisUrl: TEST_REDIS_URL, keyPrefix: redisPrefix(t) });
 }
