@@ -46,6 +46,23 @@ t.test('the shipped gateway.yaml loads, with environment overrides', (t) => {
   t.end();
 });
 
+t.test('GATEWAY_TRUSTED_PROXIES replaces server.trusted_proxies, checked like the file', (t) => {
+  const file = join(__dirname, '../../../gateway.yaml');
+  t.strictSame(loadConfigFile(file, {}).server.trusted_proxies, [], 'none trusted as shipped');
+  const set = loadConfigFile(file, { GATEWAY_TRUSTED_PROXIES: '10.0.0.0/8, fd00::/8,' });
+  t.strictSame(set.server.trusted_proxies, ['10.0.0.0/8', 'fd00::/8'], 'comma-separated, blanks dropped');
+  let error: unknown;
+  try {
+    loadConfigFile(file, { GATEWAY_TRUSTED_PROXIES: '10.0.0.0/8,nonsense' });
+  } catch (e) {
+    error = e;
+  }
+  t.ok(error instanceof ConfigError, 'a bad entry stops start-up');
+  t.match((error as ConfigError).path, /^GATEWAY_TRUSTED_PROXIES/, 'naming the variable');
+  t.match((error as ConfigError).reason, /nonsense/, 'and the entry');
+  t.end();
+});
+
 const expectConfigError = async (t: Test, doc: Record<string, unknown>, path: string, reason: RegExp) => {
   const dir = await tempDir(t);
   const fullDoc = { ...testConfig('http://127.0.0.1:1', dir), ...doc };
@@ -100,6 +117,18 @@ t.test('bad configurations stop start-up with the path of the bad field', async 
   await expectConfigError(t, { server: { port: 70000 } }, 'server.port', /70000|too big|less than/i);
   await expectConfigError(t, { server: { body_limit: 'lots' } }, 'server.body_limit', /not a size/);
   await expectConfigError(t, { sever: {} }, '', /sever/);
+  await expectConfigError(
+    t,
+    { server: { trusted_proxies: ['10.0.0.0/33'] } },
+    'server.trusted_proxies',
+    /10\.0\.0\.0\/33/,
+  );
+  await expectConfigError(
+    t,
+    { server: { real_ip_header: 'x-real-ip' } },
+    'server.real_ip_header',
+    /x-forwarded-for|forwarded/,
+  );
   await expectConfigError(
     t,
     { routes: { 'modela-5.5': { targets: [{ upstream: 'missing' }] } } },
