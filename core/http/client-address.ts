@@ -61,6 +61,12 @@ export class ClientAddresses {
     this.forwardUpstream = options.forward_client_address;
   }
 
+  /** A test of the peers `trusted_proxies` names; undefined when it names none. */
+  get trustTest(): ((address: string) => boolean) | undefined {
+    const trusted = this.trusted;
+    return trusted && ((address) => trusted(address, 0));
+  }
+
   /** The client's address for this request. */
   of(req: IncomingMessage): string {
     const peer = peerAddress(req.socket);

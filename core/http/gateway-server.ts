@@ -11,7 +11,6 @@ import {
 } from 'node:http';
 import type { Server as NetServer, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { compile } from '@fastify/proxy-addr';
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import type { ServerConfig } from '../../config/schema';
@@ -143,11 +142,9 @@ export class GatewayServer {
 
   /** Reads each connection's PROXY header before the HTTP server sees it (http-server-side limits apply after). */
   private proxyProtocolListener(): NetServer {
-    const { trusted_proxies: trusted, timeouts } = this.config;
-    const isTrusted = trusted.length > 0 ? compile([...trusted]) : undefined;
     const listener = proxyProtocolListener(this.server, {
-      headerTimeoutMs: timeouts.headers,
-      trusted: isTrusted && ((address) => isTrusted(address, 0)),
+      headerTimeoutMs: this.config.timeouts.headers,
+      trusted: this.addresses.trustTest,
       onRefused: (peer, reason) => this.logger.warn({ peer }, `connection closed: ${reason}`),
     });
     // Node's HTTP server tracks its connections (header deadlines, closing idle ones) from 'listening' on.
