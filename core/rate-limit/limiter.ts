@@ -66,11 +66,11 @@ export interface Limiter {
   settle(admission: Admission, tokens: number): Promise<void>;
 }
 
-/** Keeps `standing` in `quota` when it binds harder than the one there (fewer remaining; ties keep the first). */
-export function bind(quota: Quota, kind: LimitKind, standing: Standing): void {
-  if (kind === 'concurrent') return;
+/** Whether a `kind` limit with `remaining` binds harder than the one `quota` holds (ties keep the first). */
+export function binds(quota: Quota, kind: LimitKind, remaining: number): boolean {
+  if (kind === 'concurrent') return false;
   const held = quota[kind];
-  if (!held || standing.remaining < held.remaining) quota[kind] = standing;
+  return !held || remaining < held.remaining;
 }
 
 export interface LimiterTiming {

@@ -6,7 +6,7 @@
 import { LRUCache } from 'lru-cache';
 import {
   admissionId,
-  bind,
+  binds,
   CONCURRENT_RETRY_MS,
   type Quota,
   type Admission,
@@ -109,12 +109,19 @@ export class MemoryLimiter implements Limiter {
     now: number,
   ): Quota {
     const quota: Quota = {};
-    rules.forEach((rule, i) => {
+    for (let i = 0; i < rules.length; i++) {
+      const rule = rules[i]!;
       const state = states[i]!;
-      if (state instanceof Set) return;
+      if (state instanceof Set) continue;
       const remaining = Math.max(0, rule.limit - state.sum);
-      bind(quota, rule.kind, { limit: rule.limit, remaining, resetMs: state.untilEmpty(now, this.windowMs) });
-    });
+      if (binds(quota, rule.kind, remaining)) {
+        quota[rule.kind as 'requests' | 'tokens'] = {
+          limit: rule.limit,
+          remaining,
+          resetMs: state.untilEmpty(now, this.windowMs),
+        };
+      }
+    }
     return quota;
   }
 

@@ -27,10 +27,35 @@ export function openAiDuration(ms: number): string {
   return minutes > 0 ? `${minutes}m${seconds}s` : `${seconds}s`;
 }
 
-function addStanding(headers: Record<string, string>, names: readonly string[], standing: Standing): void {
-  headers[names[0]!] = String(standing.limit);
-  headers[names[1]!] = String(standing.remaining);
-  headers[names[2]!] = openAiDuration(standing.resetMs);
+/**
+ * The last text made for a number, kept: most calls repeat the one before (the same limit; a request
+ * reset that is the whole window), so the common header costs no formatting and no new string.
+ */
+class LastText {
+  private value = Number.NaN;
+  private text = '';
+
+  constructor(private readonly format: (value: number) => string) {}
+
+  of(value: number): string {
+    if (value !== this.value) {
+      this.value = value;
+      this.text = this.format(value);
+    }
+    return this.text;
+  }
+}
+
+const TEXTS = {
+  requests: { limit: new LastText(String), reset: new LastText(openAiDuration) },
+  tokens: { limit: new LastText(String), reset: new LastText(openAiDuration) },
+};
+
+function addStanding(headers: Record<string, string>, kind: keyof typeof NAMES, standing: Standing): void {
+  const [limit, remaining, reset] = NAMES[kind];
+  headers[limit] = TEXTS[kind].limit.of(standing.limit);
+  headers[remaining] = String(standing.remaining);
+  headers[reset] = TEXTS[kind].reset.of(standing.resetMs);
 }
 
 /** The headers of a decision's standings, added to `into` (undefined when no limit of either kind applied). */
@@ -40,7 +65,7 @@ export function addQuotaHeaders(
 ): Record<string, string> | undefined {
   if (!quota.requests && !quota.tokens) return into;
   const headers = into ?? {};
-  if (quota.requests) addStanding(headers, NAMES.requests, quota.requests);
-  if (quota.tokens) addStanding(headers, NAMES.tokens, quota.tokens);
+  if (quota.requests) addStanding(headers, 'requests', quota.requests);
+  if (quota.tokens) addStanding(headers, 'tokens', quota.tokens);
   return headers;
 }

@@ -8,7 +8,7 @@ import type { RedisLink } from '../redis/redis-link';
 import { RedisScript } from '../redis/redis-script';
 import {
   admissionId,
-  bind,
+  binds,
   CONCURRENT_RETRY_MS,
   type Quota,
   type Admission,
@@ -29,9 +29,10 @@ const renewScript = new RedisScript(RENEW);
 function standings(rules: readonly LimitRule[], answer: readonly number[], from: number): Quota {
   const quota: Quota = {};
   rules.forEach((rule, i) => {
-    const held = answer[from + 2 * i] ?? 0;
+    const remaining = Math.max(0, rule.limit - (answer[from + 2 * i] ?? 0));
+    if (!binds(quota, rule.kind, remaining)) return;
     const resetMs = Math.max(0, answer[from + 2 * i + 1] ?? 0);
-    bind(quota, rule.kind, { limit: rule.limit, remaining: Math.max(0, rule.limit - held), resetMs });
+    quota[rule.kind as 'requests' | 'tokens'] = { limit: rule.limit, remaining, resetMs };
   });
   return quota;
 }
