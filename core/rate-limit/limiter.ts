@@ -66,11 +66,15 @@ export interface Limiter {
   settle(admission: Admission, tokens: number): Promise<void>;
 }
 
-/** Whether a `kind` limit with `remaining` binds harder than the one `quota` holds (ties keep the first). */
-export function binds(quota: Quota, kind: LimitKind, remaining: number): boolean {
-  if (kind === 'concurrent') return false;
+/**
+ * Keeps `rule`'s standing in `quota` when it binds harder than the one held for its kind (fewer
+ * remaining; ties keep the first). Concurrency limits have no standing.
+ */
+export function bind(quota: Quota, rule: LimitRule, remaining: number, resetMs: number): void {
+  const kind = rule.kind;
+  if (kind === 'concurrent') return;
   const held = quota[kind];
-  return !held || remaining < held.remaining;
+  if (!held || remaining < held.remaining) quota[kind] = { limit: rule.limit, remaining, resetMs };
 }
 
 export interface LimiterTiming {

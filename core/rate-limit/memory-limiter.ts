@@ -6,7 +6,7 @@
 import { LRUCache } from 'lru-cache';
 import {
   admissionId,
-  binds,
+  bind,
   CONCURRENT_RETRY_MS,
   type Quota,
   type Admission,
@@ -114,13 +114,7 @@ export class MemoryLimiter implements Limiter {
       const state = states[i]!;
       if (state instanceof Set) continue;
       const remaining = Math.max(0, rule.limit - state.sum);
-      if (binds(quota, rule.kind, remaining)) {
-        quota[rule.kind as 'requests' | 'tokens'] = {
-          limit: rule.limit,
-          remaining,
-          resetMs: state.untilEmpty(now, this.windowMs),
-        };
-      }
+      bind(quota, rule, remaining, state.untilEmpty(now, this.windowMs));
     }
     return quota;
   }

@@ -8,7 +8,7 @@ import type { RedisLink } from '../redis/redis-link';
 import { RedisScript } from '../redis/redis-script';
 import {
   admissionId,
-  binds,
+  bind,
   CONCURRENT_RETRY_MS,
   type Quota,
   type Admission,
@@ -30,9 +30,7 @@ function standings(rules: readonly LimitRule[], answer: readonly number[], from:
   const quota: Quota = {};
   rules.forEach((rule, i) => {
     const remaining = Math.max(0, rule.limit - (answer[from + 2 * i] ?? 0));
-    if (!binds(quota, rule.kind, remaining)) return;
-    const resetMs = Math.max(0, answer[from + 2 * i + 1] ?? 0);
-    quota[rule.kind as 'requests' | 'tokens'] = { limit: rule.limit, remaining, resetMs };
+    bind(quota, rule, remaining, Math.max(0, answer[from + 2 * i + 1] ?? 0));
   });
   return quota;
 }
