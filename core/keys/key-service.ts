@@ -112,7 +112,7 @@ export class KeyService {
   /**
    * The record for a key presented from an address past its failed-auth limit, found without letting
    * that address's guesses reach the store: a key whose id no stored key has is refused in memory (see
-   * known-key-ids.ts; `arrivedAt` is when the request came), and a key with a real id is compared with
+   * known-key-ids.ts; `arrivedAt` is `performance.now()` when the request came), and a key with a real id is compared with
    * that id's record, read once per TTL however many guesses name it. A correct key is found as always.
    */
   async checkGuarded(presented: string, arrivedAt: number): Promise<KeyRecord | undefined> {

@@ -17,12 +17,16 @@ export class KnownKeyIds {
   constructor(
     private readonly listIds: () => Promise<Iterable<string>>,
     private readonly minGapMs: number,
-    private readonly clock: () => number = Date.now,
+    // Sub-millisecond: a listing begun in the same millisecond as a request may still predate it.
+    private readonly clock: () => number = () => performance.now(),
   ) {}
 
-  /** Whether some key has `id`, as of a listing at or after `since` when this instance had not seen it. */
+  /**
+   * Whether some key has `id`, as of a listing begun after `since` (`performance.now()` when the request
+   * arrived) when this instance had not seen it.
+   */
   async has(id: string, since: number): Promise<boolean> {
-    while (!this.ids.has(id) && this.listedFrom < since) await this.refresh();
+    while (!this.ids.has(id) && this.listedFrom <= since) await this.refresh();
     return this.ids.has(id);
   }
 

@@ -67,7 +67,7 @@ export class AuthMiddleware implements Middleware {
     blockedFor: number,
     next: Next,
   ): Promise<void> {
-    const key = presented && (await this.keys.checkGuarded(presented, Date.now()));
+    const key = presented && (await this.keys.checkGuarded(presented, performance.now()));
     if (!key || isExpired(key, Date.now())) throw Errors.rateLimited(blockedFor);
     return this.admit(ctx, key, next);
   }
