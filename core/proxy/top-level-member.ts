@@ -3,11 +3,26 @@
  * top-level `"name": {…}`, as JSON.parse would keep it. Strings are skipped whole with indexOf, so a
  * response whose bulk is generated text costs a few jumps, where a parse allocates every string in it.
  *
- * Like core/http/json-body.ts's scan it only has to be right for text JSON.parse would accept: anything
- * it cannot place (unbalanced, not an object, a string never closed) gives undefined, and the caller
- * parses the whole body as before.
+ * Vendors write `usage` near the end of a response, so the last `"name"` in the text is tried first and
+ * only the text after it is read: if it is a key whose object closes the whole text, it is the last
+ * top-level member of that name. Anything else (a nested key, the name as a value or inside a string)
+ * falls back to reading the whole text from the start.
+ *
+ * Like core/http/json-body.ts's scan it only has to be right for text JSON.parse would accept: the whole
+ * text read from the start gives undefined for anything it cannot place (unbalanced, not an object, a
+ * string never closed), and the caller parses the whole body as before. Read from the end, text before
+ * the member is not checked: a malformed body whose last member is a well-formed `usage` is billed by it.
  */
-import { CLOSE_ARRAY, CLOSE_OBJECT, OPEN_ARRAY, OPEN_OBJECT, QUOTE, stringEnd } from '../json';
+import {
+  BACKSLASH,
+  CLOSE_ARRAY,
+  CLOSE_OBJECT,
+  COLON,
+  OPEN_ARRAY,
+  OPEN_OBJECT,
+  QUOTE,
+  stringEnd,
+} from '../json';
 
 /** The index of the first character after `from` that is not JSON whitespace. */
 function skipSpace(text: string, from: number): number {
@@ -25,6 +40,48 @@ function namedAt(text: string, at: number, name: string): boolean {
   return true;
 }
 
+/** Whether the character at `at` is escaped (an odd run of backslashes before it). */
+function escaped(text: string, at: number): boolean {
+  let backslashes = 0;
+  while (text.charCodeAt(at - 1 - backslashes) === BACKSLASH) backslashes++;
+  return backslashes % 2 === 1;
+}
+
+/** The answer of `fromTheEnd` when the text after the last `"name"` does not settle it. */
+const UNSETTLED = null;
+
+/**
+ * The member read from the last `"name"` in `text` to the end: its object's text, undefined when the
+ * name is nowhere or the last top-level member of that name is no object, or UNSETTLED.
+ */
+function fromTheEnd(text: string, quotedName: string): string | undefined | typeof UNSETTLED {
+  const at = text.lastIndexOf(quotedName);
+  if (at < 0) return undefined;
+  if (escaped(text, at)) return UNSETTLED;
+  const colon = skipSpace(text, at + quotedName.length);
+  if (text.charCodeAt(colon) !== COLON) return UNSETTLED;
+  const value = skipSpace(text, colon + 1);
+  let depth = 0;
+  let valueEnd = -1;
+  for (let i = value; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === QUOTE) {
+      i = stringEnd(text, i);
+      if (i < 0) return UNSETTLED;
+    } else if (c === OPEN_OBJECT || c === OPEN_ARRAY) {
+      depth++;
+    } else if (c === CLOSE_OBJECT || c === CLOSE_ARRAY) {
+      if (--depth === 0 && valueEnd < 0) valueEnd = i;
+      // The object holding the key closes: it must be the whole text's.
+      if (depth < 0) {
+        if (skipSpace(text, i + 1) !== text.length) return UNSETTLED;
+        return text.charCodeAt(value) === OPEN_OBJECT ? text.slice(value, valueEnd + 1) : undefined;
+      }
+    }
+  }
+  return UNSETTLED;
+}
+
 /**
  * The text of the object value of the top-level member `name` in `text` (a JSON object), or undefined
  * when there is none, its value is not an object, or the text is not a balanced object.
@@ -32,6 +89,12 @@ function namedAt(text: string, at: number, name: string): boolean {
 export function topLevelMember(text: string, name: string): string | undefined {
   const start = skipSpace(text, 0);
   if (text[start] !== '{') return undefined;
+  const settled = fromTheEnd(text, `"${name}"`);
+  return settled === UNSETTLED ? fromTheStart(text, start, name) : settled;
+}
+
+/** The member as the whole text, read from its first character `start`, places it. */
+function fromTheStart(text: string, start: number, name: string): string | undefined {
   let depth = 0;
   let valueStart = -1;
   let found: string | undefined;

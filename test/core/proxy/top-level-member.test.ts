@@ -23,6 +23,11 @@ const CASES: readonly [string, string, string | undefined][] = [
   ['cut short', `{"usage":${USAGE}`, undefined],
   ['a string never closed', '{"content":"abc', undefined],
   ['more closed than opened', `{"usage":${USAGE}}}`, undefined],
+  ['a nested usage after the top-level one', `{"usage":${USAGE},"choices":[{"usage":{"a":1}}]}`, USAGE],
+  ['the last "usage" ends a key with an escaped quote', `{"usage":${USAGE},"say \\"usage":{"a":1}}`, USAGE],
+  ['the last "usage" ends a string value', `{"usage":${USAGE},"note":"say \\"usage"}`, USAGE],
+  ['usage is an array', '{"usage":[{"a":1}]}', undefined],
+  ['usage last, then only whitespace', `{"id":"c1","usage":${USAGE}}  \n`, USAGE],
 ];
 
 void t.test('finds the top-level member as JSON.parse would read it', (t) => {
@@ -46,6 +51,13 @@ void t.test('agrees with JSON.parse on every valid case', (t) => {
       what,
     );
   }
+  t.end();
+});
+
+void t.test('read from the end, a malformed body before the member is not judged', (t) => {
+  // The member after the last `"usage"` closes the text: the vendor's usage is read, and the body is
+  // relayed as it came. Read from the start, the same text places nothing.
+  t.equal(topLevelMember(`{"a":{"usage":${USAGE}}`, 'usage'), USAGE);
   t.end();
 });
 
