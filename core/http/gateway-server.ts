@@ -106,6 +106,10 @@ export class GatewayServer {
     this.server.maxHeadersCount = config.max_headers + 1;
     this.addresses = new ClientAddresses(config);
     this.listener = config.proxy_protocol ? this.proxyProtocolListener() : this.server;
+    // Node keeps a socket's peer address on it from its first read. Read then, at different points of
+    // a request, sockets took different shapes, and Node's stream code went megamorphic (callgrind):
+    // read it as the connection opens, so every socket has one shape.
+    this.server.on('connection', (socket: Socket) => void socket.remoteAddress);
     this.server.on('clientError', (err: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Duplex) =>
       this.rejectClient(err, socket),
     );
