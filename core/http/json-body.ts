@@ -6,7 +6,7 @@
  * JavaScript that merges the body). It also caps nesting, so no later recursive walk (validation,
  * re-serialisation, an upstream's parser) can be made to overflow its stack.
  *
- * One pass over the bytes (iterative, so 300,000 levels cost nothing but time) checks structure; then
+ * One pass over the text (iterative, so 300,000 levels cost nothing but time) checks structure; then
  * V8's JSON.parse builds the value. No JSON library does both checks without recursion at this speed.
  */
 import { isUtf8 } from 'node:buffer';
@@ -31,25 +31,24 @@ const POISON_KEYS: ReadonlySet<string> = new Set(['__proto__']);
 const ARRAY = null;
 
 /** The key a string token spells, decoding escapes only when it has any. */
-function keyAt(raw: Buffer, start: number, end: number, escaped: boolean): string {
-  return escaped
-    ? (JSON.parse(raw.toString('utf8', start, end + 1)) as string)
-    : raw.toString('utf8', start + 1, end);
+function keyAt(text: string, start: number, end: number, escaped: boolean): string {
+  return escaped ? (JSON.parse(text.slice(start, end + 1)) as string) : text.slice(start + 1, end);
 }
 
 /**
  * Checks nesting depth and keys in one pass. Garbage is tolerated here (JSON.parse rejects it next):
- * the scan only has to be right for input that JSON.parse would accept.
+ * the scan only has to be right for input that JSON.parse would accept. It reads the decoded text that
+ * JSON.parse reads next, so a key is a slice of it rather than a decode of its bytes.
  */
-function scanStructure(raw: Buffer, maxDepth: number): void {
+function scanStructure(text: string, maxDepth: number): void {
   const levels: (Set<string> | typeof ARRAY)[] = [];
   let inString = false;
   let escapedChar = false;
   let stringHasEscape = false;
   let stringStart = -1;
   let stringEnd = -1;
-  for (let i = 0; i < raw.length; i++) {
-    const c = raw[i]!;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
     if (inString) {
       if (escapedChar) escapedChar = false;
       else if (c === BACKSLASH) escapedChar = stringHasEscape = true;
@@ -71,7 +70,7 @@ function scanStructure(raw: Buffer, maxDepth: number): void {
     } else if (c === COLON && stringEnd > stringStart) {
       const keys = levels[levels.length - 1];
       if (!keys) continue; // not inside an object: invalid JSON, JSON.parse will say so
-      const key = keyAt(raw, stringStart, stringEnd, stringHasEscape);
+      const key = keyAt(text, stringStart, stringEnd, stringHasEscape);
       stringStart = stringEnd = -1; // a string names at most one key
       if (POISON_KEYS.has(key)) throw Errors.forbiddenKey(key);
       if (keys.has(key)) throw Errors.duplicateKey(key);
@@ -86,10 +85,11 @@ function scanStructure(raw: Buffer, maxDepth: number): void {
  */
 export function parseJsonBody(raw: Buffer, maxDepth: number): JsonObject {
   if (!isUtf8(raw)) throw Errors.invalidJson('the body is not valid UTF-8');
-  scanStructure(raw, maxDepth);
+  const text = raw.toString('utf8');
+  scanStructure(text, maxDepth);
   let value: unknown;
   try {
-    value = JSON.parse(raw.toString('utf8'));
+    value = JSON.parse(text);
   } catch (e) {
     throw Errors.invalidJson((e as Error).message);
   }
