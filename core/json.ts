@@ -11,16 +11,18 @@ export const CLOSE_OBJECT = 0x7d;
 export const OPEN_ARRAY = 0x5b;
 export const CLOSE_ARRAY = 0x5d;
 
+/** Whether the character at `at` in `text` is escaped: an odd run of backslashes before it. */
+export function escapedAt(text: string, at: number): boolean {
+  let backslashes = 0;
+  while (text.charCodeAt(at - 1 - backslashes) === BACKSLASH) backslashes++;
+  return backslashes % 2 === 1;
+}
+
 /** The index of the quote closing the JSON string that opens at `open` in `text`, or -1 if it never closes. */
 export function stringEnd(text: string, open: number): number {
   let end = text.indexOf('"', open + 1);
-  while (end > 0) {
-    let backslashes = 0;
-    while (text.charCodeAt(end - 1 - backslashes) === BACKSLASH) backslashes++;
-    if (backslashes % 2 === 0) return end;
-    end = text.indexOf('"', end + 1);
-  }
-  return -1;
+  while (end > 0 && escapedAt(text, end)) end = text.indexOf('"', end + 1);
+  return end;
 }
 
 /** A JSON object (not null, not an array). */

@@ -14,10 +14,10 @@
  * the member is not checked: a malformed body whose last member is a well-formed `usage` is billed by it.
  */
 import {
-  BACKSLASH,
   CLOSE_ARRAY,
   CLOSE_OBJECT,
   COLON,
+  escapedAt,
   OPEN_ARRAY,
   OPEN_OBJECT,
   QUOTE,
@@ -40,13 +40,6 @@ function namedAt(text: string, at: number, name: string): boolean {
   return true;
 }
 
-/** Whether the character at `at` is escaped (an odd run of backslashes before it). */
-function escaped(text: string, at: number): boolean {
-  let backslashes = 0;
-  while (text.charCodeAt(at - 1 - backslashes) === BACKSLASH) backslashes++;
-  return backslashes % 2 === 1;
-}
-
 /** The answer of `fromTheEnd` when the text after the last `"name"` does not settle it. */
 const UNSETTLED = null;
 
@@ -57,7 +50,7 @@ const UNSETTLED = null;
 function fromTheEnd(text: string, quotedName: string): string | undefined | typeof UNSETTLED {
   const at = text.lastIndexOf(quotedName);
   if (at < 0) return undefined;
-  if (escaped(text, at)) return UNSETTLED;
+  if (escapedAt(text, at)) return UNSETTLED;
   const colon = skipSpace(text, at + quotedName.length);
   if (text.charCodeAt(colon) !== COLON) return UNSETTLED;
   const value = skipSpace(text, colon + 1);
