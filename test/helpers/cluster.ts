@@ -11,7 +11,7 @@ import { generateKey, KeyHasher } from '../../core/keys/api-key';
 import type { KeyRecord } from '../../core/stores/key-store';
 import { startSimulator, type RunningSimulator } from '../../simulator/server';
 import { tempDir, testConfig, type ConfigDoc, type Teardown } from './gateway';
-import { freePort, spawnGateway, type GatewayProcess } from './process';
+import { spawnGateway, type GatewayProcess } from './process';
 import { redisPrefix, TEST_REDIS_URL } from './redis';
 
 export interface ClusterOptions {
@@ -36,6 +36,7 @@ export interface Cluster {
 }
 
 const READY = /admin API listening/;
+const LISTENING = /gateway listening on (http:\/\/127\.0\.0\.1:\d+)/;
 
 export async function startCluster(t: Teardown, options: ClusterOptions): Promise<Cluster> {
   const secret = randomBytes(32).toString('base64url');
@@ -70,16 +71,18 @@ export async function startCluster(t: Teardown, options: ClusterOptions): Promis
     options.adjust?.(doc);
     const file = join(dir, 'gateway.yaml');
     await writeFile(file, stringify(doc));
-    const port = await freePort();
+    // Port 0, read back from the start-up line: ports picked free beforehand were once taken by another
+    // instance of the same cluster before it bound.
     const gateway = spawnGateway(t, {
       GATEWAY_CONFIG: file,
-      PORT: String(port),
-      ADMIN_PORT: String(await freePort()),
+      PORT: '0',
+      ADMIN_PORT: '0',
       GATEWAY_KEY_SECRET: secret,
       REDIS_URL: options.redisUrl, // not the environment's own
     });
+    const [, url] = await gateway.waitFor(LISTENING, 20_000);
     await gateway.waitFor(READY, 20_000);
-    return { url: `http://127.0.0.1:${port}`, gateway };
+    return { url: url!, gateway };
   });
   const all = await Promise.all(started);
   return { urls: all.map((g) => g.url), key, probeKey: probe.key, processes: all.map((g) => g.gateway) };
