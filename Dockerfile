@@ -1,6 +1,6 @@
-# The gateway's image (README: Production). Build stage: every dependency, and the compile. Runtime
-# stage: production dependencies only (no TypeScript, no sharp: the simulator's images need it, the
-# gateway does not), the compiled code, a non-root user and an init process.
+# The gateway's image (docs/operations.md: Production). Build stage: every dependency, and the compile.
+# Runtime stage: production dependencies only (no TypeScript, no sharp: the simulator's images need it,
+# the gateway does not), the compiled code, a non-root user and an init process.
 #   docker build -t model-gateway .
 #   docker run -p 8080:8080 -v gateway-data:/app/data model-gateway
 

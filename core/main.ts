@@ -27,7 +27,7 @@ async function main(): Promise<void> {
     logger.warn(
       `upstreams point at the bundled simulator on ${simulator.url}: answers are simulated, not real models ` +
         "(to use the real vendors, turn it off and point each upstream's base_url and api_key at its vendor: " +
-        'README, Pointing at real vendors)',
+        'docs/configuration.md, Pointing at real vendors)',
     );
   }
   const gateway = await startGateway(config, { logger, source: { file, hash: text.hash } }).catch(

@@ -1,7 +1,7 @@
 /**
  * What readiness checks on a gateway: its configuration, its stores and, where configured, Redis.
  * Only the stores can make it unready: a refused reload leaves the running configuration serving, and
- * a Redis that does not answer has local fallbacks (README: Several instances), so both are degraded.
+ * a Redis that does not answer has local fallbacks (docs/operations.md: Several instances), so both are degraded.
  */
 import type { ConfigStatus } from '../reload/config-reloader';
 import type { RedisLink } from '../redis/redis-link';

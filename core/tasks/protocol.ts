@@ -15,7 +15,7 @@ export interface TaskProtocol {
   readonly queryPath: string;
   /** Patterns (`*` globs) of the model ids this protocol accepts. */
   readonly models: readonly string[];
-  /** The protocol's words for the normalised statuses (listed in the README's mapping table). */
+  /** The protocol's words for the normalised statuses (listed in docs/behaviour.md's mapping table). */
   readonly words: Readonly<Record<TaskStatus, string>>;
   /** Rules of the protocol itself, checked before the body (a 400 naming what is wrong). */
   checkSubmit(headers: IncomingHttpHeaders): void;

@@ -1,5 +1,5 @@
 /**
- * The README's real-vendor recipe, taken from the README itself: with its variables and the shipped
+ * The real-vendor recipe, taken from docs/configuration.md itself: with its variables and the shipped
  * gateway.yaml unedited, every upstream points at its vendor with the vendor's own header names, and no
  * upstream is left at the simulator.
  */
@@ -13,11 +13,11 @@ import { simulatorLeftovers } from '../../core/upstream/simulator-leftovers';
 
 const ROOT = join(__dirname, '../../..');
 
-/** The `gateway.env` block of "Pointing at real vendors", as variables. */
+/** The `gateway.env` block of "Pointing at real vendors" (docs/configuration.md), as variables. */
 function recipe(): Record<string, string> {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  const block = /```sh\n# gateway\.env[^\n]*\n([\s\S]*?)```/.exec(readme)?.[1];
-  if (!block) throw new Error('README: no gateway.env block');
+  const page = readFileSync(join(ROOT, 'docs', 'configuration.md'), 'utf8');
+  const block = /```sh\n# gateway\.env[^\n]*\n([\s\S]*?)```/.exec(page)?.[1];
+  if (!block) throw new Error('docs/configuration.md: no gateway.env block');
   const env: Record<string, string> = {};
   for (const line of block.split('\n')) {
     const match = /^([A-Z_]+)=(\S+)$/.exec(line);
@@ -26,7 +26,7 @@ function recipe(): Record<string, string> {
   return env;
 }
 
-t.test('the README recipe points every upstream of the shipped file at its vendor', (t) => {
+t.test('the docs/configuration.md recipe points every upstream of the shipped file at its vendor', (t) => {
   const env = recipe();
   const config = loadConfigFile(join(ROOT, 'gateway.yaml'), env);
   t.equal(config.simulator.enabled, false);

@@ -1,8 +1,8 @@
 /**
- * A production install as the README gives it, on a fresh copy of the repository (the files git would
- * commit, nothing built, no node_modules): `npm start` first says to build; then the README's
- * Production steps (build with every dependency, then reinstall without dev and optional ones, so no
- * TypeScript and no sharp); then `npm start` serves a chat call through the bundled simulator, answers
+ * A production install as the docs give it, on a fresh copy of the repository (the files git would
+ * commit, nothing built, no node_modules): `npm start` first says to build; then the Production steps
+ * of docs/operations.md (build with every dependency, then reinstall without dev and optional ones, so
+ * no TypeScript and no sharp); then `npm start` serves a chat call through the bundled simulator, answers
  * /healthz and /readyz, says that images need sharp, and `npm run keys` works without a compiler.
  * Last, the time from spawn to the first /readyz 200 without the simulator, printed for the record.
  *
@@ -30,10 +30,10 @@ const baseEnv = (): Record<string, string> =>
     ),
   );
 
-/** The shell lines of the first ```sh block after `heading` in the README, without comments. */
-function readmeLines(heading: string): string[] {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  const section = readme.slice(readme.indexOf(`\n${heading}\n`));
+/** The shell lines of the first ```sh block after `heading` in `file`, without comments. */
+function sectionLines(file: string, heading: string): string[] {
+  const text = readFileSync(join(ROOT, file), 'utf8');
+  const section = text.slice(text.indexOf(`\n${heading}\n`));
   const block = /```sh\n([\s\S]*?)```/.exec(section)?.[1] ?? '';
   return block
     .split('\n')
@@ -104,7 +104,7 @@ const NOT_GIT =
   listed.status === 0 ? {} : { skip: `not a git checkout, no fresh copy to make: ${listed.stderr}` };
 
 t.test(
-  'a fresh copy: built as the README says, started with no dev dependency and no sharp',
+  'a fresh copy: built as the docs say, started with no dev dependency and no sharp',
   NOT_GIT,
   async (t) => {
     const work = await tempDir(t, 'gateway-production-');
@@ -119,15 +119,15 @@ t.test(
     t.equal(bare.status, 1, 'npm start before the build fails');
     t.match(bare.stderr, /dist\/core\/main\.js is missing: .*Run `npm run build` first/, 'and says to build');
 
-    const quickStart = readmeLines('## Quick start');
+    const quickStart = sectionLines('README.md', '## Quick start');
     t.equal(quickStart.length, 2, 'the quick start is two lines');
     t.equal(quickStart[0], 'npm ci && npm run build && npm start');
     t.equal(quickStart[1], 'npm ci && npm test');
-    const production = readmeLines('## Production');
+    const production = sectionLines('docs/operations.md', '## Production');
     t.strictSame(
       production,
       ['npm ci && npm run build', 'npm ci --omit=dev --omit=optional', 'npm start'],
-      "the README's production steps",
+      "docs/operations.md's production steps",
     );
     for (const line of production.slice(0, -1)) runLine(t, line, clone);
     for (const absent of ['typescript', 'tap', 'eslint', 'openai', 'sharp']) {

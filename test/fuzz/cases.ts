@@ -881,7 +881,8 @@ function finish(d: Draft): FuzzCase {
   const plainType = type === undefined || /^application\/json(;\s*charset=utf-8)?$/i.test(type);
   if (j.verdict === 'invalid') return decide('reject', j.kind);
   if (j.verdict === 'gray') return decide('any', j.kind);
-  // Credentials the README leaves open (a lower-case scheme, two of them) may be taken or refused.
+  // Credentials docs/keys-and-console.md leaves open (a lower-case scheme, two of them) may be taken or
+  // refused.
   if (!plainType || !['bearer', 'x-api-key'].includes(d.auth)) return decide('any', d.kind);
   return decide('accept', d.kind);
 }

@@ -1,5 +1,5 @@
 /**
- * The client contract (docs/contract.md) and the README's "Behaviour where the contract is
+ * The client contract (docs/contract.md) and docs/behaviour.md, "Behaviour where the contract is
  * silent", written out again independently of the gateway's own tables (only which models exist comes
  * from the gateway's catalogue), as a judge: for a parsed body it says whether the gateway must refuse it
  * (`invalid`, with the reason), must serve it (`valid`), or may do either (`gray`: the contract does not

@@ -3,8 +3,8 @@
  * family lists, the fake upstream serves it and the suite asks the real gateway, over raw HTTP and through
  * the official SDK, and checks what a user gets and what is metered:
  * - an error answer (status ≥ 400) reaches the client with the upstream's status and body, byte for byte,
- *   for a stream request too, and is recorded with zero tokens (README: errors of the upstream keep their
- *   status and body; upstream error bodies are never billed);
+ *   for a stream request too, and is recorded with zero tokens (docs/behaviour.md: errors of the upstream
+ *   keep their status and body; upstream error bodies are never billed);
  * - a JSON answer reaches the client as sent (with the gateway's estimate where the vendor sent no usage);
  * - a stream delivers every word, ends with the API's own end (`[DONE]`, `message_stop`) when the vendor's
  *   did, with the vendor's error event when it sent one, with the API's error event when the vendor's

@@ -2,8 +2,8 @@
  * The Dockerfile, compose.yaml and deploy/gateway.yaml, checked without a Docker engine: every
  * environment variable they set for the gateway is one it reads (a misspelt one would be ignored in
  * silence), the deployment's configuration is the shipped one on MongoDB, the image runs the compiled
- * code as a non-root user under an init process with a health check, and the README's several-instances
- * commands are the compose file's.
+ * code as a non-root user under an init process with a health check, and the several-instances commands
+ * of docs/operations.md are the compose file's.
  */
 import t from 'tap';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
@@ -156,19 +156,19 @@ t.test(
   },
 );
 
-t.test("the README's several-instances commands are compose.yaml's", (t) => {
-  const readme = read('README.md');
-  const section = readme.slice(
-    readme.indexOf('## Several instances'),
-    readme.indexOf('### MongoDB: the deploy step'),
+t.test("docs/operations.md's several-instances commands are compose.yaml's", (t) => {
+  const operations = read('docs/operations.md');
+  const section = operations.slice(
+    operations.indexOf('## Several instances'),
+    operations.indexOf('### MongoDB: the deploy step'),
   );
   const composeText = read('compose.yaml');
   t.match(section, /GATEWAY_KEY_SECRET=\$\(openssl rand -hex 32\) docker compose up -d --build/);
   t.ok(composeText.includes('GATEWAY_KEY_SECRET=$(openssl rand -hex 32) docker compose up -d --build'));
   const uri = (compose.services['gateway-1']?.environment as Record<string, string>).MONGODB_URI ?? 'unset';
-  t.ok(section.includes(uri), 'the MONGODB_URI the README gives is the one compose sets');
+  t.ok(section.includes(uri), 'the MONGODB_URI docs/operations.md gives is the one compose sets');
   t.ok(section.includes('npm run stores -- indexes'), 'the deploy step, as compose runs it');
   for (const port of ['8080', '8082', '8083'])
-    t.ok(section.includes(`:${port}`), `the README names port ${port}`);
+    t.ok(section.includes(`:${port}`), `docs/operations.md names port ${port}`);
   t.end();
 });

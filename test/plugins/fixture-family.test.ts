@@ -1,8 +1,8 @@
 /**
- * The README's "Add an upstream plugin", step by step: a chat family, a video family and a task protocol,
- * each defined only in a folder of its own under test/ (`test/fixtures/plugins/acme*`), given an entry in
- * the configuration, and served through the real pipeline (auth, routing, metering, the video poller and
- * biller): the chat family to the `openai` SDK with its own field table enforced, the video family
+ * "Add an upstream plugin" of docs/plugins.md, step by step: a chat family, a video family and a task
+ * protocol, each defined only in a folder of its own under test/ (`test/fixtures/plugins/acme*`), given an
+ * entry in the configuration, and served through the real pipeline (auth, routing, metering, the video poller
+ * and biller): the chat family to the `openai` SDK with its own field table enforced, the video family
  * through its own protocol and the generic one. Nothing outside those folders and the configuration is
  * edited.
  */

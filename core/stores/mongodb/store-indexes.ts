@@ -199,7 +199,7 @@ export class StoreIndexesNotReady extends Error {
   constructor(readonly problems: readonly string[]) {
     super(
       `the MongoDB indexes are not as the gateway needs them:\n  - ${problems.join('\n  - ')}\n` +
-        `Build them with \`npm run stores -- indexes\` (README: "MongoDB: the deploy step"), then start again.`,
+        `Build them with \`npm run stores -- indexes\` (docs/operations.md: "MongoDB: the deploy step"), then start again.`,
     );
     this.name = 'StoreIndexesNotReady';
   }
