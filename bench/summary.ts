@@ -148,7 +148,7 @@ export function ratios(rows: readonly Row[]): Ratio[] {
 /** Which way a ratio must go to pass. */
 type Bound = { readonly atLeast: number } | { readonly atMost: number };
 
-/** The goal of every case (issue 16): the full pipeline at ≥ 0.85× the bare passthrough, p99 ≤ 1.25× bare. */
+/** The goal of every case: the full pipeline at ≥ 0.85× the bare passthrough, p99 ≤ 1.25× bare. */
 const GOALS: readonly {
   readonly ratio: 'rps' | 'cpu' | 'p99';
   readonly label: string;

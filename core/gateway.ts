@@ -27,7 +27,7 @@ import {
 import { gatewayChecks } from './health/gateway-checks';
 import { Readiness } from './health/readiness';
 import { requestBodies } from './http/body';
-import { GatewayServer } from './http/gateway-server';
+import { GatewayServer } from './server/gateway-server';
 import { HealthEndpoints } from './http/health-endpoints';
 import { listenAddress } from './http/listen-address';
 import { listenNamed, type ListenerPlace } from './http/listen-failure';

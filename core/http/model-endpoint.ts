@@ -7,13 +7,12 @@
  */
 import type { GatewayContext } from '../context';
 import { Errors } from '../errors';
-import type { ModelApi, UpstreamRequest } from '../plugin';
+import type { Endpoint, ModelApi, UpstreamRequest } from '../plugin';
 import { deliverFailure, type AttemptFailure, type AttemptResult } from '../proxy/exchange';
 import { RELAY_POLICY, type EventHook } from '../proxy/stream-relay';
 import type { UpstreamProxy } from '../proxy/upstream-proxy';
 import { nextTarget, type RouteTarget } from '../routing/catalogue';
 import type { Resilience } from '../routing/resilience';
-import type { Endpoint } from './endpoint';
 
 export function modelEndpoint(
   api: ModelApi,

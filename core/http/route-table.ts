@@ -3,7 +3,8 @@
  * segment by segment. Built once at start-up from the endpoints the configured plugins serve.
  */
 import { Errors } from '../errors';
-import { describeEndpoint, type Endpoint } from './endpoint';
+import type { Endpoint } from '../plugin';
+import { describeEndpoint } from '../routing/endpoint-name';
 
 export interface RouteMatch {
   readonly endpoint: Endpoint;

@@ -10,8 +10,8 @@ import { ConfigError } from '../../config/errors';
 import { Errors } from '../errors';
 import { globMatch } from './glob';
 import { effectiveLimits } from './model-limits';
-import { describeEndpoint, type Endpoint } from '../http/endpoint';
-import type { ModelSpec, RouteChoices, RouteTarget } from '../plugin';
+import { describeEndpoint } from './endpoint-name';
+import type { Endpoint, ModelSpec, RouteChoices, RouteTarget } from '../plugin';
 import type { Upstream } from '../upstream/upstream';
 
 // Route targets are shared types (core/plugin.ts); exported here too, where routing readers look.

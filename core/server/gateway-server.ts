@@ -17,14 +17,14 @@ import type { ServerConfig } from '../../config/schema';
 import { RequestContext, type GatewayContext } from '../context';
 import { Errors, GatewayError, sendError, toGatewayError } from '../errors';
 import type { LiveRouting, SnapshotLease } from '../reload/live-routing';
-import type { RequestBodies } from './body';
+import type { RequestBodies } from '../http/body';
 import { pathOf } from '../observability/access-log';
 import type { RequestObserver } from '../observability/request-observer';
 import { wasReported } from '../observability/upstream-failures';
-import type { HealthEndpoints } from './health-endpoints';
-import { ClientAddresses, peerAddress } from './client-address';
-import { proxyProtocolListener } from './proxy-protocol';
-import { requestIdFor } from './request-id';
+import type { HealthEndpoints } from '../http/health-endpoints';
+import { ClientAddresses, peerAddress } from '../http/client-address';
+import { proxyProtocolListener } from '../http/proxy-protocol';
+import { requestIdFor } from '../http/request-id';
 
 /** Errors Node's HTTP parser raises before a request exists, with the contract's error for each. */
 const CLIENT_ERRORS: Readonly<Record<string, () => GatewayError>> = {

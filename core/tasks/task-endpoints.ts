@@ -6,10 +6,10 @@
 import { Errors } from '../errors';
 import { globMatch } from '../routing/glob';
 import type { TaskStore } from '../stores/task-store';
-import type { TaskProtocol } from '../tasks/protocol';
-import type { TaskSubmission } from '../tasks/submission';
-import type { Endpoint } from './endpoint';
-import { replyJson } from './json-reply';
+import type { TaskProtocol } from './protocol';
+import type { TaskSubmission } from './submission';
+import type { Endpoint } from '../plugin';
+import { replyJson } from '../http/json-reply';
 
 export function taskEndpoints(
   name: string,
