@@ -37,6 +37,35 @@ export default tseslint.config(
     rules: { ...tseslint.configs.disableTypeChecked.rules, '@typescript-eslint/no-require-imports': 'off' },
   },
   {
+    // Plugins see core only through its kit (core/kit), so core can change behind it.
+    files: ['plugins/**/*.ts'],
+    ignores: ['plugins/index.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/core/**', '!**/core/kit'],
+              message: 'A plugin imports core only through core/kit.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // Core never reaches into a plugin; the entry point only loads them (plugins/index.ts).
+    files: ['core/**/*.ts'],
+    ignores: ['core/main.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['**/plugins', '**/plugins/**'], message: 'Core does not import plugins.' }] },
+      ],
+    },
+  },
+  {
     files: ['test/**/*.ts', 'bench/**/*.ts'],
     rules: {
       // tap's t.test() returns a promise that tap itself awaits.

@@ -5,10 +5,14 @@
  * (ChatFieldTable), declared in its plugin; this file only applies it.
  */
 import { z } from 'zod';
-import type { JsonObject } from '../../core/context';
-import { Errors } from '../../core/errors';
-import type { ModelApi, StreamDialect } from '../../core/plugin';
-import { checkCeiling, type ModelLimits } from '../../core/routing/model-limits';
+import {
+  checkCeiling,
+  Errors,
+  type JsonObject,
+  type ModelApi,
+  type ModelLimits,
+  type StreamDialect,
+} from '../../core/kit';
 import { checkParts, type PartTable } from './content-parts';
 import { FamilyFields, type ApiFields, type FieldTable } from './field-table';
 

@@ -4,8 +4,7 @@
  * naming its path, instead of being forwarded for the upstream to interpret.
  */
 import type { z } from 'zod';
-import { isJsonObject } from '../../core/context';
-import { Errors } from '../../core/errors';
+import { Errors, isJsonObject } from '../../core/kit';
 
 /** Part type → the schema of a part of that type (the `type` key itself is checked by the table). */
 export type PartTable = Readonly<Record<string, z.ZodType>>;

@@ -5,8 +5,7 @@
  * compiled once when the plugin is built.
  */
 import type { z } from 'zod';
-import type { JsonObject } from '../../core/context';
-import { Errors } from '../../core/errors';
+import { Errors, type JsonObject } from '../../core/kit';
 
 /** One shape a field's value may take. */
 export interface FieldRule {

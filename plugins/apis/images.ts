@@ -4,10 +4,7 @@
  * Which fields a family takes or requires is its own table (ImageFieldTable), declared in its plugin.
  */
 import { z } from 'zod';
-import type { JsonObject } from '../../core/context';
-import { Errors } from '../../core/errors';
-import type { ModelApi } from '../../core/plugin';
-import { checkCeiling, type ModelLimits } from '../../core/routing/model-limits';
+import { checkCeiling, Errors, type JsonObject, type ModelApi, type ModelLimits } from '../../core/kit';
 import { OpenAiStreamDialect } from './chat-completions';
 import { FamilyFields, type ApiFields, type FieldTable } from './field-table';
 

@@ -7,10 +7,14 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import { z } from 'zod';
-import type { JsonObject } from '../../core/context';
-import { Errors, type GatewayError } from '../../core/errors';
-import type { ModelApi } from '../../core/plugin';
-import { checkCeiling, type ModelLimits } from '../../core/routing/model-limits';
+import {
+  checkCeiling,
+  Errors,
+  type GatewayError,
+  type JsonObject,
+  type ModelApi,
+  type ModelLimits,
+} from '../../core/kit';
 import { checkParts, type PartTable } from './content-parts';
 import { FamilyFields, type ApiFields, type FieldRule, type FieldTable } from './field-table';
 

@@ -5,11 +5,17 @@
  * @example upstreams: { modelb-image: { plugin: modelb-image, base_url: https://generativelanguage.googleapis.com/v1beta/openai, api_key: "${MODELB_API_KEY}" } }
  */
 import { z } from 'zod';
-import type { GatewayContext } from '../../core/context';
-import { definePlugin } from '../../core/define-plugin';
-import { type ModelSpec, type UpstreamPlugin, type UpstreamRequest } from '../../core/plugin';
-import { estimateTokens } from '../../core/usage';
-import { credentialHeaders, upstreamOptions, upstreamUrl } from '../../core/upstream/upstream-options';
+import {
+  credentialHeaders,
+  definePlugin,
+  estimateTokens,
+  type GatewayContext,
+  type ModelSpec,
+  upstreamOptions,
+  type UpstreamPlugin,
+  type UpstreamRequest,
+  upstreamUrl,
+} from '../../core/kit';
 import type { FamilyFields } from '../apis/field-table';
 import { imageFields, ImagesApi, validateImageRequest, type ImageFieldTable } from '../apis/images';
 import { ImagesResponseReader } from './modelb-image/images-reader';

@@ -5,16 +5,19 @@
  * @example upstreams: { modeld-main: { plugin: modeld, base_url: https://api.anthropic.com, api_key: "${MODELD_API_KEY}", version_header: { name: anthropic-version } } }
  */
 import { z } from 'zod';
-import type { GatewayContext } from '../../core/context';
-import { definePlugin } from '../../core/define-plugin';
-import { type ModelSpec, type UpstreamPlugin, type UpstreamRequest } from '../../core/plugin';
-import { estimateTokens, promptChars } from '../../core/usage';
 import {
   authOptions,
   credentialHeaders,
+  definePlugin,
+  estimateTokens,
+  type GatewayContext,
+  type ModelSpec,
+  promptChars,
   upstreamOptions,
+  type UpstreamPlugin,
+  type UpstreamRequest,
   upstreamUrl,
-} from '../../core/upstream/upstream-options';
+} from '../../core/kit';
 import {
   MESSAGES_VERSION,
   MESSAGES_VERSION_HEADER,

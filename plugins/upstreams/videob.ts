@@ -4,10 +4,14 @@
  * (`--resolution 720p --duration 5`, or `--rs`/`--dur`). Billing is in upstream tokens.
  * @example upstreams: { videob-main: { plugin: videob, base_url: https://ark.cn-beijing.volces.com/api/v3, api_key: "${VIDEOB_API_KEY}" } }
  */
-import { isJsonObject, type JsonObject } from '../../core/context';
-import { Errors } from '../../core/errors';
-import type { PollOutcome } from '../../core/plugin';
-import type { TaskParams, TaskUsage } from '../../core/stores/video-task';
+import {
+  Errors,
+  isJsonObject,
+  type JsonObject,
+  type PollOutcome,
+  type TaskParams,
+  type TaskUsage,
+} from '../../core/kit';
 import { z } from 'zod';
 import { checkParts, type PartTable } from '../apis/content-parts';
 import { countOf, positiveIntField, textField } from './video-task/body-fields';

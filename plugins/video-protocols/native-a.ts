@@ -5,8 +5,7 @@
  * `output`, and a `request_id`.
  */
 import { randomUUID } from 'node:crypto';
-import { Errors } from '../../core/errors';
-import { defineTaskProtocol } from '../../core/tasks/define-task-protocol';
+import { defineTaskProtocol, Errors } from '../../core/kit';
 
 const ASYNC_HEADER = 'x-nativea-async';
 

@@ -4,7 +4,7 @@
  * times in Unix seconds; `error` null unless the task failed.
  */
 import { randomBytes } from 'node:crypto';
-import { defineTaskProtocol } from '../../core/tasks/define-task-protocol';
+import { defineTaskProtocol } from '../../core/kit';
 import { unixSeconds } from '../apis/videos';
 
 /** `20250622134237`: the vendor's ids carry their creation time. */

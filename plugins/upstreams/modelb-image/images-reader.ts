@@ -3,10 +3,15 @@
  * upstream's tokens when it reports them (the OpenAI image models do; whether Gemini's endpoint does is
  * uncertain, docs/upstreams.md#modelb-image), so a call is billed per image either way.
  */
-import { isJsonObject, type JsonObject } from '../../../core/context';
-import type { ResponseReader } from '../../../core/plugin';
-import type { SseEvent } from '../../../core/sse';
-import { imageOptions, tokenCount, type Usage } from '../../../core/usage';
+import {
+  imageOptions,
+  isJsonObject,
+  type JsonObject,
+  type ResponseReader,
+  type SseEvent,
+  tokenCount,
+  type Usage,
+} from '../../../core/kit';
 
 export class ImagesResponseReader implements ResponseReader {
   // The contract's image API answers in JSON only; there is no stream to complete or fail.

@@ -4,11 +4,16 @@
  * `output_tokens` of `message_start` is a placeholder and is never added. A stream cut before its
  * `message_delta` is estimated from the deltas that reached the client, and marked so.
  */
-import { isJsonObject, type JsonObject } from '../../../core/context';
-import type { ResponseReader } from '../../../core/plugin';
-import { DeferredCount } from '../../../core/proxy/deferred-count';
-import type { SseEvent } from '../../../core/sse';
-import { estimateTokens, tokenCount, type Usage } from '../../../core/usage';
+import {
+  DeferredCount,
+  estimateTokens,
+  isJsonObject,
+  type JsonObject,
+  type ResponseReader,
+  type SseEvent,
+  tokenCount,
+  type Usage,
+} from '../../../core/kit';
 
 /** Input-side counts: the vendor reports uncached input and cache reads and writes apart. */
 interface InputCounts {

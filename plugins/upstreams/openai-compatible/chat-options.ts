@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { upstreamOptions } from '../../../core/upstream/upstream-options';
+import { upstreamOptions } from '../../../core/kit';
 
 /** An OpenAI-compatible chat upstream: the common options plus the path of its chat endpoint under base_url. */
 export const chatUpstreamOptions = upstreamOptions.extend({

@@ -8,11 +8,14 @@
  * Most chunks matter to nobody but the client, so a chunk is parsed only when its text shows it may hold
  * an error or usage (see `DeferredCount` for the text the estimate needs).
  */
-import type { JsonObject } from '../../../core/context';
-import type { ResponseReader } from '../../../core/plugin';
-import type { SseEvent } from '../../../core/sse';
-import { estimateTokens, type Usage } from '../../../core/usage';
-import { DeferredCount } from '../../../core/proxy/deferred-count';
+import {
+  DeferredCount,
+  estimateTokens,
+  type JsonObject,
+  type ResponseReader,
+  type SseEvent,
+  type Usage,
+} from '../../../core/kit';
 import { generatedChars, readChatUsage } from './chat-usage';
 import { ERROR_END, holdsOnlyNullUsage, usageKeyAt, withoutNullUsage } from './null-usage';
 

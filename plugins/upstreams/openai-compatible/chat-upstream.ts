@@ -3,17 +3,21 @@
  * field table, field renames for its upstream, and how its upstream reports
  * usage in streams. The client's bytes go upstream as sent unless something in them had to change.
  */
-import type { GatewayContext, JsonObject } from '../../../core/context';
-import { withFirstMember } from '../../../core/json';
-import type { ModelSpec, UpstreamPlugin, UpstreamRequest } from '../../../core/plugin';
-import { streamIsRelayed } from '../../../core/proxy/stream-relay';
-import type { ModelLimits } from '../../../core/routing/model-limits';
-import { estimateTokens, promptChars } from '../../../core/usage';
 import {
   credentialHeaders,
-  upstreamUrl,
+  estimateTokens,
+  type GatewayContext,
+  type JsonObject,
+  type ModelLimits,
+  type ModelSpec,
+  promptChars,
+  streamIsRelayed,
   type UpstreamOptions,
-} from '../../../core/upstream/upstream-options';
+  type UpstreamPlugin,
+  type UpstreamRequest,
+  upstreamUrl,
+  withFirstMember,
+} from '../../../core/kit';
 import {
   ChatCompletionsApi,
   chatFields,

@@ -2,8 +2,7 @@
  * Reading OpenAI-shaped `usage` objects: prompt and completion tokens, cached prompt tokens, reasoning
  * tokens and the vendor's total.
  */
-import { isJsonObject, type JsonObject } from '../../../core/context';
-import { tokenCount, type Usage } from '../../../core/usage';
+import { isJsonObject, type JsonObject, tokenCount, type Usage } from '../../../core/kit';
 
 /** A count from an optional details object, when it is a positive number. */
 function detail(details: unknown, key: string): number | undefined {

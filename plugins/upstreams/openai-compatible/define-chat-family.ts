@@ -1,6 +1,5 @@
 import type { constructor } from 'tsyringe/dist/typings/types';
-import { definePlugin } from '../../../core/define-plugin';
-import type { UpstreamPlugin } from '../../../core/plugin';
+import { definePlugin, type UpstreamPlugin } from '../../../core/kit';
 import { chatUpstreamOptions, type ChatUpstreamOptions } from './chat-options';
 import { OpenAiCompatibleChat, type ChatFamilySpec } from './chat-upstream';
 

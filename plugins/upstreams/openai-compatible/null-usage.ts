@@ -12,7 +12,7 @@ import {
   OPEN_OBJECT,
   QUOTE,
   stringEnd,
-} from '../../../core/json';
+} from '../../../core/kit';
 
 const MEMBER = '"usage":null';
 

@@ -1,6 +1,5 @@
 /** Reading the few fields of a native video body the gateway needs; a 400 names the field otherwise. */
-import { isJsonObject, type JsonObject } from '../../../core/context';
-import { Errors } from '../../../core/errors';
+import { Errors, isJsonObject, type JsonObject } from '../../../core/kit';
 
 /** The object at `field` of `body` (`input`, `parameters`). */
 export function objectField(body: JsonObject, field: string): JsonObject {

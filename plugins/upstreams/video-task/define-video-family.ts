@@ -1,9 +1,12 @@
 import { inject } from 'tsyringe';
 import type { constructor } from 'tsyringe/dist/typings/types';
-import { UpstreamNameToken, UpstreamTimeoutsToken } from '../../../core/di';
-import { definePlugin } from '../../../core/define-plugin';
-import type { UpstreamPlugin } from '../../../core/plugin';
-import type { UpstreamTimeouts } from '../../../core/upstream/upstream';
+import {
+  definePlugin,
+  UpstreamNameToken,
+  type UpstreamPlugin,
+  type UpstreamTimeouts,
+  UpstreamTimeoutsToken,
+} from '../../../core/kit';
 import { videoOptions, type VideoOptions, type VideoPaths } from './video-options';
 import { VideoUpstream, type VideoFamilySpec } from './video-upstream';
 

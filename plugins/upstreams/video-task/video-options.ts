@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { pollOptions } from '../../../core/upstream/poll-options';
-import { upstreamOptions } from '../../../core/upstream/upstream-options';
+import { pollOptions, upstreamOptions } from '../../../core/kit';
 
 /** Where a video family's task API lives under `base_url`, and the headers only its submit needs. */
 export interface VideoPaths {

@@ -3,27 +3,29 @@
  * says so), read the upstream's task id, poll the upstream task and map its answer. A family is data
  * (VideoFamilySpec): its models, what it checks in a body, and how it reads its vendor's answers.
  */
-import type { JsonObject } from '../../../core/context';
-import { Errors } from '../../../core/errors';
-import type {
-  ModelSpec,
-  PollOutcome,
-  PollPolicy,
-  SubmitOutcome,
-  TaskUpstream,
-  UpstreamPlugin,
-} from '../../../core/plugin';
-import type { TaskParams, TaskUsage } from '../../../core/stores/video-task';
-import { checkCeiling, checkResolution, type ModelLimits } from '../../../core/routing/model-limits';
-import type { UpstreamTimeouts } from '../../../core/upstream/upstream';
 import {
   answerJson,
   callUpstream,
+  checkCeiling,
+  checkResolution,
+  credentialHeaders,
+  Errors,
   isTransient,
+  type JsonObject,
+  type ModelLimits,
+  type ModelSpec,
+  type PollOutcome,
+  type PollPolicy,
+  pollPolicy,
+  type SubmitOutcome,
+  type TaskParams,
+  type TaskUpstream,
+  type TaskUsage,
   type UpstreamAnswer,
-} from '../../../core/upstream/upstream-call';
-import { credentialHeaders, upstreamUrl } from '../../../core/upstream/upstream-options';
-import { pollPolicy } from '../../../core/upstream/poll-options';
+  type UpstreamPlugin,
+  type UpstreamTimeouts,
+  upstreamUrl,
+} from '../../../core/kit';
 import { VideoApi } from '../../apis/videos';
 import type { VideoOptions } from './video-options';
 
