@@ -61,7 +61,21 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': [
         'error',
-        { patterns: [{ group: ['**/plugins', '**/plugins/**'], message: 'Core does not import plugins.' }] },
+        {
+          // core/plugins/ is core's plugin machinery; the plugins themselves are the folders below.
+          paths: ['../plugins', '../../plugins', '../../../plugins'].map((name) => ({
+            name,
+            message: 'Core does not import plugins.',
+          })),
+          patterns: [
+            {
+              group: ['apis', 'upstreams', 'video-protocols', 'middleware', 'index'].map(
+                (folder) => `**/plugins/${folder}`,
+              ),
+              message: 'Core does not import plugins.',
+            },
+          ],
+        },
       ],
     },
   },

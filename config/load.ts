@@ -41,7 +41,7 @@ export function readConfigText(file: string): ConfigText {
 
 /**
  * Checks that run on the document even when core's schema refuses it, so that one start-up names every
- * problem: the plugins' blocks, which only the plugins can judge (core/plugin-sections.ts).
+ * problem: the plugins' blocks, which only the plugins can judge (core/plugins/plugin-sections.ts).
  */
 export type AlsoCheck = (doc: Readonly<Record<string, unknown>>) => readonly ConfigProblem[];
 

@@ -1,18 +1,18 @@
-/** The per-request state every pipeline stage sees (GatewayContext in core/plugin.ts says whose each field is). */
+/** The per-request state every pipeline stage sees (GatewayContext in core/plugins/plugin.ts says whose each field is). */
 import { type IncomingMessage, type ServerResponse } from 'node:http';
 import { type KeyRecord } from './stores/key-store';
 import { type Usage } from './usage';
 import { type RequestBodies } from './http/body';
 import type { ClientAddresses } from './http/client-address';
 import type { JsonObject } from './json';
-import type { Endpoint, GatewayContext, Outcome, Observed, RouteTarget, StateKey } from './plugin';
+import type { Endpoint, GatewayContext, Outcome, Observed, RouteTarget, StateKey } from './plugins/plugin';
 
 // Where plugins have always found them: the shared types live in ./plugin and ./json, which import
 // nothing that imports this file.
 export { isJsonObject, type JsonObject } from './json';
-export { StateKey, type GatewayContext, type Outcome } from './plugin';
+export { StateKey, type GatewayContext, type Outcome } from './plugins/plugin';
 
-/** The one implementation of GatewayContext (core/plugin.ts), built by the server for each request. */
+/** The one implementation of GatewayContext (core/plugins/plugin.ts), built by the server for each request. */
 export class RequestContext implements GatewayContext {
   key: KeyRecord | undefined = undefined;
   target: RouteTarget | undefined = undefined;

@@ -10,11 +10,11 @@ import { configPath, parseConfigText, readConfigText, variablesOf } from '../con
 import { ConfigError } from '../config/errors';
 import type { GatewayConfig } from '../config/schema';
 import type { RunningSimulator } from '../simulator/server';
-import { startGateway } from './gateway';
+import { startGateway } from './boot/gateway';
 import { listenNamed } from './http/listen-failure';
 import { createLogger, flushLogsSync } from './logger';
-import { rawPluginSectionProblems } from './plugin-sections';
-import { logStarted } from './start-up-log';
+import { rawPluginSectionProblems } from './plugins/plugin-sections';
+import { logStarted } from './boot/start-up-log';
 
 async function main(): Promise<void> {
   const file = configPath();

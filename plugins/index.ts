@@ -6,7 +6,7 @@
  */
 import 'reflect-metadata';
 import { join } from 'node:path';
-import { pluginModules } from '../core/plugin-discovery';
+import { pluginModules } from '../core/plugins/plugin-discovery';
 
 // Pipeline stages (core/middleware).
 import '../core/middleware/auth';

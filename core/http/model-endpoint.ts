@@ -7,7 +7,7 @@
  */
 import type { GatewayContext } from '../context';
 import { Errors } from '../errors';
-import type { Endpoint, ModelApi, UpstreamRequest } from '../plugin';
+import type { Endpoint, ModelApi, UpstreamRequest } from '../plugins/plugin';
 import { deliverFailure, type AttemptFailure, type AttemptResult } from '../proxy/exchange';
 import { RELAY_POLICY, type EventHook } from '../proxy/stream-relay';
 import type { UpstreamProxy } from '../proxy/upstream-proxy';

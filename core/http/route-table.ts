@@ -3,7 +3,7 @@
  * segment by segment. Built once at start-up from the endpoints the configured plugins serve.
  */
 import { Errors } from '../errors';
-import type { Endpoint } from '../plugin';
+import type { Endpoint } from '../plugins/plugin';
 import { describeEndpoint } from '../routing/endpoint-name';
 
 export interface RouteMatch {

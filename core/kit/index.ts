@@ -5,8 +5,8 @@
  */
 
 // Declaring a plugin: its manifest, and the tokens its constructor may inject.
-export { definePlugin } from '../define-plugin';
-export { UpstreamNameToken, UpstreamTimeoutsToken } from '../di';
+export { definePlugin } from '../plugins/define-plugin';
+export { UpstreamNameToken, UpstreamTimeoutsToken } from '../plugins/di';
 export { defineTaskProtocol } from '../tasks/define-task-protocol';
 
 // What a plugin implements and is given.
@@ -23,7 +23,7 @@ export type {
   UpstreamPlugin,
   UpstreamRequest,
   UpstreamTimeouts,
-} from '../plugin';
+} from '../plugins/plugin';
 
 // The contract's errors.
 export { Errors, type GatewayError } from '../errors';

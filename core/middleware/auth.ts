@@ -12,12 +12,12 @@
 import { inject } from 'tsyringe';
 import type { GatewayConfig } from '../../config/schema';
 import type { GatewayContext } from '../context';
-import { ConfigToken, KeptStateToken, KeyServiceToken, RedisToken } from '../di';
+import { ConfigToken, KeptStateToken, KeyServiceToken, RedisToken } from '../plugins/di';
 import { Errors } from '../errors';
 import type { KeyService } from '../keys/key-service';
 import { isExpired, type KeyRecord } from '../stores/key-store';
-import { definePlugin } from '../define-plugin';
-import type { Middleware, Next } from '../plugin';
+import { definePlugin } from '../plugins/define-plugin';
+import type { Middleware, Next } from '../plugins/plugin';
 import type { RedisLink } from '../redis/redis-link';
 import type { KeptState } from '../reload/kept-state';
 import { LocalFailedAuthLimit, type FailedAuthLimit } from './failed-auth-limit';

@@ -21,10 +21,10 @@
 import { inject } from 'tsyringe';
 import { z } from 'zod';
 import { StateKey, type GatewayContext, type JsonObject } from '../context';
-import { PricingToken, SpendTrackerToken } from '../di';
+import { PricingToken, SpendTrackerToken } from '../plugins/di';
 import { Errors } from '../errors';
-import { definePlugin } from '../define-plugin';
-import type { Middleware, Next } from '../plugin';
+import { definePlugin } from '../plugins/define-plugin';
+import type { Middleware, Next } from '../plugins/plugin';
 import type { Pricing } from '../pricing';
 import { nextMonthStart, type KeySpend, type SpendTracker } from '../spend-tracker';
 import { TASK_STORED } from '../tasks/submission';

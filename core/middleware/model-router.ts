@@ -4,10 +4,10 @@
  */
 import { inject } from 'tsyringe';
 import type { GatewayContext } from '../context';
-import { CatalogueToken, ResilienceToken } from '../di';
+import { CatalogueToken, ResilienceToken } from '../plugins/di';
 import { Errors } from '../errors';
-import { definePlugin } from '../define-plugin';
-import type { Middleware, Next } from '../plugin';
+import { definePlugin } from '../plugins/define-plugin';
+import type { Middleware, Next } from '../plugins/plugin';
 import type { Catalogue } from '../routing/catalogue';
 import type { Resilience } from '../routing/resilience';
 

@@ -8,9 +8,9 @@ import { z } from 'zod';
 import type { GatewayConfig } from '../../config/schema';
 import { duration } from '../../config/units';
 import type { GatewayContext } from '../context';
-import { ConfigToken } from '../di';
-import { definePlugin } from '../define-plugin';
-import type { Middleware, Next } from '../plugin';
+import { ConfigToken } from '../plugins/di';
+import { definePlugin } from '../plugins/define-plugin';
+import type { Middleware, Next } from '../plugins/plugin';
 import { RELAY_POLICY, type RelayPolicy } from '../proxy/stream-relay';
 
 export const sseRelayOptions = z.object({ ping_every: duration.default(15_000) }).strict();

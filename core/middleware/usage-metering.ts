@@ -11,11 +11,11 @@
 import { performance } from 'node:perf_hooks';
 import { inject } from 'tsyringe';
 import { StateKey, type GatewayContext } from '../context';
-import { PricingToken, SpendTrackerToken, UsageStoreToken } from '../di';
+import { PricingToken, SpendTrackerToken, UsageStoreToken } from '../plugins/di';
 import { Errors } from '../errors';
 import type { Pricing } from '../pricing';
-import { definePlugin } from '../define-plugin';
-import type { Middleware, Next } from '../plugin';
+import { definePlugin } from '../plugins/define-plugin';
+import type { Middleware, Next } from '../plugins/plugin';
 import type { SpendTracker } from '../spend-tracker';
 import type { UsageRecord, UsageStore } from '../stores/usage-store';
 import { NO_USAGE } from '../usage';

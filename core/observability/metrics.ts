@@ -9,7 +9,7 @@
  * request costs map lookups and additions, never a label string built or hashed anew.
  */
 import { collectDefaultMetrics, Counter, Gauge, Registry, type CounterConfiguration } from 'prom-client';
-import type { Endpoint, GatewayContext, RouteTarget } from '../plugin';
+import type { Endpoint, GatewayContext, RouteTarget } from '../plugins/plugin';
 import type { UsageStats } from '../stores/usage-store';
 import type { TaskStatus } from '../stores/video-task';
 import type { Usage } from '../usage';

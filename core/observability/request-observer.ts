@@ -5,7 +5,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
-import type { GatewayContext } from '../plugin';
+import type { GatewayContext } from '../plugins/plugin';
 import type { Pricing } from '../pricing';
 import { clientView, logRejection, logRequest, type Rejection } from './access-log';
 import type { GatewayMetrics } from './metrics';

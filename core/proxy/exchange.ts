@@ -15,7 +15,7 @@ import type { ProxyServer, ServerOptions } from 'http-proxy-3';
 import type { GatewayContext, JsonObject } from '../context';
 import { isJsonObject } from '../json';
 import { Errors, sendError, type GatewayError } from '../errors';
-import type { StreamDialect, UpstreamRequest } from '../plugin';
+import type { StreamDialect, UpstreamRequest } from '../plugins/plugin';
 import type { Upstream } from '../upstream/upstream';
 import { clientResponseHeaders, upstreamRequestHeaders } from './headers';
 import { proxyTarget } from './proxy-target';

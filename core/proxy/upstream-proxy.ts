@@ -6,7 +6,7 @@
 import { createProxyServer, type ProxyServer } from 'http-proxy-3';
 import type { GatewayContext } from '../context';
 import { Errors, type GatewayError } from '../errors';
-import type { UpstreamRequest } from '../plugin';
+import type { UpstreamRequest } from '../plugins/plugin';
 import type { Upstream } from '../upstream/upstream';
 import {
   Exchange,

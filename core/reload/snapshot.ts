@@ -5,21 +5,21 @@
  *
  * What is here changes live: upstreams, routes, model tables and limits, prices, the pipeline and its
  * options, the task protocols, declared keys. The rest (listeners, stores, Redis, the poller's timing)
- * is built once at start-up (core/gateway.ts) and changes with a restart (effective-config.ts).
+ * is built once at start-up (core/boot/gateway.ts) and changes with a restart (effective-config.ts).
  */
 import type { DependencyContainer } from 'tsyringe';
 import type { Logger } from 'pino';
 import type { GatewayConfig } from '../../config/schema';
 import { ConfigError } from '../../config/errors';
-import { CatalogueToken, ConfigToken, PricingToken } from '../di';
+import { CatalogueToken, ConfigToken, PricingToken } from '../plugins/di';
 import { modelEndpoint } from '../http/model-endpoint';
 import { modelsEndpoint } from '../http/models-endpoint';
 import { RouteTable } from '../http/route-table';
 import type { KeyHasher } from '../keys/api-key';
 import { DeclaredKeys } from '../keys/declared-keys';
-import { buildMiddlewares, Pipeline } from '../pipeline';
-import { checkPluginSections } from '../plugin-sections';
-import type { Endpoint, ModelApi, TaskUpstream } from '../plugin';
+import { buildMiddlewares, Pipeline } from '../plugins/pipeline';
+import { checkPluginSections } from '../plugins/plugin-sections';
+import type { Endpoint, ModelApi, TaskUpstream } from '../plugins/plugin';
 import { Pricing } from '../pricing';
 import type { UpstreamProxy } from '../proxy/upstream-proxy';
 import { Catalogue } from '../routing/catalogue';

@@ -11,11 +11,11 @@ import { Errors } from '../errors';
 import { globMatch } from './glob';
 import { effectiveLimits } from './model-limits';
 import { describeEndpoint } from './endpoint-name';
-import type { Endpoint, ModelSpec, RouteChoices, RouteTarget } from '../plugin';
+import type { Endpoint, ModelSpec, RouteChoices, RouteTarget } from '../plugins/plugin';
 import type { Upstream } from '../upstream/upstream';
 
-// Route targets are shared types (core/plugin.ts); exported here too, where routing readers look.
-export type { RouteChoices, RouteTarget } from '../plugin';
+// Route targets are shared types (core/plugins/plugin.ts); exported here too, where routing readers look.
+export type { RouteChoices, RouteTarget } from '../plugins/plugin';
 
 /** What routing needs to know of the upstreams' health: when an ejected upstream returns (0: it is in service). */
 export interface EjectionView {

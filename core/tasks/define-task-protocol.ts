@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { constructor } from 'tsyringe/dist/typings/types';
 import type { JsonObject } from '../context';
-import { definePlugin } from '../define-plugin';
+import { definePlugin } from '../plugins/define-plugin';
 import { protocolOptions, type ProtocolOptions, type TaskProtocol } from './protocol';
 import type { VideoTask } from '../stores/video-task';
 

@@ -12,7 +12,7 @@ import type { Logger } from 'pino';
 import { StateKey, type GatewayContext, type JsonObject } from '../context';
 import { Errors } from '../errors';
 import { replyJson } from '../http/json-reply';
-import type { PollPolicy, SubmitOutcome } from '../plugin';
+import type { PollPolicy, SubmitOutcome } from '../plugins/plugin';
 import { nextTarget, type RouteTarget } from '../routing/catalogue';
 import type { Resilience } from '../routing/resilience';
 import { IdempotencyKeyTaken, type TaskStore } from '../stores/task-store';

@@ -5,7 +5,7 @@
  * id the gateway never learnt: never retried.
  */
 import { GatewayError } from '../errors';
-import type { SubmitOutcome } from '../plugin';
+import type { SubmitOutcome } from '../plugins/plugin';
 
 /** Errors of a connection that was never made: no byte of the submit reached the upstream. */
 const NOT_CONNECTED = new Set([

@@ -8,7 +8,7 @@ import { globMatch } from '../routing/glob';
 import type { TaskStore } from '../stores/task-store';
 import type { TaskProtocol } from './protocol';
 import type { TaskSubmission } from './submission';
-import type { Endpoint } from '../plugin';
+import type { Endpoint } from '../plugins/plugin';
 import { replyJson } from '../http/json-reply';
 
 export function taskEndpoints(

@@ -7,10 +7,10 @@
 import type { DependencyContainer } from 'tsyringe';
 import type { GatewayConfig } from '../../config/schema';
 import { parseSection } from '../../config/validate';
-import { UpstreamNameToken, UpstreamTimeoutsToken } from '../di';
-import { pluginRegistration, resolvePlugin } from '../plugin-instances';
-import { registeredPlugins } from '../define-plugin';
-import type { UpstreamPlugin } from '../plugin';
+import { UpstreamNameToken, UpstreamTimeoutsToken } from '../plugins/di';
+import { pluginRegistration, resolvePlugin } from '../plugins/plugin-instances';
+import { registeredPlugins } from '../plugins/define-plugin';
+import type { UpstreamPlugin } from '../plugins/plugin';
 import { Upstream } from './upstream';
 import type { UpstreamPool } from './upstream-pool';
 

@@ -1,9 +1,9 @@
 import { Agent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
-import type { ConfiguredUpstream, UpstreamPlugin, UpstreamTimeouts } from '../plugin';
+import type { ConfiguredUpstream, UpstreamPlugin, UpstreamTimeouts } from '../plugins/plugin';
 import type { UpstreamOptions } from './upstream-options';
 
-export type { UpstreamTimeouts } from '../plugin';
+export type { UpstreamTimeouts } from '../plugins/plugin';
 
 /** A configured upstream: a place and a credential, spoken to through its plugin over keep-alive sockets. */
 export class Upstream implements ConfiguredUpstream {

@@ -9,7 +9,7 @@ import t, { type Test } from 'tap';
 import { ConfigError } from '../../config/errors';
 import { buildConfig } from '../../config/load';
 import { KeyHasher } from '../../core/keys/api-key';
-import { startGateway } from '../../core/gateway';
+import { startGateway } from '../../core/boot/gateway';
 import { tempDir, testConfig } from '../helpers/gateway';
 
 const SECRET_A = 'sk-' + 'a1B2c3D4e5'.repeat(4);

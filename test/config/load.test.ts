@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { interpolate } from '../../config/env';
 import { ConfigError } from '../../config/errors';
 import { buildConfig, loadConfigFile } from '../../config/load';
-import { startGateway } from '../../core/gateway';
+import { startGateway } from '../../core/boot/gateway';
 import { tempDir, testConfig } from '../helpers/gateway';
 
 t.test('${VAR} and ${VAR:-default}', (t) => {

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Env } from '../../config/env';
 import { buildConfig } from '../../config/load';
-import { startGateway, type RunningGateway, type StartOptions } from '../../core/gateway';
+import { startGateway, type RunningGateway, type StartOptions } from '../../core/boot/gateway';
 import type { NewKey } from '../../core/stores/key-store';
 import { startSimulator, type RunningSimulator } from '../../simulator/server';
 

@@ -4,7 +4,7 @@
  */
 import pino from 'pino';
 import type { Test } from 'tap';
-import type { TaskUpstream } from '../../core/plugin';
+import type { TaskUpstream } from '../../core/plugins/plugin';
 import { Pricing } from '../../core/pricing';
 import { Biller } from '../../core/tasks/billing';
 import type { TaskStore } from '../../core/stores/task-store';

@@ -7,7 +7,7 @@ import { rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { parseConfigText, readConfigText } from '../../config/load';
-import { startGateway, type RunningGateway } from '../../core/gateway';
+import { startGateway, type RunningGateway } from '../../core/boot/gateway';
 import { startSimulator, type RunningSimulator } from '../../simulator/server';
 
 export interface FileGateway {

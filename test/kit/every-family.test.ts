@@ -4,7 +4,7 @@ import '../../plugins';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
-import { registeredPlugins } from '../../core/define-plugin';
+import { registeredPlugins } from '../../core/plugins/define-plugin';
 
 const names = [...registeredPlugins('upstream').keys()];
 t.ok(names.length >= 7, `found the shipped plugins: ${names.join(', ')}`);

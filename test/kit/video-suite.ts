@@ -7,7 +7,7 @@
  */
 import 'reflect-metadata';
 import type { Test } from 'tap';
-import { registeredPlugins } from '../../core/define-plugin';
+import { registeredPlugins } from '../../core/plugins/define-plugin';
 import type { UsageRecord } from '../../core/stores/usage-store';
 import { isTerminal, type TaskError, type TaskStatus, type VideoTask } from '../../core/stores/video-task';
 import { eventually } from '../helpers/http';

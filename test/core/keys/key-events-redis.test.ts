@@ -10,7 +10,7 @@ import '../../../plugins';
 import t from 'tap';
 import { performance } from 'node:perf_hooks';
 import { buildConfig } from '../../../config/load';
-import { startGateway, type RunningGateway } from '../../../core/gateway';
+import { startGateway, type RunningGateway } from '../../../core/boot/gateway';
 import { EmbeddedKeyStore } from '../../../core/stores/embedded/embedded-key-store';
 import { startSimulator } from '../../../simulator/server';
 import { tempDir, testConfig, type Teardown } from '../../helpers/gateway';

@@ -12,7 +12,7 @@ import { monthStart, nextMonthStart } from '../../../core/spend-tracker';
 import { isError } from '../../helpers/errors';
 import { startTestGateway, testConfig, type ConfigDoc, type TestGateway } from '../../helpers/gateway';
 import { buildConfig } from '../../../config/load';
-import { startGateway } from '../../../core/gateway';
+import { startGateway } from '../../../core/boot/gateway';
 import { eventually, postJson, type JsonResponse } from '../../helpers/http';
 import { needsWork } from '../../../core/stores/video-task';
 import { submitVideo, videoBody } from '../../plugins/video-helpers';

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import t from 'tap';
 import { stringify } from 'yaml';
 import { parseConfigText, readConfigText } from '../../../config/load';
-import { startGateway } from '../../../core/gateway';
+import { startGateway } from '../../../core/boot/gateway';
 import { eventually, openStream, postJson, type ErrorBody } from '../../helpers/http';
 import { adminCall, startFileGateway, type FileGateway } from '../../helpers/reload';
 import { submitVideo, untilFinished, videoBody } from '../../plugins/video-helpers';

@@ -6,7 +6,7 @@
 import 'reflect-metadata';
 import t, { type Test } from 'tap';
 import { buildConfig } from '../../../config/load';
-import { startGateway } from '../../../core/gateway';
+import { startGateway } from '../../../core/boot/gateway';
 import { startTestGateway, tempDir, testConfig, type TestGateway } from '../../helpers/gateway';
 import { isError } from '../../helpers/errors';
 import { postJson } from '../../helpers/http';

@@ -7,7 +7,7 @@ import t, { type Test } from 'tap';
 import { ConfigError } from '../../../config/errors';
 import type { RouteConfig } from '../../../config/schema';
 import { GatewayError } from '../../../core/errors';
-import type { Endpoint, ModelApi, ModelSpec, UpstreamPlugin } from '../../../core/plugin';
+import type { Endpoint, ModelApi, ModelSpec, UpstreamPlugin } from '../../../core/plugins/plugin';
 import { Catalogue, nextTarget, type EjectionView } from '../../../core/routing/catalogue';
 import type { Upstream } from '../../../core/upstream/upstream';
 

@@ -6,7 +6,7 @@ import t from 'tap';
 // First: it loads reflect-metadata and the plugins, which the gateway's modules need.
 import { tempDir, testConfig, type Teardown } from '../../helpers/gateway';
 import { buildConfig } from '../../../config/load';
-import { startGateway, type RunningGateway } from '../../../core/gateway';
+import { startGateway, type RunningGateway } from '../../../core/boot/gateway';
 import { redisPrefix, TEST_REDIS_URL } from '../../helpers/redis';
 import { startSimulator, type RunningSimulator } from '../../../simulator/server';
 

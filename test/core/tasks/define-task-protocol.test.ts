@@ -7,7 +7,7 @@ import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
 import t from 'tap';
 import { Errors } from '../../../core/errors';
-import { registeredPlugins } from '../../../core/define-plugin';
+import { registeredPlugins } from '../../../core/plugins/define-plugin';
 import { defineTaskProtocol } from '../../../core/tasks/define-task-protocol';
 import { isError } from '../../helpers/errors';
 import { startTestGateway, type Teardown, type TestGateway } from '../../helpers/gateway';

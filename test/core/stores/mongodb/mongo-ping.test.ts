@@ -9,7 +9,7 @@ import '../../../../plugins';
 import t from 'tap';
 import { MongoClient } from 'mongodb';
 import { buildConfig } from '../../../../config/load';
-import { startGateway } from '../../../../core/gateway';
+import { startGateway } from '../../../../core/boot/gateway';
 import { MongoPing } from '../../../../core/stores/mongodb/mongo-ping';
 import { buildStoreIndexes, KEEP_FOREVER } from '../../../../core/stores/mongodb/store-indexes';
 import { tempDir, testConfig } from '../../../helpers/gateway';

@@ -4,7 +4,7 @@
  */
 import 'reflect-metadata';
 import t from 'tap';
-import type { ModelSpec } from '../../../../core/plugin';
+import type { ModelSpec } from '../../../../core/plugins/plugin';
 import { Pricing } from '../../../../core/pricing';
 import { VIDEOA, VIDEOA_PATHS } from '../../../../plugins/upstreams/videoa';
 import { VIDEOB, VIDEOB_PATHS } from '../../../../plugins/upstreams/videob';

@@ -6,13 +6,13 @@
  * types. How a plugin is declared and registered is define-plugin.ts.
  */
 import type { Agent, IncomingMessage, ServerResponse } from 'node:http';
-import type { JsonObject } from './json';
-import type { KeyRecord } from './stores/key-store';
-import type { GatewayError } from './errors';
-import type { SseEvent } from './sse';
-import type { TaskError, TaskParams, TaskUsage } from './stores/video-task';
-import type { Usage } from './usage';
-import type { ModelLimits } from './routing/model-limits';
+import type { JsonObject } from '../json';
+import type { KeyRecord } from '../stores/key-store';
+import type { GatewayError } from '../errors';
+import type { SseEvent } from '../sse';
+import type { TaskError, TaskParams, TaskUsage } from '../stores/video-task';
+import type { Usage } from '../usage';
+import type { ModelLimits } from '../routing/model-limits';
 
 export type Next = () => Promise<void>;
 

@@ -7,13 +7,13 @@ import { mkdir } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { container } from 'tsyringe';
 import type { Logger } from 'pino';
-import type { GatewayConfig } from '../config/schema';
-import { ConfigError } from '../config/errors';
-import type { Env } from '../config/env';
-import { variablesOf } from '../config/load';
-import { AdminServer } from './admin/admin-server';
-import type { ConfigControl } from './admin/config-routes';
-import { upstreamsPage } from './admin/upstream-routes';
+import type { GatewayConfig } from '../../config/schema';
+import { ConfigError } from '../../config/errors';
+import type { Env } from '../../config/env';
+import { variablesOf } from '../../config/load';
+import { AdminServer } from '../admin/admin-server';
+import type { ConfigControl } from '../admin/config-routes';
+import { upstreamsPage } from '../admin/upstream-routes';
 import {
   KeptStateToken,
   KeyServiceToken,
@@ -23,48 +23,48 @@ import {
   ResilienceToken,
   SpendTrackerToken,
   UsageStoreToken,
-} from './di';
-import { gatewayChecks } from './health/gateway-checks';
-import { Readiness } from './health/readiness';
-import { requestBodies } from './http/body';
-import { GatewayServer } from './server/gateway-server';
-import { HealthEndpoints } from './http/health-endpoints';
-import { listenAddress } from './http/listen-address';
-import { listenNamed, type ListenerPlace } from './http/listen-failure';
-import { KeyHasher } from './keys/api-key';
-import { KeyEvents } from './keys/key-events';
-import { KeyRevocation } from './keys/key-revocation';
-import { KeyService, type CreatedKey } from './keys/key-service';
-import { ADMIN_TOKEN_FILE, KEY_SECRET_FILE, loadOrCreateSecret } from './keys/secrets';
-import { createLogger } from './logger';
-import { GatewayMetrics } from './observability/metrics';
-import { RequestObserver } from './observability/request-observer';
-import { UpstreamProxy } from './proxy/upstream-proxy';
-import { LiveInstances } from './redis/live-instances';
-import { RedisLink } from './redis/redis-link';
-import { ConfigAnnouncer } from './reload/config-announcer';
+} from '../plugins/di';
+import { gatewayChecks } from '../health/gateway-checks';
+import { Readiness } from '../health/readiness';
+import { requestBodies } from '../http/body';
+import { GatewayServer } from '../server/gateway-server';
+import { HealthEndpoints } from '../http/health-endpoints';
+import { listenAddress } from '../http/listen-address';
+import { listenNamed, type ListenerPlace } from '../http/listen-failure';
+import { KeyHasher } from '../keys/api-key';
+import { KeyEvents } from '../keys/key-events';
+import { KeyRevocation } from '../keys/key-revocation';
+import { KeyService, type CreatedKey } from '../keys/key-service';
+import { ADMIN_TOKEN_FILE, KEY_SECRET_FILE, loadOrCreateSecret } from '../keys/secrets';
+import { createLogger } from '../logger';
+import { GatewayMetrics } from '../observability/metrics';
+import { RequestObserver } from '../observability/request-observer';
+import { UpstreamProxy } from '../proxy/upstream-proxy';
+import { LiveInstances } from '../redis/live-instances';
+import { RedisLink } from '../redis/redis-link';
+import { ConfigAnnouncer } from '../reload/config-announcer';
 import {
   ConfigReloader,
   sourceOf,
   sourceStatus,
   type ReloadResult,
   type ReloadTrigger,
-} from './reload/config-reloader';
-import { ConfigWatcher } from './reload/config-watcher';
-import { KeptState } from './reload/kept-state';
-import { LiveRouting } from './reload/live-routing';
-import { Resilience } from './routing/resilience';
-import { buildSnapshot, type ConfigSource, type Snapshot, type SnapshotParts } from './reload/snapshot';
-import { SpendTracker } from './spend-tracker';
-import { openStores, type Stores } from './stores/open-stores';
-import type { KeyStore } from './stores/key-store';
-import type { TaskStore } from './stores/task-store';
-import type { UsageStore } from './stores/usage-store';
-import { taskSubmission, videoPoller } from './tasks/build-video';
-import { openTaskHolds } from './tasks/open-task-holds';
-import type { TaskPoller } from './tasks/poller';
-import { needsWork } from './stores/video-task';
-import { UpstreamPool } from './upstream/upstream-pool';
+} from '../reload/config-reloader';
+import { ConfigWatcher } from '../reload/config-watcher';
+import { KeptState } from '../reload/kept-state';
+import { LiveRouting } from '../reload/live-routing';
+import { Resilience } from '../routing/resilience';
+import { buildSnapshot, type ConfigSource, type Snapshot, type SnapshotParts } from '../reload/snapshot';
+import { SpendTracker } from '../spend-tracker';
+import { openStores, type Stores } from '../stores/open-stores';
+import type { KeyStore } from '../stores/key-store';
+import type { TaskStore } from '../stores/task-store';
+import type { UsageStore } from '../stores/usage-store';
+import { taskSubmission, videoPoller } from '../tasks/build-video';
+import { openTaskHolds } from '../tasks/open-task-holds';
+import type { TaskPoller } from '../tasks/poller';
+import { needsWork } from '../stores/video-task';
+import { UpstreamPool } from '../upstream/upstream-pool';
 
 export interface StartOptions {
   readonly env?: Env;

@@ -4,11 +4,11 @@
  * pointing at the simulator after it was turned off.
  */
 import type { Logger } from 'pino';
-import { variablesOf } from '../config/load';
-import type { GatewayConfig } from '../config/schema';
+import { variablesOf } from '../../config/load';
+import type { GatewayConfig } from '../../config/schema';
 import type { RunningGateway } from './gateway';
-import { listenAddress } from './http/listen-address';
-import { simulatorLeftovers } from './upstream/simulator-leftovers';
+import { listenAddress } from '../http/listen-address';
+import { simulatorLeftovers } from '../upstream/simulator-leftovers';
 
 type Listening = Pick<RunningGateway, 'url' | 'boundUrl' | 'adminUrl' | 'adminBoundUrl'>;
 

@@ -16,8 +16,8 @@ import type { constructor } from 'tsyringe/dist/typings/types';
 import { z } from 'zod';
 import { PluginOptionsToken, token, type Token } from './di';
 import type { Middleware, UpstreamPlugin } from './plugin';
-import type { ProtocolOptions, TaskProtocol } from './tasks/protocol';
-import type { UpstreamOptions } from './upstream/upstream-options';
+import type { ProtocolOptions, TaskProtocol } from '../tasks/protocol';
+import type { UpstreamOptions } from '../upstream/upstream-options';
 
 /** What each kind of plugin is, and what every plugin of that kind is given in its options. */
 interface Kinds {
@@ -32,7 +32,7 @@ export type PluginOf<K extends PluginKind> = Kinds[K]['plugin'];
 /** Stage names, each with the reason it must come first (for the start-up error). */
 export type StageRule = Readonly<Record<string, string>>;
 
-/** Where a pipeline stage may stand (core/pipeline-order.ts checks it at start and on reload). */
+/** Where a pipeline stage may stand (core/plugins/pipeline-order.ts checks it at start and on reload). */
 export interface StageOrder {
   /** Stages that must come before this one when they are listed. */
   readonly after: StageRule;

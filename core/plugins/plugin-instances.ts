@@ -4,7 +4,7 @@
  * holds its validated options and whatever else that kind of plugin is given.
  */
 import type { DependencyContainer } from 'tsyringe';
-import { ConfigError } from '../config/errors';
+import { ConfigError } from '../../config/errors';
 import { PluginOptionsToken, type Token } from './di';
 import type { PluginKind, PluginOf, PluginRegistration } from './define-plugin';
 

@@ -4,14 +4,14 @@
  * name the entry's path (`pipeline[1].rate-limit.requests_per_minute`).
  */
 import type { DependencyContainer } from 'tsyringe';
-import { ConfigError } from '../config/errors';
-import { parseSection } from '../config/validate';
-import type { GatewayContext } from './context';
+import { ConfigError } from '../../config/errors';
+import { parseSection } from '../../config/validate';
+import type { GatewayContext } from '../context';
 import { registeredPlugins } from './define-plugin';
 import type { Handler, Middleware } from './plugin';
 import { checkStageOrder } from './pipeline-order';
 import { pluginRegistration, resolvePlugin } from './plugin-instances';
-import type { EventHook } from './proxy/stream-relay';
+import type { EventHook } from '../proxy/stream-relay';
 
 export interface NamedMiddleware {
   readonly name: string;

@@ -3,7 +3,7 @@
  * before one it must follow, or without one it requires, stops start-up (and a reload) naming the entry,
  * so a pipeline such as `[model-router, auth]` cannot run and skip the key's allowed models.
  */
-import { ConfigError } from '../config/errors';
+import { ConfigError } from '../../config/errors';
 import type { StageOrder } from './define-plugin';
 
 export interface OrderedStage {

@@ -8,8 +8,8 @@ import t from 'tap';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
-import type { GatewayContext, JsonObject } from '../../core/context';
-import { definePlugin } from '../../core/define-plugin';
+import type { GatewayContext, JsonObject } from '../../../core/context';
+import { definePlugin } from '../../../core/plugins/define-plugin';
 import type {
   Middleware,
   ModelApi,
@@ -17,16 +17,16 @@ import type {
   Next,
   UpstreamPlugin,
   UpstreamRequest,
-} from '../../core/plugin';
+} from '../../../core/plugins/plugin';
 import {
   credentialHeaders,
   upstreamOptions,
   upstreamUrl,
   type UpstreamOptions,
-} from '../../core/upstream/upstream-options';
-import type { SseEvent } from '../../core/sse';
-import { startTestGateway } from '../helpers/gateway';
-import { postJson } from '../helpers/http';
+} from '../../../core/upstream/upstream-options';
+import type { SseEvent } from '../../../core/sse';
+import { startTestGateway } from '../../helpers/gateway';
+import { postJson } from '../../helpers/http';
 
 const EchoApi: ModelApi = {
   id: 'echo',

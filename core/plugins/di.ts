@@ -3,17 +3,17 @@
  * token is branded with the type it resolves to; only the composition root resolves them.
  */
 import type { Logger } from 'pino';
-import type { GatewayConfig } from '../config/schema';
-import type { KeyService } from './keys/key-service';
-import type { UsageStore } from './stores/usage-store';
-import type { Pricing } from './pricing';
-import type { SpendTracker } from './spend-tracker';
-import type { Catalogue } from './routing/catalogue';
-import type { Resilience } from './routing/resilience';
-import type { UpstreamTimeouts } from './upstream/upstream';
-import type { LiveInstances } from './redis/live-instances';
-import type { RedisLink } from './redis/redis-link';
-import type { KeptState } from './reload/kept-state';
+import type { GatewayConfig } from '../../config/schema';
+import type { KeyService } from '../keys/key-service';
+import type { UsageStore } from '../stores/usage-store';
+import type { Pricing } from '../pricing';
+import type { SpendTracker } from '../spend-tracker';
+import type { Catalogue } from '../routing/catalogue';
+import type { Resilience } from '../routing/resilience';
+import type { UpstreamTimeouts } from '../upstream/upstream';
+import type { LiveInstances } from '../redis/live-instances';
+import type { RedisLink } from '../redis/redis-link';
+import type { KeptState } from '../reload/kept-state';
 
 export type Token<T> = symbol & { readonly __type?: T };
 export const token = <T>(name: string): Token<T> => Symbol(name);

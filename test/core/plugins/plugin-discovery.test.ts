@@ -5,10 +5,10 @@
 import t from 'tap';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, relative } from 'node:path';
-import { registeredPlugins } from '../../core/define-plugin';
-import { pluginModules } from '../../core/plugin-discovery';
-import '../../plugins';
-import { tempDir } from '../helpers/gateway';
+import { registeredPlugins } from '../../../core/plugins/define-plugin';
+import { pluginModules } from '../../../core/plugins/plugin-discovery';
+import '../../../plugins';
+import { tempDir } from '../../helpers/gateway';
 
 t.test('a folder file, and a subfolder with an index, are plugins; nothing else is', async (t) => {
   const dir = await tempDir(t);
@@ -33,7 +33,7 @@ t.test('a folder file, and a subfolder with an index, are plugins; nothing else 
 
 t.test('the shipped folders register every built-in family and protocol', (t) => {
   const shipped = (folder: string) =>
-    pluginModules(join(__dirname, '..', '..', 'plugins', folder)).map((p) =>
+    pluginModules(join(__dirname, '..', '..', '..', 'plugins', folder)).map((p) =>
       basename(p) === 'index.js' ? basename(dirname(p)) : basename(p, '.js'),
     );
   t.strictSame(shipped('upstreams').sort(), [...registeredPlugins('upstream').keys()].sort());
