@@ -7,11 +7,6 @@ import type { ClientAddresses } from './http/client-address';
 import type { JsonObject } from './json';
 import type { Endpoint, GatewayContext, Outcome, Observed, RouteTarget, StateKey } from './plugins/plugin';
 
-// Where plugins have always found them: the shared types live in ./plugin and ./json, which import
-// nothing that imports this file.
-export { isJsonObject, type JsonObject } from './json';
-export { StateKey, type GatewayContext, type Outcome } from './plugins/plugin';
-
 /** The one implementation of GatewayContext (core/plugins/plugin.ts), built by the server for each request. */
 export class RequestContext implements GatewayContext {
   key: KeyRecord | undefined = undefined;

@@ -11,13 +11,12 @@
  */
 import { inject } from 'tsyringe';
 import type { GatewayConfig } from '../../config/schema';
-import type { GatewayContext } from '../context';
+import type { GatewayContext, Middleware, Next } from '../plugins/plugin';
 import { ConfigToken, KeptStateToken, KeyServiceToken, RedisToken } from '../plugins/di';
 import { Errors } from '../errors';
 import type { KeyService } from '../keys/key-service';
 import { isExpired, type KeyRecord } from '../stores/key-store';
 import { definePlugin } from '../plugins/define-plugin';
-import type { Middleware, Next } from '../plugins/plugin';
 import type { RedisLink } from '../redis/redis-link';
 import type { KeptState } from '../reload/kept-state';
 import { LocalFailedAuthLimit, type FailedAuthLimit } from './failed-auth-limit';

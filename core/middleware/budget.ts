@@ -20,11 +20,11 @@
  */
 import { inject } from 'tsyringe';
 import { z } from 'zod';
-import { StateKey, type GatewayContext, type JsonObject } from '../context';
+import { type GatewayContext, type Middleware, type Next, StateKey } from '../plugins/plugin';
+import { type JsonObject } from '../json';
 import { PricingToken, SpendTrackerToken } from '../plugins/di';
 import { Errors } from '../errors';
 import { definePlugin } from '../plugins/define-plugin';
-import type { Middleware, Next } from '../plugins/plugin';
 import type { Pricing } from '../pricing';
 import { nextMonthStart, type KeySpend, type SpendTracker } from '../spend-tracker';
 import { TASK_STORED } from '../tasks/submission';

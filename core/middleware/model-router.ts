@@ -3,11 +3,10 @@
  * endpoints that do), 403 for a model the key may not use, 503 when all its upstreams are ejected. Endpoints not routed by model pass through.
  */
 import { inject } from 'tsyringe';
-import type { GatewayContext } from '../context';
+import type { GatewayContext, Middleware, Next } from '../plugins/plugin';
 import { CatalogueToken, ResilienceToken } from '../plugins/di';
 import { Errors } from '../errors';
 import { definePlugin } from '../plugins/define-plugin';
-import type { Middleware, Next } from '../plugins/plugin';
 import type { Catalogue } from '../routing/catalogue';
 import type { Resilience } from '../routing/resilience';
 

@@ -7,10 +7,9 @@ import { inject } from 'tsyringe';
 import { z } from 'zod';
 import type { GatewayConfig } from '../../config/schema';
 import { duration } from '../../config/units';
-import type { GatewayContext } from '../context';
+import type { GatewayContext, Middleware, Next } from '../plugins/plugin';
 import { ConfigToken } from '../plugins/di';
 import { definePlugin } from '../plugins/define-plugin';
-import type { Middleware, Next } from '../plugins/plugin';
 import { RELAY_POLICY, type RelayPolicy } from '../proxy/stream-relay';
 
 export const sseRelayOptions = z.object({ ping_every: duration.default(15_000) }).strict();

@@ -10,12 +10,11 @@
  */
 import { performance } from 'node:perf_hooks';
 import { inject } from 'tsyringe';
-import { StateKey, type GatewayContext } from '../context';
+import { type GatewayContext, type Middleware, type Next, StateKey } from '../plugins/plugin';
 import { PricingToken, SpendTrackerToken, UsageStoreToken } from '../plugins/di';
 import { Errors } from '../errors';
 import type { Pricing } from '../pricing';
 import { definePlugin } from '../plugins/define-plugin';
-import type { Middleware, Next } from '../plugins/plugin';
 import type { SpendTracker } from '../spend-tracker';
 import type { UsageRecord, UsageStore } from '../stores/usage-store';
 import { NO_USAGE } from '../usage';

@@ -10,7 +10,7 @@ import type { Pricing } from '../pricing';
 import type { SpendTracker } from '../spend-tracker';
 import type { Catalogue } from '../routing/catalogue';
 import type { Resilience } from '../routing/resilience';
-import type { UpstreamTimeouts } from '../upstream/upstream';
+import { type UpstreamTimeouts } from './plugin';
 import type { LiveInstances } from '../redis/live-instances';
 import type { RedisLink } from '../redis/redis-link';
 import type { KeptState } from '../reload/kept-state';

@@ -8,9 +8,15 @@
  */
 import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { StateKey, type GatewayContext, type Outcome } from '../context';
+import {
+  type GatewayContext,
+  type Middleware,
+  type Outcome,
+  type ResponseReader,
+  StateKey,
+  type StreamDialect,
+} from '../plugins/plugin';
 import { type GatewayError } from '../errors';
-import type { Middleware, ResponseReader, StreamDialect } from '../plugins/plugin';
 import { serializeEvent, type SseEvent } from '../sse';
 import { SseFrames } from './sse-frames';
 

@@ -4,9 +4,8 @@
  * so usage can be read and streams relayed event by event.
  */
 import { createProxyServer, type ProxyServer } from 'http-proxy-3';
-import type { GatewayContext } from '../context';
+import type { GatewayContext, UpstreamRequest } from '../plugins/plugin';
 import { Errors, type GatewayError } from '../errors';
-import type { UpstreamRequest } from '../plugins/plugin';
 import type { Upstream } from '../upstream/upstream';
 import {
   Exchange,

@@ -3,7 +3,7 @@
  * stage's defaults), the routed model's (`per_model`, exact id before patterns; each model id counts
  * on its own) and the upstream's (`per_upstream`). A limit left unset is no rule at all.
  */
-import type { GatewayContext } from '../context';
+import { type GatewayContext } from '../plugins/plugin';
 import { globMatch } from '../routing/glob';
 import type { LimitKind, LimitRule } from './limiter';
 

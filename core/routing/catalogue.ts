@@ -14,9 +14,6 @@ import { describeEndpoint } from './endpoint-name';
 import type { Endpoint, ModelSpec, RouteChoices, RouteTarget } from '../plugins/plugin';
 import type { Upstream } from '../upstream/upstream';
 
-// Route targets are shared types (core/plugins/plugin.ts); exported here too, where routing readers look.
-export type { RouteChoices, RouteTarget } from '../plugins/plugin';
-
 /** What routing needs to know of the upstreams' health: when an ejected upstream returns (0: it is in service). */
 export interface EjectionView {
   /** How many upstreams are ejected now: 0 lets a pick skip every check. */

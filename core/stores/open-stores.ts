@@ -11,8 +11,6 @@ import { EmbeddedUsageStore } from './embedded/embedded-usage-store';
 import { firstFailing } from './store-health';
 import { storesOf, USAGE_WRITES, type Stores } from './stores';
 
-export type { Stores } from './stores';
-
 export async function openStores(storage: StorageConfig, logger: Logger): Promise<Stores> {
   const usageOptions = { ...USAGE_WRITES, maxQueued: storage.usage_queue_max, logger };
   if (storage.driver === 'mongodb') {

@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { constructor } from 'tsyringe/dist/typings/types';
-import type { JsonObject } from '../context';
+import { type JsonObject } from '../json';
 import { definePlugin } from '../plugins/define-plugin';
 import { protocolOptions, type ProtocolOptions, type TaskProtocol } from './protocol';
 import type { VideoTask } from '../stores/video-task';

@@ -9,11 +9,17 @@ import { createHash } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
-import { StateKey, type GatewayContext, type JsonObject } from '../context';
+import {
+  type GatewayContext,
+  type PollPolicy,
+  type RouteTarget,
+  StateKey,
+  type SubmitOutcome,
+} from '../plugins/plugin';
+import { type JsonObject } from '../json';
 import { Errors } from '../errors';
 import { replyJson } from '../http/json-reply';
-import type { PollPolicy, SubmitOutcome } from '../plugins/plugin';
-import { nextTarget, type RouteTarget } from '../routing/catalogue';
+import { nextTarget } from '../routing/catalogue';
 import type { Resilience } from '../routing/resilience';
 import { IdempotencyKeyTaken, type TaskStore } from '../stores/task-store';
 import { interruptedChange, interruption, warnInterrupted } from './interrupted-submit';

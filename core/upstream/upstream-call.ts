@@ -3,7 +3,7 @@
  * timeouts. Transport failures become the gateway's 502/504 errors; any HTTP answer is returned as it is.
  */
 import { Errors } from '../errors';
-import type { UpstreamTimeouts } from './upstream';
+import { type UpstreamTimeouts } from '../plugins/plugin';
 
 export interface UpstreamAnswer {
   readonly status: number;

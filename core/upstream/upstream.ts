@@ -3,8 +3,6 @@ import { Agent as HttpsAgent } from 'node:https';
 import type { ConfiguredUpstream, UpstreamPlugin, UpstreamTimeouts } from '../plugins/plugin';
 import type { UpstreamOptions } from './upstream-options';
 
-export type { UpstreamTimeouts } from '../plugins/plugin';
-
 /** A configured upstream: a place and a credential, spoken to through its plugin over keep-alive sockets. */
 export class Upstream implements ConfiguredUpstream {
   readonly agent: Agent;

@@ -8,9 +8,8 @@ import t from 'tap';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
-import type { GatewayContext, JsonObject } from '../../../core/context';
-import { definePlugin } from '../../../core/plugins/define-plugin';
 import type {
+  GatewayContext,
   Middleware,
   ModelApi,
   ModelSpec,
@@ -18,6 +17,8 @@ import type {
   UpstreamPlugin,
   UpstreamRequest,
 } from '../../../core/plugins/plugin';
+import { type JsonObject } from '../../../core/json';
+import { definePlugin } from '../../../core/plugins/define-plugin';
 import {
   credentialHeaders,
   upstreamOptions,
