@@ -6,7 +6,7 @@
 
 // Declaring a plugin: its manifest, and the tokens its constructor may inject.
 export { definePlugin } from '../plugins/define-plugin';
-export { UpstreamNameToken, UpstreamTimeoutsToken } from '../plugins/di';
+export { UpstreamCallerToken, UpstreamNameToken, UpstreamTimeoutsToken } from '../plugins/di';
 export { defineTaskProtocol } from '../tasks/define-task-protocol';
 
 // What a plugin implements and is given.
@@ -60,7 +60,13 @@ export {
   type UpstreamOptions,
 } from '../upstream/upstream-options';
 export { pollOptions, pollPolicy } from '../upstream/poll-options';
-export { answerJson, callUpstream, isTransient, type UpstreamAnswer } from '../upstream/upstream-call';
+export {
+  answerJson,
+  isTransient,
+  type UpstreamAnswer,
+  type UpstreamCall,
+  type UpstreamCaller,
+} from '../upstream/upstream-call';
 
 // Video tasks as the store keeps them.
 export type { TaskParams, TaskUsage } from '../stores/video-task';

@@ -14,6 +14,7 @@ import { type UpstreamTimeouts } from './plugin';
 import type { LiveInstances } from '../redis/live-instances';
 import type { RedisLink } from '../redis/redis-link';
 import type { KeptState } from '../reload/kept-state';
+import type { UpstreamCaller } from '../upstream/upstream-call';
 
 export type Token<T> = symbol & { readonly __type?: T };
 export const token = <T>(name: string): Token<T> => Symbol(name);
@@ -38,5 +39,7 @@ export const PluginOptionsToken = token<unknown>('PluginOptions');
 export const UpstreamNameToken = token<string>('UpstreamName');
 /** Its timeouts: its own `timeouts:`, else the server's upstream defaults. */
 export const UpstreamTimeoutsToken = token<UpstreamTimeouts>('UpstreamTimeouts');
+/** Its calls outside the proxy path, through its own agent and timeouts (task submits and polls). */
+export const UpstreamCallerToken = token<UpstreamCaller>('UpstreamCaller');
 /** State that outlives configuration snapshots (core/reload/kept-state.ts): limiter windows and the like. */
 export const KeptStateToken = token<KeptState>('KeptState');

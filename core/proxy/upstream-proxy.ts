@@ -1,7 +1,9 @@
 /**
- * The gateway's only way upstream: one http-proxy-3 server on its plain node:http path (which destroys the
- * upstream request when the client goes away), with responses handled by the gateway (selfHandleResponse)
- * so usage can be read and streams relayed event by event.
+ * The gateway's way upstream for client requests: one http-proxy-3 server on its plain node:http path
+ * (which destroys the upstream request when the client goes away), with responses handled by the gateway
+ * (selfHandleResponse) so usage can be read and streams relayed event by event. Task submits and polls,
+ * which no client request carries, go through the same upstream's agent and timeouts
+ * (core/upstream/upstream-call.ts).
  */
 import { createProxyServer, type ProxyServer } from 'http-proxy-3';
 import type { GatewayContext, UpstreamRequest } from '../plugins/plugin';

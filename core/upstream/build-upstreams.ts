@@ -7,11 +7,12 @@
 import type { DependencyContainer } from 'tsyringe';
 import type { GatewayConfig } from '../../config/schema';
 import { parseSection } from '../../config/validate';
-import { UpstreamNameToken, UpstreamTimeoutsToken } from '../plugins/di';
+import { UpstreamCallerToken, UpstreamNameToken, UpstreamTimeoutsToken } from '../plugins/di';
 import { pluginRegistration, resolvePlugin } from '../plugins/plugin-instances';
 import { registeredPlugins } from '../plugins/define-plugin';
 import type { UpstreamPlugin } from '../plugins/plugin';
-import { Upstream } from './upstream';
+import { Upstream, upstreamAgent } from './upstream';
+import { UpstreamCaller } from './upstream-call';
 import type { UpstreamPool } from './upstream-pool';
 
 export function buildUpstreams(
@@ -28,12 +29,14 @@ export function buildUpstreams(
       connectMs: options.timeouts.connect ?? upstream_connect,
       responseMs: options.timeouts.response ?? upstream_response,
     };
+    const agent = upstreamAgent(options);
     const plugin = resolvePlugin(registration, options, parent, [
       [UpstreamNameToken, name],
       [UpstreamTimeoutsToken, timeouts],
+      [UpstreamCallerToken, new UpstreamCaller(name, agent, timeouts)],
     ]);
     checkPlugin(raw.plugin, plugin);
-    return new Upstream(name, plugin, options, timeouts);
+    return new Upstream(name, plugin, agent, timeouts);
   };
   if (!pool) return Object.entries(config.upstreams).map(([name, raw]) => build(name, raw));
   const taken: Upstream[] = [];

@@ -1,9 +1,13 @@
 /**
- * One HTTP exchange with an upstream outside the proxy path (task submits and polls), with the upstream's
- * timeouts. Transport failures become the gateway's 502/504 errors; any HTTP answer is returned as it is.
+ * HTTP exchanges with an upstream outside the proxy path (task submits and polls). They go through the
+ * upstream's own keep-alive agent, so `max_sockets` bounds them with the proxied calls, and keep its two
+ * timeouts apart: `connect` until a new socket connects, `response` until the answer has come whole.
+ * Transport failures become the gateway's 502/504 errors; any HTTP answer is returned as it is.
  */
-import { Errors } from '../errors';
-import { type UpstreamTimeouts } from '../plugins/plugin';
+import { request as httpRequest, type Agent, type IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { Errors, GatewayError } from '../errors';
+import type { UpstreamTimeouts } from '../plugins/plugin';
 
 export interface UpstreamAnswer {
   readonly status: number;
@@ -18,29 +22,61 @@ export interface UpstreamCall {
   readonly body?: Buffer;
 }
 
-export async function callUpstream(
-  upstream: string,
-  call: UpstreamCall,
-  timeouts: UpstreamTimeouts,
-): Promise<UpstreamAnswer> {
-  let res: Response;
-  try {
-    res = await fetch(call.url, {
-      method: call.method,
-      headers: call.headers,
-      ...(call.body ? { body: call.body } : {}),
-      signal: AbortSignal.timeout(timeouts.connectMs + timeouts.responseMs),
+/** One upstream's calls outside the proxy path, as a plugin is given them (UpstreamCallerToken). */
+export class UpstreamCaller {
+  constructor(
+    /** The upstream's name in gateway.yaml, as errors name it. */
+    readonly upstream: string,
+    private readonly agent: Agent,
+    private readonly timeouts: UpstreamTimeouts,
+  ) {}
+
+  call(call: UpstreamCall): Promise<UpstreamAnswer> {
+    const send = call.url.protocol === 'https:' ? httpsRequest : httpRequest;
+    return new Promise((resolve, reject) => {
+      const req = send(call.url, { method: call.method, headers: call.headers, agent: this.agent });
+      const timers: NodeJS.Timeout[] = [];
+      const after = (ms: number, phase: string): NodeJS.Timeout => {
+        const timer = setTimeout(() => fail(Errors.upstreamTimeout(this.upstream, phase)), ms);
+        timers.push(timer);
+        return timer;
+      };
+      const settled = (): void => timers.forEach((timer) => clearTimeout(timer));
+      const fail = (e: unknown): void => {
+        settled();
+        reject(unreachable(this.upstream, e));
+        req.destroy();
+      };
+      after(this.timeouts.responseMs, 'response');
+      req.once('socket', (socket) => {
+        if (!socket.connecting) return;
+        const connecting = after(this.timeouts.connectMs, 'connect');
+        socket.once('connect', () => clearTimeout(connecting));
+      });
+      req.once('error', fail);
+      req.once('response', (res) => {
+        readAnswer(res).then((answer) => {
+          settled();
+          resolve(answer);
+        }, fail);
+      });
+      req.end(call.body);
     });
-    return {
-      status: res.status,
-      contentType: res.headers.get('content-type') ?? 'application/json',
-      body: Buffer.from(await res.arrayBuffer()),
-    };
-  } catch (e) {
-    if (e instanceof DOMException && e.name === 'TimeoutError')
-      throw Errors.upstreamTimeout(upstream, 'response');
-    throw Errors.upstreamUnreachable(upstream, e);
   }
+}
+
+const unreachable = (upstream: string, e: unknown): GatewayError =>
+  e instanceof GatewayError ? e : Errors.upstreamUnreachable(upstream, e);
+
+async function readAnswer(res: IncomingMessage): Promise<UpstreamAnswer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of res) chunks.push(chunk as Buffer);
+  if (!res.complete) throw new Error('the answer was cut short');
+  return {
+    status: res.statusCode ?? 502,
+    contentType: res.headers['content-type'] ?? 'application/json',
+    body: Buffer.concat(chunks),
+  };
 }
 
 /** The answer's body as JSON, or undefined when it is not JSON. */

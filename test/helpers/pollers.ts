@@ -2,6 +2,7 @@
  * Pollers of the test's own over a gateway's store: the gateway's own poller is off, so these are the
  * only ones, each as another instance would run it (its own owner name, limiters and gates).
  */
+import { Agent } from 'node:http';
 import pino from 'pino';
 import type { Test } from 'tap';
 import type { TaskUpstream } from '../../core/plugins/plugin';
@@ -10,6 +11,7 @@ import { Biller } from '../../core/tasks/billing';
 import type { TaskStore } from '../../core/stores/task-store';
 import type { PollGates } from '../../core/tasks/poll-gate';
 import { TaskPoller } from '../../core/tasks/poller';
+import { UpstreamCaller } from '../../core/upstream/upstream-call';
 import { VIDEOA, VIDEOA_PATHS } from '../../plugins/upstreams/videoa';
 import { videoOptions } from '../../plugins/upstreams/video-task/video-options';
 import { VideoUpstream } from '../../plugins/upstreams/video-task/video-upstream';
@@ -31,7 +33,11 @@ export function videoaUpstream(gw: TestGateway, poll: Record<string, unknown> = 
     api_key: 'sim-videoa-key',
     poll: { ...FAST, ...poll },
   });
-  return new VideoUpstream(VIDEOA, options, 'videoa-main', { connectMs: 1_000, responseMs: 5_000 });
+  const caller = new UpstreamCaller('videoa-main', new Agent({ keepAlive: true }), {
+    connectMs: 1_000,
+    responseMs: 5_000,
+  });
+  return new VideoUpstream(VIDEOA, options, caller);
 }
 
 export interface TestPollerOptions {

@@ -2,10 +2,9 @@ import { inject } from 'tsyringe';
 import type { constructor } from 'tsyringe/dist/typings/types';
 import {
   definePlugin,
-  UpstreamNameToken,
+  type UpstreamCaller,
+  UpstreamCallerToken,
   type UpstreamPlugin,
-  type UpstreamTimeouts,
-  UpstreamTimeoutsToken,
 } from '../../../core/kit';
 import { videoOptions, type VideoOptions, type VideoPaths } from './video-options';
 import { VideoUpstream, type VideoFamilySpec } from './video-upstream';
@@ -18,12 +17,8 @@ export function defineVideoFamily(
 ): constructor<UpstreamPlugin> {
   @definePlugin({ kind: 'upstream', name, options: videoOptions(paths) })
   class VideoFamilyUpstream extends VideoUpstream {
-    constructor(
-      options: VideoOptions,
-      @inject(UpstreamNameToken) upstreamName: string,
-      @inject(UpstreamTimeoutsToken) timeouts: UpstreamTimeouts,
-    ) {
-      super(spec, options, upstreamName, timeouts);
+    constructor(options: VideoOptions, @inject(UpstreamCallerToken) upstream: UpstreamCaller) {
+      super(spec, options, upstream);
     }
   }
   return VideoFamilyUpstream;

@@ -5,7 +5,6 @@
  */
 import {
   answerJson,
-  callUpstream,
   checkCeiling,
   checkResolution,
   credentialHeaders,
@@ -23,7 +22,7 @@ import {
   type TaskUsage,
   type UpstreamAnswer,
   type UpstreamPlugin,
-  type UpstreamTimeouts,
+  type UpstreamCaller,
   upstreamUrl,
 } from '../../../core/kit';
 import { VideoApi } from '../../apis/videos';
@@ -59,8 +58,7 @@ export class VideoUpstream implements UpstreamPlugin, TaskUpstream {
   constructor(
     private readonly spec: VideoFamilySpec,
     private readonly options: VideoOptions,
-    private readonly name: string,
-    private readonly timeouts: UpstreamTimeouts,
+    private readonly upstream: UpstreamCaller,
   ) {
     this.models = spec.models.map((id) => ({
       id,
@@ -102,33 +100,26 @@ export class VideoUpstream implements UpstreamPlugin, TaskUpstream {
     requestId: string,
   ): Promise<SubmitOutcome> {
     const renamed = body.model !== upstreamModel;
-    const answer = await callUpstream(
-      this.name,
-      {
-        method: 'POST',
-        url: upstreamUrl(this.options, this.options.submit_path),
-        // The request id lets an operator match an upstream task to the gateway's logs.
-        headers: { ...this.auth, ...this.options.submit_headers, ...JSON_HEADERS, 'x-request-id': requestId },
-        body: renamed ? Buffer.from(JSON.stringify({ ...body, model: upstreamModel })) : raw,
-      },
-      this.timeouts,
-    );
+    const answer = await this.upstream.call({
+      method: 'POST',
+      url: upstreamUrl(this.options, this.options.submit_path),
+      // The request id lets an operator match an upstream task to the gateway's logs.
+      headers: { ...this.auth, ...this.options.submit_headers, ...JSON_HEADERS, 'x-request-id': requestId },
+      body: renamed ? Buffer.from(JSON.stringify({ ...body, model: upstreamModel })) : raw,
+    });
     if (answer.status >= 300) return refusal(answer);
     const upstreamTaskId = this.spec.taskIdOf(answerJson(answer));
-    if (!upstreamTaskId) throw Errors.upstreamBadAnswer(this.name, 'a submit answer without a task id');
+    if (!upstreamTaskId)
+      throw Errors.upstreamBadAnswer(this.upstream.upstream, 'a submit answer without a task id');
     return { accepted: true, upstreamTaskId };
   }
 
   async poll(upstreamTaskId: string, requestId?: string): Promise<PollOutcome> {
     const path = this.options.task_path.replace('{id}', encodeURIComponent(upstreamTaskId));
     const headers = requestId ? { ...this.auth, 'x-request-id': requestId } : this.auth;
-    const answer = await callUpstream(
-      this.name,
-      { method: 'GET', url: upstreamUrl(this.options, path), headers },
-      this.timeouts,
-    );
+    const answer = await this.upstream.call({ method: 'GET', url: upstreamUrl(this.options, path), headers });
     if (isTransient(answer.status))
-      throw Errors.upstreamBadAnswer(this.name, `a poll answered ${answer.status}`);
+      throw Errors.upstreamBadAnswer(this.upstream.upstream, `a poll answered ${answer.status}`);
     // Any other refusal (a task the upstream does not know, say) settles nothing before the deadline.
     if (answer.status >= 300) return { state: 'unknown' };
     return this.spec.read(answerJson(answer));

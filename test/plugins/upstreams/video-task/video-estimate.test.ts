@@ -3,9 +3,11 @@
  * asked, else the model's ceilings; for a family billed in tokens, the tokens the vendor bills for it.
  */
 import 'reflect-metadata';
+import { Agent } from 'node:http';
 import t from 'tap';
 import type { ModelSpec } from '../../../../core/plugins/plugin';
 import { Pricing } from '../../../../core/pricing';
+import { UpstreamCaller } from '../../../../core/upstream/upstream-call';
 import { VIDEOA, VIDEOA_PATHS } from '../../../../plugins/upstreams/videoa';
 import { VIDEOB, VIDEOB_PATHS } from '../../../../plugins/upstreams/videob';
 import { videoOptions } from '../../../../plugins/upstreams/video-task/video-options';
@@ -14,7 +16,8 @@ import type { VideoPaths } from '../../../../plugins/upstreams/video-task/video-
 
 function upstream(spec: VideoFamilySpec, paths: VideoPaths, plugin: string): VideoUpstream {
   const options = videoOptions(paths).parse({ plugin, base_url: 'http://127.0.0.1:1', api_key: 'k' });
-  return new VideoUpstream(spec, options, `${plugin}-main`, { connectMs: 1_000, responseMs: 1_000 });
+  const caller = new UpstreamCaller(`${plugin}-main`, new Agent(), { connectMs: 1_000, responseMs: 1_000 });
+  return new VideoUpstream(spec, options, caller);
 }
 
 const specOf = (u: VideoUpstream, id: string): ModelSpec => u.models.find((m) => m.id === id)!;
