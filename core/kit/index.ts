@@ -6,7 +6,7 @@
 
 // Declaring a plugin: its manifest, and the tokens its constructor may inject.
 export { definePlugin } from '../plugins/define-plugin';
-export { UpstreamCallerToken, UpstreamNameToken, UpstreamTimeoutsToken } from '../plugins/di';
+export { UpstreamCallerToken } from '../plugins/di';
 export { defineTaskProtocol } from '../tasks/define-task-protocol';
 
 // What a plugin implements and is given.
@@ -22,7 +22,6 @@ export type {
   TaskUpstream,
   UpstreamPlugin,
   UpstreamRequest,
-  UpstreamTimeouts,
 } from '../plugins/plugin';
 
 // The contract's errors.

@@ -10,7 +10,6 @@ import type { Pricing } from '../pricing';
 import type { SpendTracker } from '../spend-tracker';
 import type { Catalogue } from '../routing/catalogue';
 import type { Resilience } from '../routing/resilience';
-import { type UpstreamTimeouts } from './plugin';
 import type { LiveInstances } from '../redis/live-instances';
 import type { RedisLink } from '../redis/redis-link';
 import type { KeptState } from '../reload/kept-state';
@@ -35,11 +34,10 @@ export const CatalogueToken = token<Catalogue>('Catalogue');
 export const ResilienceToken = token<Resilience>('Resilience');
 /** The validated options block of the plugin being constructed (registered in its own child container). */
 export const PluginOptionsToken = token<unknown>('PluginOptions');
-/** The name of the upstream being constructed (its key under `upstreams:` in gateway.yaml). */
-export const UpstreamNameToken = token<string>('UpstreamName');
-/** Its timeouts: its own `timeouts:`, else the server's upstream defaults. */
-export const UpstreamTimeoutsToken = token<UpstreamTimeouts>('UpstreamTimeouts');
-/** Its calls outside the proxy path, through its own agent and timeouts (task submits and polls). */
+/**
+ * The calls outside the proxy path (task submits and polls) of the upstream being constructed, through
+ * its own agent and timeouts, and under its name in gateway.yaml.
+ */
 export const UpstreamCallerToken = token<UpstreamCaller>('UpstreamCaller');
 /** State that outlives configuration snapshots (core/reload/kept-state.ts): limiter windows and the like. */
 export const KeptStateToken = token<KeptState>('KeptState');

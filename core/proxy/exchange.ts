@@ -15,6 +15,7 @@ import type { ProxyServer, ServerOptions } from 'http-proxy-3';
 import { isJsonObject, type JsonObject } from '../json';
 import type { GatewayContext, StreamDialect, UpstreamRequest } from '../plugins/plugin';
 import { Errors, sendError, type GatewayError } from '../errors';
+import { connectDeadline } from '../upstream/connect-deadline';
 import type { Upstream } from '../upstream/upstream';
 import { clientResponseHeaders, upstreamRequestHeaders } from './headers';
 import { proxyTarget } from './proxy-target';
@@ -168,13 +169,10 @@ export class Exchange {
     }
     this.proxyReq = proxyReq;
     proxyReq.once('response', (upstreamRes: IncomingMessage) => this.onResponse(upstreamRes));
-    if (!socket.connecting) return;
-    const timer = setTimeout(
-      () => this.fail(Errors.upstreamTimeout(this.upstream.name, 'connect'), 'connect timeout'),
-      this.upstream.timeouts.connectMs,
+    const timer = connectDeadline(socket, this.upstream.timeouts.connectMs, () =>
+      this.fail(Errors.upstreamTimeout(this.upstream.name, 'connect'), 'connect timeout'),
     );
-    socket.once('connect', () => clearTimeout(timer));
-    proxyReq.once('close', () => clearTimeout(timer));
+    if (timer) proxyReq.once('close', () => clearTimeout(timer));
   }
 
   private onResponse(upstreamRes: IncomingMessage): void {

@@ -7,7 +7,7 @@
 import type { DependencyContainer } from 'tsyringe';
 import type { GatewayConfig } from '../../config/schema';
 import { parseSection } from '../../config/validate';
-import { UpstreamCallerToken, UpstreamNameToken, UpstreamTimeoutsToken } from '../plugins/di';
+import { UpstreamCallerToken } from '../plugins/di';
 import { pluginRegistration, resolvePlugin } from '../plugins/plugin-instances';
 import { registeredPlugins } from '../plugins/define-plugin';
 import type { UpstreamPlugin } from '../plugins/plugin';
@@ -31,8 +31,6 @@ export function buildUpstreams(
     };
     const agent = upstreamAgent(options);
     const plugin = resolvePlugin(registration, options, parent, [
-      [UpstreamNameToken, name],
-      [UpstreamTimeoutsToken, timeouts],
       [UpstreamCallerToken, new UpstreamCaller(name, agent, timeouts)],
     ]);
     checkPlugin(raw.plugin, plugin);

@@ -8,6 +8,7 @@ import { request as httpRequest, type Agent, type IncomingMessage } from 'node:h
 import { request as httpsRequest } from 'node:https';
 import { Errors, GatewayError } from '../errors';
 import type { UpstreamTimeouts } from '../plugins/plugin';
+import { connectDeadline } from './connect-deadline';
 
 export interface UpstreamAnswer {
   readonly status: number;
@@ -35,23 +36,20 @@ export class UpstreamCaller {
     const send = call.url.protocol === 'https:' ? httpsRequest : httpRequest;
     return new Promise((resolve, reject) => {
       const req = send(call.url, { method: call.method, headers: call.headers, agent: this.agent });
-      const timers: NodeJS.Timeout[] = [];
-      const after = (ms: number, phase: string): NodeJS.Timeout => {
-        const timer = setTimeout(() => fail(Errors.upstreamTimeout(this.upstream, phase)), ms);
-        timers.push(timer);
-        return timer;
+      const timeout = (phase: string) => () => fail(Errors.upstreamTimeout(this.upstream, phase));
+      const answering = setTimeout(timeout('response'), this.timeouts.responseMs);
+      let connecting: NodeJS.Timeout | undefined;
+      const settled = (): void => {
+        clearTimeout(answering);
+        clearTimeout(connecting);
       };
-      const settled = (): void => timers.forEach((timer) => clearTimeout(timer));
       const fail = (e: unknown): void => {
         settled();
         reject(unreachable(this.upstream, e));
         req.destroy();
       };
-      after(this.timeouts.responseMs, 'response');
       req.once('socket', (socket) => {
-        if (!socket.connecting) return;
-        const connecting = after(this.timeouts.connectMs, 'connect');
-        socket.once('connect', () => clearTimeout(connecting));
+        connecting = connectDeadline(socket, this.timeouts.connectMs, timeout('connect'));
       });
       req.once('error', fail);
       req.once('response', (res) => {
