@@ -12,6 +12,7 @@ export default tseslint.config(
       'console/build/',
       'test-output/',
       'eslint.config.mjs',
+      '.dependency-cruiser.cjs',
     ],
   },
   js.configs.recommended,
@@ -35,49 +36,6 @@ export default tseslint.config(
       globals: { require: 'readonly', process: 'readonly', __dirname: 'readonly' },
     },
     rules: { ...tseslint.configs.disableTypeChecked.rules, '@typescript-eslint/no-require-imports': 'off' },
-  },
-  {
-    // Plugins see core only through its kit (core/kit), so core can change behind it.
-    files: ['plugins/**/*.ts'],
-    ignores: ['plugins/index.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            {
-              group: ['**/core/**', '!**/core/kit'],
-              message: 'A plugin imports core only through core/kit.',
-            },
-          ],
-        },
-      ],
-    },
-  },
-  {
-    // Core never reaches into a plugin; the entry point only loads them (plugins/index.ts).
-    files: ['core/**/*.ts'],
-    ignores: ['core/main.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          // core/plugins/ is core's plugin machinery; the plugins themselves are the folders below.
-          paths: ['../plugins', '../../plugins', '../../../plugins'].map((name) => ({
-            name,
-            message: 'Core does not import plugins.',
-          })),
-          patterns: [
-            {
-              group: ['apis', 'upstreams', 'video-protocols', 'middleware', 'index'].map(
-                (folder) => `**/plugins/${folder}`,
-              ),
-              message: 'Core does not import plugins.',
-            },
-          ],
-        },
-      ],
-    },
   },
   {
     files: ['test/**/*.ts', 'bench/**/*.ts'],

@@ -3,7 +3,7 @@
  * request, so that its cost is a lower bound for any gateway on http-proxy-3 that keeps those duties:
  * the key looked up in a Map, a count per key, a request id (generated, and returned as `x-request-id`),
  * one usage record serialised and appended to a file in batches, and, unless `BOUND_ACCESS=off`, one
- * access line through the gateway's own logger set-up (core/logger.ts, without redaction, as the
+ * access line through the gateway's own logger set-up (core/base/logger.ts, without redaction, as the
  * gateway's access lines are written). It leaves out everything else the gateway does: validation, model
  * tables, timeouts, retries, metrics, budgets, prices, revocation, error bodies.
  *
@@ -14,7 +14,7 @@ import { randomUUID } from 'node:crypto';
 import { appendFile } from 'node:fs/promises';
 import type { IncomingMessage, RequestListener } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { createLogger } from '../core/logger';
+import { createLogger } from '../core/base/logger';
 import { forward, meteredProxy, relayMetered, withModel, type FoundUsage } from './metered-proxy';
 import { runProxy } from './proxy-main';
 

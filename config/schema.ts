@@ -334,7 +334,7 @@ const price = z
   })
   .strict();
 
-/** Consumption ceilings of a model (core/routing/model-limits.ts); each tightens or loosens the plugin's default. */
+/** Consumption ceilings of a model (core/contracts/model-limits.ts); each tightens or loosens the plugin's default. */
 const modelLimits = z
   .object({
     max_output_tokens: z.int().min(1).optional(),

@@ -4,23 +4,28 @@
  * after the grace period).
  */
 import 'reflect-metadata';
-import { container } from 'tsyringe';
-import '../plugins';
+import { join } from 'node:path';
 import { configPath, parseConfigText, readConfigText, variablesOf } from '../config/load';
 import { ConfigError } from '../config/errors';
 import type { GatewayConfig } from '../config/schema';
 import type { RunningSimulator } from '../simulator/server';
 import { startGateway } from './boot/gateway';
 import { listenNamed } from './http/listen-failure';
-import { createLogger, flushLogsSync } from './logger';
+import { createLogger, flushLogsSync } from './base/logger';
 import { rawPluginSectionProblems } from './plugins/plugin-sections';
+import { pluginContainer } from './plugins/plugin-container';
+import { loadPlugins } from './plugins/plugin-discovery';
 import { logStarted } from './boot/start-up-log';
 
 async function main(): Promise<void> {
+  // Found on disk: core names no plugin, so adding one touches only its folder and gateway.yaml.
+  const plugins = loadPlugins(join(__dirname, '..', 'plugins'));
   const file = configPath();
   const text = readConfigText(file);
   // A file core refuses has its plugin blocks checked too: one start-up names every problem.
-  const config = parseConfigText(text, file, process.env, (doc) => rawPluginSectionProblems(doc, container));
+  const config = parseConfigText(text, file, process.env, (doc) =>
+    rawPluginSectionProblems(doc, pluginContainer(plugins)),
+  );
   const logger = createLogger(config.logging.level);
   const simulator = config.simulator.enabled ? await startBundledSimulator(config) : undefined;
   if (simulator) {
@@ -30,7 +35,7 @@ async function main(): Promise<void> {
         'docs/configuration.md, Pointing at real vendors)',
     );
   }
-  const gateway = await startGateway(config, { logger, source: { file, hash: text.hash } }).catch(
+  const gateway = await startGateway(config, { logger, source: { file, hash: text.hash }, plugins }).catch(
     (e: unknown) => {
       // Plugin sections are validated while composing: name the file there too.
       throw e instanceof ConfigError ? e.inFile(file) : e;

@@ -17,7 +17,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { timingSafeEqual } from 'node:crypto';
-import { Errors, sendError, toGatewayError } from '../errors';
+import { Errors, sendError, toGatewayError } from '../base/errors';
 import type { KeyService } from '../keys/key-service';
 import type { TaskStore } from '../stores/task-store';
 import type { UsageStore } from '../stores/usage-store';

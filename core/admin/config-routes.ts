@@ -6,7 +6,7 @@
  *   POST /admin/reload   reload gateway.yaml now → 200 with the status (`applied: false` when the file is
  *                        unchanged), or 422 config_invalid naming what is wrong (the old one still serves)
  */
-import { Errors } from '../errors';
+import { Errors } from '../base/errors';
 import type { InstanceConfig } from '../reload/config-announcer';
 import type { ConfigStatus, ReloadResult } from '../reload/config-reloader';
 

@@ -5,7 +5,7 @@
  * it: this calendar month for a monthly budget, else the key's whole life.
  */
 import { publicKey, type PublicKey } from '../keys/public-key';
-import { monthStart } from '../spend-tracker';
+import { monthStart } from '../billing/spend-tracker';
 import type { KeyRecord } from '../stores/key-store';
 import type { UsageStore } from '../stores/usage-store';
 

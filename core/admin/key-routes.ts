@@ -15,7 +15,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { z } from 'zod';
-import { Errors } from '../errors';
+import { Errors } from '../base/errors';
 import { bodyReader } from '../http/body';
 import type { KeyService } from '../keys/key-service';
 import { publicKey } from '../keys/public-key';

@@ -1,5 +1,5 @@
 /** The query checks every paged admin listing shares: known parameters only, each once, and `limit`. */
-import { Errors } from '../errors';
+import { Errors } from '../base/errors';
 
 /** Refuses a parameter not in `known` (the error lists them) and one given more than once. */
 export function checkParams(search: URLSearchParams, known: readonly string[]): void {

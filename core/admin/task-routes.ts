@@ -3,7 +3,7 @@
  *   GET /admin/tasks?limit=1..500(50)&cursor=&status=&key_id=&model=   newest first → {data, next_cursor}
  *   GET /admin/tasks/:id                                              one task, with its status history
  */
-import { Errors } from '../errors';
+import { Errors } from '../base/errors';
 import { checkParams, pageLimit } from './page-params';
 import type { TaskPageQuery, TaskStore } from '../stores/task-store';
 import { TASK_STATUSES, type TaskStatus, type VideoTask } from '../stores/video-task';

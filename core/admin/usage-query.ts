@@ -2,7 +2,7 @@
  * The query of `GET /admin/usage/summary?group_by=key,model,hour&from=&to=&key_id=&model=`, checked into
  * a UsageSummaryQuery: totals per group (UsageStore.summary); key_id and model filter, comma-separated.
  */
-import { Errors } from '../errors';
+import { Errors } from '../base/errors';
 import { HOUR_MS } from '../stores/usage-rollup';
 import type { SummaryDimension, UsageSummaryQuery } from '../stores/usage-store';
 

@@ -5,7 +5,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { hostname } from 'node:os';
-import { container } from 'tsyringe';
 import type { Logger } from 'pino';
 import type { GatewayConfig } from '../../config/schema';
 import { ConfigError } from '../../config/errors';
@@ -14,19 +13,19 @@ import { variablesOf } from '../../config/load';
 import { AdminServer } from '../admin/admin-server';
 import type { ConfigControl } from '../admin/config-routes';
 import { upstreamsPage } from '../admin/upstream-routes';
-import {
-  KeptStateToken,
-  KeyServiceToken,
-  LoggerToken,
-  LiveInstancesToken,
-  RedisToken,
-  ResilienceToken,
-  SpendTrackerToken,
-  UsageStoreToken,
-} from '../plugins/di';
-import { gatewayChecks } from '../health/gateway-checks';
+import { KeptStateToken } from '../reload/kept-state';
+import { KeyServiceToken } from '../keys/key-service';
+import { LoggerToken } from '../base/logger';
+import { LiveInstancesToken } from '../redis/live-instances';
+import { RedisToken } from '../redis/redis-link';
+import { ResilienceToken } from '../routing/resilience';
+import { SpendTrackerToken } from '../billing/spend-tracker';
+import { UsageStoreToken } from '../stores/usage-store';
+import { gatewayChecks } from './gateway-checks';
 import { Readiness } from '../health/readiness';
 import { requestBodies } from '../http/body';
+import { definedPlugins, type AnyPluginRegistration } from '../plugins/define-plugin';
+import { pluginContainer } from '../plugins/plugin-container';
 import { GatewayServer } from '../server/gateway-server';
 import { HealthEndpoints } from '../http/health-endpoints';
 import { listenAddress } from '../http/listen-address';
@@ -36,7 +35,7 @@ import { KeyEvents } from '../keys/key-events';
 import { KeyRevocation } from '../keys/key-revocation';
 import { KeyService, type CreatedKey } from '../keys/key-service';
 import { ADMIN_TOKEN_FILE, KEY_SECRET_FILE, loadOrCreateSecret } from '../keys/secrets';
-import { createLogger } from '../logger';
+import { createLogger } from '../base/logger';
 import { GatewayMetrics } from '../observability/metrics';
 import { RequestObserver } from '../observability/request-observer';
 import { UpstreamProxy } from '../proxy/upstream-proxy';
@@ -55,13 +54,13 @@ import { KeptState } from '../reload/kept-state';
 import { LiveRouting } from '../reload/live-routing';
 import { Resilience } from '../routing/resilience';
 import { buildSnapshot, type ConfigSource, type Snapshot, type SnapshotParts } from '../reload/snapshot';
-import { SpendTracker } from '../spend-tracker';
+import { SpendTracker } from '../billing/spend-tracker';
 import { openStores } from '../stores/open-stores';
 import { type Stores } from '../stores/stores';
 import type { KeyStore } from '../stores/key-store';
 import type { TaskStore } from '../stores/task-store';
 import type { UsageStore } from '../stores/usage-store';
-import { taskSubmission, videoPoller } from '../tasks/build-video';
+import { taskSubmission, videoPoller } from '../plugins/build-video';
 import { openTaskHolds } from '../tasks/open-task-holds';
 import type { TaskPoller } from '../tasks/poller';
 import { needsWork } from '../stores/video-task';
@@ -77,6 +76,8 @@ export interface StartOptions {
   readonly keyStore?: KeyStore;
   /** The file `config` was read from, with its hash: the gateway then reloads it (core/reload/). */
   readonly source?: { readonly file: string; readonly hash: string };
+  /** The plugins this gateway may use; by default every plugin the process has loaded. */
+  readonly plugins?: readonly AnyPluginRegistration[];
 }
 
 export interface RunningGateway {
@@ -135,7 +136,7 @@ type ComposeOptions = StartOptions & { readonly env: Env; readonly logger: Logge
  */
 async function compose(
   config: GatewayConfig,
-  { env, logger, source }: ComposeOptions,
+  { env, logger, source, plugins = definedPlugins() }: ComposeOptions,
   stores: Stores,
 ): Promise<RunningGateway> {
   const dataDir = config.storage.data_dir;
@@ -159,7 +160,7 @@ async function compose(
   // What outlives snapshots reads the running one through this (called only once `routing` exists below).
   const running = (): Snapshot => routing.current;
   const spend = new SpendTracker(usage, Date.now, openTaskHolds(taskStore, running));
-  const scope = container.createChildContainer();
+  const scope = pluginContainer(plugins);
   // Factories, not values: tsyringe takes `useValue: undefined` for no provider at all.
   scope.register(RedisToken, { useFactory: () => redis });
   scope.register(LiveInstancesToken, { useFactory: () => live });

@@ -5,8 +5,8 @@
  * parses it as JSON under the gateway's rules (json-body.ts).
  */
 import { type IncomingMessage } from 'node:http';
-import type { JsonObject } from '../json';
-import { Errors } from '../errors';
+import type { JsonObject } from '../base/json';
+import { Errors } from '../base/errors';
 import { parseJsonBody } from './json-body';
 
 export type BodyReader = (req: IncomingMessage) => Promise<Buffer>;

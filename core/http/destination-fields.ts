@@ -4,8 +4,8 @@
  * credential. The gateway alone chooses the upstream and its key, so a client may not send them, at the
  * top level or inside an object an upstream merges into the request (`extra_body`).
  */
-import { isJsonObject, type JsonObject } from '../json';
-import { Errors } from '../errors';
+import { isJsonObject, type JsonObject } from '../base/json';
+import { Errors } from '../base/errors';
 
 const DESTINATION_FIELDS: ReadonlySet<string> = new Set([
   'api_base',

@@ -7,7 +7,7 @@
  * check's reason on the admin port (`GET /admin/health`).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { Errors, sendError } from '../errors';
+import { Errors, sendError } from '../base/errors';
 import type { Readiness } from '../health/readiness';
 
 const HEALTHZ = '/healthz';

@@ -10,7 +10,7 @@
  * V8's JSON.parse builds the value. No JSON library does both checks without recursion at this speed.
  */
 import { isUtf8 } from 'node:buffer';
-import { Errors } from '../errors';
+import { Errors } from '../base/errors';
 import {
   BACKSLASH,
   CLOSE_ARRAY,
@@ -21,7 +21,7 @@ import {
   OPEN_OBJECT,
   QUOTE,
   type JsonObject,
-} from '../json';
+} from '../base/json';
 import { rejectDestinationFields } from './destination-fields';
 
 /** Keys no client body may carry at any depth: they reach JavaScript prototypes, not data. */

@@ -1,5 +1,5 @@
 /** A complete JSON answer written by an endpoint of the gateway's own (not relayed from an upstream). */
-import { type GatewayContext } from '../plugins/plugin';
+import { type GatewayContext } from '../contracts/plugin';
 
 export function replyJson(ctx: GatewayContext, status: number, payload: unknown): void {
   const body = JSON.stringify(payload);

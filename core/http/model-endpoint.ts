@@ -5,8 +5,8 @@
  * An attempt that fails before any byte reached the client (see AttemptFailure) is tried once more on
  * the route's next target, within the retry budget; otherwise the failure is delivered as it came.
  */
-import type { Endpoint, GatewayContext, ModelApi, RouteTarget, UpstreamRequest } from '../plugins/plugin';
-import { Errors } from '../errors';
+import type { Endpoint, GatewayContext, ModelApi, RouteTarget, UpstreamRequest } from '../contracts/plugin';
+import { Errors } from '../base/errors';
 import { deliverFailure, type AttemptFailure, type AttemptResult } from '../proxy/exchange';
 import { RELAY_POLICY, type EventHook } from '../proxy/stream-relay';
 import type { UpstreamProxy } from '../proxy/upstream-proxy';

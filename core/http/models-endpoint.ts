@@ -1,6 +1,6 @@
 /** `GET /v1/models` in OpenAI's list shape, limited to the models the calling key may use. */
 import type { Catalogue } from '../routing/catalogue';
-import type { Endpoint } from '../plugins/plugin';
+import type { Endpoint } from '../contracts/plugin';
 import { replyJson } from './json-reply';
 
 export function modelsEndpoint(catalogue: Catalogue): Endpoint {

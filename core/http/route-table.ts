@@ -2,8 +2,8 @@
  * (method, path) → endpoint. Fixed paths are one Map lookup; paths with `:param` segments are matched
  * segment by segment. Built once at start-up from the endpoints the configured plugins serve.
  */
-import { Errors } from '../errors';
-import type { Endpoint } from '../plugins/plugin';
+import { Errors } from '../base/errors';
+import type { Endpoint } from '../contracts/plugin';
 import { describeEndpoint } from '../routing/endpoint-name';
 
 export interface RouteMatch {

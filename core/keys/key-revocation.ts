@@ -9,7 +9,7 @@
  * has streams open here, which also catches expiry and events lost while Redis was down.
  */
 import type { Logger } from 'pino';
-import { Errors, type GatewayError } from '../errors';
+import { Errors, type GatewayError } from '../base/errors';
 import type { UpstreamProxy } from '../proxy/upstream-proxy';
 import { isExpired, type KeyRecord } from '../stores/key-store';
 import type { KeyEvents } from './key-events';

@@ -27,6 +27,7 @@ import { generateKey, KeyHasher, keyId, looksLikeKey } from './api-key';
 import type { DeclaredKeys } from './declared-keys';
 import type { KeyEvents } from './key-events';
 import { KnownKeyIds } from './known-key-ids';
+import { token } from '../base/token';
 
 export interface KeyServiceOptions {
   readonly cacheTtlMs: number;
@@ -303,3 +304,5 @@ export class KeyService {
 /** Whether two readings of a declared key say the same (its `created_at` is when the file was read). */
 const sameDeclaration = (a: KeyRecord, b: KeyRecord): boolean =>
   JSON.stringify({ ...a, created_at: '' }) === JSON.stringify({ ...b, created_at: '' });
+
+export const KeyServiceToken = token<KeyService>('KeyService');

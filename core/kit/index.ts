@@ -6,13 +6,39 @@
 
 // Declaring a plugin: its manifest, and the tokens its constructor may inject.
 export { definePlugin } from '../plugins/define-plugin';
-export { UpstreamCallerToken } from '../plugins/di';
-export { defineTaskProtocol } from '../tasks/define-task-protocol';
+export { defineTaskProtocol } from '../plugins/define-task-protocol';
+export { ConfigToken } from '../plugins/plugin-tokens';
+export { UpstreamCallerToken } from '../upstream/upstream-call';
+export { LoggerToken } from '../base/logger';
+
+// The gateway's services a pipeline stage may be given, each with its token.
+export { CatalogueToken, type Catalogue } from '../routing/catalogue';
+export { ResilienceToken, type Resilience } from '../routing/resilience';
+export { KeyServiceToken, type KeyService } from '../keys/key-service';
+export { isExpired, type KeyRecord } from '../stores/key-store';
+export { UsageStoreToken, type UsageRecord, type UsageStore } from '../stores/usage-store';
+export { PricingToken, type Pricing } from '../billing/pricing';
+export {
+  nextMonthStart,
+  SpendTrackerToken,
+  type KeySpend,
+  type SpendTracker,
+} from '../billing/spend-tracker';
+export { KeptStateToken, type KeptState } from '../reload/kept-state';
+export { TASK_STORED } from '../tasks/submission';
+
+// Redis, when configured: the link, the instances sharing it, and its scripts.
+export { RedisToken, type RedisLink } from '../redis/redis-link';
+export { LiveInstancesToken, type LiveInstances } from '../redis/live-instances';
+export { RedisScript } from '../redis/redis-script';
 
 // What a plugin implements and is given.
+export { StateKey } from '../contracts/plugin';
 export type {
   GatewayContext,
+  Middleware,
   ModelApi,
+  Next,
   ModelSpec,
   PollOutcome,
   PollPolicy,
@@ -22,10 +48,13 @@ export type {
   TaskUpstream,
   UpstreamPlugin,
   UpstreamRequest,
-} from '../plugins/plugin';
+} from '../contracts/plugin';
 
 // The contract's errors.
-export { Errors, type GatewayError } from '../errors';
+export { Errors, type GatewayError } from '../base/errors';
+
+// Model-name patterns (`model-*`), as gateway.yaml writes them.
+export { globMatch } from '../base/glob';
 
 // Reading JSON text and bodies without parsing them whole.
 export {
@@ -39,16 +68,23 @@ export {
   stringEnd,
   withFirstMember,
   type JsonObject,
-} from '../json';
+} from '../base/json';
 
 // Usage and its estimates; the model table's limits.
-export { estimateTokens, imageOptions, promptChars, tokenCount, type Usage } from '../usage';
-export { checkCeiling, checkResolution, type ModelLimits } from '../routing/model-limits';
+export {
+  estimateTokens,
+  imageOptions,
+  NO_USAGE,
+  promptChars,
+  tokenCount,
+  type Usage,
+} from '../contracts/usage';
+export { checkCeiling, checkResolution, type ModelLimits } from '../contracts/model-limits';
 
 // Streams: events, and what the relay needs of a family.
-export type { SseEvent } from '../sse';
+export type { SseEvent } from '../base/sse';
 export { DeferredCount } from '../proxy/deferred-count';
-export { streamIsRelayed } from '../proxy/stream-relay';
+export { RELAY_POLICY, streamIsRelayed, type RelayPolicy } from '../proxy/stream-relay';
 
 // An upstream's options (base URL, credential, polling) and calls outside the proxy path.
 export {

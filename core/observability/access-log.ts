@@ -10,7 +10,7 @@
  * the rest. `bytes_in` is the request body read, `bytes_out` the response as written (headers included).
  */
 import type { Logger } from 'pino';
-import type { GatewayContext, Outcome } from '../plugins/plugin';
+import type { GatewayContext, Outcome } from '../contracts/plugin';
 
 export const ACCESS_MESSAGE = 'request';
 

@@ -9,10 +9,10 @@
  * request costs map lookups and additions, never a label string built or hashed anew.
  */
 import { collectDefaultMetrics, Counter, Gauge, Registry, type CounterConfiguration } from 'prom-client';
-import type { Endpoint, GatewayContext, RouteTarget } from '../plugins/plugin';
+import type { Endpoint, GatewayContext, RouteTarget } from '../contracts/plugin';
 import type { UsageStats } from '../stores/usage-store';
 import type { TaskStatus } from '../stores/video-task';
-import type { Usage } from '../usage';
+import type { Usage } from '../contracts/usage';
 import { CellCounter, CellHistogram, type CounterCell, type HistogramCell } from './metric-cells';
 
 /** The label value of what a request never had: no route, no upstream, no endpoint. */

@@ -5,8 +5,8 @@
  */
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
-import type { GatewayContext } from '../plugins/plugin';
-import type { Pricing } from '../pricing';
+import type { GatewayContext } from '../contracts/plugin';
+import type { Pricing } from '../billing/pricing';
 import { clientView, logRejection, logRequest, type Rejection } from './access-log';
 import type { GatewayMetrics } from './metrics';
 

@@ -4,7 +4,7 @@
  * A failure the client then gets as the gateway's own error (a video submit's 502) reaches the server's
  * error boundary too, which asks `wasReported` so as not to log it a second time.
  */
-import { GatewayError } from '../errors';
+import { GatewayError } from '../base/errors';
 
 /** How an attempt failed: the gateway's error (no answer, or none in time), or the upstream's status. */
 export type UpstreamFailure = { readonly error: unknown } | { readonly status: number };

@@ -3,7 +3,9 @@
  * options block and, for a pipeline stage, the stages it needs before it), applied to the plugin's class
  * as a decorator. The class receives the options its schema parses as its first constructor argument,
  * checked by the compiler against the schema's output type; its other arguments are injected by tsyringe
- * from the composition root's tokens. A name can be registered once per kind.
+ * from the composition root's tokens. Defining a plugin only describes it, as loading a module defines
+ * its class: each gateway registers the plugins it is given into its own container (plugin-container.ts),
+ * so nothing of a plugin lives in tsyringe's process-wide root. A name can be defined once per kind.
  *
  * @example
  * @definePlugin({ kind: 'middleware', name: 'stamp', options: stampOptions, after: { auth: 'it reads the key' } })
@@ -11,11 +13,11 @@
  */
 // tsyringe needs the polyfill loaded first; a plugin module importing only this file then works alone.
 import 'reflect-metadata';
-import { container, inject, injectable, type DependencyContainer } from 'tsyringe';
+import { inject, injectable } from 'tsyringe';
 import type { constructor } from 'tsyringe/dist/typings/types';
 import { z } from 'zod';
-import { PluginOptionsToken, token, type Token } from './di';
-import type { Middleware, UpstreamPlugin } from './plugin';
+import { PluginOptionsToken } from './plugin-tokens';
+import type { Middleware, UpstreamPlugin } from '../contracts/plugin';
 import type { ProtocolOptions, TaskProtocol } from '../tasks/protocol';
 import type { UpstreamOptions } from '../upstream/upstream-options';
 
@@ -68,19 +70,19 @@ type PluginClass<K extends PluginKind, S extends z.ZodType> = S extends NoOption
   ? new (...deps: never[]) => Kinds[K]['plugin']
   : new (options: z.output<S>, ...deps: never[]) => Kinds[K]['plugin'];
 
-const REGISTRIES: { readonly [K in PluginKind]: Token<PluginRegistration<K>> } = {
-  middleware: token('MiddlewarePlugins'),
-  upstream: token('UpstreamPlugins'),
-  'task-protocol': token('TaskProtocolPlugins'),
-};
+/** A plugin of any kind, as defined. */
+export type AnyPluginRegistration = { readonly [K in PluginKind]: PluginRegistration<K> }[PluginKind];
 
-/** Registers the decorated class as the plugin `manifest` describes, in tsyringe's root container. */
+/** Every plugin defined in this process, in definition order: descriptions only, never instances. */
+const defined: AnyPluginRegistration[] = [];
+
+/** Describes the decorated class as the plugin `manifest` declares; a gateway given it registers it. */
 export function definePlugin<K extends PluginKind, S extends z.ZodType<Kinds[K]['options']> = NoOptions>(
   manifest: PluginManifest<K, S>,
 ) {
   return <C extends PluginClass<K, S>>(cls: C): void => {
     const { kind, name } = manifest;
-    if (registeredPlugins(kind).has(name)) {
+    if (defined.some((d) => d.kind === kind && d.name === name)) {
       throw new Error(`a ${kind} plugin named "${name}" is already registered; plugin names are unique`);
     }
     if (!manifest.options && kind !== 'middleware')
@@ -95,16 +97,15 @@ export function definePlugin<K extends PluginKind, S extends z.ZodType<Kinds[K][
       order: { after: manifest.after ?? {}, requires: manifest.requires ?? {} },
       cls: cls as constructor<Kinds[K]['plugin']>,
     };
-    container.register(REGISTRIES[kind], { useValue: registration });
+    defined.push(registration as AnyPluginRegistration);
   };
 }
 
-/** The registered plugins of a kind, by name. */
-export function registeredPlugins<K extends PluginKind>(
-  kind: K,
-  c: DependencyContainer = container,
-): Map<string, PluginRegistration<K>> {
-  const registry = REGISTRIES[kind];
-  const all = c.isRegistered(registry, true) ? c.resolveAll<PluginRegistration<K>>(registry) : [];
-  return new Map(all.map((r) => [r.name, r]));
+/** The plugins defined so far (by the modules loaded): what a gateway is given unless told otherwise. */
+export const definedPlugins = (): readonly AnyPluginRegistration[] => [...defined];
+
+/** The plugins of one kind defined so far, by name. */
+export function definedPluginsOf<K extends PluginKind>(kind: K): Map<string, PluginRegistration<K>> {
+  const ofKind = defined.filter((d): d is AnyPluginRegistration & PluginRegistration<K> => d.kind === kind);
+  return new Map(ofKind.map((d) => [d.name, d]));
 }

@@ -6,8 +6,8 @@
 import type { DependencyContainer } from 'tsyringe';
 import { ConfigError } from '../../config/errors';
 import { parseSection } from '../../config/validate';
-import type { GatewayContext, Handler, Middleware } from './plugin';
-import { registeredPlugins } from './define-plugin';
+import type { GatewayContext, Handler, Middleware } from '../contracts/plugin';
+import { registeredPlugins } from './plugin-container';
 import { checkStageOrder } from './pipeline-order';
 import { pluginRegistration, resolvePlugin } from './plugin-instances';
 import type { EventHook } from '../proxy/stream-relay';

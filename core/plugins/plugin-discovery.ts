@@ -5,8 +5,12 @@
  */
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { definedPlugins, type AnyPluginRegistration } from './define-plugin';
 
-/** The compiled plugin modules of `folder`, in name order so registration order is stable. */
+/** The folders under plugins/ whose modules are plugins: the pipeline stages, families and protocols. */
+const PLUGIN_FOLDERS = ['middleware', 'upstreams', 'video-protocols'];
+
+/** The compiled plugin modules of `folder`, in name order so definition order is stable. */
 export function pluginModules(folder: string): string[] {
   const entries = readdirSync(folder, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name));
   return entries.flatMap((entry) => {
@@ -16,4 +20,13 @@ export function pluginModules(folder: string): string[] {
       ? [join(folder, entry.name, 'index.js')]
       : [];
   });
+}
+
+/** Loads every plugin module under `root` (the compiled plugins/ folder); each defines its plugin. */
+export function loadPlugins(root: string): readonly AnyPluginRegistration[] {
+  for (const folder of PLUGIN_FOLDERS) {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- found at run time, so not importable statically
+    for (const file of pluginModules(join(root, folder))) require(file);
+  }
+  return definedPlugins();
 }

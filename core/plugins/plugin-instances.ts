@@ -5,7 +5,8 @@
  */
 import type { DependencyContainer } from 'tsyringe';
 import { ConfigError } from '../../config/errors';
-import { PluginOptionsToken, type Token } from './di';
+import { PluginOptionsToken } from './plugin-tokens';
+import { type Token } from '../base/token';
 import type { PluginKind, PluginOf, PluginRegistration } from './define-plugin';
 
 /** The registration of `name`; `what` names the kind in the error (`middleware`, `upstream plugin`). */

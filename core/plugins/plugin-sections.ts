@@ -1,7 +1,7 @@
 /**
  * Every plugin-owned block of gateway.yaml checked against its plugin's schema in one pass: each
  * upstream's settings, each pipeline stage's options, each video protocol's options. The builders
- * (core/upstream/build-upstreams.ts, core/plugins/pipeline.ts, core/tasks/build-video.ts) parse them again for
+ * (core/plugins/build-upstreams.ts, core/plugins/pipeline.ts, core/plugins/build-video.ts) parse them again for
  * their values, but each stops at its first bad block and they run one after another; this pass lets
  * one start-up (or reload) name every bad field of every section (docs/conventions.md#convention-3).
  */
@@ -9,8 +9,9 @@ import type { DependencyContainer } from 'tsyringe';
 import type { GatewayConfig } from '../../config/schema';
 import { ConfigError, type ConfigProblem } from '../../config/errors';
 import { checkEach, parseSection } from '../../config/validate';
-import { isJsonObject } from '../json';
-import { registeredPlugins, type PluginKind } from './define-plugin';
+import { isJsonObject } from '../base/json';
+import { type PluginKind } from './define-plugin';
+import { registeredPlugins } from './plugin-container';
 import { entryParts } from './pipeline';
 import { pluginRegistration } from './plugin-instances';
 

@@ -7,7 +7,7 @@
  * are held until the rest arrives. Frame boundaries are ASCII, so a frame never splits a UTF-8 character.
  */
 import { createParser, type EventSourceParser } from 'eventsource-parser';
-import type { SseEvent } from '../sse';
+import type { SseEvent } from '../base/sse';
 
 const LF = 0x0a;
 const CR = 0x0d;

@@ -15,9 +15,9 @@ import {
   type ResponseReader,
   StateKey,
   type StreamDialect,
-} from '../plugins/plugin';
-import { type GatewayError } from '../errors';
-import { serializeEvent, type SseEvent } from '../sse';
+} from '../contracts/plugin';
+import { type GatewayError } from '../base/errors';
+import { serializeEvent, type SseEvent } from '../base/sse';
 import { SseFrames } from './sse-frames';
 
 export interface RelayPolicy {

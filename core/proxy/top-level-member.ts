@@ -22,7 +22,7 @@ import {
   OPEN_OBJECT,
   QUOTE,
   stringEnd,
-} from '../json';
+} from '../base/json';
 
 /** The index of the first character after `from` that is not JSON whitespace. */
 function skipSpace(text: string, from: number): number {

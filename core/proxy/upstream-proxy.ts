@@ -6,8 +6,8 @@
  * (core/upstream/upstream-call.ts).
  */
 import { createProxyServer, type ProxyServer } from 'http-proxy-3';
-import type { GatewayContext, UpstreamRequest } from '../plugins/plugin';
-import { Errors, type GatewayError } from '../errors';
+import type { GatewayContext, UpstreamRequest } from '../contracts/plugin';
+import { Errors, type GatewayError } from '../base/errors';
 import type { Upstream } from '../upstream/upstream';
 import {
   Exchange,

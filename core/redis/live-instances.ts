@@ -5,6 +5,7 @@
  * on their own together admit about what the shared limit would.
  */
 import type { RedisLink } from './redis-link';
+import { token } from '../base/token';
 
 const HEARTBEAT_MS = 1_000;
 /** An instance that missed this long (three beats) is no longer counted. */
@@ -62,3 +63,6 @@ export class LiveInstances {
     }
   }
 }
+
+/** How many instances share Redis (undefined without Redis). */
+export const LiveInstancesToken = token<LiveInstances | undefined>('LiveInstances');

@@ -8,6 +8,7 @@
 import type { Redis, RedisOptions } from 'ioredis';
 import type { Logger } from 'pino';
 import type { RedisConfig } from '../../config/schema';
+import { token } from '../base/token';
 
 /** Reconnect quickly at first, then every second: a restarted Redis is used again within about a second. */
 const reconnectDelay = (attempt: number): number => Math.min(attempt * 100, 1_000);
@@ -123,3 +124,6 @@ export class RedisLink {
 
 /** The URL without its password, for logs. */
 const redact = (url: string): string => url.replace(/\/\/([^@/]*):[^@/]*@/, '//$1:***@');
+
+/** The link to Redis, or undefined when none is configured (each instance then counts alone). */
+export const RedisToken = token<RedisLink | undefined>('RedisLink');

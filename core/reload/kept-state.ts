@@ -4,6 +4,8 @@
  * a reload that gave every key a fresh window would be a way round its limit. A stage asks for its state
  * by a key naming everything the state depends on, and gets the same object while that key is unchanged.
  */
+import { token } from '../base/token';
+
 export class KeptState {
   private readonly parts = new Map<string, unknown>();
 
@@ -15,3 +17,6 @@ export class KeptState {
     return made;
   }
 }
+
+/** State that outlives configuration snapshots: limiter windows and the like. */
+export const KeptStateToken = token<KeptState>('KeptState');

@@ -7,12 +7,13 @@
 import type { LimitsConfig, RouteConfig } from '../../config/schema';
 import { routeEntry, type RouteEntryConfig } from './route-entry';
 import { ConfigError } from '../../config/errors';
-import { Errors } from '../errors';
-import { globMatch } from './glob';
-import { effectiveLimits } from './model-limits';
+import { Errors } from '../base/errors';
+import { globMatch } from '../base/glob';
+import { effectiveLimits } from '../contracts/model-limits';
 import { describeEndpoint } from './endpoint-name';
-import type { Endpoint, ModelSpec, RouteChoices, RouteTarget } from '../plugins/plugin';
+import type { Endpoint, ModelSpec, RouteChoices, RouteTarget } from '../contracts/plugin';
 import type { Upstream } from '../upstream/upstream';
+import { token } from '../base/token';
 
 /** What routing needs to know of the upstreams' health: when an ejected upstream returns (0: it is in service). */
 export interface EjectionView {
@@ -183,3 +184,5 @@ function secondsUntilFirstReturn(entry: RouteChoices, health: EjectionView, now:
   }
   return Math.max(1, Math.ceil((first - now) / 1000));
 }
+
+export const CatalogueToken = token<Catalogue>('Catalogue');

@@ -11,6 +11,7 @@ import type { RedisLink } from '../redis/redis-link';
 import { RetryBudget } from './retry-budget';
 import { SharedEjections } from './shared-ejections';
 import { UpstreamHealth, type Ejection, type HealthListener, type HealthView } from './upstream-health';
+import { token } from '../base/token';
 
 /** Retries counted per upstream: away from it (it failed) and to it (it was the second try). */
 interface RetryCounts {
@@ -146,3 +147,6 @@ const ejectionOptions = ({ ejection }: ResilienceConfig) => ({
   baseMs: ejection.base,
   maxMs: ejection.max,
 });
+
+/** Retries and ejection: built once, kept across routing changes. */
+export const ResilienceToken = token<Resilience>('Resilience');

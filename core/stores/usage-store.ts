@@ -1,3 +1,5 @@
+import { token } from '../base/token';
+
 /** One metered call. `id` is the request id (or, for video, the task id): a record is never written twice. */
 export interface UsageRecord {
   readonly id: string;
@@ -121,3 +123,5 @@ export interface UsageStore {
    */
   close(waitMs?: number): Promise<void>;
 }
+
+export const UsageStoreToken = token<UsageStore>('UsageStore');

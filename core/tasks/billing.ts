@@ -3,8 +3,8 @@
  * after a crash between the record and the task's `billed` flag writes nothing twice.
  */
 import type { UsageRecord, UsageStore } from '../stores/usage-store';
-import type { Pricing } from '../pricing';
-import type { SpendTracker } from '../spend-tracker';
+import type { Pricing } from '../billing/pricing';
+import type { SpendTracker } from '../billing/spend-tracker';
 import type { TaskUsage, VideoTask } from '../stores/video-task';
 
 export const VIDEO_ENDPOINT = 'video';

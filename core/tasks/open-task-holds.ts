@@ -3,9 +3,9 @@
  * key's spend is first read (SpendTracker), so a restart does not forget the holds of tasks it left
  * running: the same estimate the budget stage held at submit (TaskUpstream.estimate at the model's price).
  */
-import type { Pricing } from '../pricing';
+import type { Pricing } from '../billing/pricing';
 import type { Catalogue } from '../routing/catalogue';
-import type { OpenTask } from '../spend-tracker';
+import type { OpenTask } from '../billing/spend-tracker';
 import type { TaskStore } from '../stores/task-store';
 import { needsWork, type TaskStatus, type VideoTask } from '../stores/video-task';
 

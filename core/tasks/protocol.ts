@@ -5,7 +5,7 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import { z } from 'zod';
-import { type JsonObject } from '../json';
+import { type JsonObject } from '../base/json';
 import type { TaskStatus, VideoTask } from '../stores/video-task';
 
 export interface TaskProtocol {

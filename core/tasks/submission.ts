@@ -15,9 +15,9 @@ import {
   type RouteTarget,
   StateKey,
   type SubmitOutcome,
-} from '../plugins/plugin';
-import { type JsonObject } from '../json';
-import { Errors } from '../errors';
+} from '../contracts/plugin';
+import { type JsonObject } from '../base/json';
+import { Errors } from '../base/errors';
 import { replyJson } from '../http/json-reply';
 import { nextTarget } from '../routing/catalogue';
 import type { Resilience } from '../routing/resilience';

@@ -4,8 +4,8 @@
  * (the vendor refused before doing anything). A timeout or a 5xx may have created a task upstream whose
  * id the gateway never learnt: never retried.
  */
-import { GatewayError } from '../errors';
-import type { SubmitOutcome } from '../plugins/plugin';
+import { GatewayError } from '../base/errors';
+import type { SubmitOutcome } from '../contracts/plugin';
 
 /** Errors of a connection that was never made: no byte of the submit reached the upstream. */
 const NOT_CONNECTED = new Set([

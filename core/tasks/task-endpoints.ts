@@ -3,12 +3,12 @@
  * (which reads the store only, never the upstream). A task is visible only to the key that submitted it,
  * through the protocol it was submitted by; anything else is answered as a task that does not exist.
  */
-import { Errors } from '../errors';
-import { globMatch } from '../routing/glob';
+import { Errors } from '../base/errors';
+import { globMatch } from '../base/glob';
 import type { TaskStore } from '../stores/task-store';
 import type { TaskProtocol } from './protocol';
 import type { TaskSubmission } from './submission';
-import type { Endpoint } from '../plugins/plugin';
+import type { Endpoint } from '../contracts/plugin';
 import { replyJson } from '../http/json-reply';
 
 export function taskEndpoints(

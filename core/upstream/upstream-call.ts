@@ -6,9 +6,10 @@
  */
 import { request as httpRequest, type Agent, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { Errors, GatewayError } from '../errors';
-import type { UpstreamTimeouts } from '../plugins/plugin';
+import { Errors, GatewayError } from '../base/errors';
+import type { UpstreamTimeouts } from '../contracts/plugin';
 import { connectDeadline } from './connect-deadline';
+import { token } from '../base/token';
 
 export interface UpstreamAnswer {
   readonly status: number;
@@ -88,3 +89,9 @@ export function answerJson(answer: UpstreamAnswer): unknown {
 
 /** Statuses worth asking again about: the upstream is busy or broken for now, not saying no. */
 export const isTransient = (status: number): boolean => status === 408 || status === 429 || status >= 500;
+
+/**
+ * The calls outside the proxy path (task submits and polls) of the upstream being constructed, through
+ * its own agent and timeouts, and under its name in gateway.yaml.
+ */
+export const UpstreamCallerToken = token<UpstreamCaller>('UpstreamCaller');

@@ -1,6 +1,6 @@
 import { Agent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
-import type { ConfiguredUpstream, UpstreamPlugin, UpstreamTimeouts } from '../plugins/plugin';
+import type { ConfiguredUpstream, UpstreamPlugin, UpstreamTimeouts } from '../contracts/plugin';
 import type { UpstreamOptions } from './upstream-options';
 
 /** The keep-alive sockets of one upstream, shared by its proxied calls and its task calls. */

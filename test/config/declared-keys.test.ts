@@ -4,7 +4,7 @@
  * entry's path and name, and never the secret in the message.
  */
 import 'reflect-metadata';
-import '../../plugins';
+import '../helpers/load-plugins';
 import t, { type Test } from 'tap';
 import { ConfigError } from '../../config/errors';
 import { buildConfig } from '../../config/load';

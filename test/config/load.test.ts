@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import '../../plugins';
+import '../helpers/load-plugins';
 import t, { type Test } from 'tap';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';

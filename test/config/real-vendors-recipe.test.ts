@@ -4,7 +4,7 @@
  * upstream is left at the simulator.
  */
 import 'reflect-metadata';
-import '../../plugins';
+import '../helpers/load-plugins';
 import t from 'tap';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';

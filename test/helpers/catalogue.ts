@@ -3,11 +3,12 @@
  * plugins' model tables, so a test takes the models a family serves from the family's plugin instead of
  * writing the list again. Synchronous, for what is built when a test file loads (the fuzz cases).
  */
-import { container } from 'tsyringe';
 import { buildConfig } from '../../config/load';
 import { Catalogue } from '../../core/routing/catalogue';
-import { buildUpstreams } from '../../core/upstream/build-upstreams';
+import { buildUpstreams } from '../../core/plugins/build-upstreams';
+import { pluginContainer } from '../../core/plugins/plugin-container';
 import { testConfig } from './gateway';
+import { shippedPlugins } from './load-plugins';
 
 export interface TestCatalogue {
   /** Every model served, in the catalogue's order (what GET /v1/models lists). */
@@ -25,7 +26,7 @@ export function testCatalogue(): TestCatalogue {
 function build(): TestCatalogue {
   // Addresses only: nothing is contacted or written.
   const config = buildConfig(testConfig('http://127.0.0.1:9', '/nonexistent'), {});
-  const upstreams = buildUpstreams(config, container);
+  const upstreams = buildUpstreams(config, pluginContainer(shippedPlugins));
   try {
     const catalogue = new Catalogue(upstreams, config.routes, config.limits);
     const models = catalogue.models().map((m) => m.id);

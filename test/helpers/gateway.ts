@@ -3,7 +3,7 @@
  * shipped gateway.yaml, on free ports and a fresh data directory; everything stops at the test's end.
  */
 import 'reflect-metadata';
-import '../../plugins';
+import './load-plugins';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -5,8 +5,8 @@
 import { Agent } from 'node:http';
 import pino from 'pino';
 import type { Test } from 'tap';
-import type { TaskUpstream } from '../../core/plugins/plugin';
-import { Pricing } from '../../core/pricing';
+import type { TaskUpstream } from '../../core/contracts/plugin';
+import { Pricing } from '../../core/billing/pricing';
 import { Biller } from '../../core/tasks/billing';
 import type { TaskStore } from '../../core/stores/task-store';
 import type { PollGates } from '../../core/tasks/poll-gate';

@@ -7,7 +7,7 @@
  */
 import 'reflect-metadata';
 import type { Test } from 'tap';
-import { registeredPlugins } from '../../core/plugins/define-plugin';
+import { definedPluginsOf } from '../../core/plugins/define-plugin';
 import type { UsageRecord } from '../../core/stores/usage-store';
 import { isTerminal, type TaskError, type TaskStatus, type VideoTask } from '../../core/stores/video-task';
 import { eventually } from '../helpers/http';
@@ -160,7 +160,7 @@ async function checkStep(
 
 /** The status words of a registered task protocol (as its plugin declares them). */
 function wordsOf(protocol: ProtocolName): Readonly<Record<TaskStatus, string>> {
-  const registration = registeredPlugins('task-protocol').get(protocol);
+  const registration = definedPluginsOf('task-protocol').get(protocol);
   if (!registration) throw new Error(`no task protocol ${protocol}`);
   return new registration.cls(registration.options.parse({})).words;
 }

@@ -5,7 +5,7 @@
  * that failure into the answer. Anything else a store throws (a bug, a duplicate key) passes unchanged.
  */
 import { MongoError, MongoNetworkError, MongoServerSelectionError, MongoWriteConcernError } from 'mongodb';
-import { Errors } from '../../errors';
+import { Errors } from '../../base/errors';
 
 /** Driver errors the driver does not export by class, known by name. */
 const UNAVAILABLE_NAMES = new Set(['MongoWaitQueueTimeoutError', 'MongoPoolClearedError']);

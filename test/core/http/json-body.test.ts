@@ -6,7 +6,7 @@
  */
 import t from 'tap';
 import { parseJsonBody } from '../../../core/http/json-body';
-import { GatewayError } from '../../../core/errors';
+import { GatewayError } from '../../../core/base/errors';
 import { startTestGateway } from '../../helpers/gateway';
 import type { ErrorBody } from '../../helpers/http';
 import { newId } from '../../plugins/chat-helpers';

@@ -6,7 +6,7 @@
  * so only the pub/sub event can make it that fast. With Redis down, the sweep still ends the streams.
  */
 import 'reflect-metadata';
-import '../../../plugins';
+import '../../helpers/load-plugins';
 import t from 'tap';
 import { performance } from 'node:perf_hooks';
 import { buildConfig } from '../../../config/load';

@@ -5,9 +5,9 @@
 import t from 'tap';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, relative } from 'node:path';
-import { registeredPlugins } from '../../../core/plugins/define-plugin';
+import { definedPluginsOf } from '../../../core/plugins/define-plugin';
 import { pluginModules } from '../../../core/plugins/plugin-discovery';
-import '../../../plugins';
+import '../../helpers/load-plugins';
 import { tempDir } from '../../helpers/gateway';
 
 t.test('a folder file, and a subfolder with an index, are plugins; nothing else is', async (t) => {
@@ -36,7 +36,7 @@ t.test('the shipped folders register every built-in family and protocol', (t) =>
     pluginModules(join(__dirname, '..', '..', '..', 'plugins', folder)).map((p) =>
       basename(p) === 'index.js' ? basename(dirname(p)) : basename(p, '.js'),
     );
-  t.strictSame(shipped('upstreams').sort(), [...registeredPlugins('upstream').keys()].sort());
-  t.strictSame(shipped('video-protocols').sort(), [...registeredPlugins('task-protocol').keys()].sort());
+  t.strictSame(shipped('upstreams').sort(), [...definedPluginsOf('upstream').keys()].sort());
+  t.strictSame(shipped('video-protocols').sort(), [...definedPluginsOf('task-protocol').keys()].sort());
   t.end();
 });

@@ -16,8 +16,8 @@ import type {
   Next,
   UpstreamPlugin,
   UpstreamRequest,
-} from '../../../core/plugins/plugin';
-import { type JsonObject } from '../../../core/json';
+} from '../../../core/contracts/plugin';
+import { type JsonObject } from '../../../core/base/json';
 import { definePlugin } from '../../../core/plugins/define-plugin';
 import {
   credentialHeaders,
@@ -25,7 +25,7 @@ import {
   upstreamUrl,
   type UpstreamOptions,
 } from '../../../core/upstream/upstream-options';
-import type { SseEvent } from '../../../core/sse';
+import type { SseEvent } from '../../../core/base/sse';
 import { startTestGateway } from '../../helpers/gateway';
 import { postJson } from '../../helpers/http';
 

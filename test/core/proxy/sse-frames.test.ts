@@ -1,6 +1,6 @@
 import t from 'tap';
 import { SseFrames } from '../../../core/proxy/sse-frames';
-import type { SseEvent } from '../../../core/sse';
+import type { SseEvent } from '../../../core/base/sse';
 
 interface Seen {
   readonly bytes: string;

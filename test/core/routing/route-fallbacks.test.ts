@@ -6,8 +6,8 @@
 import t, { type Test } from 'tap';
 import { ConfigError } from '../../../config/errors';
 import type { RouteConfig } from '../../../config/schema';
-import { GatewayError } from '../../../core/errors';
-import type { Endpoint, ModelApi, ModelSpec, UpstreamPlugin } from '../../../core/plugins/plugin';
+import { GatewayError } from '../../../core/base/errors';
+import type { Endpoint, ModelApi, ModelSpec, UpstreamPlugin } from '../../../core/contracts/plugin';
 import { Catalogue, nextTarget, type EjectionView } from '../../../core/routing/catalogue';
 import type { Upstream } from '../../../core/upstream/upstream';
 

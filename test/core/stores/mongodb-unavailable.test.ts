@@ -14,7 +14,7 @@ import {
   MongoWriteConcernError,
   type TopologyDescription,
 } from 'mongodb';
-import { GatewayError } from '../../../core/errors';
+import { GatewayError } from '../../../core/base/errors';
 import { answeringUnavailable, isMongoUnavailable } from '../../../core/stores/mongodb/unavailable';
 
 /** A driver error the driver does not export by class, as it names it. */

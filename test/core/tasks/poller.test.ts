@@ -6,7 +6,7 @@
  */
 import 'reflect-metadata';
 import t from 'tap';
-import type { TaskUpstream } from '../../../core/plugins/plugin';
+import type { TaskUpstream } from '../../../core/contracts/plugin';
 import type { VideoTask } from '../../../core/stores/video-task';
 import { eventually } from '../../helpers/http';
 import {

@@ -5,7 +5,7 @@
 import t, { type Test } from 'tap';
 import { Agent, createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { GatewayError } from '../../../core/errors';
+import { GatewayError } from '../../../core/base/errors';
 import { UpstreamCaller } from '../../../core/upstream/upstream-call';
 import { freePort } from '../../helpers/process';
 

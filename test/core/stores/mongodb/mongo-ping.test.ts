@@ -5,7 +5,7 @@
  * is ready; skipped, visibly, without it (no MongoDB server runs on the machines this was written on).
  */
 import 'reflect-metadata';
-import '../../../../plugins';
+import '../../../helpers/load-plugins';
 import t from 'tap';
 import { MongoClient } from 'mongodb';
 import { buildConfig } from '../../../../config/load';

@@ -5,8 +5,8 @@
 import 'reflect-metadata';
 import { Agent } from 'node:http';
 import t from 'tap';
-import type { ModelSpec } from '../../../../core/plugins/plugin';
-import { Pricing } from '../../../../core/pricing';
+import type { ModelSpec } from '../../../../core/contracts/plugin';
+import { Pricing } from '../../../../core/billing/pricing';
 import { UpstreamCaller } from '../../../../core/upstream/upstream-call';
 import { VIDEOA, VIDEOA_PATHS } from '../../../../plugins/upstreams/videoa';
 import { VIDEOB, VIDEOB_PATHS } from '../../../../plugins/upstreams/videob';

@@ -1,0 +1,35 @@
+/**
+ * The layers the folders show (docs/conventions.md, Layers), checked by `npm run lint` beside madge's
+ * module cycles. Type-only imports count: a layer is not skipped by importing only its types.
+ */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-folder-cycle',
+      comment: 'A folder imports a folder that imports it back: move the shared piece to the layer below.',
+      severity: 'error',
+      scope: 'folder',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'plugins-through-kit',
+      comment: 'A plugin imports core only through core/kit, so core can change behind it.',
+      severity: 'error',
+      from: { path: '^plugins/' },
+      to: { path: '^core/', pathNot: '^core/kit/' },
+    },
+    {
+      name: 'core-names-no-plugin',
+      comment: 'Core never imports a plugin: the entry point finds them on disk.',
+      severity: 'error',
+      from: { path: '^core/' },
+      to: { path: '^plugins/' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+  },
+};

@@ -1,0 +1,82 @@
+/** The per-request state every pipeline stage sees (GatewayContext in core/contracts/plugin.ts says whose each field is). */
+import { type IncomingMessage, type ServerResponse } from 'node:http';
+import { type KeyRecord } from '../stores/key-store';
+import { type Usage } from '../contracts/usage';
+import { type RequestBodies } from '../http/body';
+import type { ClientAddresses } from '../http/client-address';
+import type { JsonObject } from '../base/json';
+import type { Endpoint, GatewayContext, Outcome, Observed, RouteTarget, StateKey } from '../contracts/plugin';
+
+/** The one implementation of GatewayContext (core/contracts/plugin.ts), built by the server for each request. */
+export class RequestContext implements GatewayContext {
+  key: KeyRecord | undefined = undefined;
+  target: RouteTarget | undefined = undefined;
+  usage: Usage | undefined = undefined;
+  /** Whether the client asked for a stream. */
+  stream = false;
+  /** The status the client received; 0 until the response starts. */
+  status = 0;
+  outcome: Outcome = 'ok';
+  /** How many pipeline stages the request entered; their finish phases run. */
+  stagesReached = 0;
+  replyHeaders: Record<string, string> | undefined = undefined;
+  readonly observed: Observed;
+  private raw: Promise<Buffer> | undefined;
+  private parsed: JsonObject | undefined;
+  private slots: Map<StateKey<unknown>, unknown> | undefined;
+  private address: string | undefined;
+
+  constructor(
+    readonly req: IncomingMessage,
+    readonly res: ServerResponse,
+    readonly requestId: string,
+    readonly endpoint: Endpoint,
+    readonly params: Readonly<Record<string, string>>,
+    readonly startedAt: number,
+    private readonly bodies: RequestBodies,
+    private readonly addresses: ClientAddresses,
+  ) {
+    this.observed = {
+      upstreamMs: 0,
+      firstByteAt: 0,
+      bytesIn: 0,
+      writtenBefore: req.socket.bytesWritten,
+      errorCode: undefined,
+    };
+  }
+
+  /** Worked out on first use: a request refused before anything asks costs no header walk. */
+  get clientAddress(): string {
+    return (this.address ??= this.addresses.of(this.req));
+  }
+
+  get forwardedFor(): string | undefined {
+    return this.addresses.forwardUpstream ? this.clientAddress : undefined;
+  }
+
+  /** The request body, read once under the configured size and time limits. */
+  rawBody(): Promise<Buffer> {
+    this.raw ??= this.bodies.read(this.req).then((body) => {
+      this.observed.bytesIn = body.length;
+      return body;
+    });
+    return this.raw;
+  }
+
+  /**
+   * The request body parsed once as a JSON object (400 otherwise: see core/http/json-body.ts). The raw
+   * bytes forwarded upstream are exactly the ones parsed here.
+   */
+  async json(): Promise<JsonObject> {
+    this.parsed ??= this.bodies.parseJson(await this.rawBody());
+    return this.parsed;
+  }
+
+  get<T>(key: StateKey<T>): T | undefined {
+    return this.slots?.get(key) as T | undefined;
+  }
+
+  set<T>(key: StateKey<T>, value: T): void {
+    (this.slots ??= new Map()).set(key, value);
+  }
+}

@@ -1,0 +1,94 @@
+/**
+ * Authentication: `Authorization: Bearer sk-…` (or `x-api-key`, which Anthropic-style clients send).
+ * Unknown, missing or past its `expires_at` → 401 `unauthorized` (the same answer); disabled → 403.
+ * Expiry is judged now, on every request, so a record held in the key cache still expires on time.
+ *
+ * Failed authentications are counted per client address (`keys.failed_auth_limit` in
+ * `keys.failed_auth_window`; on Redis when it is configured, so instances share the count). Past the
+ * limit the address's wrong, unknown and malformed keys get 429 without a store lookup, while a correct
+ * key is still checked and admitted: the limit keeps floods of wrong keys off the store, and nobody
+ * sharing an address with a misconfigured client is locked out by it.
+ */
+import { inject } from 'tsyringe';
+import type { GatewayConfig } from '../../../config/schema';
+import { LocalFailedAuthLimit, type FailedAuthLimit } from './failed-auth-limit';
+import { SharedFailedAuthLimit } from './shared-failed-auth-limit';
+import {
+  ConfigToken,
+  definePlugin,
+  Errors,
+  type GatewayContext,
+  isExpired,
+  type KeptState,
+  KeptStateToken,
+  type KeyRecord,
+  type KeyService,
+  KeyServiceToken,
+  type Middleware,
+  type Next,
+  type RedisLink,
+  RedisToken,
+} from '../../../core/kit';
+
+const BEARER = /^Bearer\s+(\S+)\s*$/i;
+
+function presentedKey(ctx: GatewayContext): string | undefined {
+  const authorization = ctx.req.headers.authorization;
+  if (authorization) return BEARER.exec(authorization)?.[1];
+  const apiKey = ctx.req.headers['x-api-key'];
+  return typeof apiKey === 'string' ? apiKey.trim() : undefined;
+}
+
+@definePlugin({ kind: 'middleware', name: 'auth' })
+export class AuthMiddleware implements Middleware {
+  private readonly failures: FailedAuthLimit;
+
+  constructor(
+    @inject(KeyServiceToken) private readonly keys: KeyService,
+    @inject(ConfigToken) config: GatewayConfig,
+    @inject(KeptStateToken) kept: KeptState,
+    @inject(RedisToken) redis: RedisLink | undefined,
+  ) {
+    const { failed_auth_limit: limit, failed_auth_window: window } = config.keys;
+    // Kept across reloads: a reload is no fresh start for an address guessing keys.
+    this.failures = kept.keep(`auth:failures:${redis ? 'redis' : 'memory'}:${limit}:${window}`, () =>
+      redis ? new SharedFailedAuthLimit(redis, limit, window) : new LocalFailedAuthLimit(limit, window),
+    );
+  }
+
+  handle(ctx: GatewayContext, next: Next): Promise<void> {
+    const presented = presentedKey(ctx);
+    // A key in the cache is judged at once, whoever presents it; only a miss may wait for the store.
+    const cached = presented === undefined ? undefined : this.keys.cached(presented);
+    if (cached) return this.admit(ctx, cached, next);
+    const blockedFor = this.failures.blockedFor(ctx.clientAddress);
+    if (blockedFor !== undefined) return this.guarded(ctx, presented, blockedFor, next);
+    if (presented === undefined) return this.admit(ctx, undefined, next);
+    return this.keys.lookup(presented).then((key) => this.admit(ctx, key, next));
+  }
+
+  /** An address past its limit: its key is checked without reaching the store for a guess (KeyService). */
+  private async guarded(
+    ctx: GatewayContext,
+    presented: string | undefined,
+    blockedFor: number,
+    next: Next,
+  ): Promise<void> {
+    const key = presented && (await this.keys.checkGuarded(presented, performance.now()));
+    if (!key || isExpired(key, Date.now())) throw Errors.rateLimited(blockedFor);
+    return this.admit(ctx, key, next);
+  }
+
+  private admit(ctx: GatewayContext, key: KeyRecord | undefined, next: Next): Promise<void> {
+    if (!key || isExpired(key, Date.now())) return this.refuse(ctx.clientAddress);
+    if (!key.enabled) throw Errors.keyDisabled();
+    ctx.key = key;
+    return next();
+  }
+
+  /** 401, or 429 once the address is past its limit (counted by another instance too). */
+  private async refuse(address: string): Promise<never> {
+    const blockedFor = await this.failures.failed(address);
+    throw blockedFor === undefined ? Errors.unauthorized() : Errors.rateLimited(blockedFor);
+  }
+}

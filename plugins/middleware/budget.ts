@@ -1,0 +1,150 @@
+/**
+ * Per-key budgets (KeyRecord.budget). A call of a budgeted key starts only while the key's spend in its
+ * period — the cost of its usage records plus the estimated cost held for its calls under way — is below
+ * the budget; otherwise 429 `budget_exhausted`, before anything goes upstream. A key without a budget
+ * costs one property check. Must come after `auth` and `model-router` (it prices the routed model), and
+ * before `usage-metering`, whose finish records the real cost just before this stage's finish releases
+ * the hold.
+ *
+ * The hold of a text call is its prompt estimated from the body (a token per 4 bytes) at the input price
+ * plus its output ceiling — `max_completion_tokens` or `max_tokens`, else the model's `max_output_tokens`
+ * limit, else `default_output_tokens` — at the output price; of an image call, `n` images (default 1) at
+ * the price of its `size` and `quality`; of a video submit, the most its task can cost (the duration
+ * and resolution asked, else the model's ceilings: TaskUpstream.estimate), held from the moment the task
+ * is stored until it is billed or ends unbilled, however long it runs. `fixed_hold_micros` replaces the
+ * estimate. A model without a price holds nothing (its cost is unknown and counts nothing).
+ *
+ * Single instance: spend is kept in this process (see SpendTracker); a budget shared by several
+ * gateways (Redis) is a later issue.
+ * @example - budget: { default_output_tokens: 4096 }
+ */
+import { inject } from 'tsyringe';
+import { z } from 'zod';
+import {
+  definePlugin,
+  Errors,
+  estimateTokens,
+  type GatewayContext,
+  imageOptions,
+  type JsonObject,
+  type KeySpend,
+  type Middleware,
+  type Next,
+  nextMonthStart,
+  type Pricing,
+  PricingToken,
+  type SpendTracker,
+  SpendTrackerToken,
+  StateKey,
+  TASK_STORED,
+} from '../../core/kit';
+
+export const budgetOptions = z
+  .object({
+    /** Output tokens held for a call that names no ceiling, on a model without a `max_output_tokens` limit. */
+    default_output_tokens: z.number().int().positive().default(4096),
+    /** Hold this many micro-units per call instead of an estimate. */
+    fixed_hold_micros: z.number().int().nonnegative().optional(),
+  })
+  .strict();
+type BudgetOptions = z.output<typeof budgetOptions>;
+
+/** What a total budget's Retry-After says: it does not reset, so look again in a day. */
+const TOTAL_RETRY_AFTER_S = 86_400;
+
+interface Held {
+  readonly spend: KeySpend;
+  readonly micros: number;
+  /** The video task the hold moved to: it is released when the task ends, not with this call. */
+  task?: string;
+}
+const HELD = new StateKey<Held>('budget', 'held');
+
+/** A positive whole number from the body, else undefined. */
+const positive = (value: unknown): number | undefined =>
+  typeof value === 'number' && Number.isInteger(value) && value > 0 ? value : undefined;
+
+@definePlugin({
+  kind: 'middleware',
+  name: 'budget',
+  options: budgetOptions,
+  requires: { auth: 'budgets belong to API keys', 'model-router': 'a call is priced by its routed model' },
+})
+export class BudgetMiddleware implements Middleware {
+  constructor(
+    private readonly options: BudgetOptions,
+    @inject(SpendTrackerToken) private readonly tracker: SpendTracker,
+    @inject(PricingToken) private readonly pricing: Pricing,
+  ) {}
+
+  handle(ctx: GatewayContext, next: Next): Promise<void> {
+    const budget = ctx.key?.budget;
+    if (!budget || !ctx.target) return next(); // no budget, or nothing billable (the model list)
+    return this.admit(ctx, budget.amount_micros, budget.period, next);
+  }
+
+  finish(ctx: GatewayContext): void {
+    const held = ctx.get(HELD);
+    if (held && held.task === undefined) this.tracker.release(held.spend, held.micros);
+  }
+
+  private async admit(
+    ctx: GatewayContext,
+    amount: number,
+    period: 'total' | 'month',
+    next: Next,
+  ): Promise<void> {
+    const hold = await this.estimate(ctx);
+    const spend = await this.tracker.current(ctx.key!.id, period);
+    // From here to the hold nothing awaits: concurrent calls are admitted one at a time.
+    if (spend.spent + spend.held >= amount) {
+      if (period === 'month') {
+        const now = Date.now();
+        const reset = nextMonthStart(now);
+        throw Errors.budgetExhausted(
+          period,
+          new Date(reset).toISOString(),
+          Math.max(1, Math.ceil((reset - now) / 1000)),
+        );
+      }
+      throw Errors.budgetExhausted(period, undefined, TOTAL_RETRY_AFTER_S);
+    }
+    if (hold > 0) {
+      this.tracker.hold(spend, hold);
+      const held: Held = { spend, micros: hold };
+      ctx.set(HELD, held);
+      ctx.set(TASK_STORED, (taskId) => {
+        held.task = taskId;
+        this.tracker.holdTask(taskId, spend, hold);
+      });
+    }
+    return next();
+  }
+
+  /** The cost held while the call runs, in micro-units. */
+  private async estimate(ctx: GatewayContext): Promise<number> {
+    if (this.options.fixed_hold_micros !== undefined) return this.options.fixed_hold_micros;
+    const target = ctx.target!;
+    const body: JsonObject = await ctx.json();
+    const tasks = target.upstream.plugin.tasks;
+    if (target.spec.api.kind === 'task' && tasks) {
+      const params = tasks.check(body, target.spec); // a bad body is refused here as it would be at submit
+      return this.pricing.taskCost(target.spec.id, params, tasks.estimate(params, target.spec)) ?? 0;
+    }
+    const raw = await ctx.rawBody();
+    const output =
+      positive(body.max_completion_tokens) ??
+      positive(body.max_tokens) ??
+      positive(body.max_output_tokens) ??
+      target.spec.limits?.max_output_tokens ??
+      this.options.default_output_tokens;
+    const isImages = target.spec.api.id === 'images';
+    const cost = this.pricing.callCost(target.spec.id, {
+      promptTokens: estimateTokens(raw.length),
+      completionTokens: output,
+      ...(isImages ? { images: positive(body.n) ?? 1, ...imageOptions(body) } : {}),
+      estimated: true,
+    });
+    return cost ?? 0;
+  }
+}

@@ -1,0 +1,103 @@
+/**
+ * Writes one usage record per routed call, after its last byte: the upstream's token counts (or an
+ * estimate from what was delivered, marked so), the status the client saw, latency and request id.
+ * Error bodies are never billed: a call the upstream refused carries zero tokens. Records are queued and
+ * written in batches by the UsageStore, off the request path.
+ *
+ * Its request phase refuses a new billable call (503 `usage_backlog`) while the store cannot take more
+ * records, before anything goes upstream: a call that could not be billed is not made. A call already
+ * under way is always recorded. It must come after `model-router`, which tells what is billable.
+ */
+import { performance } from 'node:perf_hooks';
+import { inject } from 'tsyringe';
+import {
+  definePlugin,
+  Errors,
+  type GatewayContext,
+  type Middleware,
+  type Next,
+  NO_USAGE,
+  type Pricing,
+  PricingToken,
+  type SpendTracker,
+  SpendTrackerToken,
+  StateKey,
+  type UsageRecord,
+  type UsageStore,
+  UsageStoreToken,
+} from '../../core/kit';
+
+/** Set on a call this stage refused: it was never made, so it leaves no record. */
+const REFUSED = new StateKey<true>('usage-metering', 'refused');
+
+let lastMs = 0;
+let lastIso = '';
+/** The current time in ISO form, formatted once per millisecond however many calls end in it. */
+function isoNow(): string {
+  const now = Date.now();
+  if (now !== lastMs) {
+    lastMs = now;
+    lastIso = new Date(now).toISOString();
+  }
+  return lastIso;
+}
+
+@definePlugin({
+  kind: 'middleware',
+  name: 'usage-metering',
+  after: {
+    auth: 'a record names the API key',
+    'model-router': 'a record names the routed model and upstream',
+  },
+})
+export class UsageMeteringMiddleware implements Middleware {
+  constructor(
+    @inject(UsageStoreToken) private readonly store: UsageStore,
+    @inject(PricingToken) private readonly pricing: Pricing,
+    @inject(SpendTrackerToken) private readonly spend: SpendTracker,
+  ) {}
+
+  /** The hot path is one call to `accepting()`; the rest runs only while the store is full. */
+  handle(ctx: GatewayContext, next: Next): Promise<void> {
+    if (this.store.accepting()) return next();
+    // Not routed (the model list) or a video task (billed durably by the poller): nothing to queue.
+    if (!ctx.target || ctx.target.spec.api.kind === 'task') return next();
+    ctx.set(REFUSED, true);
+    const retryAfter = Math.max(1, Math.ceil(this.store.stats().retryInMs / 1000));
+    return Promise.reject(Errors.usageBacklog(retryAfter));
+  }
+
+  finish(ctx: GatewayContext): void {
+    const target = ctx.target;
+    if (!target) return; // never routed: nothing was or will be spent
+    if (target.spec.api.kind === 'task') return; // billed by the poller when the task succeeds
+    if (ctx.get(REFUSED)) return;
+    const usage = ctx.usage ?? NO_USAGE;
+    // One fixed shape for every record (absent cache and image counts stay undefined and are not serialised).
+    const record: UsageRecord = {
+      id: ctx.requestId,
+      key_id: ctx.key?.id ?? null,
+      model: target.spec.id,
+      upstream: target.upstream.name,
+      endpoint: target.spec.api.id,
+      status: ctx.status,
+      stream: ctx.stream,
+      prompt_tokens: usage.promptTokens,
+      completion_tokens: usage.completionTokens,
+      reasoning_tokens: usage.reasoningTokens,
+      total_tokens: usage.totalTokens ?? usage.promptTokens + usage.completionTokens,
+      cache_read_tokens: usage.cacheReadTokens,
+      cache_write_tokens: usage.cacheWriteTokens,
+      images: usage.images,
+      image_size: usage.imageSize,
+      image_quality: usage.imageQuality,
+      cost_micros: this.pricing.callCost(target.spec.id, usage),
+      estimated: usage.estimated,
+      outcome: ctx.outcome,
+      latency_ms: Math.round(performance.now() - ctx.startedAt),
+      created_at: isoNow(),
+    };
+    this.store.record(record);
+    this.spend.recorded(record); // budgets count it now, not when the batch is written
+  }
+}

@@ -1,0 +1,23 @@
+import t from 'tap';
+import { withFirstMember } from '../../../core/base/json';
+
+void t.test('withFirstMember adds one member and keeps the rest byte for byte', (t) => {
+  const member = '"stream_options":{"include_usage":true}';
+  const raw = Buffer.from('{"model":"m", "messages":[{"role":"user","content":"héllo"}],\n"stream":true}');
+  const out = withFirstMember(raw, member);
+  t.equal(
+    out.toString(),
+    `{${member},"model":"m", "messages":[{"role":"user","content":"héllo"}],\n"stream":true}`,
+  );
+  t.strictSame(JSON.parse(out.toString()), {
+    stream_options: { include_usage: true },
+    ...(JSON.parse(raw.toString()) as object),
+  });
+  t.end();
+});
+
+void t.test('withFirstMember keeps whitespace before the object', (t) => {
+  const out = withFirstMember(Buffer.from(' \n{"a":1}'), '"b":2');
+  t.equal(out.toString(), ' \n{"b":2,"a":1}');
+  t.end();
+});

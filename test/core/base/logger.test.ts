@@ -1,0 +1,60 @@
+/**
+ * The gateway's log as a deployment sees it: a real process whose stdout is a file, logging an access
+ * line per request under load, then going quiet.
+ */
+import t from 'tap';
+import { spawn } from 'node:child_process';
+import { openSync, closeSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { tempDir } from '../../helpers/gateway';
+
+const LOGGER = join(__dirname, '..', '..', 'core', 'logger.js');
+
+/**
+ * Logs in bursts for as many ms as its argument says (the destination kept writing, as under steady load),
+ * then one `quiet` line, shorter than the 4 KB the logger buffers before writing; a second later it says
+ * `checkpoint` on stderr and waits for the parent before exiting.
+ */
+const CHILD = `
+const { createLogger } = require(${JSON.stringify(LOGGER)});
+const logger = createLogger('info');
+// An access line's fields, as core/observability/access-log.ts writes them.
+const line = { method: 'POST', path: '/v1/chat/completions', status: 200, outcome: 'ok', model: 'modela-5.5',
+  upstream: 'modela-main', key_id: 'key_0123456789', duration_ms: 12.3, gateway_ms: 0.4, upstream_ms: 11.9,
+  bytes_in: 90, bytes_out: 812, prompt_tokens: 3, completion_tokens: 12 };
+const until = Date.now() + Number(process.argv[1]);
+let n = 0;
+const burst = () => {
+  for (let i = 0; i < 20; i++) logger.info({ ...line, request_id: 'req_' + n++ }, 'request');
+  if (Date.now() < until) return setImmediate(burst);
+  logger.info({ lines: n }, 'quiet');
+  setTimeout(() => { process.stderr.write('checkpoint\\n'); process.stdin.once('data', () => process.exit(0)); }, 1000);
+};
+burst();
+`;
+
+t.test('under steady load, then quiet: every line written, the quiet one within a second', async (t) => {
+  const file = join(await tempDir(t), 'stdout.log');
+  const out = openSync(file, 'w');
+  const child = spawn(process.execPath, ['-e', CHILD, '2600'], { stdio: ['pipe', out, 'pipe'] });
+  closeSync(out);
+  t.teardown(() => child.kill('SIGKILL'));
+  // stdout is a file descriptor, so the typings cannot tell that the other two are pipes.
+  const [stdin, stderrPipe] = [child.stdin!, child.stderr!];
+  let stderr = '';
+  stderrPipe.setEncoding('utf8');
+  await new Promise<void>((resolve, reject) => {
+    stderrPipe.on('data', (d: string) => {
+      stderr += d;
+      if (stderr.includes('checkpoint')) resolve();
+    });
+    child.once('exit', () => reject(new Error(`the child exited early: ${stderr}`)));
+  });
+  // Still running: what is in the file now was written by the logger's own flushing, not at exit.
+  const lines = readFileSync(file, 'utf8').trimEnd().split('\n');
+  const quiet = JSON.parse(lines[lines.length - 1]!) as { msg: string; lines: number };
+  t.equal(quiet.msg, 'quiet', 'the last line logged is in the file a second later');
+  t.equal(lines.length, quiet.lines + 1, `all ${quiet.lines} access lines are in the file, in one piece`);
+  t.notMatch(stderr, /MaxListenersExceededWarning/, 'no listener piles up on the destination');
+  stdin.end('exit\n');
+});
