@@ -27,6 +27,7 @@ import { requestBodies } from '../http/body';
 import { definedPlugins, type AnyPluginRegistration } from '../plugins/define-plugin';
 import { pluginContainer } from '../plugins/plugin-container';
 import { GatewayServer } from '../server/gateway-server';
+import { Lifecycle } from './lifecycle';
 import { HealthEndpoints } from '../http/health-endpoints';
 import { listenAddress } from '../http/listen-address';
 import { listenNamed, type ListenerPlace } from '../http/listen-failure';
@@ -117,13 +118,18 @@ export async function startGateway(
       'mongodb is shared by several instances, so they must hash keys alike: set GATEWAY_KEY_SECRET to the same value on each',
     );
   }
+  const lifecycle = new Lifecycle(logger);
   // Stores first: the embedded ones lock the data directory before anything in it is read or created.
   const stores = await openStores(config.storage, logger);
+  // Flushed last: usage written while the rest stops is kept, retried for what is left of the grace
+  // period (at least a second).
+  lifecycle.add({ name: 'stores', stop: (deadline) => stores.close(Math.max(1_000, deadline - Date.now())) });
   try {
     const keyStore = options.keyStore ?? stores.keys;
-    return await compose(config, { ...options, env, logger }, { ...stores, keys: keyStore });
+    const composed = { ...options, env, logger };
+    return await compose(config, composed, { ...stores, keys: keyStore }, lifecycle);
   } catch (e) {
-    await stores.close().catch(() => undefined); // frees the data directory for the next try
+    await lifecycle.stop(0); // frees the data directory (and whatever else started) for the next try
     throw e;
   }
 }
@@ -133,11 +139,13 @@ type ComposeOptions = StartOptions & { readonly env: Env; readonly logger: Logge
 /**
  * Everything after the stores. What lives as long as the process (secrets, key service, Redis, proxy,
  * poller, servers) is built here once; what a reload may change is the snapshot (core/reload/snapshot.ts).
+ * Each running part joins `lifecycle` after what it depends on, which starts them all at the end.
  */
 async function compose(
   config: GatewayConfig,
   { env, logger, source, plugins = definedPlugins() }: ComposeOptions,
   stores: Stores,
+  lifecycle: Lifecycle,
 ): Promise<RunningGateway> {
   const dataDir = config.storage.data_dir;
   await mkdir(dataDir, { recursive: true });
@@ -147,8 +155,9 @@ async function compose(
   const { usage, tasks: taskStore } = stores;
   const instance = instanceId();
   const redis = config.redis.url ? await RedisLink.connect(config.redis, logger) : undefined;
+  if (redis) lifecycle.add({ name: 'redis', stop: () => redis.close() });
   const live = redis && new LiveInstances(redis, instance);
-  live?.start();
+  if (live) lifecycle.add({ name: 'live instances', start: () => live.start(), stop: () => live.stop() });
   const keyEvents = new KeyEvents(instance, redis, logger);
   const keys = new KeyService(
     stores.keys,
@@ -190,6 +199,7 @@ async function compose(
     metrics,
   };
   const pool = new UpstreamPool();
+  lifecycle.add({ name: 'upstream connections', stop: () => pool.closeAll() });
   const parts: SnapshotParts = {
     scope,
     pool,
@@ -202,15 +212,23 @@ async function compose(
     resilience,
   };
   const build = (next: GatewayConfig, from: ConfigSource) => buildSnapshot(next, from, parts);
-  // Before anything that would need closing: a bad configuration (a declared key too) stops start-up here.
+  // Before anything starts: a bad configuration (a declared key too) stops start-up here.
   const first = await build(config, sourceOf(source?.hash ?? objectHash(config)));
   const routing = new LiveRouting(first, (old) => pool.release(old.upstreams));
   metrics.configured(first.source.hash);
   keys.useDeclared(first.declared);
-  await resilience.start(Object.keys(config.upstreams)); // reads ejections other instances made
+  lifecycle.add({
+    name: 'resilience',
+    start: () => resilience.start(Object.keys(config.upstreams)), // reads ejections other instances made
+    stop: () => resilience.stop(),
+  });
   const revocation = new KeyRevocation(keys, proxy, config.keys.revoke_check_every, logger);
-  revocation.start(keyEvents);
-  keyEvents.start();
+  lifecycle.add({
+    name: 'key revocation',
+    start: () => revocation.start(keyEvents),
+    stop: () => revocation.stop(),
+  });
+  lifecycle.add({ name: 'key events', start: () => keyEvents.start(), stop: () => keyEvents.stop() });
   const poller = videoPoller(videoDeps, first.taskUpstreams);
   // Video submits' budget holds last until their tasks end, wherever they end (any instance's poller).
   taskStore.watch((task) => {
@@ -292,53 +310,58 @@ async function compose(
     metrics: () => metrics.scrape(),
   });
   const { server: main, admin: adminAt } = config;
-  const port = await listenNamed(listenerOf(config, 'server'), main.host, main.port, () =>
-    server.listen(main.host, main.port),
-  );
-  const adminPort = await listenNamed(listenerOf(config, 'admin'), adminAt.host, adminAt.port, () =>
-    admin.listen(adminAt.host, adminAt.port),
-  );
-  const mainAddress = listenAddress(main.host, port);
-  const adminAddress = listenAddress(adminAt.host, adminPort);
-  poller?.start();
-  watcher?.start();
-  announcer?.start((hash) => {
-    if (hash !== running().source.hash) void reload('announce');
+  let adminPort = 0;
+  lifecycle.add({
+    name: 'admin API',
+    start: async () => {
+      adminPort = await listenNamed(listenerOf(config, 'admin'), adminAt.host, adminAt.port, () =>
+        admin.listen(adminAt.host, adminAt.port),
+      );
+    },
+    stop: () => admin.close(),
   });
-  // A deployment that declares its keys has them: a stored key nobody asked for would be a surprise.
-  const firstKey =
-    config.keys.declared.length > 0
-      ? undefined
-      : await keys.createFirst({ description: 'created on first start' });
-  readiness.serving();
+  if (poller) lifecycle.add({ name: 'video poller', start: () => poller.start(), stop: () => poller.stop() }); // polls under way finish and release their leases
+  if (watcher)
+    lifecycle.add({ name: 'config watcher', start: () => watcher.start(), stop: () => watcher.stop() });
+  if (announcer) {
+    const onAnnounced = (hash: string) => {
+      if (hash !== running().source.hash) void reload('announce');
+    };
+    lifecycle.add({
+      name: 'config announcer',
+      start: () => announcer.start(onAnnounced),
+      stop: () => announcer.stop(),
+    });
+  }
+  let port = 0;
+  lifecycle.add({
+    name: 'gateway listener',
+    start: async () => {
+      port = await listenNamed(listenerOf(config, 'server'), main.host, main.port, () =>
+        server.listen(main.host, main.port),
+      );
+    },
+    stop: (deadline) => drain(server, proxy, deadline),
+  });
+  let firstKey: CreatedKey | undefined;
+  lifecycle.add({
+    name: 'first key',
+    // A deployment that declares its keys has them: a stored key nobody asked for would be a surprise.
+    start: async () => {
+      if (config.keys.declared.length === 0)
+        firstKey = await keys.createFirst({ description: 'created on first start' });
+    },
+  });
+  // Last to start, first to stop: /readyz answers 503 on the connections still open while the rest stops.
+  lifecycle.add({ name: 'readiness', start: () => readiness.serving(), stop: () => readiness.drain() });
+  await lifecycle.start();
 
   let closing: Promise<void> | undefined;
-  const shutdown = async (graceMs: number): Promise<void> => {
-    const deadline = Date.now() + graceMs;
-    // First, so that /readyz answers 503 on the connections still open while the listener closes.
-    readiness.drain();
-    server.stopAccepting();
-    watcher?.stop();
-    await announcer?.stop();
-    revocation.stop();
-    keyEvents.stop();
-    resilience.stop();
-    if (!(await server.waitIdle(graceMs))) {
-      proxy.endOpenStreams(); // each ends with its API's error frame, never a silent cut
-      await server.waitIdle(1_000);
-    }
-    server.closeAllConnections();
-    await poller?.stop(); // polls under way finish and release their leases
-    await admin.close();
-    // Usage writes that keep failing are retried for what is left of the grace period (at least a second).
-    await stores.close(Math.max(1_000, deadline - Date.now()));
-    pool.closeAll();
-    await live?.stop();
-    await redis?.close();
-  };
   // Closing twice (a signal during a test's own close, say) waits for the first close.
-  const close = (graceMs = config.server.shutdown_grace): Promise<void> => (closing ??= shutdown(graceMs));
-
+  const close = (graceMs = config.server.shutdown_grace): Promise<void> =>
+    (closing ??= lifecycle.stop(graceMs));
+  const mainAddress = listenAddress(main.host, port);
+  const adminAddress = listenAddress(adminAt.host, adminPort);
   return {
     url: mainAddress.local,
     boundUrl: mainAddress.bound,
@@ -355,6 +378,19 @@ async function compose(
     reload,
     close,
   };
+}
+
+/**
+ * The listener's stop: no new connections, requests in flight finish within the grace period, then open
+ * streams end with their API's error frame (never a silent cut) and the last connections close.
+ */
+async function drain(server: GatewayServer, proxy: UpstreamProxy, deadline: number): Promise<void> {
+  server.stopAccepting();
+  if (!(await server.waitIdle(Math.max(0, deadline - Date.now())))) {
+    proxy.endOpenStreams();
+    await server.waitIdle(1_000);
+  }
+  server.closeAllConnections();
 }
 
 /** A configuration given as an object (tests) is named by the hash of its JSON. */

@@ -8,7 +8,7 @@ import { openSync, closeSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from '../../helpers/gateway';
 
-const LOGGER = join(__dirname, '..', '..', 'core', 'logger.js');
+const LOGGER = join(__dirname, '..', '..', '..', 'core', 'base', 'logger.js');
 
 /**
  * Logs in bursts for as many ms as its argument says (the destination kept writing, as under steady load),
