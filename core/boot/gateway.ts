@@ -6,12 +6,12 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
+import type { DependencyContainer } from 'tsyringe';
 import type { GatewayConfig } from '../../config/schema';
 import { ConfigError } from '../../config/errors';
 import type { Env } from '../../config/env';
 import { variablesOf } from '../../config/load';
 import { AdminServer } from '../admin/admin-server';
-import type { ConfigControl } from '../admin/config-routes';
 import { upstreamsPage } from '../admin/upstream-routes';
 import { KeptStateToken } from '../reload/kept-state';
 import { KeyServiceToken } from '../keys/key-service';
@@ -28,6 +28,7 @@ import { definedPlugins, type AnyPluginRegistration } from '../plugins/define-pl
 import { pluginContainer } from '../plugins/plugin-container';
 import { GatewayServer } from '../server/gateway-server';
 import { Lifecycle } from './lifecycle';
+import { configReloading } from './config-reloading';
 import { HealthEndpoints } from '../http/health-endpoints';
 import { listenAddress } from '../http/listen-address';
 import { listenNamed, type ListenerPlace } from '../http/listen-failure';
@@ -42,15 +43,7 @@ import { RequestObserver } from '../observability/request-observer';
 import { UpstreamProxy } from '../proxy/upstream-proxy';
 import { LiveInstances } from '../redis/live-instances';
 import { RedisLink } from '../redis/redis-link';
-import { ConfigAnnouncer } from '../reload/config-announcer';
-import {
-  ConfigReloader,
-  sourceOf,
-  sourceStatus,
-  type ReloadResult,
-  type ReloadTrigger,
-} from '../reload/config-reloader';
-import { ConfigWatcher } from '../reload/config-watcher';
+import { sourceOf, type ReloadResult, type ReloadTrigger } from '../reload/config-reloader';
 import { KeptState } from '../reload/kept-state';
 import { LiveRouting } from '../reload/live-routing';
 import { Resilience } from '../routing/resilience';
@@ -169,20 +162,11 @@ async function compose(
   // What outlives snapshots reads the running one through this (called only once `routing` exists below).
   const running = (): Snapshot => routing.current;
   const spend = new SpendTracker(usage, Date.now, openTaskHolds(taskStore, running));
-  const scope = pluginContainer(plugins);
-  // Factories, not values: tsyringe takes `useValue: undefined` for no provider at all.
-  scope.register(RedisToken, { useFactory: () => redis });
-  scope.register(LiveInstancesToken, { useFactory: () => live });
-  scope.register(LoggerToken, { useValue: logger });
-  scope.register(KeyServiceToken, { useValue: keys });
-  scope.register(UsageStoreToken, { useValue: usage });
-  scope.register(SpendTrackerToken, { useValue: spend });
-  scope.register(KeptStateToken, { useValue: new KeptState() });
   // This gateway's own registry: several gateways in one process (tests) must not share counts.
   const metrics = new GatewayMetrics();
   // Long-lived: a reload calls its configure(); failure counts and ejections carry on.
   const resilience = new Resilience(config.resilience, logger, redis && { link: redis, instance }, metrics);
-  scope.register(ResilienceToken, { useValue: resilience });
+  const scope = gatewayScope(plugins, { redis, live, logger, keys, usage, spend, resilience });
 
   const proxy = new UpstreamProxy();
   const videoDeps = {
@@ -235,48 +219,25 @@ async function compose(
     if (!needsWork(task)) spend.taskEnded(task.id);
   });
 
-  const announcer =
-    redis && source ? new ConfigAnnouncer(redis, instance, () => reloader!.status(), logger) : undefined;
-  const reloader =
-    source &&
-    new ConfigReloader(
-      source.file,
-      env,
-      routing,
-      build,
-      (snapshot) => {
-        keys.useDeclared(snapshot.declared);
-        poller?.useUpstreams(snapshot.taskUpstreams);
-        resilience.configure(snapshot.config.resilience);
-        void resilience.start(Object.keys(snapshot.config.upstreams)); // an added upstream may be ejected already
-        logger.level = snapshot.config.logging.level;
-        metrics.configured(snapshot.source.hash);
-        void announcer?.announce(snapshot.source.hash);
-      },
-      logger,
-    );
-  const reload = (trigger: ReloadTrigger) => {
-    const attempt = reloader?.reload(trigger);
-    // A refused reload is recorded too, so every instance's error shows in GET /admin/config.
-    void attempt?.then((r) => {
-      metrics.reloaded(r.applied ? 'applied' : r.error ? 'refused' : 'unchanged');
-      if (r.error) void announcer?.record();
-    });
-    return attempt;
-  };
-  const watcher =
-    source && config.reload.watch
-      ? new ConfigWatcher(source.file, config.reload.settle, () => void reload('file'), logger)
-      : undefined;
-
-  const configControl: ConfigControl = {
+  const reloading = configReloading({
+    config,
+    file: source?.file,
+    env,
     instance,
-    watching: watcher !== undefined,
-    // Started without a file, it keeps its one snapshot: its status is that of a start.
-    status: () => reloader?.status() ?? sourceStatus(running().source, ''),
-    reload: () => reload('admin'),
-    instances: async () => announcer?.instances(),
-  };
+    redis,
+    routing,
+    build,
+    applied: (snapshot) => {
+      keys.useDeclared(snapshot.declared);
+      poller?.useUpstreams(snapshot.taskUpstreams);
+      resilience.configure(snapshot.config.resilience);
+      void resilience.start(Object.keys(snapshot.config.upstreams)); // an added upstream may be ejected already
+      logger.level = snapshot.config.logging.level;
+    },
+    metrics,
+    logger,
+  });
+  const configControl = reloading.control;
   const readiness = new Readiness(
     gatewayChecks({ config: () => configControl.status(), stores: () => stores.health(), redis }),
     logger,
@@ -321,18 +282,7 @@ async function compose(
     stop: () => admin.close(),
   });
   if (poller) lifecycle.add({ name: 'video poller', start: () => poller.start(), stop: () => poller.stop() }); // polls under way finish and release their leases
-  if (watcher)
-    lifecycle.add({ name: 'config watcher', start: () => watcher.start(), stop: () => watcher.stop() });
-  if (announcer) {
-    const onAnnounced = (hash: string) => {
-      if (hash !== running().source.hash) void reload('announce');
-    };
-    lifecycle.add({
-      name: 'config announcer',
-      start: () => announcer.start(onAnnounced),
-      stop: () => announcer.stop(),
-    });
-  }
+  for (const part of reloading.parts) lifecycle.add(part);
   let port = 0;
   lifecycle.add({
     name: 'gateway listener',
@@ -375,9 +325,36 @@ async function compose(
     poller,
     firstKey,
     readiness,
-    reload,
+    reload: reloading.reload,
     close,
   };
+}
+
+/** The services a plugin may inject, in this gateway's own container with the plugins it was given. */
+function gatewayScope(
+  plugins: readonly AnyPluginRegistration[],
+  services: {
+    readonly redis: RedisLink | undefined;
+    readonly live: LiveInstances | undefined;
+    readonly logger: Logger;
+    readonly keys: KeyService;
+    readonly usage: UsageStore;
+    readonly spend: SpendTracker;
+    readonly resilience: Resilience;
+  },
+): DependencyContainer {
+  const scope = pluginContainer(plugins);
+  const { redis, live } = services;
+  // Factories, not values: tsyringe takes `useValue: undefined` for no provider at all.
+  scope.register(RedisToken, { useFactory: () => redis });
+  scope.register(LiveInstancesToken, { useFactory: () => live });
+  scope.register(LoggerToken, { useValue: services.logger });
+  scope.register(KeyServiceToken, { useValue: services.keys });
+  scope.register(UsageStoreToken, { useValue: services.usage });
+  scope.register(SpendTrackerToken, { useValue: services.spend });
+  scope.register(KeptStateToken, { useValue: new KeptState() });
+  scope.register(ResilienceToken, { useValue: services.resilience });
+  return scope;
 }
 
 /**
