@@ -37,7 +37,7 @@ export interface ReloadingNeeds {
 }
 
 export interface ConfigReloading {
-  reload(trigger: ReloadTrigger): Promise<ReloadResult> | undefined;
+  readonly reload: (trigger: ReloadTrigger) => Promise<ReloadResult> | undefined;
   /** The admin API's view and control of the configuration. */
   readonly control: ConfigControl;
   /** The watcher and the announcer, to join the gateway's lifecycle. */
