@@ -27,10 +27,10 @@ import { requestBodies } from '../http/body';
 import { definedPlugins, type AnyPluginRegistration } from '../plugins/define-plugin';
 import { pluginContainer } from '../plugins/plugin-container';
 import { GatewayServer } from '../server/gateway-server';
-import { Lifecycle } from './lifecycle';
+import { Lifecycle, type Part } from './lifecycle';
 import { configReloading } from './config-reloading';
 import { HealthEndpoints } from '../http/health-endpoints';
-import { listenAddress } from '../http/listen-address';
+import { listenAddress, type ListenAddress } from '../http/listen-address';
 import { listenNamed, type ListenerPlace } from '../http/listen-failure';
 import { KeyHasher } from '../keys/api-key';
 import { KeyEvents } from '../keys/key-events';
@@ -270,29 +270,22 @@ async function compose(
     health: () => readiness.view(),
     metrics: () => metrics.scrape(),
   });
-  const { server: main, admin: adminAt } = config;
-  let adminPort = 0;
-  lifecycle.add({
-    name: 'admin API',
-    start: async () => {
-      adminPort = await listenNamed(listenerOf(config, 'admin'), adminAt.host, adminAt.port, () =>
-        admin.listen(adminAt.host, adminAt.port),
-      );
-    },
-    stop: () => admin.close(),
-  });
+  const adminListener = listenerPart(
+    config,
+    'admin',
+    (host, port) => admin.listen(host, port),
+    () => admin.close(),
+  );
+  lifecycle.add(adminListener);
   if (poller) lifecycle.add({ name: 'video poller', start: () => poller.start(), stop: () => poller.stop() }); // polls under way finish and release their leases
   for (const part of reloading.parts) lifecycle.add(part);
-  let port = 0;
-  lifecycle.add({
-    name: 'gateway listener',
-    start: async () => {
-      port = await listenNamed(listenerOf(config, 'server'), main.host, main.port, () =>
-        server.listen(main.host, main.port),
-      );
-    },
-    stop: (deadline) => drain(server, proxy, deadline),
-  });
+  const mainListener = listenerPart(
+    config,
+    'server',
+    (host, port) => server.listen(host, port),
+    (deadline) => drain(server, proxy, deadline),
+  );
+  lifecycle.add(mainListener);
   let firstKey: CreatedKey | undefined;
   lifecycle.add({
     name: 'first key',
@@ -310,8 +303,8 @@ async function compose(
   // Closing twice (a signal during a test's own close, say) waits for the first close.
   const close = (graceMs = config.server.shutdown_grace): Promise<void> =>
     (closing ??= lifecycle.stop(graceMs));
-  const mainAddress = listenAddress(main.host, port);
-  const adminAddress = listenAddress(adminAt.host, adminPort);
+  const mainAddress = mainListener.address();
+  const adminAddress = adminListener.address();
   return {
     url: mainAddress.local,
     boundUrl: mainAddress.bound,
@@ -376,6 +369,29 @@ const objectHash = (config: GatewayConfig): string =>
 
 /** This process's name in leases: a restarted process does not mistake its predecessor's leases for its own. */
 const instanceId = (): string => `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+
+/** A listener as a lifecycle part: it binds when started (a failure names it) and then knows its address. */
+function listenerPart(
+  config: GatewayConfig,
+  section: 'server' | 'admin',
+  listen: (host: string, port: number) => Promise<number>,
+  stop: (deadline: number) => Promise<void>,
+): Part & { address(): ListenAddress } {
+  const place = listenerOf(config, section);
+  const { host, port } = config[section];
+  let bound: ListenAddress | undefined;
+  return {
+    name: place.what,
+    start: async () => {
+      bound = listenAddress(host, await listenNamed(place, host, port, () => listen(host, port)));
+    },
+    stop,
+    address: () => {
+      if (!bound) throw new Error(`${place.what} is not listening`);
+      return bound;
+    },
+  };
+}
 
 /** The main or admin listener, named in a bind failure with what overrides its port. */
 const listenerOf = (config: GatewayConfig, section: 'server' | 'admin'): ListenerPlace => ({
