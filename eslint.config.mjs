@@ -38,6 +38,21 @@ export default tseslint.config(
     rules: { ...tseslint.configs.disableTypeChecked.rules, '@typescript-eslint/no-require-imports': 'off' },
   },
   {
+    // The console's bundle and type-check include the wire types: only types, and no imports, so the
+    // browser takes nothing else from the server.
+    files: ['core/admin/wire.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector:
+            'Program > :not(TSInterfaceDeclaration, TSTypeAliasDeclaration, ExportNamedDeclaration[source=null][declaration.type=/^TS(Interface|TypeAlias)Declaration$/])',
+          message: 'core/admin/wire.ts holds exported types and interfaces only, and imports nothing.',
+        },
+      ],
+    },
+  },
+  {
     files: ['test/**/*.ts', 'bench/**/*.ts'],
     rules: {
       // tap's t.test() returns a promise that tap itself awaits.

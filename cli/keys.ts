@@ -11,7 +11,7 @@ import { text } from 'node:stream/consumers';
 import { parseArgs } from 'node:util';
 import { configPath, loadConfigFile } from '../config/load';
 import { KeyHasher, looksLikeKey } from '../core/keys/api-key';
-import type { PublicKey } from '../core/keys/public-key';
+import type { CreatedKey, KeyWithActivity, List, Page, PublicKey } from '../core/admin/wire';
 import { KEY_SECRET_FILE, readSecret } from '../core/keys/secrets';
 import { AdminError, connectAdmin, type AdminClient } from './admin-client';
 
@@ -58,7 +58,7 @@ const commands: Record<string, Command> = {
       ...(values.tpm ? { rate_limit_tpm: Number(values.tpm) } : {}),
       ...(values.concurrent ? { max_concurrent: Number(values.concurrent) } : {}),
     };
-    const created = await admin.call<{ key: string; record: PublicKey }>('POST', '/admin/keys', body);
+    const created = await admin.call<CreatedKey>('POST', '/admin/keys', body);
     process.stdout.write(
       `created ${describe(created.record)}\nthe key is shown once; keep it:\n${created.key}\n`,
     );
@@ -67,7 +67,7 @@ const commands: Record<string, Command> = {
     let cursor: string | null = null;
     let shown = 0;
     do {
-      const page: { data: PublicKey[]; next_cursor: string | null } = await admin.call(
+      const page: Page<KeyWithActivity> = await admin.call(
         'GET',
         `/admin/keys?limit=500${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
       );
@@ -75,7 +75,7 @@ const commands: Record<string, Command> = {
       shown += page.data.length;
       cursor = page.next_cursor;
     } while (cursor);
-    const declared = await admin.call<{ data: PublicKey[] }>('GET', '/admin/keys/declared');
+    const declared = await admin.call<List<KeyWithActivity>>('GET', '/admin/keys/declared');
     for (const k of declared.data) process.stdout.write(`${describe(k)}  (declared in gateway.yaml)\n`);
     if (shown + declared.data.length === 0) process.stdout.write('no keys\n');
   },

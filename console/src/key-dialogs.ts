@@ -1,7 +1,8 @@
 /** The key dialogs: create and edit (one form), rotate, and the once-only reveal of a full key. */
 import { html } from 'htm/preact';
 import { useState } from 'preact/hooks';
-import { api, type CreatedKey, type PublicKey } from './api';
+import type { CreatedKey, PublicKey } from '../../core/admin/wire';
+import { api } from './api';
 import { Dialog } from './dialog';
 import { money, parseMoney } from './format';
 

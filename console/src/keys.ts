@@ -1,7 +1,8 @@
 /** Keys: a server-paged table with search and a status filter, and the actions on each key. */
 import { html } from 'htm/preact';
 import { useEffect, useState } from 'preact/hooks';
-import { api, type CreatedKey, type Page, type PublicKey } from './api';
+import type { CreatedKey, KeyWithActivity, Page, PublicKey } from '../../core/admin/wire';
+import { api } from './api';
 import { Confirm } from './dialog';
 import { KeyForm, RevealKey, RotateForm } from './key-dialogs';
 import { money, utc } from './format';
@@ -26,9 +27,9 @@ const budgetText = (k: PublicKey) =>
   k.budget ? `${money(k.budget.amount_micros)} ${k.budget.period === 'month' ? '/ month' : 'total'}` : '—';
 
 /** What the key spent (this month for a monthly budget), and whether calls of unknown cost are in it. */
-function spentText(k: PublicKey) {
-  const spent = money(k.spent_micros ?? 0);
-  const unknown = k.spent_unknown_requests ?? 0;
+function spentText(k: KeyWithActivity) {
+  const spent = money(k.spent_micros);
+  const unknown = k.spent_unknown_requests;
   return unknown > 0
     ? html`${spent} <span class="muted" title="calls to models without a price">+ ${unknown} unpriced</span>`
     : spent;
@@ -49,7 +50,7 @@ export function KeysView() {
   const [status, setStatus] = useState('');
   /** Cursors of the pages before this one (for "Previous"), and this page's. */
   const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
-  const [page, setPage] = useState<Page<PublicKey>>({ data: [], next_cursor: null });
+  const [page, setPage] = useState<Page<KeyWithActivity>>({ data: [], next_cursor: null });
   const [error, setError] = useState('');
   const [open, setOpen] = useState<Open | null>(null);
   const [reloads, setReloads] = useState(0);
@@ -57,7 +58,7 @@ export function KeysView() {
 
   useEffect(() => {
     let live = true;
-    api<Page<PublicKey>>('GET', pagePath(q, status, cursor))
+    api<Page<KeyWithActivity>>('GET', pagePath(q, status, cursor))
       .then((p) => live && (setPage(p), setError('')))
       .catch((e: Error) => live && setError(e.message));
     return () => {
@@ -139,7 +140,11 @@ export function KeysView() {
   </section>`;
 }
 
-function KeyTable(props: { rows: PublicKey[]; onOpen: (o: Open) => void; onEnable: (k: PublicKey) => void }) {
+function KeyTable(props: {
+  rows: readonly KeyWithActivity[];
+  onOpen: (o: Open) => void;
+  onEnable: (k: PublicKey) => void;
+}) {
   const { rows, onOpen } = props;
   return html`<table class="keys">
     <thead>

@@ -1,7 +1,8 @@
 /** Video tasks: a server-paged list, newest first, filterable by status, key and model; a task's detail. */
 import { html } from 'htm/preact';
 import { useEffect, useState } from 'preact/hooks';
-import { api, type Page, type TaskDetail, type TaskStatus, type TaskView } from './api';
+import type { Page, TaskDetail, TaskStatus, TaskView } from '../../core/admin/wire';
+import { api } from './api';
 import { Dialog } from './dialog';
 import { FilterInput } from './filter-input';
 import { Pager } from './pager';

@@ -1,7 +1,8 @@
 /** Usage: requests, tokens or cost over time stacked by model, from the roll-ups; a table and CSV below. */
 import { html } from 'htm/preact';
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import { api, type SummaryRow } from './api';
+import type { List, UsageSummaryRow } from '../../core/admin/wire';
+import { api } from './api';
 import { StackedChart, type Stack } from './chart';
 import { FilterInput } from './filter-input';
 import { csv, download, money } from './format';
@@ -11,7 +12,7 @@ const DAY = 24 * HOUR;
 type Period = 'hour' | 'day';
 type Metric = 'requests' | 'tokens' | 'cost';
 
-const METRICS: Record<Metric, { of: (r: SummaryRow) => number; format: (v: number) => string }> = {
+const METRICS: Record<Metric, { of: (r: UsageSummaryRow) => number; format: (v: number) => string }> = {
   requests: { of: (r) => r.requests, format: (v) => v.toLocaleString('en-US') },
   tokens: { of: (r) => r.input_tokens + r.output_tokens, format: (v) => v.toLocaleString('en-US') },
   cost: { of: (r) => r.cost_micros, format: money },
@@ -52,7 +53,7 @@ function summaryPath(groupBy: string, from: number, to: number, keyId: string, m
 }
 
 /** Every bucket of the range (empty ones as zero) and one stack per model. */
-function stacksOf(rows: SummaryRow[], metric: Metric, from: number, to: number, unit: number) {
+function stacksOf(rows: readonly UsageSummaryRow[], metric: Metric, from: number, to: number, unit: number) {
   const x: number[] = [];
   for (let t = from; t < to; t += unit) x.push(t / 1000);
   const models = [...new Set(rows.map((r) => r.model ?? ''))].sort();
@@ -91,7 +92,7 @@ export function UsageView() {
   const [keyId, setKeyId] = useState('');
   const [model, setModel] = useState('');
   const [metric, setMetric] = useState<Metric>('requests');
-  const [rows, setRows] = useState<SummaryRow[]>([]);
+  const [rows, setRows] = useState<readonly UsageSummaryRow[]>([]);
   /** The query the rows answer, on the page as `data-loaded` (tests and the console bench wait for it). */
   const [loaded, setLoaded] = useState('');
   const [models, setModels] = useState<string[]>([]);
@@ -105,7 +106,7 @@ export function UsageView() {
 
   const rowsPath = summaryPath(`model,${period}`, from, to, key, model);
   useLoad(
-    () => (typeof bounds === 'string' ? undefined : api<{ data: SummaryRow[] }>('GET', rowsPath)),
+    () => (typeof bounds === 'string' ? undefined : api<List<UsageSummaryRow>>('GET', rowsPath)),
     (r) => (setRows(r.data), setLoaded(rowsPath), setError('')),
     setError,
     [period, key, model, from, to],
@@ -115,7 +116,7 @@ export function UsageView() {
     () =>
       typeof bounds === 'string'
         ? undefined
-        : api<{ data: SummaryRow[] }>('GET', summaryPath('model', from, to, key, '')),
+        : api<List<UsageSummaryRow>>('GET', summaryPath('model', from, to, key, '')),
     (r) => setModels(r.data.map((row) => row.model ?? '')),
     setError,
     [key, from, to],
@@ -184,7 +185,7 @@ export function UsageView() {
 const COLUMNS = ['requests', 'input_tokens', 'output_tokens', 'cost', 'cost_unknown_requests'];
 
 /** The figures of a row, as the table and the CSV show them (money exact, without thousands commas). */
-const figures = (r: SummaryRow) => [
+const figures = (r: UsageSummaryRow) => [
   r.requests,
   r.input_tokens,
   r.output_tokens,
@@ -193,9 +194,12 @@ const figures = (r: SummaryRow) => [
 ];
 
 /** Sums rows per model, and over all of them: the table shows the range's totals, not every bucket. */
-function totalsByModel(rows: SummaryRow[]): { models: SummaryRow[]; all: SummaryRow } {
-  const byModel = new Map<string, SummaryRow>();
-  const all: SummaryRow = { model: 'all models', ...zero() };
+function totalsByModel(rows: readonly UsageSummaryRow[]): {
+  models: UsageSummaryRow[];
+  all: UsageSummaryRow;
+} {
+  const byModel = new Map<string, UsageSummaryRow>();
+  const all: UsageSummaryRow = { model: 'all models', ...zero() };
   for (const r of rows) {
     const model = r.model ?? '';
     const sum = byModel.get(model) ?? { model, ...zero() };
@@ -224,9 +228,9 @@ const zero = () => ({
  * The range's totals by model (a few rows, however long the range), and the CSV of every period and
  * model behind the chart.
  */
-function UsageTable(props: { rows: SummaryRow[]; period: Period }) {
+function UsageTable(props: { rows: readonly UsageSummaryRow[]; period: Period }) {
   const { models, all } = useMemo(() => totalsByModel(props.rows), [props.rows]);
-  const row = (r: SummaryRow, total = false) =>
+  const row = (r: UsageSummaryRow, total = false) =>
     html`<tr class=${total ? 'total' : ''}>
       <td>${r.model}</td>
       ${figures(r).map((c) => html`<td>${c}</td>`)}

@@ -4,19 +4,11 @@
  * whatever the page's size). Spend is counted over the key's budget period, as the budget stage counts
  * it: this calendar month for a monthly budget, else the key's whole life.
  */
-import { publicKey, type PublicKey } from '../keys/public-key';
 import { monthStart } from '../billing/spend-tracker';
 import type { KeyRecord } from '../stores/key-store';
 import type { UsageStore } from '../stores/usage-store';
-
-export interface KeyWithActivity extends PublicKey {
-  /** The `created_at` of the key's latest usage record; null when it was never used. */
-  readonly last_used_at: string | null;
-  /** Cost of the key's records in its budget period (its whole life without a monthly budget), micro-units. */
-  readonly spent_micros: number;
-  /** Records in that period whose cost is unknown (their model had no price). */
-  readonly spent_unknown_requests: number;
-}
+import { publicKey } from './public-key';
+import type { KeyWithActivity } from './wire';
 
 export async function withActivity(
   usage: UsageStore,

@@ -18,12 +18,13 @@ import { z } from 'zod';
 import { Errors } from '../base/errors';
 import { bodyReader } from '../http/body';
 import type { KeyService } from '../keys/key-service';
-import { publicKey } from '../keys/public-key';
 import type { KeyChange, KeyRecord, KeyStatus } from '../stores/key-store';
 import type { UsageStore } from '../stores/usage-store';
 import type { AdminReply } from './admin-reply';
 import { withActivity } from './key-activity';
 import { checkParams, pageLimit } from './page-params';
+import { publicKey } from './public-key';
+import type { CreatedKey, KeyWithActivity, List, Page } from './wire';
 
 /** What each field must be, as error messages say it: `field 'budget.amount_micros' must be …`. */
 const EXPECTED: Record<string, string> = {
@@ -144,11 +145,13 @@ export class KeyRoutes {
     if (more.length === 0) {
       if (!id && method === 'GET') return { status: 200, body: await this.page(search) };
       if (id === 'declared' && !action && method === 'GET') {
-        return { status: 200, body: { data: await this.withActivity(this.keys.listDeclared()) } };
+        const declared = await this.withActivity(this.keys.listDeclared());
+        return { status: 200, body: { data: declared } satisfies List<KeyWithActivity> };
       }
       if (!id && method === 'POST') {
         const created = await this.keys.create(await readJsonBody(req, newKeyBody));
-        return { status: 201, body: { key: created.key, record: publicKey(created.record) } };
+        const body: CreatedKey = { key: created.key, record: publicKey(created.record) };
+        return { status: 201, body };
       }
       if (id && !action && method === 'GET') {
         const record = await this.keys.findById(id);
@@ -175,17 +178,19 @@ export class KeyRoutes {
           disable_old_after === undefined ? undefined : disable_old_after * 1000,
         );
         if (!rotated) throw Errors.keyNotFound(id);
-        return {
-          status: 201,
-          body: { key: rotated.key, record: publicKey(rotated.record), replaces: rotated.replaces },
+        const body: CreatedKey = {
+          key: rotated.key,
+          record: publicKey(rotated.record),
+          replaces: rotated.replaces,
         };
+        return { status: 201, body };
       }
     }
     throw Errors.notFound(method, `/admin/keys/${rest.join('/')}`);
   }
 
   /** `?limit=1..500 (100)&cursor=<next_cursor>&status=enabled|disabled|expired&q=<substring>`. */
-  private async page(search: URLSearchParams): Promise<{ data: unknown[]; next_cursor: string | null }> {
+  private async page(search: URLSearchParams): Promise<Page<KeyWithActivity>> {
     checkParams(search, PAGE_PARAMS);
     const limit = pageLimit(search, 100);
     const cursor = search.get('cursor');
@@ -214,7 +219,7 @@ export class KeyRoutes {
   }
 
   /** Keys as listed, a declared one marked `declared: true`. */
-  private async withActivity(records: readonly KeyRecord[]): Promise<unknown[]> {
+  private async withActivity(records: readonly KeyRecord[]): Promise<KeyWithActivity[]> {
     const listed = await withActivity(this.usage, records, Date.now());
     return listed.map((k) => (this.keys.isDeclared(k.id) ? { ...k, declared: true } : k));
   }

@@ -7,7 +7,8 @@ import { Errors } from '../base/errors';
 import { checkParams, pageLimit } from './page-params';
 import type { TaskPageQuery, TaskStore } from '../stores/task-store';
 import { TASK_STATUSES, type TaskStatus, type VideoTask } from '../stores/video-task';
-import { taskDetail, taskView, type TaskDetail, type TaskView } from './task-view';
+import { taskDetail, taskView } from './task-view';
+import type { Page, TaskDetail, TaskView } from './wire';
 
 const PAGE_PARAMS = ['limit', 'cursor', 'status', 'key_id', 'model'];
 const DEFAULT_LIMIT = 50;
@@ -54,10 +55,7 @@ function pageQuery(search: URLSearchParams): TaskPageQuery {
   };
 }
 
-export async function taskPage(
-  store: TaskStore,
-  search: URLSearchParams,
-): Promise<{ data: TaskView[]; next_cursor: string | null }> {
+export async function taskPage(store: TaskStore, search: URLSearchParams): Promise<Page<TaskView>> {
   const query = pageQuery(search);
   const tasks = await store.page({ ...query, limit: query.limit + 1 }); // one more tells whether there is a next page
   const data = tasks.slice(0, query.limit);

@@ -2,31 +2,8 @@
  * The only form in which the admin API shows a video task: fields are copied by name, so the lease, the
  * idempotency key's body hash and the poller's bookkeeping never reach an answer.
  */
-import type { TaskError, TaskParams, TaskStatus, TaskUsage, VideoTask } from '../stores/video-task';
-
-export interface TaskView {
-  readonly id: string;
-  readonly status: TaskStatus;
-  readonly model: string;
-  readonly key_id: string | null;
-  readonly protocol: string;
-  readonly upstream: string;
-  readonly upstream_task_id: string | null;
-  /** ISO 8601, UTC. */
-  readonly created_at: string;
-  readonly finished_at: string | null;
-  readonly cost_micros: number | null;
-  readonly error: TaskError | null;
-  readonly video_url: string | null;
-  readonly params: TaskParams;
-  readonly usage: TaskUsage | null;
-  readonly polls: number;
-  readonly request_id: string;
-}
-
-export interface TaskDetail extends TaskView {
-  readonly history: readonly { readonly status: TaskStatus; readonly at: string }[];
-}
+import type { VideoTask } from '../stores/video-task';
+import type { TaskDetail, TaskView } from './wire';
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 

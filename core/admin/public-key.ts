@@ -2,22 +2,8 @@
  * The only form in which the admin API shows a key record: fields are copied by name, so the hash (and
  * anything secret added to KeyRecord later) can never reach an answer by accident.
  */
-import { type KeyBudget, type KeyRecord, type KeyStatus, keyStatus } from '../stores/key-store';
-
-export interface PublicKey {
-  readonly id: string;
-  readonly description: string;
-  readonly enabled: boolean;
-  /** `expired` when past `expires_at`, else `enabled` or `disabled`. */
-  readonly status: KeyStatus;
-  readonly allowed_models: readonly string[];
-  readonly rate_limit_rpm?: number;
-  readonly rate_limit_tpm?: number;
-  readonly max_concurrent?: number;
-  readonly expires_at?: string;
-  readonly budget?: KeyBudget;
-  readonly created_at: string;
-}
+import { type KeyRecord, keyStatus } from '../stores/key-store';
+import type { PublicKey } from './wire';
 
 export function publicKey(record: KeyRecord, now: number = Date.now()): PublicKey {
   return {

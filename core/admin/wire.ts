@@ -1,0 +1,132 @@
+/**
+ * The admin API's answers as they travel, stated once: the admin code that builds them declares that it
+ * returns these types, and the console (console/src) and the CLI read the answers with them, so a change
+ * on either side that breaks the other fails to compile. The stores, below the admin API, keep their own
+ * types; where a stored shape goes out as it is (a summary row, a task's params), the code that sends it
+ * declares it as the type here, so a store change that breaks an answer fails to compile too.
+ *
+ * Types only, and no imports: the console's browser bundle and its type-check (console/src/tsconfig.json,
+ * DOM and no Node types) include this file, and must take nothing else from the server.
+ */
+
+/** A key's state as listings show and filter it; `expired` wins over enabled/disabled. */
+export type KeyStatus = 'enabled' | 'disabled' | 'expired';
+
+export interface KeyBudget {
+  /** Money in integer millionths of the unit (micro-units): never a float. */
+  readonly amount_micros: number;
+  /** `total`: over the key's life; `month`: per calendar month (UTC). */
+  readonly period: 'total' | 'month';
+}
+
+/** A key as the admin API shows it: never its hash. */
+export interface PublicKey {
+  readonly id: string;
+  readonly description: string;
+  readonly enabled: boolean;
+  /** `expired` when past `expires_at`, else `enabled` or `disabled`. */
+  readonly status: KeyStatus;
+  /** Models this key may use; empty means all. */
+  readonly allowed_models: readonly string[];
+  readonly rate_limit_rpm?: number;
+  readonly rate_limit_tpm?: number;
+  readonly max_concurrent?: number;
+  /** ISO 8601, UTC; absent: never expires. */
+  readonly expires_at?: string;
+  readonly budget?: KeyBudget;
+  readonly created_at: string;
+}
+
+/** A key as the listings and `GET /admin/keys/{id}` show it: its settings, its last use and its spend. */
+export interface KeyWithActivity extends PublicKey {
+  /** The `created_at` of the key's latest usage record; null when it was never used. */
+  readonly last_used_at: string | null;
+  /** Cost of the key's records in its budget period (its whole life without a monthly budget), micro-units. */
+  readonly spent_micros: number;
+  /** Records in that period whose cost is unknown (their model had no price). */
+  readonly spent_unknown_requests: number;
+  /** Set on keys declared in gateway.yaml, which the admin API only reads. */
+  readonly declared?: true;
+}
+
+/** `POST /admin/keys` and rotate: the only answers that carry a full key, once. */
+export interface CreatedKey {
+  readonly key: string;
+  readonly record: PublicKey;
+  /** Rotate only: the id of the key this one replaces. */
+  readonly replaces?: string;
+}
+
+/** One group's totals. `key_id`, `model`, `period` are set when grouped by them. */
+export interface UsageSummaryRow {
+  key_id?: string | null;
+  model?: string;
+  /** ISO start of the hour or day (UTC). */
+  period?: string;
+  requests: number;
+  input_tokens: number;
+  output_tokens: number;
+  /** Summed over the records with a known cost. */
+  cost_micros: number;
+  /** Records whose cost is unknown (their model had no price). */
+  cost_unknown_requests: number;
+}
+
+export type TaskStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
+
+export interface TaskError {
+  readonly code: string;
+  readonly message: string;
+}
+
+/** What the gateway read from the submitted body for billing and display. */
+export interface TaskParams {
+  readonly resolution?: string;
+  readonly duration_s?: number;
+}
+
+/** What the upstream delivered, as billing needs it. */
+export interface TaskUsage {
+  /** Seconds of video produced. */
+  readonly video_seconds?: number;
+  /** Upstream tokens (videob bills in tokens). */
+  readonly tokens?: number;
+  /** The resolution the upstream says it made, where it says (it wins over the one asked for). */
+  readonly resolution?: string;
+}
+
+/** A video task as `GET /admin/tasks` shows it: no lease, idempotency body hash or poller bookkeeping. */
+export interface TaskView {
+  readonly id: string;
+  readonly status: TaskStatus;
+  readonly model: string;
+  readonly key_id: string | null;
+  readonly protocol: string;
+  readonly upstream: string;
+  readonly upstream_task_id: string | null;
+  /** ISO 8601, UTC. */
+  readonly created_at: string;
+  readonly finished_at: string | null;
+  readonly cost_micros: number | null;
+  readonly error: TaskError | null;
+  readonly video_url: string | null;
+  readonly params: TaskParams;
+  readonly usage: TaskUsage | null;
+  readonly polls: number;
+  readonly request_id: string;
+}
+
+/** `GET /admin/tasks/{id}`: the view and every status the task has had. */
+export interface TaskDetail extends TaskView {
+  readonly history: readonly { readonly status: TaskStatus; readonly at: string }[];
+}
+
+/** A whole listing: `GET /admin/usage/summary`, `GET /admin/keys/declared`. */
+export interface List<T> {
+  readonly data: readonly T[];
+}
+
+/** A page of a server-paged listing; `next_cursor` asks for the next one, null on the last. */
+export interface Page<T> extends List<T> {
+  readonly next_cursor: string | null;
+}
