@@ -1,6 +1,6 @@
 # The gateway's image (docs/operations.md: Production). Build stage: every dependency, and the compile.
 # Runtime stage: production dependencies only (no TypeScript, no sharp: the simulator's images need it,
-# the gateway does not), the compiled code, a non-root user and an init process.
+# the gateway does not), the compiled code and the console's bundle, a non-root user and an init process.
 #   docker build -t model-gateway .
 #   docker run -p 8080:8080 -v gateway-data:/app/data model-gateway
 
@@ -22,7 +22,7 @@ COPY --from=build /app/dist/core dist/core
 COPY --from=build /app/dist/plugins dist/plugins
 COPY --from=build /app/dist/cli dist/cli
 COPY --from=build /app/dist/simulator dist/simulator
-COPY console/build console/build
+COPY --from=build /app/dist/console-bundle dist/console-bundle
 COPY scripts scripts
 COPY gateway.yaml ./
 COPY deploy deploy

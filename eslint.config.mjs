@@ -9,7 +9,6 @@ export default tseslint.config(
       'node_modules/',
       'data/',
       '.tap/',
-      'console/build/',
       'test-output/',
       'eslint.config.mjs',
       '.dependency-cruiser.cjs',

@@ -1,21 +1,20 @@
 /**
  * Builds the console (console/src) into a folder: console.js and console.css bundled by esbuild
- * (Preact, htm and uPlot included, minified), and index.html copied. The output is committed in
- * console/build/, so a production install (no dev dependencies) serves the page; a test rebuilds it
- * and compares, so the committed bundle cannot go stale.
- *   npm run build:console      writes console/build/
+ * (Preact, htm and uPlot included, minified), and index.html copied. `npm run build` runs it after the
+ * compile and writes the folder the admin listener serves (CONSOLE_BUILD_DIR, under dist/), so the page
+ * is always the sources' own: nothing built is committed. A production install builds with the dev
+ * dependencies first, then drops them; the bundle needs none of them at run time.
  */
 import { build } from 'esbuild';
 import { copyFile, mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { CONSOLE_BUILD_DIR } from '../core/admin/console-assets';
 
-/** From dist/console/ (compiled) to the project's console/ folder. */
-const CONSOLE_DIR = join(__dirname, '..', '..', 'console');
-export const SOURCE_DIR = join(CONSOLE_DIR, 'src');
-export const BUILD_DIR = join(CONSOLE_DIR, 'build');
+/** From dist/console/ (compiled) to the project's console/src/. */
+export const SOURCE_DIR = join(__dirname, '..', '..', 'console', 'src');
 
 /** Writes the bundle into `outDir` (emptied first); resolves to the names of the files written. */
-export async function buildConsole(outDir: string = BUILD_DIR): Promise<string[]> {
+export async function buildConsole(outDir: string = CONSOLE_BUILD_DIR): Promise<string[]> {
   await rm(outDir, { recursive: true, force: true });
   await mkdir(outDir, { recursive: true });
   await build({
@@ -34,7 +33,7 @@ export async function buildConsole(outDir: string = BUILD_DIR): Promise<string[]
 
 if (require.main === module) {
   buildConsole().then(
-    (files) => console.log(`console: wrote ${files.join(', ')} to ${BUILD_DIR}`),
+    (files) => console.log(`console: wrote ${files.join(', ')} to ${CONSOLE_BUILD_DIR}`),
     (e: unknown) => {
       console.error(e);
       process.exit(1);

@@ -1,16 +1,20 @@
 /**
  * The operators' console: the page at `/` and its built assets at `/console/<file>`, public (they hold
- * no secrets; every API call the page makes carries the admin token). The files are the committed
- * bundle in `console/build/`, read once at start-up into memory: a request can only name one of those
- * files, so no path (`..`, encoded slashes, absolute paths) can reach anything else on disk.
+ * no secrets; every API call the page makes carries the admin token). The files are the bundle
+ * `npm run build` writes (console/build.ts), read once at start-up into memory: a request can only name
+ * one of those files, so no path (`..`, encoded slashes, absolute paths) can reach anything else on disk.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { extname, join } from 'node:path';
 import type { ServerResponse } from 'node:http';
 
-/** From dist/core/admin/ (compiled) to the project's console/build/. */
-export const CONSOLE_BUILD_DIR = join(__dirname, '..', '..', '..', 'console', 'build');
+/**
+ * From dist/core/admin/ (compiled) to dist/console-bundle/: beside the compiled code it goes with, so a
+ * build is one folder, and apart from dist/console/ (the build script's own output), which must never be
+ * served.
+ */
+export const CONSOLE_BUILD_DIR = join(__dirname, '..', '..', 'console-bundle');
 
 /** Same-origin only, nothing inline, no framing, no forms posting anywhere. */
 export const CONSOLE_CSP = [

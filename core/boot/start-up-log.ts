@@ -1,12 +1,15 @@
 /**
  * What `npm start` tells an operator once the gateway listens: where (the address bound, and where to
  * connect from this machine), and what looks unintended: a port open on every interface, upstreams left
- * pointing at the simulator after it was turned off.
+ * pointing at the simulator after it was turned off, a console that was never built.
  */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { variablesOf } from '../../config/load';
 import type { GatewayConfig } from '../../config/schema';
 import type { RunningGateway } from './gateway';
+import { CONSOLE_BUILD_DIR } from '../admin/console-assets';
 import { listenAddress } from '../http/listen-address';
 import { simulatorLeftovers } from '../upstream/simulator-leftovers';
 
@@ -28,6 +31,18 @@ export function logStarted(logger: Logger, config: GatewayConfig, gateway: Liste
       leftover.message,
     );
   }
+  const notBuilt = consoleNotBuiltWarning();
+  if (notBuilt) logger.warn({ dir: CONSOLE_BUILD_DIR }, notBuilt);
+}
+
+/**
+ * The console's bundle is built by `npm run build`, not committed: code compiled some other way (tsc
+ * alone, a build from before the bundle moved under dist/) runs without it, and `/` would be a bare 404.
+ * Undefined when the page is there.
+ */
+export function consoleNotBuiltWarning(dir: string = CONSOLE_BUILD_DIR): string | undefined {
+  if (existsSync(join(dir, 'index.html'))) return undefined;
+  return 'the console is not built, so the admin listener serves no page at /; `npm run build` builds it';
 }
 
 /** `http://0.0.0.0:8080 (every interface; from this machine: http://127.0.0.1:8080)`, or the one URL. */

@@ -1,26 +1,28 @@
 /**
  * The console's page and assets from the admin listener: security headers, nothing inline, public
- * assets but a guarded API, no path outside the built folder, and a committed bundle that matches
- * a fresh build of the sources.
+ * assets but a guarded API, no path outside the built folder, and that what it serves is what the
+ * sources build to.
  */
 import t from 'tap';
 import { request } from 'node:http';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startTestGateway, tempDir } from '../helpers/gateway';
-import { CONSOLE_CSP } from '../../core/admin/console-assets';
-import { BUILD_DIR, buildConsole } from '../../console/build';
+import { CONSOLE_BUILD_DIR, CONSOLE_CSP } from '../../core/admin/console-assets';
+import { buildConsole } from '../../console/build';
 
 /** A GET with the path sent exactly as given (fetch would resolve `..` before sending). */
 function rawGet(base: string, path: string, headers: Record<string, string> = {}) {
   const { hostname, port } = new URL(base);
-  return new Promise<{ status: number; headers: Record<string, unknown>; body: string }>(
+  return new Promise<{ status: number; headers: Record<string, unknown>; body: string; bytes: Buffer }>(
     (resolve, reject) => {
       const req = request({ hostname, port, path, headers }, (res) => {
-        let body = '';
-        res.setEncoding('utf8');
-        res.on('data', (c: string) => (body += c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const bytes = Buffer.concat(chunks);
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: bytes.toString('utf8'), bytes });
+        });
       });
       req.on('error', reject);
       req.end();
@@ -86,13 +88,16 @@ t.test('no path leaves the built folder', async (t) => {
   }
 });
 
-t.test('the committed bundle is what the sources build to', async (t) => {
+t.test('the page and assets served are what the sources build to', async (t) => {
   const fresh = await tempDir(t, 'console-build-');
   const files = await buildConsole(fresh);
   t.strictSame(files, ['console.css', 'console.js', 'index.html']);
-  t.strictSame((await readdir(BUILD_DIR)).sort(), files, 'the same files are committed');
+  t.strictSame((await readdir(CONSOLE_BUILD_DIR)).sort(), files, 'npm run build wrote the same files');
+  const gw = await startTestGateway(t);
   for (const name of files) {
-    const same = (await readFile(join(fresh, name))).equals(await readFile(join(BUILD_DIR, name)));
-    t.ok(same, `console/build/${name} matches a fresh build (else run npm run build:console and commit)`);
+    const served = await rawGet(gw.gateway.adminUrl, name === 'index.html' ? '/' : `/console/${name}`);
+    t.equal(served.status, 200, `${name} is served`);
+    const same = served.bytes.equals(await readFile(join(fresh, name)));
+    t.ok(same, `${name} as served matches a fresh build of console/src (else run npm run build)`);
   }
 });

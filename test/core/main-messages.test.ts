@@ -73,6 +73,10 @@ t.test('the log names the address bound and warns that it is every interface', a
     /server\.host 0\.0\.0\.0.*set GATEWAY_HOST=127\.0\.0\.1/,
     'the warning says how to keep it on this machine',
   );
+  t.notOk(
+    warnings(gw).some((w) => /console is not built/.test(w)),
+    'npm run build built the console: no warning',
+  );
   await stopped(t, gw);
 
   const local = spawnGateway(t, { ...env, GATEWAY_HOST: '127.0.0.1' });

@@ -3,7 +3,8 @@
  * commit, nothing built, no node_modules): `npm start` first says to build; then the Production steps
  * of docs/operations.md (build with every dependency, then reinstall without dev and optional ones, so
  * no TypeScript and no sharp); then `npm start` serves a chat call through the bundled simulator, answers
- * /healthz and /readyz, says that images need sharp, and `npm run keys` works without a compiler.
+ * /healthz and /readyz, serves the console the build bundled, says that images need sharp, and
+ * `npm run keys` works without a compiler.
  * Last, the time from spawn to the first /readyz 200 without the simulator, printed for the record.
  *
  * The slowest test file (two installs and a build: about a minute); npm's cache keeps it offline.
@@ -156,6 +157,11 @@ t.test(
     const readyz = await fetch(`${url}/readyz`);
     t.equal(readyz.status, 200);
     t.strictSame(await readyz.json(), { status: 'ok' });
+    const page = await fetch(`http://127.0.0.1:${adminPort}/`);
+    t.equal(page.status, 200, 'the console, bundled by npm run build, without dev dependencies');
+    const script = /<script[^>]*\ssrc="(\/console\/[^"]+)"/.exec(await page.text())?.[1];
+    t.ok(script, 'the page names its script');
+    t.equal((await fetch(`http://127.0.0.1:${adminPort}${String(script)}`)).status, 200, 'and serves it');
 
     const answer = await fetch(`${url}/v1/chat/completions`, {
       method: 'POST',

@@ -2,14 +2,15 @@
  * The Dockerfile, compose.yaml and deploy/gateway.yaml, checked without a Docker engine: every
  * environment variable they set for the gateway is one it reads (a misspelt one would be ignored in
  * silence), the deployment's configuration is the shipped one on MongoDB, the image runs the compiled
- * code as a non-root user under an init process with a health check, and the several-instances commands
- * of docs/operations.md are the compose file's.
+ * code and serves the console as the build stage bundled it, as a non-root user under an init process
+ * with a health check, and the several-instances commands of docs/operations.md are the compose file's.
  */
 import t from 'tap';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { parse } from 'yaml';
 import { buildConfig } from '../../config/load';
+import { CONSOLE_BUILD_DIR } from '../../core/admin/console-assets';
 
 const ROOT = join(__dirname, '..', '..', '..');
 const read = (file: string): string => readFileSync(join(ROOT, file), 'utf8');
@@ -151,7 +152,9 @@ t.test(
     for (const m of runtime.matchAll(/^COPY (?!--)(\S+) /gm)) {
       t.ok(existsSync(join(ROOT, m[1]!)), `${m[1]} is in the repository`);
     }
-    t.ok(statSync(join(ROOT, 'console', 'build')).isDirectory());
+    const bundle = relative(ROOT, CONSOLE_BUILD_DIR);
+    t.match(runtime, new RegExp(`^COPY --from=build /app/${bundle} ${bundle}$`, 'm'), 'the console as built');
+    t.ok(statSync(CONSOLE_BUILD_DIR).isDirectory());
     t.end();
   },
 );
