@@ -80,6 +80,26 @@ export default tseslint.config(
     },
   },
   {
+    // lib/ holds small libraries that know nothing of the product, so core and the simulator can both use them.
+    files: ['lib/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['core', 'simulator', 'plugins', 'config', 'cli'].flatMap((dir) => [
+                `**/${dir}`,
+                `**/${dir}/**`,
+              ]),
+              message: 'lib/ imports nothing of the product.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['test/**/*.ts', 'bench/**/*.ts'],
     rules: {
       // tap's t.test() returns a promise that tap itself awaits.
