@@ -20,6 +20,14 @@ module.exports = {
       to: { path: '^core/', pathNot: '^core/kit/' },
     },
     {
+      name: 'lib-knows-no-product',
+      comment:
+        'lib/ holds small libraries that know nothing of the product, so core and the simulator can both use them.',
+      severity: 'error',
+      from: { path: '^lib/' },
+      to: { path: '^(core|plugins|simulator|config|cli)/' },
+    },
+    {
       name: 'core-names-no-plugin',
       comment: 'Core never imports a plugin: the entry point finds them on disk.',
       severity: 'error',

@@ -18,6 +18,7 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --omit=optional --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist/config dist/config
+COPY --from=build /app/dist/lib dist/lib
 COPY --from=build /app/dist/core dist/core
 COPY --from=build /app/dist/plugins dist/plugins
 COPY --from=build /app/dist/cli dist/cli

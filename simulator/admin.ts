@@ -1,6 +1,6 @@
 import type { Faults } from './faults';
 import type { RequestLog } from './request-log';
-import type { RouteParams } from './route-table';
+import type { Params } from '../lib/router';
 import type { TaskRegistry } from './tasks/registry';
 import { VIDEO_BYTES, videoTaskId } from './tasks/video-file';
 
@@ -12,8 +12,8 @@ export interface AdminRequest {
   /** The JSON body of a POST, else null. */
   readonly body: unknown;
   readonly query: URLSearchParams;
-  /** The values of the route's `{name}` path segments. */
-  readonly params: RouteParams;
+  /** The values of the route's `:name` path segments, percent-decoded. */
+  readonly params: Params;
 }
 
 /** An inspection answer: JSON, or raw bytes of a content type. */
@@ -43,7 +43,7 @@ const video: AdminHandler = ({ tasks, params }) => {
 };
 
 /**
- * Routes under `/_sim/`, keyed `METHOD /path` (`{name}` matches one segment). These requests are
+ * Routes under `/_sim/`, keyed `METHOD /path` (`:name` matches one segment). These requests are
  * not logged and need no key; the video files are what task results point at, as the vendors'
  * signed URLs need no key either.
  */
@@ -61,7 +61,7 @@ export const adminRoutes: Readonly<Record<string, AdminHandler>> = {
     tasks.resetStats();
     return ok({ ok: true });
   },
-  'GET /_sim/tasks/{id}': oneTask,
+  'GET /_sim/tasks/:id': oneTask,
   // Faults: `{match?: {path_prefix?, model?}, fault: {status?|hang?|reset?|cut_after?|reply?}, times?}`,
   // where `reply` is `{status?, content_type?, body? | body_base64?, headers?}` (faults.ts).
   'GET /_sim/faults': ({ faults }) => ok({ faults: faults.all() }),
@@ -73,5 +73,5 @@ export const adminRoutes: Readonly<Record<string, AdminHandler>> = {
     }
   },
   'DELETE /_sim/faults': ({ faults }) => ok({ ok: true, cleared: faults.clear() }),
-  'GET /_sim/videos/{file}': video,
+  'GET /_sim/videos/:file': video,
 };

@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { writeJson } from './http-io';
 import type { LoggedRequest } from './request-log';
-import type { RouteParams } from './route-table';
+import type { Params } from '../lib/router';
 import { SimError } from './sim-error';
 import type { TaskRegistry } from './tasks/registry';
 
@@ -18,8 +18,8 @@ export class Exchange {
   closed = false;
   /** True when the body was not valid JSON (the log then holds the raw text). */
   bodyInvalid = false;
-  /** The values of the route's `{name}` path segments. */
-  params: RouteParams = {};
+  /** The values of the route's `:name` path segments, percent-decoded. */
+  params: Params = {};
   private cutByServer = false;
   private readonly cleanups: (() => void)[] = [];
 
@@ -122,7 +122,7 @@ export interface Family {
   /** Response header carrying the simulator's request id, named as the vendor names it. */
   readonly requestIdHeader: string;
   /**
-   * Routes below the mount, keyed `METHOD /path`, e.g. `POST /v1/chat/completions`; a `{name}`
+   * Routes below the mount, keyed `METHOD /path`, e.g. `POST /v1/chat/completions`; a `:name`
    * segment matches any one segment and reaches the handler as `ex.params.name`.
    */
   readonly routes: Readonly<Record<string, RouteHandler>>;

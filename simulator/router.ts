@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Router, type Found, type Params } from '../lib/router';
 import { adminRoutes, type AdminReply } from './admin';
 import { sendCannedReply } from './canned-reply';
 import { Exchange } from './exchange';
@@ -6,7 +7,6 @@ import type { FaultAction, Faults } from './faults';
 import type { Family, RouteHandler } from './family';
 import { readBody, writeJson } from './http-io';
 import { entryFor, type RequestLog } from './request-log';
-import { RouteTable } from './route-table';
 import { SimErrors } from './sim-error';
 import type { TaskRegistry } from './tasks/registry';
 
@@ -14,7 +14,7 @@ import type { TaskRegistry } from './tasks/registry';
 interface Mounted {
   readonly family: Family;
   readonly key: string;
-  readonly routes: RouteTable<RouteHandler>;
+  readonly routes: Router<RouteHandler>;
 }
 
 /** What the router needs; `keys` overrides each family's default credential by family name. */
@@ -44,7 +44,38 @@ const mountOf = (path: string): string => {
   return slash < 0 ? path : path.slice(0, slash);
 };
 
-const ADMIN = new RouteTable(adminRoutes);
+/** Routes keyed `METHOD /path`, where a `:name` segment matches any one non-empty path segment. */
+export function routeTable<H>(routes: Readonly<Record<string, H>>): Router<H> {
+  const router = new Router<H>();
+  for (const [key, handler] of Object.entries(routes)) {
+    const space = key.indexOf(' ');
+    router.add(key.slice(0, space), key.slice(space + 1), handler);
+  }
+  return router;
+}
+
+/** The route for `method` and `path` (no query string), its parameters percent-decoded, or undefined: no 405. */
+export function matchRoute<H>(routes: Router<H>, method: string, path: string): Found<H> | undefined {
+  const found = routes.find(method, path);
+  return 'handler' in found ? { handler: found.handler, params: decoded(found.params) } : undefined;
+}
+
+function decoded(params: Params): Params {
+  const entries = Object.entries(params);
+  if (entries.length === 0) return params;
+  return Object.fromEntries(entries.map(([name, value]) => [name, decodeSegment(value)]));
+}
+
+/** A path segment as sent, percent-decoded; left raw when it is not valid percent-encoding. */
+function decodeSegment(raw: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return raw;
+  }
+}
+
+const ADMIN = routeTable(adminRoutes);
 
 function writeReply(res: ServerResponse, reply: AdminReply): void {
   if ('json' in reply) return writeJson(res, reply.status, reply.json);
@@ -59,7 +90,7 @@ async function serveAdmin(
   query: string,
   opts: RouterOptions,
 ): Promise<void> {
-  const match = ADMIN.match(req.method ?? 'GET', path);
+  const match = matchRoute(ADMIN, req.method ?? 'GET', path);
   if (!match) return writeJson(res, 404, { error: `no simulator route ${req.method} ${path}`, status: 404 });
   const { log, tasks, faults } = opts;
   try {
@@ -106,7 +137,7 @@ async function serve(
     // A canned reply answers before route and auth: the test's fixture is the whole answer.
     if (fault?.reply) return await sendCannedReply(ex, fault.reply);
     if (fault && applyFault(ex, fault)) return;
-    const route = mounted?.routes.match(ex.entry.method, path.slice(ex.family.mount.length));
+    const route = mounted && matchRoute(mounted.routes, ex.entry.method, path.slice(ex.family.mount.length));
     if (!mounted || !route) throw SimErrors.notFound(ex.entry.method, path);
     if (!ex.family.authorized(ex.req.headers, mounted.key)) throw SimErrors.unauthorized();
     if (ex.bodyInvalid) throw SimErrors.badJson();
@@ -126,7 +157,7 @@ export function createRouter(opts: RouterOptions): (req: IncomingMessage, res: S
   const mounts = new Map<string, Mounted>();
   for (const family of opts.families) {
     const key = opts.keys[family.name] ?? family.defaultKey;
-    mounts.set(family.mount, { family, key, routes: new RouteTable(family.routes) });
+    mounts.set(family.mount, { family, key, routes: routeTable(family.routes) });
   }
   return (req, res) => {
     const url = req.url ?? '/';

@@ -22,7 +22,8 @@ import type { KeyService } from '../keys/key-service';
 import type { TaskStore } from '../stores/task-store';
 import type { UsageStore } from '../stores/usage-store';
 import { requestIdFor } from '../http/request-id';
-import type { AdminReply } from './admin-reply';
+import { Router } from '../../lib/router';
+import { okRoute, type AdminReply, type AdminRoute } from './admin-reply';
 import { configView, reloadNow, type ConfigControl } from './config-routes';
 import { ConsoleAssets } from './console-assets';
 import { KeyRoutes } from './key-routes';
@@ -46,21 +47,61 @@ export interface AdminSources {
   readonly metrics?: () => Promise<{ contentType: string; body: string }>;
 }
 
+/**
+ * Every route behind the token. Each part an instance may lack is routed only where it has it, so
+ * without it its paths are 404. Parameters stay as sent: ids are not percent-decoded.
+ */
+function apiRoutes(keys: KeyRoutes, usage: UsageStore, sources: AdminSources): AdminRoute[] {
+  const { config, videoStats, upstreams, tasks, health } = sources;
+  const routes: (AdminRoute | undefined)[] = [
+    ...keys.routes(),
+    // The store's rows are the answer as they are: declared as the wire's, a store change that breaks
+    // the answer fails to compile here.
+    okRoute('GET', '/admin/usage/summary', async ({ search }): Promise<List<UsageSummaryRow>> => ({
+      data: await usage.summary(summaryQuery(search)),
+    })),
+    okRoute('GET', '/admin/usage', async ({ search }) => ({ data: await usageRecords(usage, search) })),
+    health && okRoute('GET', '/admin/health', () => health()),
+    config && okRoute('GET', '/admin/config', () => configView(config)),
+    config && okRoute('POST', '/admin/reload', () => reloadNow(config)),
+    videoStats && okRoute('GET', '/admin/video/stats', () => videoStats()),
+    upstreams && okRoute('GET', '/admin/upstreams', () => upstreams()),
+    tasks && okRoute('GET', '/admin/tasks', ({ search }) => taskPage(tasks, search)),
+    tasks && okRoute('GET', '/admin/tasks/:id', ({ params }) => taskById(tasks, params.id ?? '')),
+  ];
+  return routes.filter((route) => route !== undefined);
+}
+
+/** `?id=&key_id=&limit=`: the usage records that match. */
+function usageRecords(usage: UsageStore, search: URLSearchParams): ReturnType<UsageStore['list']> {
+  const limit = search.get('limit');
+  if (limit !== null && !/^[1-9]\d{0,6}$/.test(limit)) {
+    throw Errors.invalidRequest("query parameter 'limit' must be a positive integer");
+  }
+  return usage.list({
+    ...(search.get('id') ? { id: search.get('id')! } : {}),
+    ...(search.get('key_id') ? { key_id: search.get('key_id')! } : {}),
+    ...(limit ? { limit: Number(limit) } : {}),
+  });
+}
+
 export class AdminServer {
   readonly server: Server;
   private readonly token: Buffer;
   private readonly console = new ConsoleAssets();
-  private readonly keyRoutes: KeyRoutes;
+  private readonly routes = new Router<AdminRoute>({ ignoreEmptySegments: true });
 
   constructor(
     token: string,
     keys: KeyService,
-    private readonly usage: UsageStore,
+    usage: UsageStore,
     /** The rest of the API, each part present only where this instance has it (else its paths are 404). */
     private readonly sources: AdminSources = {},
   ) {
     this.token = Buffer.from(token);
-    this.keyRoutes = new KeyRoutes(keys, usage);
+    for (const route of apiRoutes(new KeyRoutes(keys, usage), usage, sources)) {
+      this.routes.add(route.method, route.path, route);
+    }
     this.server = createServer((req, res) => void this.handle(req, res));
   }
 
@@ -123,51 +164,12 @@ export class AdminServer {
     return presented.length === this.token.length && timingSafeEqual(presented, this.token);
   }
 
-  private async route(req: IncomingMessage): Promise<AdminReply> {
+  /** The API behind the token; it has no 405: a path without the request's method is as unknown as any. */
+  private route(req: IncomingMessage): Promise<AdminReply> {
     const url = new URL(req.url ?? '/', 'http://admin');
-    const parts = url.pathname.split('/').filter(Boolean); // ['admin', 'keys', id?, action?]
     const method = req.method ?? 'GET';
-    if (parts[0] === 'admin' && parts[1] === 'keys')
-      return this.keyRoutes.route(method, parts.slice(2), req, url.searchParams);
-    if (url.pathname === '/admin/usage/summary' && method === 'GET') {
-      // The store's rows are the answer as they are: declared as the wire's, a store change that
-      // breaks the answer fails to compile here.
-      const rows = await this.usage.summary(summaryQuery(url.searchParams));
-      return { status: 200, body: { data: rows } satisfies List<UsageSummaryRow> };
-    }
-    if (url.pathname === '/admin/usage' && method === 'GET') {
-      const limit = url.searchParams.get('limit');
-      if (limit !== null && !/^[1-9]\d{0,6}$/.test(limit)) {
-        throw Errors.invalidRequest("query parameter 'limit' must be a positive integer");
-      }
-      const records = await this.usage.list({
-        ...(url.searchParams.get('id') ? { id: url.searchParams.get('id')! } : {}),
-        ...(url.searchParams.get('key_id') ? { key_id: url.searchParams.get('key_id')! } : {}),
-        ...(limit ? { limit: Number(limit) } : {}),
-      });
-      return { status: 200, body: { data: records } };
-    }
-    const { config, videoStats, upstreams, tasks, health } = this.sources;
-    if (url.pathname === '/admin/health' && method === 'GET' && health) {
-      return { status: 200, body: await health() };
-    }
-    if (url.pathname === '/admin/config' && method === 'GET' && config) {
-      return { status: 200, body: await configView(config) };
-    }
-    if (url.pathname === '/admin/reload' && method === 'POST' && config) {
-      return { status: 200, body: await reloadNow(config) };
-    }
-    if (url.pathname === '/admin/video/stats' && method === 'GET' && videoStats) {
-      return { status: 200, body: await videoStats() };
-    }
-    if (url.pathname === '/admin/upstreams' && method === 'GET' && upstreams) {
-      return { status: 200, body: upstreams() };
-    }
-    if (parts[0] === 'admin' && parts[1] === 'tasks' && parts.length <= 3 && method === 'GET' && tasks) {
-      const id = parts[2];
-      const body = id ? await taskById(tasks, id) : await taskPage(tasks, url.searchParams);
-      return { status: 200, body };
-    }
-    throw Errors.notFound(method, url.pathname);
+    const found = this.routes.find(method, url.pathname);
+    if (!('handler' in found)) throw Errors.notFound(method, url.pathname);
+    return found.handler.handle({ req, search: url.searchParams, params: found.params });
   }
 }

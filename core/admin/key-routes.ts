@@ -20,11 +20,12 @@ import { bodyReader } from '../http/body';
 import type { KeyService } from '../keys/key-service';
 import type { KeyChange, KeyRecord, KeyStatus } from '../stores/key-store';
 import type { UsageStore } from '../stores/usage-store';
-import type { AdminReply } from './admin-reply';
+import type { Params } from '../../lib/router';
+import { createdRoute, okRoute, type AdminRoute } from './admin-reply';
 import { withActivity } from './key-activity';
 import { checkParams, pageLimit } from './page-params';
 import { publicKey } from './public-key';
-import type { CreatedKey, KeyWithActivity, List, Page } from './wire';
+import type { CreatedKey, KeyWithActivity, List, PublicKey, Page } from './wire';
 
 /** What each field must be, as error messages say it: `field 'budget.amount_micros' must be …`. */
 const EXPECTED: Record<string, string> = {
@@ -132,61 +133,69 @@ export class KeyRoutes {
     private readonly usage: UsageStore,
   ) {}
 
-  /** `rest`: the path after `/admin/keys` (`[id?, action?]`). */
-  async route(
-    method: string,
-    rest: string[],
-    req: IncomingMessage,
-    search: URLSearchParams,
-  ): Promise<AdminReply> {
-    const [id, action, ...more] = rest;
-    // Declared keys change when gateway.yaml does; any other method on their paths would change them.
-    if (id && method !== 'GET' && this.keys.isDeclared(id)) throw Errors.keyDeclared(id);
-    if (more.length === 0) {
-      if (!id && method === 'GET') return { status: 200, body: await this.page(search) };
-      if (id === 'declared' && !action && method === 'GET') {
-        const declared = await this.withActivity(this.keys.listDeclared());
-        return { status: 200, body: { data: declared } satisfies List<KeyWithActivity> };
-      }
-      if (!id && method === 'POST') {
-        const created = await this.keys.create(await readJsonBody(req, newKeyBody));
-        const body: CreatedKey = { key: created.key, record: publicKey(created.record) };
-        return { status: 201, body };
-      }
-      if (id && !action && method === 'GET') {
-        const record = await this.keys.findById(id);
-        if (!record) throw Errors.keyNotFound(id);
-        return { status: 200, body: (await this.withActivity([record]))[0] };
-      }
-      if (id && !action && method === 'PATCH') {
-        const patch = await readJsonBody(req, keyPatchBody, true);
-        const change: KeyChange = {};
-        // null clears a field: the stores remove a field given as undefined.
-        for (const [field, value] of Object.entries(patch) as [keyof KeyChange, unknown][]) {
-          (change as Record<string, unknown>)[field] = value === null ? undefined : value;
-        }
-        return this.found(id, await this.keys.update(id, change));
-      }
-      if (id && !action && method === 'DELETE') return this.found(id, await this.keys.delete(id));
-      if (id && (action === 'disable' || action === 'enable') && method === 'POST') {
-        return this.found(id, await this.keys.update(id, { enabled: action === 'enable' }));
-      }
-      if (id && action === 'rotate' && method === 'POST') {
-        const { disable_old_after } = await readJsonBody(req, rotateBody);
-        const rotated = await this.keys.rotate(
-          id,
-          disable_old_after === undefined ? undefined : disable_old_after * 1000,
-        );
-        if (!rotated) throw Errors.keyNotFound(id);
-        const body: CreatedKey = {
-          key: rotated.key,
-          record: publicKey(rotated.record),
-          replaces: rotated.replaces,
-        };
-        return { status: 201, body };
-      }
+  /** The key routes, for the admin server's table. */
+  routes(): AdminRoute[] {
+    return [
+      okRoute('GET', '/admin/keys', ({ search }) => this.page(search)),
+      createdRoute('POST', '/admin/keys', ({ req }) => this.create(req)),
+      okRoute('GET', '/admin/keys/declared', async (): Promise<List<KeyWithActivity>> => ({
+        data: await this.withActivity(this.keys.listDeclared()),
+      })),
+      okRoute('GET', '/admin/keys/:id', ({ params }) => this.one(params.id ?? '')),
+      okRoute('PATCH', '/admin/keys/:id', ({ params, req }) => this.patch(this.changeable(params), req)),
+      okRoute('DELETE', '/admin/keys/:id', ({ params }) => this.remove(this.changeable(params))),
+      okRoute('POST', '/admin/keys/:id/disable', ({ params }) => this.enable(this.changeable(params), false)),
+      okRoute('POST', '/admin/keys/:id/enable', ({ params }) => this.enable(this.changeable(params), true)),
+      createdRoute('POST', '/admin/keys/:id/rotate', ({ params, req }) =>
+        this.rotate(this.changeable(params), req),
+      ),
+    ];
+  }
+
+  /** The id a change is aimed at; declared keys change when gateway.yaml does, so not here. */
+  private changeable(params: Params): string {
+    const id = params.id ?? '';
+    if (this.keys.isDeclared(id)) throw Errors.keyDeclared(id);
+    return id;
+  }
+
+  private async create(req: IncomingMessage): Promise<CreatedKey> {
+    const created = await this.keys.create(await readJsonBody(req, newKeyBody));
+    return { key: created.key, record: publicKey(created.record) };
+  }
+
+  private async one(id: string): Promise<KeyWithActivity | undefined> {
+    const record = await this.keys.findById(id);
+    if (!record) throw Errors.keyNotFound(id);
+    return (await this.withActivity([record]))[0];
+  }
+
+  private async patch(id: string, req: IncomingMessage): Promise<PublicKey> {
+    const patch = await readJsonBody(req, keyPatchBody, true);
+    const change: KeyChange = {};
+    // null clears a field: the stores remove a field given as undefined.
+    for (const [field, value] of Object.entries(patch) as [keyof KeyChange, unknown][]) {
+      (change as Record<string, unknown>)[field] = value === null ? undefined : value;
     }
-    throw Errors.notFound(method, `/admin/keys/${rest.join('/')}`);
+    return this.found(id, await this.keys.update(id, change));
+  }
+
+  private async remove(id: string): Promise<PublicKey> {
+    return this.found(id, await this.keys.delete(id));
+  }
+
+  private async enable(id: string, enabled: boolean): Promise<PublicKey> {
+    return this.found(id, await this.keys.update(id, { enabled }));
+  }
+
+  private async rotate(id: string, req: IncomingMessage): Promise<CreatedKey> {
+    const { disable_old_after } = await readJsonBody(req, rotateBody);
+    const rotated = await this.keys.rotate(
+      id,
+      disable_old_after === undefined ? undefined : disable_old_after * 1000,
+    );
+    if (!rotated) throw Errors.keyNotFound(id);
+    return { key: rotated.key, record: publicKey(rotated.record), replaces: rotated.replaces };
   }
 
   /** `?limit=1..500 (100)&cursor=<next_cursor>&status=enabled|disabled|expired&q=<substring>`. */
@@ -224,8 +233,8 @@ export class KeyRoutes {
     return listed.map((k) => (this.keys.isDeclared(k.id) ? { ...k, declared: true } : k));
   }
 
-  private found(id: string, record: KeyRecord | undefined): AdminReply {
+  private found(id: string, record: KeyRecord | undefined): PublicKey {
     if (!record) throw Errors.keyNotFound(id);
-    return { status: 200, body: publicKey(record) };
+    return publicKey(record);
   }
 }

@@ -1,78 +1,43 @@
 /**
- * (method, path) → endpoint. Fixed paths are one Map lookup; paths with `:param` segments are matched
- * segment by segment. Built once at start-up from the endpoints the configured plugins serve.
+ * (method, path) → endpoint, on lib/router. Built once per routing snapshot from the endpoints the
+ * configured plugins serve; matched on every request.
  */
+import { Router, type Found } from '../../lib/router';
 import { Errors } from '../base/errors';
 import type { Endpoint } from '../contracts/plugin';
-import { describeEndpoint } from '../routing/endpoint-name';
-
-export interface RouteMatch {
-  readonly endpoint: Endpoint;
-  readonly params: Readonly<Record<string, string>>;
-}
-
-interface PatternRoute {
-  readonly segments: readonly string[];
-  readonly endpoint: Endpoint;
-}
-
-const NO_PARAMS: Readonly<Record<string, string>> = Object.freeze({});
 
 export class RouteTable {
-  private readonly fixed = new Map<string, Map<string, Endpoint>>();
-  private readonly patterns: PatternRoute[] = [];
+  private readonly router = new Router<Endpoint>();
+  private readonly all: Endpoint[] = [];
 
   add(endpoint: Endpoint): void {
-    if (endpoint.path.includes('/:')) {
-      this.patterns.push({ segments: endpoint.path.split('/'), endpoint });
-      return;
-    }
-    const byMethod = this.fixed.get(endpoint.path) ?? new Map<string, Endpoint>();
-    if (byMethod.has(endpoint.method)) throw new Error(`two endpoints for ${describeEndpoint(endpoint)}`);
-    byMethod.set(endpoint.method, endpoint);
-    this.fixed.set(endpoint.path, byMethod);
+    this.router.add(endpoint.method, endpoint.path, endpoint);
+    this.all.push(endpoint);
   }
 
-  /** The endpoint for a request; throws 404 for an unknown path and 405 for a known path with another method. */
-  match(method: string, path: string): RouteMatch {
-    const byMethod = this.fixed.get(path);
-    const endpoint = byMethod?.get(method);
-    if (endpoint) return { endpoint, params: NO_PARAMS };
-    const allowed = byMethod ? [...byMethod.keys()] : [];
-    const segments = path.split('/');
-    for (const route of this.patterns) {
-      const params = matchSegments(route.segments, segments);
-      if (!params) continue;
-      if (route.endpoint.method === method) return { endpoint: route.endpoint, params };
-      allowed.push(route.endpoint.method);
-    }
-    if (allowed.length) throw Errors.methodNotAllowed(method, path, allowed);
-    throw Errors.notFound(method, path);
+  /**
+   * The endpoint (`handler`) for a request, its parameters percent-decoded. Throws 404 for an unknown
+   * path, 405 for a known path with another method, and 400 for a malformed escape in a parameter.
+   */
+  match(method: string, path: string): Found<Endpoint> {
+    const found = this.router.find(method, path);
+    if ('handler' in found) return path.includes('%') ? decoded(found) : found;
+    if (found.allowed.length === 0) throw Errors.notFound(method, path);
+    // A malformed escape in the path is the client's error whatever the method: 400 before 405.
+    for (const other of found.allowed) this.match(other, path);
+    throw Errors.methodNotAllowed(method, path, found.allowed);
   }
 
   endpoints(): Endpoint[] {
-    return [
-      ...[...this.fixed.values()].flatMap((m) => [...m.values()]),
-      ...this.patterns.map((p) => p.endpoint),
-    ];
+    return [...this.all];
   }
 }
 
-function matchSegments(
-  pattern: readonly string[],
-  actual: readonly string[],
-): Record<string, string> | undefined {
-  if (pattern.length !== actual.length) return undefined;
+/** The answer with its parameters percent-decoded (without a `%` in the path there is nothing to decode). */
+function decoded(found: Found<Endpoint>): Found<Endpoint> {
   const params: Record<string, string> = {};
-  for (let i = 0; i < pattern.length; i++) {
-    const expected = pattern[i]!;
-    const value = actual[i]!;
-    if (expected.startsWith(':')) {
-      if (!value) return undefined;
-      params[expected.slice(1)] = decodeSegment(value);
-    } else if (expected !== value) return undefined;
-  }
-  return params;
+  for (const [name, value] of Object.entries(found.params)) params[name] = decodeSegment(value);
+  return { handler: found.handler, params };
 }
 
 /** A path parameter, percent-decoded; a malformed escape (`%zz`, a lone `%`) is the client's error. */

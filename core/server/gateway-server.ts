@@ -201,7 +201,7 @@ export class GatewayServer {
       const url = req.url ?? '/';
       const query = url.indexOf('?');
       const match = lease.snapshot.routes.match(req.method ?? 'GET', query < 0 ? url : url.slice(0, query));
-      const { endpoint, params } = match;
+      const { handler: endpoint, params } = match;
       const ctx = new RequestContext(
         req,
         res,

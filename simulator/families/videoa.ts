@@ -13,7 +13,7 @@ export const videoa: Family = {
   requestIdHeader: 'x-request-id',
   routes: {
     'POST /api/v1/services/aigc/video-generation/video-synthesis': submitVideoa,
-    'GET /api/v1/tasks/{task_id}': pollVideoa,
+    'GET /api/v1/tasks/:task_id': pollVideoa,
   },
   authorized: bearerAuth,
   errorBody,

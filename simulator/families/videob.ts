@@ -13,7 +13,7 @@ export const videob: Family = {
   requestIdHeader: 'x-request-id',
   routes: {
     'POST /api/v3/contents/generations/tasks': submitVideob,
-    'GET /api/v3/contents/generations/tasks/{id}': pollVideob,
+    'GET /api/v3/contents/generations/tasks/:id': pollVideob,
   },
   authorized: bearerAuth,
   errorBody,

@@ -25,7 +25,7 @@ function sources(dir: string): string[] {
 /** Variables the gateway reads: `env.X` / `env['X']` in its code, `${X}` in its configuration files. */
 function variablesRead(): Set<string> {
   const read_ = new Set<string>();
-  for (const file of ['core', 'config', 'cli', 'plugins', 'simulator'].flatMap(sources)) {
+  for (const file of ['lib', 'core', 'config', 'cli', 'plugins', 'simulator'].flatMap(sources)) {
     const text = read(file);
     for (const m of text.matchAll(/\benv\.([A-Z][A-Z0-9_]*)\b/g)) read_.add(m[1]!);
     for (const m of text.matchAll(/\benv\[['"]([A-Z][A-Z0-9_]*)['"]\]/g)) read_.add(m[1]!);

@@ -39,12 +39,12 @@ function requires(text: string): { eager: string[]; lazy: string[] } {
 }
 
 t.test(
-  'what core, plugins, config, cli and the simulator load is installed without dev dependencies',
+  'what lib, core, plugins, config, cli and the simulator load is installed without dev dependencies',
   (t) => {
     const optional = new Set(Object.keys(pkg.optionalDependencies ?? {}));
     const regular = new Set(Object.keys(pkg.dependencies));
     let files = 0;
-    for (const dir of ['core', 'plugins', 'config', 'cli', 'simulator']) {
+    for (const dir of ['lib', 'core', 'plugins', 'config', 'cli', 'simulator']) {
       for (const rel of readdirSync(join(DIST, dir), { recursive: true, encoding: 'utf8' })) {
         if (!rel.endsWith('.js')) continue;
         files++;
