@@ -30,7 +30,13 @@ t.test('the docs/configuration.md recipe points every upstream of the shipped fi
   const env = recipe();
   const config = loadConfigFile(join(ROOT, 'gateway.yaml'), env);
   t.equal(config.simulator.enabled, false);
-  t.strictSame(simulatorLeftovers(config), [], 'no upstream left at the simulator');
+  const missing = simulatorLeftovers(config).flatMap((leftover) => leftover.set);
+  t.strictSame(
+    missing,
+    [],
+    `no upstream left at the simulator: add ${missing.join(', ')} to the gateway.env block of ` +
+      'docs/configuration.md (Pointing at real vendors)',
+  );
   for (const [name, entry] of Object.entries(config.upstreams)) {
     t.match(entry.base_url, /^https:\/\//, `${name}: a vendor's https address`);
     t.notMatch(entry.api_key, /^sim-/, `${name}: not the simulator's key`);

@@ -103,9 +103,20 @@ const ERROR_SHAPES: Readonly<Record<string, (status: number) => object>> = {
 
 void t.test('each written error body has its vendor’s shape', (t) => {
   const dir = join(__dirname, '..', '..', '..', 'test', 'kit', 'fixtures');
+  const errorFiles = (family: string) => readdirSync(join(dir, family)).filter((f) => f.startsWith('error-'));
+  // Found on disk, so a family whose error bodies nobody checks cannot slip by.
+  const withErrors = readdirSync(dir, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory() && errorFiles(entry.name).length > 0)
+    .map((entry) => entry.name);
+  for (const family of withErrors) {
+    t.ok(
+      family in ERROR_SHAPES,
+      `${family} has error bodies: add its vendor's error shape to ERROR_SHAPES in test/kit/fixtures.test.ts`,
+    );
+  }
   for (const [family, shape] of Object.entries(ERROR_SHAPES)) {
-    const files = readdirSync(join(dir, family)).filter((f) => f.startsWith('error-'));
-    t.ok(files.length >= 3, `${family} has error bodies`);
+    const files = errorFiles(family);
+    t.ok(files.length >= 3, `${family} has error bodies (test/kit/fixtures/${family}/error-<status>.json)`);
     for (const file of files) {
       const status = Number(/error-(\d+)/.exec(file)?.[1]);
       const body: unknown = JSON.parse(text(golden(`${family}/${file}`)));

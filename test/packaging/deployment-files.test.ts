@@ -6,6 +6,7 @@
  * with a health check, and the several-instances commands of docs/operations.md are the compose file's.
  */
 import t from 'tap';
+import { isDeepStrictEqual } from 'node:util';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { parse } from 'yaml';
@@ -120,10 +121,11 @@ t.test('deploy/gateway.yaml is the shipped file with storage on MongoDB, and loa
   const withoutStorage = (doc: Record<string, unknown>) =>
     Object.fromEntries(Object.entries(doc).filter(([section]) => section !== 'storage'));
   const storage = deployed.storage;
+  const stale = differences(withoutStorage(shipped), withoutStorage(deployed));
   t.strictSame(
-    withoutStorage(deployed),
-    withoutStorage(shipped),
-    'everything but storage as in gateway.yaml (copy a change there here too)',
+    stale,
+    [],
+    `everything but storage as in gateway.yaml: copy ${stale.join(', ')} from gateway.yaml into deploy/gateway.yaml`,
   );
   t.match(storage, { driver: 'mongodb', uri: '${MONGODB_URI}' });
   const mongodbUri = compose.services['gateway-1']?.environment as Record<string, string>;
@@ -175,3 +177,20 @@ t.test("docs/operations.md's several-instances commands are compose.yaml's", (t)
     t.ok(section.includes(`:${port}`), `docs/operations.md names port ${port}`);
   t.end();
 });
+
+/** The entries (a section, or one key of a section) where `copy` differs from `source`, as paths. */
+function differences(source: Record<string, unknown>, copy: Record<string, unknown>): string[] {
+  const keys = (a: unknown, b: unknown) => [
+    ...new Set([...Object.keys(a as object), ...Object.keys(b as object)]),
+  ];
+  const isMap = (v: unknown) => typeof v === 'object' && v !== null && !Array.isArray(v);
+  return keys(source, copy).flatMap((section) => {
+    const [a, b] = [source[section], copy[section]];
+    if (isDeepStrictEqual(a, b)) return [];
+    if (!isMap(a) || !isMap(b)) return [section];
+    const [x, y] = [a as Record<string, unknown>, b as Record<string, unknown>];
+    return keys(x, y)
+      .filter((key) => !isDeepStrictEqual(x[key], y[key]))
+      .map((key) => `${section}.${key}`);
+  });
+}
