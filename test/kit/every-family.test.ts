@@ -8,9 +8,14 @@ import { definedPluginsOf } from '../../core/plugins/define-plugin';
 
 const names = [...definedPluginsOf('upstream').keys()];
 t.ok(names.length >= 7, `found the shipped plugins: ${names.join(', ')}`);
+const FIXTURES = join(__dirname, '..', '..', '..', 'test', 'kit', 'fixtures');
 for (const name of names) {
   t.ok(
     existsSync(join(__dirname, 'families', `${name}.test.js`)),
-    `${name}: test/kit/families/${name}.test.ts`,
+    `${name} has no kit test: add test/kit/families/${name}.test.ts (see docs/plugins.md, Test a family with the plugin kit)`,
+  );
+  t.ok(
+    existsSync(join(FIXTURES, name)),
+    `${name} has no recorded answers: add test/kit/fixtures/${name}/ with the vendor's own bodies`,
   );
 }
