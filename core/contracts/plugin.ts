@@ -186,6 +186,9 @@ export interface ModelSpec {
   readonly limits?: ModelLimits;
 }
 
+/** What the client gets for one upstream event: that event (possibly changed), none, or several. */
+export type ClientEvents = SseEvent | readonly SseEvent[] | null;
+
 /**
  * Reads one upstream response for usage. Created per request by the upstream plugin, so it may keep
  * per-stream state (what was delivered, whether the protocol's end was seen).
@@ -198,8 +201,12 @@ export interface ResponseReader {
    * undefined sends the whole body to `json`. With it the proxy parses only that member of the body.
    */
   usageMember?(usage: JsonObject): Usage | undefined;
-  /** Sees each upstream event; returns it (possibly changed) or null to drop it. */
-  event(ev: SseEvent): SseEvent | null;
+  /**
+   * Sees each upstream event; returns what the client gets for it: the event itself (possibly changed),
+   * null to drop it, or several events, so a translating family can turn a vendor's end event into the
+   * client API's finish chunk, usage chunk and end marker.
+   */
+  event(ev: SseEvent): ClientEvents;
   /** True once the protocol's own end of stream arrived (`[DONE]`, `message_stop`). */
   readonly complete: boolean;
   /** True when the upstream sent an error inside the stream (it was relayed to the client). */

@@ -35,6 +35,7 @@ export { RedisScript } from '../redis/redis-script';
 // What a plugin implements and is given.
 export { StateKey } from '../contracts/plugin';
 export type {
+  ClientEvents,
   GatewayContext,
   Middleware,
   ModelApi,

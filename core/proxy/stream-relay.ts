@@ -12,6 +12,7 @@ import {
   type GatewayContext,
   type Middleware,
   type Outcome,
+  type ClientEvents,
   type ResponseReader,
   StateKey,
   type StreamDialect,
@@ -26,6 +27,8 @@ export interface RelayPolicy {
 }
 
 export type EventHook = NonNullable<Middleware['onEvent']>;
+
+const isSeveral = (out: SseEvent | readonly SseEvent[]): out is readonly SseEvent[] => Array.isArray(out);
 
 /** Set by the sse-relay stage on stream requests; without it streams are piped through untouched. */
 export const RELAY_POLICY = new StateKey<RelayPolicy>('sse-relay', 'policy');
@@ -124,11 +127,21 @@ export class StreamRelay {
       return;
     }
     this.endRun();
-    if (out) this.pending.push(serializeEvent(out));
+    if (!out) return;
+    if (isSeveral(out)) for (const one of out) this.pending.push(serializeEvent(one));
+    else this.pending.push(serializeEvent(out));
   }
 
-  private seen(ev: SseEvent): SseEvent | null {
-    let out = this.reader.event(ev);
+  /** What the client gets for `ev`: the reader's answer, each event then through the stages' hooks. */
+  private seen(ev: SseEvent): ClientEvents {
+    const out = this.reader.event(ev);
+    if (out === null || this.hooks.length === 0) return out;
+    if (!isSeveral(out)) return this.hooked(out);
+    return out.flatMap((one) => this.hooked(one) ?? []);
+  }
+
+  private hooked(ev: SseEvent): SseEvent | null {
+    let out: SseEvent | null = ev;
     for (const hook of this.hooks) if (out) out = hook(this.ctx, out);
     return out;
   }
