@@ -1,5 +1,7 @@
 import type { ChatDialect } from '../chat/dialect';
 import { openAiError, type OpenAiErrorCatalog } from './openai-error';
+import { chatFamily } from '../chat/handler';
+import type { Family } from '../family';
 
 // Messages from OpenAI's error-code guide; types and codes as the API sends them.
 const ERRORS: OpenAiErrorCatalog = {
@@ -63,3 +65,6 @@ export const modela: ChatDialect = {
   reasoningTokens: () => 0,
   validate: () => undefined,
 };
+
+/** What the simulator serves for modela (found on disk by index.ts). */
+export const family: Family = chatFamily(modela);

@@ -1,8 +1,9 @@
 import type { ChatDialect } from '../chat/dialect';
 import type { ChatRequest } from '../chat/request';
-import type { RouteHandler } from '../family';
+import { withRoutes, type Family, type RouteHandler } from '../family';
 import { handleImageGeneration } from '../images/handler';
 import { type SimError, statusDefaults, type StatusCatalog } from '../sim-error';
+import { chatFamily } from '../chat/handler';
 
 /** Google RPC status word and default message per HTTP status. */
 interface RpcDefaults {
@@ -79,3 +80,6 @@ export const modelb: ChatDialect = {
 export const modelbImageRoutes: Readonly<Record<string, RouteHandler>> = {
   'POST /v1beta/openai/images/generations': handleImageGeneration,
 };
+
+/** What the simulator serves for modelb: its chat, and its image generation. */
+export const family: Family = withRoutes(chatFamily(modelb), modelbImageRoutes);

@@ -3,6 +3,8 @@ import type { ChatRequest } from '../chat/request';
 import { newCompletionId } from '../ids';
 import { SimErrors, type SimError } from '../sim-error';
 import { openAiError, type OpenAiErrorCatalog } from './openai-error';
+import { chatFamily } from '../chat/handler';
+import type { Family } from '../family';
 
 // DashScope compatible-mode codes; its `code` carries what OpenAI splits over type and code.
 const ERRORS: OpenAiErrorCatalog = {
@@ -81,3 +83,6 @@ export const modelc: ChatDialect = {
   reasoningTokens,
   validate,
 };
+
+/** What the simulator serves for modelc (found on disk by index.ts). */
+export const family: Family = chatFamily(modelc);

@@ -20,3 +20,6 @@ export const modeld: Family = {
   authorized: apiKeyAuth,
   errorBody,
 };
+
+/** Found on disk by index.ts. */
+export const family: Family = modeld;

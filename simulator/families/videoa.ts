@@ -18,3 +18,6 @@ export const videoa: Family = {
   authorized: bearerAuth,
   errorBody,
 };
+
+/** Found on disk by index.ts. */
+export const family: Family = videoa;
