@@ -18,7 +18,7 @@ import {
 import { startSimulator } from '../../../../simulator/server';
 import { tempDir, testConfig, type Teardown } from '../../../helpers/gateway';
 import { postJson } from '../../../helpers/http';
-import { freePort, spawnGateway } from '../../../helpers/process';
+import { spawnGateway, type GatewayProcess } from '../../../helpers/process';
 
 const holderIn = async (dir: string): Promise<LockHolder> =>
   JSON.parse(await readFile(join(dir, LOCK_FILE), 'utf8')) as LockHolder;
@@ -124,7 +124,10 @@ t.test('release leaves a lock that is no longer ours', async (t) => {
   t.equal((await holderIn(dir)).host, 'someone-else');
 });
 
-/** A configuration file, its data directory and free ports for gateway processes. */
+/**
+ * A configuration file and its data directory for gateway processes, each on port 0: ports picked free
+ * beforehand were once taken by another test before the gateway bound them.
+ */
 async function setup(t: Teardown) {
   const sim = await startSimulator();
   t.teardown(() => sim.close());
@@ -132,25 +135,38 @@ async function setup(t: Teardown) {
   const dataDir = join(dir, 'data');
   const file = join(dir, 'gateway.yaml');
   await writeFile(file, stringify({ ...testConfig(sim.url, dataDir), logging: { level: 'info' } }));
-  const env = async () => ({
+  const env = () => ({
     GATEWAY_CONFIG: file,
-    GATEWAY_ADMIN_TOKEN: 'admin-token-for-tests',
-    PORT: String(await freePort()),
-    ADMIN_PORT: String(await freePort()),
+    GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN,
+    PORT: '0',
+    ADMIN_PORT: '0',
   });
   return { dataDir, env };
 }
 
 const KEY_LINE = /^(sk-[A-Za-z0-9_-]{43})$/m;
 const ask = { model: 'modela-5.5', messages: [{ role: 'user', content: 'hi' }] };
-const chat = (env: Record<string, string>, key: string) =>
-  postJson(`http://127.0.0.1:${env.PORT}/v1/chat/completions`, ask, key);
+const ADMIN_TOKEN = 'admin-token-for-tests';
 
-async function createKey(env: Record<string, string>): Promise<string> {
+/** Where a started gateway process listens, read from its start-up lines. */
+interface Listening {
+  readonly url: string;
+  readonly adminUrl: string;
+}
+
+async function listening(gw: GatewayProcess): Promise<Listening> {
+  const [, url] = await gw.waitFor(/gateway listening on (http:\/\/127\.0\.0\.1:\d+)/);
+  const [, adminUrl] = await gw.waitFor(/admin API listening on (http:\/\/127\.0\.0\.1:\d+)/);
+  return { url: url!, adminUrl: adminUrl! };
+}
+
+const chat = (at: Listening, key: string) => postJson(`${at.url}/v1/chat/completions`, ask, key);
+
+async function createKey(at: Listening): Promise<string> {
   const res = await postJson<{ key: string }>(
-    `http://127.0.0.1:${env.ADMIN_PORT}/admin/keys`,
+    `${at.adminUrl}/admin/keys`,
     { description: 'made on the first gateway' },
-    env.GATEWAY_ADMIN_TOKEN,
+    ADMIN_TOKEN,
   );
   return res.body.key;
 }
@@ -159,14 +175,13 @@ t.test(
   'processes: a second gateway on a directory in use exits 1 at once; the first keeps its keys',
   async (t) => {
     const { dataDir, env } = await setup(t);
-    const firstEnv = await env();
-    const first = spawnGateway(t, firstEnv);
+    const first = spawnGateway(t, env());
     const [, printed] = await first.waitFor(KEY_LINE);
-    await first.waitFor(/admin API listening/);
-    const made = await createKey(firstEnv);
+    const firstAt = await listening(first);
+    const made = await createKey(firstAt);
 
     const started = Date.now();
-    const second = spawnGateway(t, await env());
+    const second = spawnGateway(t, env());
     const timeout = new Promise<string>((r) =>
       setTimeout(() => r('still running after 10 s'), 10_000).unref(),
     );
@@ -182,16 +197,14 @@ t.test(
     t.notMatch(second.stdout(), KEY_LINE, 'it created no key');
 
     for (const key of [printed!, made])
-      t.equal((await chat(firstEnv, key)).status, 200, 'the first still serves');
+      t.equal((await chat(firstAt, key)).status, 200, 'the first still serves');
     first.child.kill('SIGTERM');
     t.equal(await first.exited, 0);
     t.notOk(existsSync(join(dataDir, LOCK_FILE)), 'a clean stop removes the lock');
 
-    const thirdEnv = await env();
-    const third = spawnGateway(t, thirdEnv);
-    await third.waitFor(/admin API listening/);
-    for (const key of [printed!, made])
-      t.equal((await chat(thirdEnv, key)).status, 200, 'the keys were kept');
+    const third = spawnGateway(t, env());
+    const thirdAt = await listening(third);
+    for (const key of [printed!, made]) t.equal((await chat(thirdAt, key)).status, 200, 'the keys were kept');
     third.child.kill('SIGTERM');
     t.equal(await third.exited, 0);
   },
@@ -199,19 +212,18 @@ t.test(
 
 t.test('processes: after SIGKILL a new gateway starts on the directory at once', async (t) => {
   const { dataDir, env } = await setup(t);
-  const firstEnv = await env();
-  const first = spawnGateway(t, firstEnv);
+  const first = spawnGateway(t, env());
   const [, key] = await first.waitFor(KEY_LINE);
   await first.waitFor(/admin API listening/);
   first.child.kill('SIGKILL');
   await first.exited;
   t.equal((await holderIn(dataDir)).pid, first.child.pid, 'the dead process left its lock');
 
-  const nextEnv = await env();
-  const next = spawnGateway(t, nextEnv);
+  const next = spawnGateway(t, env());
   await next.waitFor(/admin API listening/, 5_000);
+  const nextAt = await listening(next);
   t.equal((await holderIn(dataDir)).pid, next.child.pid, 'taken over');
-  t.equal((await chat(nextEnv, key!)).status, 200, 'and serving the keys');
+  t.equal((await chat(nextAt, key!)).status, 200, 'and serving the keys');
   next.child.kill('SIGTERM');
   t.equal(await next.exited, 0);
   t.notOk(existsSync(join(dataDir, LOCK_FILE)));
