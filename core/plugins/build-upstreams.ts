@@ -7,12 +7,11 @@
 import type { DependencyContainer } from 'tsyringe';
 import type { GatewayConfig } from '../../config/schema';
 import { parseSection } from '../../config/validate';
-import { UpstreamCallerToken } from '../upstream/upstream-call';
 import { pluginRegistration, resolvePlugin } from './plugin-instances';
 import { registeredPlugins } from './plugin-container';
 import type { UpstreamPlugin } from '../contracts/plugin';
 import { Upstream, upstreamAgent } from '../upstream/upstream';
-import { UpstreamCaller } from '../upstream/upstream-call';
+import { UpstreamCaller, UpstreamCallerToken } from '../upstream/upstream-call';
 import type { UpstreamPool } from '../upstream/upstream-pool';
 
 export function buildUpstreams(
