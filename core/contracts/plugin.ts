@@ -189,24 +189,32 @@ export interface ModelSpec {
 /** What the client gets for one upstream event: that event (possibly changed), none, or several. */
 export type ClientEvents = SseEvent | readonly SseEvent[] | null;
 
+/** An upstream's error answer (status ≥ 400), as the error-body hook sees it. */
+export interface VendorError {
+  readonly status: number;
+  /** The body as the vendor sent it. */
+  readonly body: Buffer;
+  /** The body parsed, when it is a JSON object. */
+  readonly json: JsonObject | undefined;
+}
+
 /**
- * Reads one upstream response for usage. Created per request by the upstream plugin, so it may keep
- * per-stream state (what was delivered, whether the protocol's end was seen).
+ * What a reader does whether or not it translates. Created per request by the upstream plugin, so it
+ * may keep per-stream state (what was delivered, whether the protocol's end was seen).
  */
-export interface ResponseReader {
-  /** Usage of a complete JSON response; `replace` is a new body when the plugin had to change it. */
-  json(body: JsonObject): { usage: Usage; replace?: JsonObject };
-  /**
-   * Usage of a JSON response from its top-level `usage` object alone, where that member decides it;
-   * undefined sends the whole body to `json`. With it the proxy parses only that member of the body.
-   */
-  usageMember?(usage: JsonObject): Usage | undefined;
+interface ReaderBase {
   /**
    * Sees each upstream event; returns what the client gets for it: the event itself (possibly changed),
    * null to drop it, or several events, so a translating family can turn a vendor's end event into the
    * client API's finish chunk, usage chunk and end marker.
    */
   event(ev: SseEvent): ClientEvents;
+  /**
+   * The client's body for an upstream error answer, or undefined to pass the vendor's bytes on. Absent,
+   * the gateway's default applies (`contractErrorBody` in the kit): a body the client's SDK can read
+   * passes through, any other becomes the contract's error shape keeping the vendor's message and code.
+   */
+  errorBody?(answer: VendorError): JsonObject | undefined;
   /** True once the protocol's own end of stream arrived (`[DONE]`, `message_stop`). */
   readonly complete: boolean;
   /** True when the upstream sent an error inside the stream (it was relayed to the client). */
@@ -214,6 +222,36 @@ export interface ResponseReader {
   /** Usage so far: the upstream's figures, or an estimate from what was delivered. */
   usage(): Usage;
 }
+
+/**
+ * The reader of a family whose vendor speaks the client's API: the vendor's body goes to the client,
+ * changed only where `json` says.
+ */
+export interface RelayingReader extends ReaderBase {
+  readonly translates?: false;
+  /** Usage of a complete JSON response; `replace` is a new body when the plugin had to change it. */
+  json(body: JsonObject): { usage: Usage; replace?: JsonObject };
+  /**
+   * Usage of a JSON response from its top-level `usage` object alone, where that member decides it;
+   * undefined sends the whole body to `json`. With it the proxy parses only that member of the body,
+   * and the vendor's bytes go to the client as they are.
+   */
+  usageMember?(usage: JsonObject): Usage | undefined;
+}
+
+/**
+ * The reader of a family whose vendor speaks another API than the client's: every JSON body is parsed
+ * whole and replaced by its translation (there is no `usageMember` shortcut that would let the vendor's
+ * body through).
+ */
+export interface TranslatingReader extends ReaderBase {
+  readonly translates: true;
+  /** Usage of a complete JSON response and the client's body for it. */
+  json(body: JsonObject): { usage: Usage; replace: JsonObject };
+}
+
+/** Reads one upstream response for usage, and translates it where the family's vendor speaks another API. */
+export type ResponseReader = RelayingReader | TranslatingReader;
 
 /** What an upstream plugin asks the proxy to send. */
 export interface UpstreamRequest {

@@ -43,16 +43,20 @@ export type {
   ModelSpec,
   PollOutcome,
   PollPolicy,
+  RelayingReader,
   ResponseReader,
   StreamDialect,
   SubmitOutcome,
   TaskUpstream,
+  TranslatingReader,
   UpstreamPlugin,
   UpstreamRequest,
+  VendorError,
 } from '../contracts/plugin';
 
-// The contract's errors.
+// The contract's errors, and the default mapping of a vendor's error body to them.
 export { Errors, type GatewayError } from '../base/errors';
+export { contractErrorBody } from '../proxy/error-body';
 
 // Model-name patterns (`model-*`), as gateway.yaml writes them.
 export { globMatch } from '../base/glob';

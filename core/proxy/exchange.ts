@@ -22,6 +22,7 @@ import { proxyTarget } from './proxy-target';
 import { SseReader } from '../base/sse';
 import type { Usage } from '../contracts/usage';
 import { topLevelMember } from './top-level-member';
+import { clientErrorBody } from './error-body';
 import { StreamRelay, type EventHook, type RelayPolicy } from './stream-relay';
 
 /** The exchange travels in http-proxy-3's per-request options, which its `proxyReq` event hands back. */
@@ -220,7 +221,7 @@ export class Exchange {
     this.finish();
   }
 
-  /** A non-stream response: usage is read from a 2xx JSON body, error bodies pass through unbilled. */
+  /** A non-stream response: usage is read from a 2xx JSON body, error bodies are never billed. */
   private relayBody(upstreamRes: IncomingMessage, status: number, headers: Record<string, unknown>): void {
     const chunks: Buffer[] = [];
     upstreamRes.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -229,17 +230,20 @@ export class Exchange {
       if (!upstreamRes.complete) this.fail(Errors.upstreamResponseBroken(this.upstream.name));
     });
     upstreamRes.on('end', () => {
-      const received = Buffer.concat(chunks);
-      if (isFailureStatus(status)) {
-        return this.finish({ reason: `status ${status}`, status, headers, body: received });
-      }
-      const body = status < 300 ? this.readUsage(received) : received;
+      const body = this.clientBody(status, Buffer.concat(chunks), headers);
+      if (isFailureStatus(status)) return this.finish({ reason: `status ${status}`, status, headers, body });
       headers['content-length'] = body.length;
       this.ctx.status = status;
       this.ctx.res.writeHead(status, headers as Record<string, string>);
       this.ctx.res.end(body);
       this.finish();
     });
+  }
+
+  /** The body the client gets: a 2xx one metered (and translated), an error one in a shape its SDK reads. */
+  private clientBody(status: number, received: Buffer, headers: Record<string, unknown>): Buffer {
+    if (status < 300) return this.readUsage(received);
+    return status >= 400 ? clientErrorBody(this.request.reader, status, received, headers) : received;
   }
 
   private readUsage(body: Buffer): Buffer {
@@ -264,7 +268,8 @@ export class Exchange {
   /** Usage read from the body's `usage` member alone, when the reader can (see ResponseReader.usageMember). */
   private usageFromMember(text: string): Usage | undefined {
     const { reader } = this.request;
-    if (!reader.usageMember) return undefined;
+    // A translating reader has no shortcut: its vendor's body never reaches the client.
+    if (reader.translates || !reader.usageMember) return undefined;
     const member = topLevelMember(text, 'usage');
     if (member === undefined) return undefined;
     try {

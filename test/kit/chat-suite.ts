@@ -2,13 +2,16 @@
  * The kit's suite for families that answer at once (chat, messages, images). For each golden answer a
  * family lists, the fake upstream serves it and the suite asks the real gateway, over raw HTTP and through
  * the official SDK, and checks what a user gets and what is metered:
- * - an error answer (status ≥ 400) reaches the client with the upstream's status and body, byte for byte,
- *   for a stream request too, and is recorded with zero tokens (docs/behaviour.md: errors of the upstream
- *   keep their status and body; upstream error bodies are never billed);
+ * - every error answer has the vendor's documented error shape (the family's `errorShape`), reaches the
+ *   client with the upstream's status and body, byte for byte, for a stream request too, and is recorded
+ *   with zero tokens (docs/behaviour.md: upstream error bodies are never billed);
  * - a JSON answer reaches the client as sent (with the gateway's estimate where the vendor sent no usage);
  * - a stream delivers every word, ends with the API's own end (`[DONE]`, `message_stop`) when the vendor's
  *   did, with the vendor's error event when it sent one, with the API's error event when the vendor's
  *   stream was cut, and never hangs;
+ * - where a case gives the client's answer (`expect`: a translating family's, or an error body the gateway
+ *   maps to the contract's shape), the client gets exactly that instead: the JSON body or error body
+ *   holding every member it lists, the stream event for event (finish reasons, usage chunk, end, error);
  * - each request leaves exactly one usage record, holding what the case lists.
  */
 import type { Test } from 'tap';
@@ -19,14 +22,21 @@ import { bytesOf, isStream, type Answer } from './fake-upstream';
 import { recordsOf, requestId, startKitGateway, type FamilyUnderTest, type KitGateway } from './kit-gateway';
 
 export interface ChatFamilyKit extends FamilyUnderTest {
-  /** The client API the family's models are served on. */
-  readonly api: ClientApi;
+  /** The client API the family's models are served on: a shipped one, or a profile of the family's own. */
+  readonly api: ClientApi | ApiProfile;
   readonly cases: readonly ChatCase[];
 }
 
 export interface ChatCase {
-  /** A `.sse` answer is asked for as a stream, a `.json` one without; an error answer both ways. */
+  /** The vendor's answer. A `.sse` one is asked for as a stream, a `.json` one without; an error both ways. */
   readonly answer: Answer;
+  /**
+   * What the client must get, where it is not the vendor's answer itself: the answer in the client's API
+   * (a `.json` body, or a `.sse` stream including the gateway's error event on a cut).
+   */
+  readonly expect?: Answer;
+  /** Members the request adds to the API's smallest body, e.g. `stream_options`. */
+  readonly request?: Readonly<Record<string, unknown>>;
   /** For a 2xx answer: what its usage record must hold (matched as `t.match` does). */
   readonly metered?: Partial<UsageRecord>;
 }
@@ -47,7 +57,7 @@ interface Received {
 export async function runChatFamilyKit(t: Test, kit: ChatFamilyKit): Promise<void> {
   await t.test(`plugin kit: ${kit.plugin}`, async (t) => {
     const k = await startKitGateway(t, kit);
-    const api = APIS[kit.api];
+    const api = typeof kit.api === 'string' ? APIS[kit.api] : kit.api;
     let turn = 0;
     for (const c of kit.cases) {
       const kinds = c.answer.status >= 400 ? (api.streams ? [false, true] : [false]) : [isStream(c.answer)];
@@ -72,11 +82,14 @@ async function checkCase(
   // Until cleared, so that a retry (should the gateway make one) meets the same answer.
   await k.upstream.serve(c.answer, { path_prefix: k.pathPrefix });
   const sent = bytesOf(c.answer).toString('utf8');
+  const expected = c.expect ? bytesOf(c.expect).toString('utf8') : undefined;
   const id = requestId(c.answer.file);
-  const got = await send(k, api, api.body(model, stream), id);
+  const got = await send(k, api, { ...api.body(model, stream), ...c.request }, id);
   if (!got) return void t.fail(`no whole answer: it broke off, or took over ${ANSWER_MS} ms`);
   const failed = c.answer.status >= 400;
-  if (failed) checkError(t, got, c.answer, sent);
+  if (failed) t.match(JSON.parse(sent), k.family.errorShape(c.answer.status), "the vendor's error shape");
+  if (failed) checkError(t, got, c.answer, sent, expected);
+  else if (expected !== undefined) checkExpected(t, got, expected, stream);
   else if (stream) checkStream(t, api, got, sent);
   else checkJson(t, api, got, sent);
 
@@ -89,12 +102,14 @@ async function checkCase(
   if (record?.estimated) t.ok(record.completion_tokens > 0, 'an estimate counts what was delivered');
 
   const viaSdk = await api.sdk(k.gw, model, stream, requestId(`sdk.${c.answer.file}`));
-  const unfinished = stream && !vendorEvents(sent).some(api.isEnd);
+  // What the client's API says: the expected answer where the case gives one, else the vendor's.
+  const client = expected ?? sent;
+  const unfinished = stream && !vendorEvents(client).some(api.isEnd);
   if (failed) t.match(viaSdk, { status: c.answer.status }, "the SDK raises the upstream's status");
   else if (unfinished) t.ok('error' in viaSdk, 'the SDK raises the error or the cut');
   else {
-    const expected = api.visibleText(stream ? vendorEvents(sent) : (JSON.parse(sent) as Json));
-    t.same(viaSdk, { text: expected }, 'the SDK reads the whole answer');
+    const text = api.visibleText(stream ? vendorEvents(client) : (JSON.parse(client) as Json));
+    t.same(viaSdk, { text }, 'the SDK reads the whole answer');
   }
 }
 
@@ -124,10 +139,11 @@ async function send(k: KitGateway, api: ApiProfile, body: Json, id: string): Pro
   }
 }
 
-function checkError(t: Test, got: Received, answer: Answer, sent: string): void {
+function checkError(t: Test, got: Received, answer: Answer, sent: string, expected?: string): void {
   t.equal(got.status, answer.status, "the client gets the upstream's status");
   t.match(got.contentType, 'application/json');
-  t.equal(got.text, sent, 'and its body, byte for byte');
+  if (expected === undefined) t.equal(got.text, sent, 'and its body, byte for byte');
+  else t.has(parsed(got.text), JSON.parse(expected), 'and the error body the case expects');
   // Retry-After and the like tell the client's SDK when to come back. The vendor's x-ratelimit-*
   // describe the gateway's account with the vendor: the client gets the gateway's own for its key.
   for (const [name, value] of Object.entries(answer.headers ?? {})) {
@@ -151,6 +167,34 @@ function checkJson(t: Test, api: ApiProfile, got: Received, sent: string): void 
   const { usage, ...rest } = JSON.parse(got.text) as Json;
   t.same(rest, vendor, "the vendor's answer");
   t.ok(usage, 'with the usage the gateway estimated, as every answer carries usage');
+}
+
+/** The body as JSON; a body that is not JSON fails the comparison that reads it, with its text shown. */
+function parsed(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+/** The client's answer against the one the case expects: every member it lists, every event in order. */
+function checkExpected(t: Test, got: Received, expected: string, stream: boolean): void {
+  t.equal(got.status, 200);
+  if (!stream) return void t.has(parsed(got.text), JSON.parse(expected), 'the answer the case expects');
+  t.match(got.contentType, 'text/event-stream');
+  const events = parseSse(got.text);
+  const wanted = vendorEvents(expected);
+  t.same(
+    events.map((ev) => ev.event ?? 'message'),
+    wanted.map((ev) => ev.event ?? 'message'),
+    'the events the case expects, in order',
+  );
+  for (const [i, want] of wanted.entries()) {
+    const data = events[i]?.data ?? '';
+    if (want.data === '[DONE]') t.equal(data, '[DONE]', `event ${i + 1}: the end marker`);
+    else t.has(parsed(data), JSON.parse(want.data), `event ${i + 1} holds what the case expects`);
+  }
 }
 
 function checkStream(t: Test, api: ApiProfile, got: Received, sent: string): void {

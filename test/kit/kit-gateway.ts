@@ -15,9 +15,15 @@ export interface FamilyUnderTest {
   readonly plugin: string;
   /** The entry's other options, besides `plugin`, `base_url` and `api_key` (video `poll:`, say). */
   readonly options?: Readonly<Record<string, unknown>>;
+  /**
+   * The vendor's documented error body for `status`, as a `t.match` pattern: every error answer the
+   * family lists must have it, so a hand-written one cannot drift from what the vendor sends.
+   */
+  readonly errorShape: (status: number) => object;
 }
 
 export interface KitGateway {
+  readonly family: FamilyUnderTest;
   readonly gw: TestGateway;
   readonly upstream: FakeUpstream;
   /** The upstream's name in the configuration, as usage records carry it. */
@@ -48,7 +54,7 @@ export async function startKitGateway(t: Test, family: FamilyUnderTest): Promise
   const listed = await getJson<{ data: { id: string }[] }>(`${gw.url}/v1/models`, gw.key);
   const models = listed.body.data.map((m) => m.id);
   if (models.length === 0) throw new Error(`the gateway lists no model of plugin ${family.plugin}`);
-  return { gw, upstream: new FakeUpstream(gw.sim.url), upstreamName, pathPrefix, models };
+  return { family, gw, upstream: new FakeUpstream(gw.sim.url), upstreamName, pathPrefix, models };
 }
 
 /** The usage records of `id` once at least one is written (none after `ms` resolves to none). */

@@ -3,7 +3,8 @@
  * answer, then answers the task's polls with the case's poll answers, one after another; after each, the
  * suite checks what the gateway stored and what a client querying the task sees (the protocol's status
  * word; once it ends, the video URL or the vendor's error), and that a task is billed exactly once when it
- * succeeds and never otherwise. A refused submit reaches the client as the vendor sent it and leaves no task.
+ * succeeds and never otherwise. A refused submit, in the vendor's documented error shape, reaches the
+ * client as the vendor sent it (a native protocol's client speaks the vendor's API) and leaves no task.
  */
 import 'reflect-metadata';
 import type { Test } from 'tap';
@@ -79,8 +80,10 @@ async function checkRefusal(
   const before = await liveTasks(k);
   const id = requestId(`refused.${answer.file}`);
   const res = await submitVideo(k.gw, protocol, kit.body(model), { 'x-request-id': id });
+  const sent = bytesOf(answer).toString('utf8');
+  t.match(JSON.parse(sent), kit.errorShape(answer.status), "the vendor's error shape");
   t.equal(res.status, answer.status, "the client gets the upstream's status");
-  t.equal(res.text, bytesOf(answer).toString('utf8'), 'and its body, byte for byte');
+  t.equal(res.text, sent, 'and its body, byte for byte');
   for (const [name, value] of Object.entries(answer.headers ?? {})) {
     t.equal(res.headers.get(name), value, `and its ${name} header`);
   }

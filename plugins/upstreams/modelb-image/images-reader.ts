@@ -7,13 +7,13 @@ import {
   imageOptions,
   isJsonObject,
   type JsonObject,
-  type ResponseReader,
+  type RelayingReader,
   type SseEvent,
   tokenCount,
   type Usage,
 } from '../../../core/kit';
 
-export class ImagesResponseReader implements ResponseReader {
+export class ImagesResponseReader implements RelayingReader {
   // The contract's image API answers in JSON only; there is no stream to complete or fail.
   readonly complete = false;
   readonly failed = false;

@@ -9,7 +9,7 @@ import {
   estimateTokens,
   isJsonObject,
   type JsonObject,
-  type ResponseReader,
+  type RelayingReader,
   type SseEvent,
   tokenCount,
   type Usage,
@@ -107,7 +107,7 @@ const ON_EVENT: ReadonlyMap<string, EventHandler> = new Map(
   } satisfies Record<string, EventHandler>),
 );
 
-export class MessagesResponseReader implements ResponseReader {
+export class MessagesResponseReader implements RelayingReader {
   complete = false;
   failed = false;
   input: InputCounts | undefined;

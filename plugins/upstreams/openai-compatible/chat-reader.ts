@@ -12,7 +12,7 @@ import {
   DeferredCount,
   estimateTokens,
   type JsonObject,
-  type ResponseReader,
+  type RelayingReader,
   type SseEvent,
   type Usage,
 } from '../../../core/kit';
@@ -36,7 +36,7 @@ function deferredDeltaChars(data: string): number {
   }
 }
 
-export class ChatResponseReader implements ResponseReader {
+export class ChatResponseReader implements RelayingReader {
   complete = false;
   failed = false;
   private reported: Usage | undefined;

@@ -7,7 +7,7 @@ import t, { type Test } from 'tap';
 import { createServer, get, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { StreamRelay, type EventHook } from '../../../core/proxy/stream-relay';
-import type { ClientEvents, GatewayContext, ResponseReader } from '../../../core/contracts/plugin';
+import type { ClientEvents, GatewayContext, TranslatingReader } from '../../../core/contracts/plugin';
 import type { SseEvent } from '../../../core/base/sse';
 import { Errors } from '../../../core/base/errors';
 import { NO_USAGE } from '../../../core/contracts/usage';
@@ -20,11 +20,12 @@ const UPSTREAM_EVENTS = [
 ];
 
 /** Translates the vendor's events into Chat Completions chunks, the end into three events. */
-class TranslatingReader implements ResponseReader {
+class VendorReader implements TranslatingReader {
+  readonly translates = true;
   complete = false;
   failed = false;
   json() {
-    return { usage: NO_USAGE };
+    return { usage: NO_USAGE, replace: {} };
   }
   usage() {
     return NO_USAGE;
@@ -65,15 +66,7 @@ async function relayed(t: Test, hooks: readonly EventHook[]): Promise<string> {
     get(upstreamUrl, (upstreamRes: IncomingMessage) => {
       const ctx = { res, status: 0, observed: { firstByteAt: 0 } } as unknown as GatewayContext;
       const policy = { pingEveryMs: 10_000, idleTimeoutMs: 10_000 };
-      const relay = new StreamRelay(
-        ctx,
-        upstreamRes,
-        new TranslatingReader(),
-        DIALECT,
-        hooks,
-        policy,
-        () => {},
-      );
+      const relay = new StreamRelay(ctx, upstreamRes, new VendorReader(), DIALECT, hooks, policy, () => {});
       relay.start(
         {},
         () => Errors.streamCut('vendor'),

@@ -10,6 +10,8 @@ import { runVideoFamilyKit } from '../video-suite';
 
 void runVideoFamilyKit(t, {
   plugin: 'acme-video',
+  // Its vendor's are DashScope's, as videoa's.
+  errorShape: () => ({ code: /^[A-Z]/, message: String, request_id: String }),
   submitted: recorded('videoa/submit.json'),
   body: (model) => ({
     model,

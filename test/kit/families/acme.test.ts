@@ -13,6 +13,8 @@ import { golden, recorded } from '../fake-upstream';
 void runChatFamilyKit(t, {
   plugin: 'acme',
   api: 'chat',
+  // Its vendor's are OpenAI's.
+  errorShape: () => ({ error: { message: String, type: String } }),
   cases: [
     {
       answer: recorded('modela/json.json'),

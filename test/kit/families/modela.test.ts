@@ -1,40 +1,52 @@
 /** The plugin kit for `modela` (OpenAI Chat Completions): its golden answers and what each is metered as. */
 import t from 'tap';
-import { runChatFamilyKit } from '../chat-suite';
-import { golden, recorded } from '../fake-upstream';
+import { runChatFamilyKit, type ChatCase } from '../chat-suite';
+import { bytesOf, golden, recorded } from '../fake-upstream';
+
+const cases: readonly ChatCase[] = [
+  {
+    answer: recorded('modela/json.json'),
+    metered: { prompt_tokens: 16, completion_tokens: 363, total_tokens: 379, estimated: false },
+  },
+  { answer: golden('modela/json-no-usage.json'), metered: { estimated: true } },
+  {
+    // Usage rides on a `choices: []` chunk before `[DONE]`.
+    answer: recorded('modela/stream-include-usage.sse'),
+    metered: {
+      prompt_tokens: 14,
+      completion_tokens: 47,
+      total_tokens: 61,
+      estimated: false,
+      outcome: 'ok',
+    },
+  },
+  { answer: golden('modela/stream-no-usage.sse'), metered: { estimated: true, outcome: 'ok' } },
+  { answer: golden('modela/stream-cut.sse'), metered: { estimated: true, outcome: 'upstream_cut' } },
+  // An error sent after HTTP 200, in the stream: relayed, and the call metered as an upstream error.
+  { answer: golden('modela/stream-error.sse'), metered: { estimated: true, outcome: 'upstream_error' } },
+  { answer: golden('modela/error-400.json', 400) },
+  { answer: golden('modela/error-401.json', 401) },
+  {
+    answer: golden('modela/error-429.json', 429, {
+      'retry-after': '20',
+      'x-ratelimit-remaining-tokens': '0',
+    }),
+  },
+  { answer: golden('modela/error-500.json', 500) },
+];
 
 void runChatFamilyKit(t, {
   plugin: 'modela',
   api: 'chat',
-  cases: [
-    {
-      answer: recorded('modela/json.json'),
-      metered: { prompt_tokens: 16, completion_tokens: 363, total_tokens: 379, estimated: false },
-    },
-    { answer: golden('modela/json-no-usage.json'), metered: { estimated: true } },
-    {
-      // Usage rides on a `choices: []` chunk before `[DONE]`.
-      answer: recorded('modela/stream-include-usage.sse'),
-      metered: {
-        prompt_tokens: 14,
-        completion_tokens: 47,
-        total_tokens: 61,
-        estimated: false,
-        outcome: 'ok',
-      },
-    },
-    { answer: golden('modela/stream-no-usage.sse'), metered: { estimated: true, outcome: 'ok' } },
-    { answer: golden('modela/stream-cut.sse'), metered: { estimated: true, outcome: 'upstream_cut' } },
-    // An error sent after HTTP 200, in the stream: relayed, and the call metered as an upstream error.
-    { answer: golden('modela/stream-error.sse'), metered: { estimated: true, outcome: 'upstream_error' } },
-    { answer: golden('modela/error-400.json', 400) },
-    { answer: golden('modela/error-401.json', 401) },
-    {
-      answer: golden('modela/error-429.json', 429, {
-        'retry-after': '20',
-        'x-ratelimit-remaining-tokens': '0',
-      }),
-    },
-    { answer: golden('modela/error-500.json', 500) },
-  ],
+  errorShape: () => ({ error: { message: String, type: String } }),
+  cases,
+});
+
+// OpenAI sends all four keys, `param` and `code` null where they do not apply.
+void t.test("each error body has OpenAI's four keys", (t) => {
+  for (const { answer } of cases.filter((c) => c.answer.status >= 400)) {
+    const body = JSON.parse(bytesOf(answer).toString('utf8')) as { error: object };
+    t.strictSame(Object.keys(body.error), ['message', 'type', 'param', 'code'], answer.file);
+  }
+  t.end();
 });

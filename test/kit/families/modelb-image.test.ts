@@ -9,6 +9,7 @@ import { golden, recorded } from '../fake-upstream';
 void runChatFamilyKit(t, {
   plugin: 'modelb-image',
   api: 'images',
+  errorShape: (status) => ({ error: { code: status, message: String, status: /^[A-Z_]+$/ } }),
   cases: [
     {
       answer: recorded('modelb-image/openai-images-doc-example.json'),

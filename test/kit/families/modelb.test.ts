@@ -9,6 +9,7 @@ import { golden, recorded } from '../fake-upstream';
 void runChatFamilyKit(t, {
   plugin: 'modelb',
   api: 'chat',
+  errorShape: (status) => ({ error: { code: status, message: String, status: /^[A-Z_]+$/ } }),
   cases: [
     {
       // 30 thinking tokens hide in total_tokens (49 = 17 + 2 + 30): billed as output.

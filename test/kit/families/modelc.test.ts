@@ -9,6 +9,11 @@ import { golden, recorded } from '../fake-upstream';
 void runChatFamilyKit(t, {
   plugin: 'modelc',
   api: 'chat',
+  errorShape: () => ({
+    error: { code: String, param: null, message: String, type: String },
+    id: /^chatcmpl-/,
+    request_id: String,
+  }),
   cases: [
     {
       answer: recorded('modelc/json-reasoning.json'),

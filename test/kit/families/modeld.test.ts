@@ -9,6 +9,7 @@ import { golden, recorded } from '../fake-upstream';
 void runChatFamilyKit(t, {
   plugin: 'modeld',
   api: 'messages',
+  errorShape: () => ({ type: 'error', error: { type: /_error$/, message: String }, request_id: /^req_/ }),
   cases: [
     {
       answer: recorded('modeld/json.json'),

@@ -12,6 +12,7 @@ const SUCCEEDED = recorded('videoa/poll-succeeded.json');
 
 void runVideoFamilyKit(t, {
   plugin: 'videoa',
+  errorShape: () => ({ code: /^[A-Z]/, message: String, request_id: String }),
   submitted: recorded('videoa/submit.json'),
   body: (model) => ({
     model,

@@ -12,6 +12,7 @@ const RUNNING = golden('videob/poll-running.json');
 
 void runVideoFamilyKit(t, {
   plugin: 'videob',
+  errorShape: () => ({ error: { code: /^[A-Z]/, message: /Request id: \S+$/, type: /^[A-Z]/ } }),
   submitted: recorded('videob/create.json'),
   body: (model) => ({
     model,
