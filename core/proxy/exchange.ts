@@ -12,7 +12,7 @@ import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import type { Stream } from 'node:stream';
 import type { ProxyServer, ServerOptions } from 'http-proxy-3';
-import { isJsonObject, type JsonObject } from '../base/json';
+import { isJsonObject } from '../base/json';
 import type { GatewayContext, StreamDialect, UpstreamRequest } from '../contracts/plugin';
 import { Errors, sendError, type GatewayError } from '../base/errors';
 import { connectDeadline } from '../upstream/connect-deadline';
@@ -23,7 +23,10 @@ import { SseReader } from '../base/sse';
 import type { Usage } from '../contracts/usage';
 import { topLevelMember } from './top-level-member';
 import { clientErrorBody } from './error-body';
-import { StreamRelay, type EventHook, type RelayPolicy } from './stream-relay';
+import { StreamRelay, TRANSLATION_ONLY, type EventHook, type RelayPolicy } from './stream-relay';
+
+/** Why a translating family's 2xx answer is refused (Errors.upstreamBadAnswer). */
+const UNTRANSLATABLE = 'a body that is not a JSON object, which its family cannot translate';
 
 /** The exchange travels in http-proxy-3's per-request options, which its `proxyReq` event hands back. */
 const EXCHANGE = Symbol('gateway.exchange');
@@ -190,7 +193,9 @@ export class Exchange {
     const isStream =
       status < 300 && String(upstreamRes.headers['content-type']).includes('text/event-stream');
     if (!isStream) return this.relayBody(upstreamRes, status, headers);
-    const { relay, dialect, hooks, onStream } = this.settings;
+    const { dialect, hooks, onStream } = this.settings;
+    // A translating family's stream is never piped through: the client must get its translation.
+    const relay = this.settings.relay ?? (this.request.reader.translates ? TRANSLATION_ONLY : undefined);
     if (!relay) return this.pipeRaw(upstreamRes, status, headers);
     this.relay = new StreamRelay(this.ctx, upstreamRes, this.request.reader, dialect, hooks, relay, (r) => {
       onStream(r, false);
@@ -231,6 +236,7 @@ export class Exchange {
     });
     upstreamRes.on('end', () => {
       const body = this.clientBody(status, Buffer.concat(chunks), headers);
+      if (body === undefined) return this.fail(Errors.upstreamBadAnswer(this.upstream.name, UNTRANSLATABLE));
       if (isFailureStatus(status)) return this.finish({ reason: `status ${status}`, status, headers, body });
       headers['content-length'] = body.length;
       this.ctx.status = status;
@@ -240,13 +246,16 @@ export class Exchange {
     });
   }
 
-  /** The body the client gets: a 2xx one metered (and translated), an error one in a shape its SDK reads. */
-  private clientBody(status: number, received: Buffer, headers: Record<string, unknown>): Buffer {
+  /**
+   * The body the client gets: a 2xx one metered (and translated), an error one in a shape its SDK reads;
+   * undefined for a 2xx body a translating family cannot read, which must not reach the client as it is.
+   */
+  private clientBody(status: number, received: Buffer, headers: Record<string, unknown>): Buffer | undefined {
     if (status < 300) return this.readUsage(received);
     return status >= 400 ? clientErrorBody(this.request.reader, status, received, headers) : received;
   }
 
-  private readUsage(body: Buffer): Buffer {
+  private readUsage(body: Buffer): Buffer | undefined {
     const text = body.toString('utf8');
     const usage = this.usageFromMember(text);
     if (usage) {
@@ -257,10 +266,11 @@ export class Exchange {
     try {
       parsed = JSON.parse(text);
     } catch {
-      return body; // not JSON: passed on as is, and nothing to bill
+      parsed = undefined;
     }
-    if (parsed === null || typeof parsed !== 'object') return body;
-    const read = this.request.reader.json(parsed as JsonObject);
+    // Not a JSON object: passed on as is with nothing to bill, unless the client needs it translated.
+    if (!isJsonObject(parsed)) return this.request.reader.translates ? undefined : body;
+    const read = this.request.reader.json(parsed);
     this.ctx.usage = read.usage;
     return read.replace ? Buffer.from(JSON.stringify(read.replace)) : body;
   }

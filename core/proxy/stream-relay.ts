@@ -30,6 +30,13 @@ export type EventHook = NonNullable<Middleware['onEvent']>;
 
 const isSeveral = (out: SseEvent | readonly SseEvent[]): out is readonly SseEvent[] => Array.isArray(out);
 
+/**
+ * How a translating family's stream is relayed when the sse-relay stage is not in the pipeline: event by
+ * event, since the client must get the translation, but with no pings and no idle limit, as a stream
+ * piped through untouched would have neither.
+ */
+export const TRANSLATION_ONLY: RelayPolicy = Object.freeze({ pingEveryMs: Infinity, idleTimeoutMs: Infinity });
+
 /** Set by the sse-relay stage on stream requests; without it streams are piped through untouched. */
 export const RELAY_POLICY = new StateKey<RelayPolicy>('sse-relay', 'policy');
 
@@ -89,7 +96,7 @@ export class StreamRelay {
       if (!upstreamRes.complete) this.end(this.reader.failed ? 'upstream_error' : 'upstream_cut', cutError());
     });
     const tickMs = Math.max(10, Math.min(this.policy.pingEveryMs, this.policy.idleTimeoutMs) / 2);
-    this.ticker = setInterval(() => this.tick(idleError), tickMs);
+    if (Number.isFinite(tickMs)) this.ticker = setInterval(() => this.tick(idleError), tickMs);
   }
 
   /** Ends the stream with the API's error frame (idle upstream, shutdown, cut) or cleanly. */
