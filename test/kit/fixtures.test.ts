@@ -33,6 +33,7 @@ const VIDEOB_FAILURE = `"status": "failed",
 const OPENAI_STREAM_ERROR =
   'data: {"error":{"message":"The server had an error while processing your request. Sorry about that!",' +
   '"type":"server_error","param":null,"code":null}}\n\n';
+const COHERE_STREAM_ERROR = '"finish_reason":"ERROR","error":"internal server error"';
 const MESSAGES_STREAM_ERROR =
   'event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n';
 
@@ -72,6 +73,17 @@ const DERIVED: readonly [string, string, (source: string) => string][] = [
   ['modeld/stream-cut-before-usage.sse', 'modeld/stream-text.sse', firstEvents(7)],
   ['modeld/stream-cut-after-usage.sse', 'modeld/stream-text.sse', firstEvents(8)],
   ['modeld/stream-error-overloaded.sse', 'modeld/stream-text.sse', firstEvents(5, MESSAGES_STREAM_ERROR)],
+  [
+    'modelf/stream-max-tokens.sse',
+    'modelf/stream.sse',
+    replaced('"finish_reason":"COMPLETE"', '"finish_reason":"MAX_TOKENS"'),
+  ],
+  ['modelf/stream-cut.sse', 'modelf/stream.sse', firstEvents(6)],
+  [
+    'modelf/stream-error.sse',
+    'modelf/stream.sse',
+    replaced('"finish_reason":"COMPLETE"', COHERE_STREAM_ERROR),
+  ],
   [
     'modelb-image/json-no-usage.json',
     'modelb-image/openai-images-doc-example.json',
