@@ -35,7 +35,10 @@ const isSeveral = (out: SseEvent | readonly SseEvent[]): out is readonly SseEven
  * event, since the client must get the translation, but with no pings and no idle limit, as a stream
  * piped through untouched would have neither.
  */
-export const TRANSLATION_ONLY: RelayPolicy = Object.freeze({ pingEveryMs: Infinity, idleTimeoutMs: Infinity });
+export const TRANSLATION_ONLY: RelayPolicy = Object.freeze({
+  pingEveryMs: Infinity,
+  idleTimeoutMs: Infinity,
+});
 
 /** Set by the sse-relay stage on stream requests; without it streams are piped through untouched. */
 export const RELAY_POLICY = new StateKey<RelayPolicy>('sse-relay', 'policy');

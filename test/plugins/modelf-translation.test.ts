@@ -5,9 +5,8 @@
  */
 import 'reflect-metadata';
 import t from 'tap';
-import type { GatewayContext, ModelSpec, SseEvent } from '../../core/kit';
+import type { ModelSpec, SseEvent } from '../../core/kit';
 import { ChatCompletionsApi } from '../../plugins/apis/chat-completions';
-import { ModelfUpstream } from '../fixtures/plugins/modelf';
 import { CohereChatReader } from '../fixtures/plugins/modelf/reader';
 import { vendorBody } from '../fixtures/plugins/modelf/request';
 
@@ -79,24 +78,6 @@ t.test('a field or message Cohere has no counterpart for is refused, naming it',
     message: /at most 8192/,
   });
   t.end();
-});
-
-t.test('a stream is refused when no relay stage would translate it', async (t) => {
-  const plugin = new ModelfUpstream({
-    plugin: 'modelf',
-    base_url: 'http://127.0.0.1:1',
-    api_key: 'k',
-    auth: { header: 'authorization', scheme: 'Bearer' },
-    headers: {},
-    timeouts: {},
-    max_sockets: 1,
-    chat_path: '/v2/chat',
-  });
-  const ctx = {
-    json: () => Promise.resolve({ model: MODEL.id, messages: hi, stream: true }),
-    get: () => undefined,
-  };
-  await t.rejects(plugin.prepare(ctx as unknown as GatewayContext, MODEL, MODEL.id), refusal("'stream'"));
 });
 
 const parsed = (out: SseEvent | readonly SseEvent[] | null): unknown[] =>
