@@ -20,7 +20,7 @@ import { customPlugin } from './templates/plugin-custom';
 import { openAiPlugin } from './templates/plugin-openai';
 import { customSimulator } from './templates/simulator-custom';
 import { openAiSimulator } from './templates/simulator-openai';
-import { existingEntries, withEntries } from './yaml-edits';
+import { existingEntries, pricedBy, withEntries } from './yaml-edits';
 
 /** A file the scaffold writes: `new` ones must not exist, `changed` ones get entries added. */
 export interface FileChange extends NewFile {
@@ -66,6 +66,7 @@ function clashes(root: string, n: FamilyNames, files: readonly NewFile[]): strin
   return [
     ...existing(root, [...takenPaths(n), ...files.map((f) => f.path)]).map((path) => `${path} exists`),
     ...GATEWAY_FILES.flatMap((file) => existingEntries(read(root, file), file, entries)),
+    ...GATEWAY_FILES.flatMap((file) => pricedBy(read(root, file), file, n.models)),
     ...recipeClashes(read(root, RECIPE_FILE), n),
   ];
 }
@@ -75,7 +76,7 @@ export function planFamily(root: string, n: FamilyNames): FileChange[] {
   const files = newFiles(n);
   const found = clashes(root, n, files);
   if (found.length > 0) {
-    throw new Refusal(`a family named ${n.name} exists already, or part of one:\n  ${found.join('\n  ')}`);
+    throw new Refusal(`family ${n.name} would clash with what is there:\n  ${found.join('\n  ')}`);
   }
   const entries = gatewayEntries(n);
   const changed = (path: string, edit: (text: string) => string): FileChange => ({

@@ -6,6 +6,7 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import { Document, isCollection, isMap, isNode, parseDocument, type YAMLMap } from 'yaml';
+import { globMatch } from '../../core/base/glob';
 import { Refusal } from './args';
 
 /** One entry for a top-level map (`upstreams:`, `routes:`, `prices:`). */
@@ -32,6 +33,20 @@ function parsed(text: string, file: string) {
 export function existingEntries(text: string, file: string, entries: readonly YamlEntry[]): string[] {
   const doc = parsed(text, file);
   return entries.filter((e) => doc.hasIn([e.section, e.key])).map((e) => `${file}: ${e.section}.${e.key}`);
+}
+
+/**
+ * The `prices:` patterns that already match one of `models`. Prices are looked up exactly, then by the
+ * first pattern that matches, so such a pattern would bill the new family at another family's figures.
+ */
+export function pricedBy(text: string, file: string, models: readonly string[]): string[] {
+  const doc = parsed(text, file).toJS({ maxAliasCount: -1 }) as { prices?: unknown } | null;
+  const prices = doc?.prices;
+  const patterns = prices !== null && typeof prices === 'object' ? Object.keys(prices) : [];
+  return patterns.flatMap((pattern) => {
+    const model = models.find((m) => globMatch(pattern, m));
+    return model ? [`${file}: prices.${pattern} would price ${model}`] : [];
+  });
 }
 
 /** The entry as block YAML at `indent`, ending with a newline. */

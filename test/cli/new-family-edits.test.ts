@@ -7,7 +7,7 @@ import t from 'tap';
 import { parseFamilyArgs, Refusal } from '../../cli/new-family/args';
 import { withRecipeLines, withSourcesLine } from '../../cli/new-family/markdown-edits';
 import { familyNames } from '../../cli/new-family/names';
-import { withEntries, type YamlEntry } from '../../cli/new-family/yaml-edits';
+import { pricedBy, withEntries, type YamlEntry } from '../../cli/new-family/yaml-edits';
 
 const entry = (section: string, key: string, value: unknown, more: Partial<YamlEntry> = {}): YamlEntry => ({
   section,
@@ -117,5 +117,16 @@ t.test('the command line: names, protocols and base paths are checked before any
   ]) {
     t.throws(() => parseFamilyArgs(bad), Refusal, bad.join(' '));
   }
+  t.end();
+});
+
+t.test('YAML: a prices pattern that would bill the new models is named', (t) => {
+  const text = ['prices:', '  modela-*: { input_per_mtok: 1 }', '  other-1: { input_per_mtok: 2 }', ''].join(
+    '\n',
+  );
+  t.strictSame(pricedBy(text, 'gateway.yaml', ['modela-x-1', 'modela-x-1-mini']), [
+    'gateway.yaml: prices.modela-* would price modela-x-1',
+  ]);
+  t.strictSame(pricedBy(text, 'gateway.yaml', ['acme-1', 'acme-1-mini']), [], 'none for a name of its own');
   t.end();
 });

@@ -1,6 +1,7 @@
 /**
  * `npm run new-family`: a family as the scaffold writes it passes as it stands. In a copy of this working
- * tree (never the checkout itself) the scaffold refuses a taken and a malformed name, writing nothing,
+ * tree (never the checkout itself) the scaffold refuses a taken name, a malformed one and one another
+ * family's prices would bill, writing nothing,
  * then writes an OpenAI-compatible family (`modelz`) and a custom-protocol one (`modely --protocol
  * custom --base-path /api`), each exactly the files it promises; then the copy passes `npm run lint` and
  * the tests that enumerate families or read gateway.yaml, with the two new kit tests, and its shipped
@@ -29,8 +30,7 @@ const NOT_GIT = files.length > 0 ? {} : { skip: 'not a git checkout: no working 
 
 /**
  * `base`, or `base-b`, `base-c`… when the working tree has a family of that name already (as it does
- * after the documented `npm run new-family -- modelz`). No digits: the recipe test reads only variable
- * names of capitals and underscores.
+ * after the documented `npm run new-family -- modelz`).
  */
 function freeName(base: string): string {
   const taken = (name: string) =>
@@ -92,17 +92,18 @@ const TESTS = [
 t.test('a scaffolded family passes lint and the family tests as written', NOT_GIT, async (t) => {
   const copy = await tempDir(t, 'new-family-');
   makeCopy(copy, files);
-  // The CLI writes to the repository it is compiled in: the copy.
-  cpSync(join(ROOT, 'dist', 'cli', 'new-family'), join(copy, 'dist', 'cli', 'new-family'), {
-    recursive: true,
-  });
+  // The CLI writes to the repository it is compiled in: the copy (whose build later replaces this dist).
+  cpSync(join(ROOT, 'dist'), join(copy, 'dist'), { recursive: true });
   const scaffold = (...args: string[]) =>
     run(copy, process.execPath, [join(copy, 'dist', 'cli', 'new-family', 'main.js'), ...args]);
 
   await t.test('a taken or malformed name is refused, and nothing is written', async (t) => {
     const taken = await scaffold('modela');
     t.equal(taken.code, 1, 'modela exists: exit 1');
-    t.match(taken.output, /a family named modela exists already[\s\S]*plugins\/upstreams\/modela\.ts exists/);
+    t.match(taken.output, /family modela would clash[\s\S]*plugins\/upstreams\/modela\.ts exists/);
+    const priced = await scaffold('modela-x');
+    t.equal(priced.code, 1, "modela-x: exit 1, modela's prices would bill it");
+    t.match(priced.output, /gateway\.yaml: prices\.modela-\* would price modela-x-1/);
     const malformed = await scaffold('Model_Z');
     t.equal(malformed.code, 1, 'Model_Z: exit 1');
     t.match(malformed.output, /'Model_Z' is not a family name: use lowercase letters, digits and hyphens/);

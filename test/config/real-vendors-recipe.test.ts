@@ -20,7 +20,7 @@ function recipe(): Record<string, string> {
   if (!block) throw new Error('docs/configuration.md: no gateway.env block');
   const env: Record<string, string> = {};
   for (const line of block.split('\n')) {
-    const match = /^([A-Z_]+)=(\S+)$/.exec(line);
+    const match = /^([A-Z][A-Z0-9_]*)=(\S+)$/.exec(line);
     if (match) env[match[1]!] = match[2]!;
   }
   return env;
