@@ -29,14 +29,15 @@ const files = workingTreeFiles() ?? [];
 const NOT_GIT = files.length > 0 ? {} : { skip: 'not a git checkout: no working tree to copy' };
 
 /**
- * `base`, or `base-b`, `base-c`… when the working tree has a family of that name already (as it does
- * after the documented `npm run new-family -- modelz`).
+ * `base`, or `baseb`, `basec`… when the working tree has a family of that name already (as it does after
+ * the documented `npm run new-family -- modelz`). Not `base-b`: the existing family's `base-*` prices
+ * would match its models, and the scaffold rightly refuses that.
  */
 function freeName(base: string): string {
   const taken = (name: string) =>
     files.some((f) => f.startsWith(`plugins/upstreams/${name}/`) || f === `plugins/upstreams/${name}.ts`);
   for (let i = 0; ; i++) {
-    const name = i === 0 ? base : `${base}-${String.fromCharCode(97 + i)}`;
+    const name = i === 0 ? base : `${base}${String.fromCharCode(97 + i)}`;
     if (!taken(name)) return name;
   }
 }
