@@ -184,6 +184,32 @@ export interface ModelSpec {
    * plugin back specs whose limits include gateway.yaml's `limits:`.
    */
   readonly limits?: ModelLimits;
+  /**
+   * Other client APIs the family's `prepare` takes for this model as they are (the vendor serves them
+   * too), e.g. OpenAI's Responses API beside its chat completions. `prepare` reads `ctx.endpoint` to know
+   * which was asked. A native API wins over a translation.
+   */
+  readonly alsoServes?: readonly ModelApi[];
+}
+
+/**
+ * Serves a client API on the models of another, as one translator per pair of schemas (Responses on a
+ * chat-completions model, say): the client's body is translated to the model's API and handed to the
+ * model's own family, whose reader is wrapped so the client gets its own API's answers. Core knows no
+ * API or vendor here; translators are plugins (plugins/translators/).
+ */
+export interface ApiTranslator {
+  /** The API the client speaks. */
+  readonly from: ModelApi;
+  /** The API of the models it serves it on. */
+  readonly to: ModelApi;
+  /**
+   * The client's body in the model's API, for `model`. Throws a 400 GatewayError naming a field the
+   * target cannot honour: never a silent drop.
+   */
+  request(body: JsonObject, model: ModelSpec): JsonObject;
+  /** The client's reader, around `inner`, the family's reader of the answer in the model's API. */
+  reader(inner: ResponseReader, body: JsonObject, model: ModelSpec): TranslatingReader;
 }
 
 /** What the client gets for one upstream event: that event (possibly changed), none, or several. */

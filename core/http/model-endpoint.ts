@@ -1,16 +1,26 @@
 /**
  * The endpoint behind every model-routed API: the chosen upstream's plugin validates and maps the request,
- * the proxy forwards it. No API or provider is special-cased here: plugins declare the APIs they serve.
+ * the proxy forwards it. No API or provider is special-cased here: plugins declare the APIs they serve,
+ * and a model of another API is reached through the translator registered for the pair (ApiServing).
  *
  * An attempt that fails before any byte reached the client (see AttemptFailure) is tried once more on
  * the route's next target, within the retry budget; otherwise the failure is delivered as it came.
  */
-import type { Endpoint, GatewayContext, ModelApi, RouteTarget, UpstreamRequest } from '../contracts/plugin';
+import type {
+  ApiTranslator,
+  Endpoint,
+  GatewayContext,
+  ModelApi,
+  RouteTarget,
+  UpstreamRequest,
+} from '../contracts/plugin';
 import { Errors } from '../base/errors';
 import { deliverFailure, type AttemptFailure, type AttemptResult } from '../proxy/exchange';
 import { RELAY_POLICY, type EventHook } from '../proxy/stream-relay';
 import type { UpstreamProxy } from '../proxy/upstream-proxy';
+import type { ApiServing } from '../routing/api-serving';
 import { nextTarget } from '../routing/catalogue';
+import { translatedContext } from './translated-context';
 import type { Resilience } from '../routing/resilience';
 
 export function modelEndpoint(
@@ -18,8 +28,15 @@ export function modelEndpoint(
   proxy: UpstreamProxy,
   hooks: readonly EventHook[],
   resilience: Resilience,
+  serving: ApiServing,
 ): Endpoint {
   const { health, budget } = resilience;
+  const prepare = (ctx: GatewayContext, target: RouteTarget): Promise<UpstreamRequest> => {
+    const reach = serving.reach(api, target.spec);
+    // The catalogue resolves only models this endpoint serves (`serves` below), so this is a programming error.
+    if (!reach) throw Errors.internal(new Error(`${target.spec.id} is not served on ${api.id}`));
+    return reach === 'native' ? prepareNative(ctx, target) : prepareTranslated(ctx, target, reach);
+  };
 
   /** One attempt, counted for or against its upstream. */
   const attempt = async (
@@ -71,7 +88,7 @@ export function modelEndpoint(
     method: api.method,
     path: api.path,
     routedByModel: true,
-    serves: (model) => model.api.id === api.id,
+    serves: (model) => serving.reach(api, model) !== undefined,
     async handle(ctx) {
       const target = ctx.target;
       // The composition root refuses a pipeline without model-router, so this is a programming error.
@@ -89,9 +106,20 @@ export function modelEndpoint(
   };
 }
 
-function prepare(ctx: GatewayContext, target: RouteTarget): Promise<UpstreamRequest> {
+function prepareNative(ctx: GatewayContext, target: RouteTarget): Promise<UpstreamRequest> {
   const plugin = target.upstream.plugin;
   // The composition root checks that every proxied model's plugin can prepare requests.
   if (!plugin.prepare) throw Errors.internal(new Error(`${target.upstream.name} cannot prepare requests`));
   return plugin.prepare(ctx, target.spec, target.upstreamModel);
+}
+
+/** The client's body translated for the model's family, whose reader the translator then wraps. */
+async function prepareTranslated(
+  ctx: GatewayContext,
+  target: RouteTarget,
+  translator: ApiTranslator,
+): Promise<UpstreamRequest> {
+  const body = await ctx.json();
+  const inner = await prepareNative(translatedContext(ctx, translator.request(body, target.spec)), target);
+  return { ...inner, reader: translator.reader(inner.reader, body, target.spec) };
 }

@@ -35,6 +35,7 @@ export { RedisScript } from '../redis/redis-script';
 // What a plugin implements and is given.
 export { StateKey } from '../contracts/plugin';
 export type {
+  ApiTranslator,
   ClientEvents,
   GatewayContext,
   Middleware,
@@ -53,6 +54,9 @@ export type {
   UpstreamRequest,
   VendorError,
 } from '../contracts/plugin';
+
+// Readers that wrap another reader read its answers as lists.
+export { eventsOf } from '../contracts/client-events';
 
 // The contract's errors, and the default mapping of a vendor's error body to them.
 export { Errors, type GatewayError } from '../base/errors';

@@ -17,7 +17,7 @@ import { inject, injectable } from 'tsyringe';
 import type { constructor } from 'tsyringe/dist/typings/types';
 import { z } from 'zod';
 import { PluginOptionsToken } from './plugin-tokens';
-import type { Middleware, UpstreamPlugin } from '../contracts/plugin';
+import type { ApiTranslator, Middleware, UpstreamPlugin } from '../contracts/plugin';
 import type { ProtocolOptions, TaskProtocol } from '../tasks/protocol';
 import type { UpstreamOptions } from '../upstream/upstream-options';
 
@@ -26,7 +26,11 @@ interface Kinds {
   middleware: { plugin: Middleware; options: unknown };
   upstream: { plugin: UpstreamPlugin; options: UpstreamOptions };
   'task-protocol': { plugin: TaskProtocol; options: ProtocolOptions };
+  'api-translator': { plugin: ApiTranslator; options: unknown };
 }
+
+/** Kinds whose plugins gateway.yaml does not configure, so that take no options schema. */
+const WITHOUT_OPTIONS: ReadonlySet<PluginKind> = new Set(['middleware', 'api-translator']);
 export type PluginKind = keyof Kinds;
 /** The instance a plugin of kind K is. */
 export type PluginOf<K extends PluginKind> = Kinds[K]['plugin'];
@@ -85,14 +89,14 @@ export function definePlugin<K extends PluginKind, S extends z.ZodType<Kinds[K][
     if (defined.some((d) => d.kind === kind && d.name === name)) {
       throw new Error(`a ${kind} plugin named "${name}" is already registered; plugin names are unique`);
     }
-    if (!manifest.options && kind !== 'middleware')
+    if (!manifest.options && !WITHOUT_OPTIONS.has(kind))
       throw new Error(`the ${kind} plugin "${name}" needs an options schema`);
     if (manifest.options) inject(PluginOptionsToken)(cls, undefined, 0);
     injectable()(cls);
     const registration: PluginRegistration<K> = {
       kind,
       name,
-      // Only a pipeline stage goes without options (checked above), and its options are `unknown`.
+      // Only kinds whose options are `unknown` go without a schema (checked above).
       options: manifest.options ?? (NO_OPTIONS as z.ZodType<Kinds[K]['options']>),
       order: { after: manifest.after ?? {}, requires: manifest.requires ?? {} },
       cls: cls as constructor<Kinds[K]['plugin']>,

@@ -11,6 +11,7 @@ const REGISTRIES: { readonly [K in PluginKind]: Token<PluginRegistration<K>> } =
   middleware: token('MiddlewarePlugins'),
   upstream: token('UpstreamPlugins'),
   'task-protocol': token('TaskProtocolPlugins'),
+  'api-translator': token('ApiTranslatorPlugins'),
 };
 
 /** A new container holding `plugins`; a name given twice for one kind is refused. */

@@ -19,7 +19,7 @@ import type { KeyHasher } from '../keys/api-key';
 import { DeclaredKeys } from '../keys/declared-keys';
 import { buildMiddlewares, Pipeline } from '../plugins/pipeline';
 import { checkPluginSections } from '../plugins/plugin-sections';
-import type { Endpoint, ModelApi, TaskUpstream } from '../contracts/plugin';
+import type { Endpoint, TaskUpstream } from '../contracts/plugin';
 import { Pricing, PricingToken } from '../billing/pricing';
 import type { UpstreamProxy } from '../proxy/upstream-proxy';
 import { Catalogue, CatalogueToken } from '../routing/catalogue';
@@ -29,6 +29,8 @@ import type { TaskStore } from '../stores/task-store';
 import { taskUpstreams, videoEndpoints } from '../plugins/build-video';
 import type { TaskSubmission } from '../tasks/submission';
 import { buildUpstreams } from '../plugins/build-upstreams';
+import { buildApiServing } from '../plugins/build-translators';
+import type { ApiServing } from '../routing/api-serving';
 import type { Upstream } from '../upstream/upstream';
 import type { UpstreamPool } from '../upstream/upstream-pool';
 
@@ -87,7 +89,7 @@ export async function buildSnapshot(
     scope.register(CatalogueToken, { useValue: catalogue });
     const pipeline = new Pipeline(buildMiddlewares(config.pipeline, scope));
     const tasksServed = videoEndpoints(config, scope, parts.submission, parts.tasks);
-    const routes = buildRoutes(catalogue, parts, pipeline, tasksServed);
+    const routes = buildRoutes(catalogue, parts, pipeline, tasksServed, buildApiServing(scope));
     warnUnpriced(catalogue, pricing, parts.logger);
     const served = taskUpstreams(upstreams);
     return {
@@ -120,25 +122,25 @@ function warnUnpriced(catalogue: Catalogue, pricing: Pricing, logger: Logger): v
 }
 
 /**
- * The route table: one endpoint per request/response API the configured upstreams serve, the task
- * protocols' endpoints, and the model list.
+ * The route table: one endpoint per request/response API the configured upstreams serve (natively or
+ * through a translator), the task protocols' endpoints, and the model list.
  */
 function buildRoutes(
   catalogue: Catalogue,
   { proxy, resilience }: SnapshotParts,
   pipeline: Pipeline,
   taskEndpoints: readonly Endpoint[],
+  serving: ApiServing,
 ): RouteTable {
-  const apis = new Map<string, ModelApi>();
-  for (const spec of catalogue.models()) if (spec.api.kind !== 'task') apis.set(spec.api.id, spec.api);
-  if (apis.size > 0 && !pipeline.has('model-router')) {
+  const apis = serving.apis(catalogue.models());
+  if (apis.length > 0 && !pipeline.has('model-router')) {
     throw new ConfigError(
       'pipeline',
       'model-router must be in the pipeline: it picks the upstream for each model',
     );
   }
   const routes = new RouteTable();
-  for (const api of apis.values()) routes.add(modelEndpoint(api, proxy, pipeline.eventHooks, resilience));
+  for (const api of apis) routes.add(modelEndpoint(api, proxy, pipeline.eventHooks, resilience, serving));
   for (const endpoint of taskEndpoints) routes.add(endpoint);
   routes.add(modelsEndpoint(catalogue));
   catalogue.bind(routes.endpoints());

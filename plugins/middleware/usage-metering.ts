@@ -79,7 +79,8 @@ export class UsageMeteringMiddleware implements Middleware {
       key_id: ctx.key?.id ?? null,
       model: target.spec.id,
       upstream: target.upstream.name,
-      endpoint: target.spec.api.id,
+      // The API the client called, which a translated call's model does not speak.
+      endpoint: ctx.endpoint.id,
       status: ctx.status,
       stream: ctx.stream,
       prompt_tokens: usage.promptTokens,

@@ -1,0 +1,6 @@
+import type { SseEvent } from '../base/sse';
+import type { ClientEvents } from './plugin';
+
+/** What a reader returned for one event, as a list: how a reader wrapping another reads its answers. */
+export const eventsOf = (out: ClientEvents): readonly SseEvent[] =>
+  out === null ? [] : Array.isArray(out) ? (out as readonly SseEvent[]) : [out as SseEvent];
