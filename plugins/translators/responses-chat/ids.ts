@@ -1,0 +1,32 @@
+/**
+ * The ids of one Response, derived from the chat completion's: `resp_…` for the response and
+ * `msg_…`, `rs_…`, `fc_…` for its output items, the prefixes OpenAI's ids carry. The same chat answer
+ * always gets the same ids, so a JSON answer and a stream of one completion agree, and the ids stay
+ * traceable to the upstream's. An upstream without an id gets a random one.
+ */
+import { randomBytes } from 'node:crypto';
+
+/** Item kind → the prefix of its id. */
+export const ITEM_PREFIXES = { message: 'msg', reasoning: 'rs', function_call: 'fc' } as const;
+export type ItemKind = keyof typeof ITEM_PREFIXES;
+
+/** Chat completions' id prefix, which the response's id does not repeat. */
+const CHAT_PREFIX = /^chatcmpl-/;
+
+export class ResponseIds {
+  private readonly base: string;
+
+  constructor(chatId: unknown) {
+    const id = typeof chatId === 'string' ? chatId.replace(CHAT_PREFIX, '') : '';
+    this.base = id === '' ? randomBytes(12).toString('hex') : id;
+  }
+
+  get response(): string {
+    return `resp_${this.base}`;
+  }
+
+  /** The id of the output item at `outputIndex`: unique within the response, whatever its kind. */
+  item(kind: ItemKind, outputIndex: number): string {
+    return `${ITEM_PREFIXES[kind]}_${this.base}_${outputIndex}`;
+  }
+}

@@ -1,0 +1,116 @@
+/**
+ * The Response object (`Response` in the SDK): what the answer itself says (id, status, output, usage)
+ * and the request's settings echoed as the API returns them, each present, with the API's default where
+ * the client sent nothing and null where the API has none. Members are in the order OpenAI's recorded
+ * answers have them (test/kit/fixtures/responses/).
+ */
+import { isJsonObject, type JsonObject } from '../../../core/kit';
+
+/** The request's settings as every Response of the request repeats them. */
+export type ResponseEcho = Readonly<JsonObject>;
+
+const orNull = (value: unknown): unknown => value ?? null;
+const member = (value: unknown, key: string): unknown => (isJsonObject(value) ? value[key] : undefined);
+
+/** `text`: its format and verbosity, each the API's default where the client set none. */
+const echoedText = (text: unknown): JsonObject => ({
+  format: member(text, 'format') ?? { type: 'text' },
+  verbosity: member(text, 'verbosity') ?? 'medium',
+});
+
+/**
+ * The settings of a validated request, for its Responses. `store` is false: nothing keeps responses, so
+ * none can be retrieved or continued from (a request asking `store: true` was refused). The model is the
+ * one the client asked for, as the gateway's other answers name it.
+ */
+export const responseEcho = (body: JsonObject, model: string): ResponseEcho => ({
+  background: false,
+  instructions: orNull(body.instructions),
+  max_output_tokens: orNull(body.max_output_tokens),
+  max_tool_calls: null,
+  model,
+  parallel_tool_calls: body.parallel_tool_calls ?? true,
+  previous_response_id: null,
+  prompt_cache_key: orNull(body.prompt_cache_key),
+  prompt_cache_retention: orNull(body.prompt_cache_retention),
+  reasoning: {
+    effort: orNull(member(body.reasoning, 'effort')),
+    summary: member(body.reasoning, 'summary') ?? orNull(member(body.reasoning, 'generate_summary')),
+  },
+  safety_identifier: orNull(body.safety_identifier),
+  service_tier: body.service_tier ?? 'auto',
+  store: false,
+  temperature: orNull(body.temperature),
+  text: echoedText(body.text),
+  tool_choice: body.tool_choice ?? 'auto',
+  tools: body.tools ?? [],
+  top_logprobs: body.top_logprobs ?? 0,
+  top_p: orNull(body.top_p),
+  truncation: body.truncation ?? 'disabled',
+  user: orNull(body.user),
+  metadata: body.metadata ?? {},
+});
+
+/** What one Response says of itself, beside the echo. */
+export interface ResponseState {
+  readonly id: string;
+  readonly createdAt: number;
+  readonly status: 'in_progress' | 'completed' | 'incomplete' | 'failed';
+  /** Unix seconds; set once the response completed. */
+  readonly completedAt?: number;
+  readonly error?: JsonObject;
+  readonly incompleteDetails?: JsonObject | null;
+  readonly output: readonly JsonObject[];
+  readonly usage?: JsonObject;
+}
+
+/** The Response's members in the order of OpenAI's recorded answers. */
+const ORDER = [
+  'id',
+  'object',
+  'created_at',
+  'status',
+  'background',
+  'completed_at',
+  'error',
+  'incomplete_details',
+  'instructions',
+  'max_output_tokens',
+  'max_tool_calls',
+  'model',
+  'output',
+  'parallel_tool_calls',
+  'previous_response_id',
+  'prompt_cache_key',
+  'prompt_cache_retention',
+  'reasoning',
+  'safety_identifier',
+  'service_tier',
+  'store',
+  'temperature',
+  'text',
+  'tool_choice',
+  'tools',
+  'top_logprobs',
+  'top_p',
+  'truncation',
+  'usage',
+  'user',
+  'metadata',
+] as const;
+
+/** The Response: its own members from `state`, the others from the request's echo. */
+export function responseObject(state: ResponseState, echo: ResponseEcho): JsonObject {
+  const own: JsonObject = {
+    id: state.id,
+    object: 'response',
+    created_at: state.createdAt,
+    status: state.status,
+    completed_at: state.completedAt ?? null,
+    error: state.error ?? null,
+    incomplete_details: state.incompleteDetails ?? null,
+    output: state.output,
+    usage: state.usage ?? null,
+  };
+  return Object.fromEntries(ORDER.map((key) => [key, Object.hasOwn(own, key) ? own[key] : echo[key]]));
+}

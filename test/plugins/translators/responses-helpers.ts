@@ -1,0 +1,127 @@
+/**
+ * Shared by the Responses translation tests: a chat model, recorded chat answers run through a chat
+ * family's own reader and the translation around it (as the endpoint will wire them), the golden
+ * Responses answers OpenAI recorded, and a comparison of members against them.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { JsonObject, ModelSpec, SseEvent } from '../../../core/kit';
+import { ChatCompletionsApi } from '../../../plugins/apis/chat-completions';
+import { ChatResponseReader } from '../../../plugins/upstreams/openai-compatible/chat-reader';
+import { responsesFromChat, type ResponsesFromChatReader } from '../../../plugins/translators/responses-chat';
+import { parseSse } from '../../helpers/http';
+
+/** The source tree's test/, found from dist/test/plugins/translators where the compiled tests run. */
+const TEST_DIR = join(__dirname, '..', '..', '..', '..', 'test');
+
+export const MODEL: ModelSpec = {
+  id: 'modela-5.5',
+  api: ChatCompletionsApi,
+  created: 0,
+  ownedBy: 'modela',
+  limits: { max_output_tokens: 128_000 },
+};
+
+/** A file under test/ as text. */
+export const fixtureText = (file: string): string => readFileSync(join(TEST_DIR, file), 'utf8');
+export const fixtureJson = (file: string): JsonObject => JSON.parse(fixtureText(file)) as JsonObject;
+
+/** A recorded chat stream's events. */
+export const chatEvents = (file: string): SseEvent[] => parseSse(fixtureText(file));
+
+/** A golden Responses stream (`.jsonl`: one event's data a line). */
+export const goldenEvents = (file: string): JsonObject[] =>
+  fixtureText(`kit/fixtures/responses/${file}`)
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => JSON.parse(line) as JsonObject);
+
+export const goldenJson = (file: string): JsonObject => fixtureJson(`kit/fixtures/responses/${file}`);
+
+export interface Translated {
+  readonly reader: ResponsesFromChatReader;
+  /** What the client got, event by event. */
+  readonly events: SseEvent[];
+}
+
+/**
+ * Runs `events` through a chat family's reader (the client did not ask usage, so the family takes the
+ * usage chunk out, as for every translated stream) and the translation, for a client that sent `body`.
+ */
+export function translateStream(
+  events: readonly SseEvent[],
+  body: JsonObject = { model: MODEL.id, input: 'hi', stream: true },
+  promptTokens = 3,
+): Translated {
+  const inner = new ChatResponseReader(true, false, () => promptTokens);
+  const reader = responsesFromChat(inner, body, MODEL);
+  const out: SseEvent[] = [];
+  for (const ev of events) {
+    const got = reader.event(ev);
+    if (got === null) continue;
+    if (Array.isArray(got)) out.push(...(got as SseEvent[]));
+    else out.push(got as SseEvent);
+  }
+  return { reader, events: out };
+}
+
+/** The events' payloads. */
+export const payloads = (events: readonly SseEvent[]): JsonObject[] =>
+  events.map((ev) => JSON.parse(ev.data) as JsonObject);
+
+/** The event types in order, runs of one type written once (a delta stream is one step). */
+export const steps = (events: readonly JsonObject[]): string[] =>
+  events.map((e) => String(e.type)).filter((type, i, all) => type !== all[i - 1]);
+
+/** The SSE bytes a client receives for `events`. */
+export const wire = (events: readonly SseEvent[]): string =>
+  events.map((ev) => `event: ${String(ev.event)}\ndata: ${ev.data}\n\n`).join('');
+
+const isObject = (v: unknown): v is JsonObject => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/**
+ * The member paths `golden` has that `ours` lacks, recursively (arrays by their first element), except
+ * those `ignored` names by path (`output[].encrypted_content`) or by name anywhere (`obfuscation`).
+ */
+export function missingMembers(
+  ours: unknown,
+  golden: unknown,
+  ignored: ReadonlySet<string> = new Set(),
+  path = '',
+): string[] {
+  if (Array.isArray(golden)) {
+    if (!Array.isArray(ours) || golden.length === 0 || ours.length === 0) return [];
+    return missingMembers(ours[0], golden[0], ignored, `${path}[]`);
+  }
+  if (!isObject(golden) || !isObject(ours)) return [];
+  const missing: string[] = [];
+  for (const key of Object.keys(golden)) {
+    const at = path ? `${path}.${key}` : key;
+    if (ignored.has(at) || ignored.has(key)) continue;
+    if (!(key in ours)) missing.push(at);
+    else missing.push(...missingMembers(ours[key], golden[key], ignored, at));
+  }
+  return missing;
+}
+
+/**
+ * Members of OpenAI's recorded Responses the translation does not write, each for a reason:
+ * `billing` and `tool_usage` account OpenAI's own billing and built-in tools; `moderation` and the
+ * penalties are settings the SDK's request types do not have; `reasoning.context` and `reasoning.mode`
+ * are newer settings the translation refuses, so there is nothing to echo; `encrypted_content` is
+ * OpenAI's sealed reasoning, which no chat vendor returns; `obfuscation` is the API's padding
+ * (request-fields.ts, stream_options).
+ */
+export const NOT_WRITTEN: ReadonlySet<string> = new Set([
+  'billing',
+  'tool_usage',
+  'moderation',
+  'frequency_penalty',
+  'presence_penalty',
+  'reasoning.context',
+  'reasoning.mode',
+  'response.reasoning.context',
+  'response.reasoning.mode',
+  'encrypted_content',
+  'obfuscation',
+]);
