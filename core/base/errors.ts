@@ -22,6 +22,13 @@ export class GatewayError extends Error {
     return { code: this.code, message: this.message, type: 'error' };
   }
 
+  /** The same error told in other words (a field named as the client's API names it). */
+  withMessage(message: string): GatewayError {
+    return message === this.message
+      ? this
+      : new GatewayError(this.status, this.code, message, this.headers, { cause: this });
+  }
+
   /** The contract's error body. */
   body(): string {
     return JSON.stringify({ error: this.object() });

@@ -210,6 +210,11 @@ export interface ApiTranslator {
   request(body: JsonObject, model: ModelSpec): JsonObject;
   /** The client's reader, around `inner`, the family's reader of the answer in the model's API. */
   reader(inner: ResponseReader, body: JsonObject, model: ModelSpec): TranslatingReader;
+  /**
+   * A family's refusal (a 400 naming a field of the model's API) as the client's API names that field;
+   * absent, the message goes as the family wrote it.
+   */
+  clientMessage?(message: string): string;
 }
 
 /** What the client gets for one upstream event: that event (possibly changed), none, or several. */
@@ -241,6 +246,12 @@ interface ReaderBase {
    * passes through, any other becomes the contract's error shape keeping the vendor's message and code.
    */
   errorBody?(answer: VendorError): JsonObject | undefined;
+  /**
+   * The frames that end this stream when the gateway cuts it (upstream cut, idle, shutdown), where they
+   * depend on the stream so far (a numbered event, a failed-response event); absent, the API's own
+   * `StreamDialect.errorFrame`.
+   */
+  errorFrame?(error: GatewayError): string;
   /** True once the protocol's own end of stream arrived (`[DONE]`, `message_stop`). */
   readonly complete: boolean;
   /** True when the upstream sent an error inside the stream (it was relayed to the client). */

@@ -14,7 +14,7 @@ import type {
   RouteTarget,
   UpstreamRequest,
 } from '../contracts/plugin';
-import { Errors } from '../base/errors';
+import { Errors, GatewayError } from '../base/errors';
 import { deliverFailure, type AttemptFailure, type AttemptResult } from '../proxy/exchange';
 import { RELAY_POLICY, type EventHook } from '../proxy/stream-relay';
 import type { UpstreamProxy } from '../proxy/upstream-proxy';
@@ -120,6 +120,13 @@ async function prepareTranslated(
   translator: ApiTranslator,
 ): Promise<UpstreamRequest> {
   const body = await ctx.json();
-  const inner = await prepareNative(translatedContext(ctx, translator.request(body, target.spec)), target);
+  let inner: UpstreamRequest;
+  try {
+    inner = await prepareNative(translatedContext(ctx, translator.request(body, target.spec)), target);
+  } catch (e) {
+    throw e instanceof GatewayError && translator.clientMessage
+      ? e.withMessage(translator.clientMessage(e.message))
+      : e;
+  }
   return { ...inner, reader: translator.reader(inner.reader, body, target.spec) };
 }

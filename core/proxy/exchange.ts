@@ -312,7 +312,8 @@ export class Exchange {
     upstreamRes.on('close', () => {
       if (!upstreamRes.complete && !ctx.res.destroyed) {
         ctx.outcome = request.reader.failed ? 'upstream_error' : 'upstream_cut';
-        ctx.res.end(this.settings.dialect.errorFrame(Errors.streamCut(this.upstream.name)));
+        const cut = Errors.streamCut(this.upstream.name);
+        ctx.res.end(request.reader.errorFrame?.(cut) ?? this.settings.dialect.errorFrame(cut));
       }
       ctx.usage = request.reader.usage();
       this.finish();

@@ -111,7 +111,8 @@ export class StreamRelay {
     this.ctx.usage = this.reader.usage();
     const { res } = this.ctx;
     if (!res.destroyed) {
-      if (error && !this.reader.failed) res.write(this.dialect.errorFrame(error));
+      if (error && !this.reader.failed)
+        res.write(this.reader.errorFrame?.(error) ?? this.dialect.errorFrame(error));
       res.end();
     }
     if (!this.upstreamRes.complete) this.upstreamRes.destroy();

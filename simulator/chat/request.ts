@@ -64,11 +64,19 @@ function readMaxTokens(body: Record<string, unknown>): number | undefined {
 }
 
 /** The function a reply calls: the one `tool_choice` names, else the first tool; null when none. */
+/** Whether the conversation's last turn is a tool's result, which a model answers in words. */
+function endsWithToolResult(body: Record<string, unknown>): boolean {
+  const last: unknown = Array.isArray(body.messages) ? body.messages.at(-1) : undefined;
+  return isRecord(last) && last.role === 'tool';
+}
+
 function readToolName(body: Record<string, unknown>): string | null {
   const tools = body.tools;
   if (!Array.isArray(tools) || tools.length === 0 || body.tool_choice === 'none') return null;
   const chosen =
     isRecord(body.tool_choice) && isRecord(body.tool_choice.function) ? body.tool_choice.function : null;
+  // Unless a function is forced, a model given a tool's result answers with text, as real ones do.
+  if (!chosen && endsWithToolResult(body)) return null;
   const first: unknown = tools[0];
   const fn = chosen ?? (isRecord(first) && isRecord(first.function) ? first.function : first);
   return isRecord(fn) && typeof fn.name === 'string' ? fn.name : 'tool';

@@ -1,10 +1,21 @@
 /**
  * The translator between OpenAI's Responses API (the client's) and chat completions (the family's):
  * `chatBodyForResponses` turns the client's Responses body into the chat body the family prepares, and
- * `responsesFromChat` wraps the family's reader so the client gets Responses answers.
+ * `responsesFromChat` wraps the family's reader so the client gets Responses answers; `ResponsesToChat`
+ * registers the pair, so `POST /v1/responses` is served wherever a chat-completions model is.
  */
-import type { JsonObject, ModelSpec, ResponseReader } from '../../../core/kit';
+import {
+  definePlugin,
+  type ApiTranslator,
+  type JsonObject,
+  type ModelSpec,
+  type ResponseReader,
+} from '../../../core/kit';
+import { ChatCompletionsApi } from '../../apis/chat-completions';
+import { ResponsesApi } from '../../apis/responses';
+import { responsesFieldMessage } from './field-names';
 import { ResponsesFromChatReader } from './reader';
+import { chatBodyForResponses } from './request';
 import { responseEcho } from './response-object';
 
 export { chatBodyForResponses } from './request';
@@ -22,3 +33,22 @@ export const responsesFromChat = (
   model: ModelSpec,
 ): ResponsesFromChatReader =>
   new ResponsesFromChatReader(inner, responseEcho(clientBody, clientModel(clientBody, model)));
+
+/** Serves OpenAI's Responses API on every chat-completions model whose family does not serve it itself. */
+@definePlugin({ kind: 'api-translator', name: 'responses-to-chat' })
+export class ResponsesToChat implements ApiTranslator {
+  readonly from = ResponsesApi;
+  readonly to = ChatCompletionsApi;
+
+  request(body: JsonObject, model: ModelSpec): JsonObject {
+    return chatBodyForResponses(body, model);
+  }
+
+  reader(inner: ResponseReader, body: JsonObject, model: ModelSpec): ResponsesFromChatReader {
+    return responsesFromChat(inner, body, model);
+  }
+
+  clientMessage(message: string): string {
+    return responsesFieldMessage(message);
+  }
+}

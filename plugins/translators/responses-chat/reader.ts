@@ -8,6 +8,7 @@
  */
 import {
   contractErrorBody,
+  eventsOf,
   type ClientEvents,
   type GatewayError,
   isJsonObject,
@@ -23,11 +24,6 @@ import { gatewayStreamError, upstreamStreamError } from './failure';
 import { responseFromCompletion } from './json-answer';
 import type { ResponseEcho } from './response-object';
 import { ChatStreamTranslator } from './stream';
-
-/** What the family's reader gave for one event, as a list. */
-const isSeveral = (out: SseEvent | readonly SseEvent[]): out is readonly SseEvent[] => Array.isArray(out);
-const several = (out: ClientEvents): readonly SseEvent[] =>
-  out === null ? [] : isSeveral(out) ? out : [out];
 
 export class ResponsesFromChatReader implements TranslatingReader {
   readonly translates = true;
@@ -55,7 +51,7 @@ export class ResponsesFromChatReader implements TranslatingReader {
 
   event(ev: SseEvent): ClientEvents {
     const out: SseEvent[] = [];
-    for (const chat of several(this.inner.event(ev))) {
+    for (const chat of eventsOf(this.inner.event(ev))) {
       if (this.stream.outcome !== 'open') break; // the Response has ended: nothing may follow
       out.push(...this.translate(chat));
     }
