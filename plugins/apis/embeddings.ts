@@ -76,6 +76,8 @@ export function validateEmbeddingsRequest(
   limits: ModelLimits = {},
 ): void {
   if (body.input == null) throw Errors.invalidRequest("field 'input' is required");
+  // OpenAI's Embeddings API has no stream; a `stream: true` passed on would be metered as a stream.
+  if (body.stream != null) throw Errors.unsupportedField('stream', model);
   fields.require(body, model);
   fields.check(body, model);
   checkInputCount(body.input, model, limits.max_inputs);

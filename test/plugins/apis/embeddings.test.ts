@@ -71,6 +71,7 @@ const CASES: readonly [string, typeof ALL, EmbeddingModelFacts, object, [string,
     ['unsupported_field', 'as an array of token arrays'],
   ],
   ['user on text only', TEXT, LIST, { input: 'x', user: 'u' }, ['unsupported_field', "'user'"]],
+  ['a stream asked', ALL, RANGE, { input: 'x', stream: true }, ['unsupported_field', "'stream'"]],
 ];
 
 for (const [what, fields, facts, body, refusal] of CASES) {
