@@ -340,6 +340,7 @@ const modelLimits = z
     max_output_tokens: z.int().min(1).optional(),
     max_n: z.int().min(1).optional(),
     max_images: z.int().min(1).optional(),
+    max_inputs: z.int().min(1).optional(),
     max_video_seconds: z.int().min(1).optional(),
     video_resolutions: z.array(z.string().min(1)).min(1).optional(),
   })

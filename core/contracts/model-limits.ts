@@ -15,6 +15,8 @@ export interface ModelLimits {
   readonly max_n?: number | undefined;
   /** Images one call may ask for. */
   readonly max_images?: number | undefined;
+  /** Inputs one call may send to be processed apart, each its own result (texts to embed). */
+  readonly max_inputs?: number | undefined;
   /** The longest video one task may ask for, in seconds. */
   readonly max_video_seconds?: number | undefined;
   /** The resolutions a video may be asked in (compared without case). */

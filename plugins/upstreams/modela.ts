@@ -1,10 +1,13 @@
 /**
  * `modela-*`: OpenAI Chat Completions (docs/upstreams.md#modela). Its current models reject the legacy
- * `max_tokens`, so the contract's `max_tokens` is sent as `max_completion_tokens`.
+ * `max_tokens`, so the contract's `max_tokens` is sent as `max_completion_tokens`. Its embedding models
+ * (OpenAI's Embeddings API itself) take every form of `input` and answer base64 themselves.
  * @example upstreams: { modela-main: { plugin: modela, base_url: https://api.openai.com/v1, api_key: "${MODELA_API_KEY}" } }
  */
 import { OPENAI_CHAT_FIELDS } from '../apis/chat-completions';
 import { defineChatFamily } from './openai-compatible/define-chat-family';
+
+const OPENAI_EMBEDDING_TOKENS = { maxInputTokens: 8192, maxCallTokens: 300_000 } as const;
 
 export const ModelaUpstream = defineChatFamily('modela', {
   fields: {
@@ -26,4 +29,15 @@ export const ModelaUpstream = defineChatFamily('modela', {
   streamUsage: 'ask',
   // OpenAI's API reference: up to 128,000 output tokens on its current models; `n` from 1 to 128.
   limits: { max_output_tokens: 128_000, max_n: 128 },
+  embeddings: {
+    fields: { accepts: ['input', 'encoding_format', 'dimensions', 'user'] },
+    // OpenAI's API reference: 8,192 tokens an input, 300,000 a call; `dimensions` up to the model's size.
+    models: {
+      'modela-embedding-3-small': { dimensions: { from: 1, to: 1536 }, ...OPENAI_EMBEDDING_TOKENS },
+      'modela-embedding-3-large': { dimensions: { from: 1, to: 3072 }, ...OPENAI_EMBEDDING_TOKENS },
+    },
+    // …and at most 2,048 inputs a call.
+    limits: { max_inputs: 2048 },
+    base64: 'native',
+  },
 });

@@ -2,10 +2,13 @@
  * `modelc-*`: DashScope's OpenAI-compatible mode (docs/upstreams.md#modelc). Usage in streams only with
  * `stream_options.include_usage`, which the gateway adds when the client did not, and drops that usage chunk
  * again; the `"usage": null` on every other chunk, which DashScope sends unasked, reaches the client.
+ * Its embeddings take text only and answer in floats only (the gateway encodes base64).
  * @example upstreams: { modelc-main: { plugin: modelc, base_url: https://dashscope-intl.aliyuncs.com/compatible-mode/v1, api_key: "${MODELC_API_KEY}" } }
  */
 import { OPENAI_CHAT_FIELDS } from '../apis/chat-completions';
 import { defineChatFamily } from './openai-compatible/define-chat-family';
+
+const EMBEDDING_MODELS = ['modelc-embedding-v4'];
 
 export const ModelcUpstream = defineChatFamily('modelc', {
   fields: {
@@ -35,4 +38,24 @@ export const ModelcUpstream = defineChatFamily('modelc', {
   // `n` from 1 to 4.
   limits: { max_output_tokens: 65_536, max_n: 4 },
   modelLimits: { 'modelc-3.6-flash': { max_output_tokens: 32_768 } },
+  embeddings: {
+    // DashScope's reference: a string or an array of strings (or a file, which OpenAI's API has not).
+    fields: {
+      accepts: {
+        input: { text: EMBEDDING_MODELS, texts: EMBEDDING_MODELS },
+        encoding_format: EMBEDDING_MODELS,
+        dimensions: EMBEDDING_MODELS,
+      },
+    },
+    // …8,192 tokens a line; text-embedding-v4 in these sizes only, 1,024 by default…
+    models: {
+      'modelc-embedding-v4': {
+        dimensions: { oneOf: [2048, 1536, 1024, 768, 512, 256, 128, 64] },
+        maxInputTokens: 8192,
+      },
+    },
+    // …at most 10 lines a call; `encoding_format` "only float".
+    limits: { max_inputs: 10 },
+    base64: 'gateway',
+  },
 });

@@ -1,7 +1,9 @@
 import type { ChatDialect } from '../chat/dialect';
 import { openAiError, type OpenAiErrorCatalog } from './openai-error';
 import { chatFamily } from '../chat/handler';
-import type { Family } from '../family';
+import { withRoutes, type Family } from '../family';
+import { embeddingsRoute } from '../embeddings/handler';
+import { modelaEmbeddings } from './modela-embeddings';
 
 // Messages from OpenAI's error-code guide; types and codes as the API sends them.
 const ERRORS: OpenAiErrorCatalog = {
@@ -66,5 +68,5 @@ export const modela: ChatDialect = {
   validate: () => undefined,
 };
 
-/** What the simulator serves for modela (found on disk by index.ts). */
-export const family: Family = chatFamily(modela);
+/** What the simulator serves for modela (found on disk by index.ts): its chat and its embeddings. */
+export const family: Family = withRoutes(chatFamily(modela), embeddingsRoute(modelaEmbeddings));

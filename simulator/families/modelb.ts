@@ -4,6 +4,8 @@ import { withRoutes, type Family, type RouteHandler } from '../family';
 import { handleImageGeneration } from '../images/handler';
 import { type SimError, statusDefaults, type StatusCatalog } from '../sim-error';
 import { chatFamily } from '../chat/handler';
+import { embeddingsRoute } from '../embeddings/handler';
+import { modelbEmbeddings } from './modelb-embeddings';
 
 /** Google RPC status word and default message per HTTP status. */
 interface RpcDefaults {
@@ -81,5 +83,8 @@ export const modelbImageRoutes: Readonly<Record<string, RouteHandler>> = {
   'POST /v1beta/openai/images/generations': handleImageGeneration,
 };
 
-/** What the simulator serves for modelb: its chat, and its image generation. */
-export const family: Family = withRoutes(chatFamily(modelb), modelbImageRoutes);
+/** What the simulator serves for modelb: its chat, its image generation and its embeddings. */
+export const family: Family = withRoutes(chatFamily(modelb), {
+  ...modelbImageRoutes,
+  ...embeddingsRoute(modelbEmbeddings),
+});

@@ -4,7 +4,9 @@ import { newCompletionId } from '../ids';
 import { SimErrors, type SimError } from '../sim-error';
 import { openAiError, type OpenAiErrorCatalog } from './openai-error';
 import { chatFamily } from '../chat/handler';
-import type { Family } from '../family';
+import { withRoutes, type Family } from '../family';
+import { embeddingsRoute } from '../embeddings/handler';
+import { modelcEmbeddings } from './modelc-embeddings';
 
 // DashScope compatible-mode codes; its `code` carries what OpenAI splits over type and code.
 const ERRORS: OpenAiErrorCatalog = {
@@ -84,5 +86,5 @@ export const modelc: ChatDialect = {
   validate,
 };
 
-/** What the simulator serves for modelc (found on disk by index.ts). */
-export const family: Family = chatFamily(modelc);
+/** What the simulator serves for modelc (found on disk by index.ts): its chat and its embeddings. */
+export const family: Family = withRoutes(chatFamily(modelc), embeddingsRoute(modelcEmbeddings));

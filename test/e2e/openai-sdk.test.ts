@@ -136,6 +136,6 @@ t.test('openai SDK against the gateway', async (t) => {
     const models = [];
     for await (const model of client.models.list()) models.push(model.id);
     t.ok(models.includes('modela-5.5') && models.includes('modelc-3.7-max'));
-    t.equal(models.length, 20);
+    t.equal(models.length, 24);
   });
 });

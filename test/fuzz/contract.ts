@@ -27,10 +27,11 @@ export interface Judgement {
 const served = testCatalogue();
 
 export type ChatFamily = 'A' | 'B' | 'C';
+// The chat families serve embedding models too: their chat columns are their chat models.
 export const CHAT_FAMILIES: Readonly<Record<ChatFamily, readonly string[]>> = {
-  A: served.of('modela'),
-  B: served.of('modelb'),
-  C: served.of('modelc'),
+  A: served.of('modela', 'chat-completions'),
+  B: served.of('modelb', 'chat-completions'),
+  C: served.of('modelc', 'chat-completions'),
 };
 export const CHAT_MODELS: readonly string[] = Object.values(CHAT_FAMILIES).flat();
 export const MESSAGES_MODELS: readonly string[] = served.of('modeld');

@@ -13,8 +13,11 @@ import { shippedPlugins } from './load-plugins';
 export interface TestCatalogue {
   /** Every model served, in the catalogue's order (what GET /v1/models lists). */
   readonly models: readonly string[];
-  /** The models served through the upstreams of the plugin named `plugin` (`modeld`, `modela`…). */
-  of(plugin: string): readonly string[];
+  /**
+   * The models served through the upstreams of the plugin named `plugin` (`modeld`, `modela`…); with
+   * `api`, only those served on that API (`chat-completions`, `embeddings`), for a plugin that serves several.
+   */
+  of(plugin: string, api?: string): readonly string[];
 }
 
 let built: TestCatalogue | undefined;
@@ -29,18 +32,18 @@ function build(): TestCatalogue {
   const upstreams = buildUpstreams(config, pluginContainer(shippedPlugins));
   try {
     const catalogue = new Catalogue(upstreams, config.routes, config.limits);
-    const models = catalogue.models().map((m) => m.id);
-    const byPlugin = new Map<string, string[]>();
+    const specs = catalogue.models();
+    const byPlugin = new Map<string, typeof specs>();
     for (const [name, { plugin }] of Object.entries(config.upstreams)) {
-      const served = models.filter((id) => catalogue.targetOn(id, name));
+      const served = specs.filter((m) => catalogue.targetOn(m.id, name));
       byPlugin.set(plugin, [...(byPlugin.get(plugin) ?? []), ...served]);
     }
     return {
-      models,
-      of: (plugin) => {
-        const served = byPlugin.get(plugin);
-        if (!served?.length) throw new Error(`the test configuration serves no model of plugin ${plugin}`);
-        return served;
+      models: specs.map((m) => m.id),
+      of: (plugin, api) => {
+        const served = (byPlugin.get(plugin) ?? []).filter((m) => api === undefined || m.api.id === api);
+        if (!served.length) throw new Error(`the test configuration serves no model of plugin ${plugin}`);
+        return served.map((m) => m.id);
       },
     };
   } finally {

@@ -1,14 +1,14 @@
 /**
  * How a user reaches each client API and reads its answers: the request, the text each stream event
  * carries, how a stream ends properly, and the same call through the official SDK. The kit's chat suite
- * is written once against this table.
+ * is written once against this table (for embeddings, the "text" is the vectors).
  */
 import Anthropic from '@anthropic-ai/sdk';
 import type { EventSourceMessage } from 'eventsource-parser';
 import OpenAI from 'openai';
 import type { TestGateway } from '../helpers/gateway';
 
-export type ClientApi = 'chat' | 'messages' | 'images';
+export type ClientApi = 'chat' | 'messages' | 'images' | 'embeddings';
 
 type Json = Record<string, unknown>;
 
@@ -20,6 +20,11 @@ export interface ApiProfile {
   readonly streams: boolean;
   /** Whether the contract gives every answer `usage` (text APIs), so the gateway estimates a missing one. */
   readonly usageRequired: boolean;
+  /**
+   * What an estimate counts: `output`, the tokens delivered (generating APIs); `input`, the request's
+   * (embeddings, which produce no tokens).
+   */
+  readonly estimates: 'output' | 'input';
   /** The smallest valid request for `model`. */
   readonly body: (model: string, stream: boolean) => Json;
   /** The text one stream event adds. */
@@ -63,6 +68,7 @@ const chat: ApiProfile = {
   path: '/v1/chat/completions',
   streams: true,
   usageRequired: true,
+  estimates: 'output',
   body: (model, stream) => ({ model, stream, messages: hello }),
   eventText: (ev) => {
     const data = parse(ev);
@@ -94,6 +100,7 @@ const messages: ApiProfile = {
   path: '/v1/messages',
   streams: true,
   usageRequired: true,
+  estimates: 'output',
   body: (model, stream) => ({ model, stream, max_tokens: 1024, messages: hello }),
   eventText: (ev) => {
     const delta = parse(ev)?.delta as Json | undefined;
@@ -134,6 +141,7 @@ const images: ApiProfile = {
   path: '/v1/images/generations',
   streams: false,
   usageRequired: false,
+  estimates: 'output',
   body: (model) => ({ model, prompt: 'a sheepadoodle in a cape' }),
   eventText: () => '',
   isEnd: () => false,
@@ -149,4 +157,44 @@ const images: ApiProfile = {
     }),
 };
 
-export const APIS: Readonly<Record<ClientApi, ApiProfile>> = { chat, messages, images };
+const EMBED_INPUT = 'The food was delicious and the waiter...';
+
+/** OpenAI's base64 embedding: float32 little-endian. */
+function float32s(base64: string): number[] {
+  const bytes = Buffer.from(base64, 'base64');
+  return Array.from({ length: bytes.length / 4 }, (_, i) => bytes.readFloatLE(i * 4));
+}
+
+/**
+ * The vectors of an answer's `data`, as float32 (what every vendor computes in): a float answer and a
+ * base64 one of the same vectors read alike.
+ */
+const vectorsText = (data: unknown): string =>
+  JSON.stringify(
+    ((Array.isArray(data) ? data : []) as Json[]).map((d) =>
+      typeof d.embedding === 'string'
+        ? float32s(d.embedding)
+        : ((d.embedding ?? []) as number[]).map((v) => Math.fround(v)),
+    ),
+  );
+
+const embeddings: ApiProfile = {
+  path: '/v1/embeddings',
+  streams: false,
+  usageRequired: true,
+  estimates: 'input',
+  body: (model) => ({ model, input: EMBED_INPUT }),
+  eventText: () => '',
+  isEnd: () => false,
+  errorOf: () => undefined,
+  visibleText: (answer) => vectorsText((answer as Json).data),
+  // Floats asked for: a served answer is the vendor's floats whatever was asked, and the SDK's default
+  // (base64) would read them as base64.
+  sdk: (gw, model, _stream, id) =>
+    sdkView(async () => {
+      const body = { model, input: EMBED_INPUT, encoding_format: 'float' as const };
+      return vectorsText((await openai(gw).embeddings.create(body, withId(id))).data);
+    }),
+};
+
+export const APIS: Readonly<Record<ClientApi, ApiProfile>> = { chat, messages, images, embeddings };

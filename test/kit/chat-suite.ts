@@ -1,5 +1,5 @@
 /**
- * The kit's suite for families that answer at once (chat, messages, images). For each golden answer a
+ * The kit's suite for families that answer at once (chat, messages, images, embeddings). For each golden answer a
  * family lists, the fake upstream serves it and the suite asks the real gateway, over raw HTTP and through
  * the official SDK, and checks what a user gets and what is metered:
  * - every error answer has the vendor's documented error shape (the family's `errorShape`), reaches the
@@ -19,7 +19,14 @@ import type { UsageRecord } from '../../core/stores/usage-store';
 import { parseSse } from '../helpers/http';
 import { APIS, type ApiProfile, type ClientApi } from './apis';
 import { bytesOf, isStream, type Answer } from './fake-upstream';
-import { recordsOf, requestId, startKitGateway, type FamilyUnderTest, type KitGateway } from './kit-gateway';
+import {
+  modelsServedOn,
+  recordsOf,
+  requestId,
+  startKitGateway,
+  type FamilyUnderTest,
+  type KitGateway,
+} from './kit-gateway';
 
 export interface ChatFamilyKit extends FamilyUnderTest {
   /** The client API the family's models are served on: a shipped one, or a profile of the family's own. */
@@ -55,14 +62,16 @@ interface Received {
 
 /** Runs the suite over `kit.cases`, one subtest per answer (and request kind), models taken in turn. */
 export async function runChatFamilyKit(t: Test, kit: ChatFamilyKit): Promise<void> {
-  await t.test(`plugin kit: ${kit.plugin}`, async (t) => {
+  const apiName = typeof kit.api === 'string' ? kit.api : kit.api.path;
+  await t.test(`plugin kit: ${kit.plugin} (${apiName})`, async (t) => {
     const k = await startKitGateway(t, kit);
     const api = typeof kit.api === 'string' ? APIS[kit.api] : kit.api;
+    const models = await modelsServedOn(k, api.path);
     let turn = 0;
     for (const c of kit.cases) {
       const kinds = c.answer.status >= 400 ? (api.streams ? [false, true] : [false]) : [isStream(c.answer)];
       for (const stream of kinds) {
-        const model = k.models[turn++ % k.models.length]!;
+        const model = models[turn++ % models.length]!;
         const name = `${c.answer.file}${stream ? ' (stream)' : ''} on ${model}`;
         await t.test(name, (t) => checkCase(t, k, api, c, model, stream));
       }
@@ -99,7 +108,10 @@ async function checkCase(
   t.match(record, { model, upstream: k.upstreamName, status: got.status }, 'for this call');
   if (failed) t.match(record, { prompt_tokens: 0, completion_tokens: 0, estimated: false }, 'not billed');
   else t.match(record, c.metered ?? {}, 'metered as the case says');
-  if (record?.estimated) t.ok(record.completion_tokens > 0, 'an estimate counts what was delivered');
+  if (record?.estimated && api.estimates === 'output')
+    t.ok(record.completion_tokens > 0, 'an estimate counts what was delivered');
+  if (record?.estimated && api.estimates === 'input')
+    t.ok(record.prompt_tokens > 0, 'an estimate counts the input');
 
   const viaSdk = await api.sdk(k.gw, model, stream, requestId(`sdk.${c.answer.file}`));
   // What the client's API says: the expected answer where the case gives one, else the vendor's.

@@ -37,6 +37,15 @@ const COHERE_STREAM_ERROR = '"finish_reason":"ERROR","error":"internal server er
 const MESSAGES_STREAM_ERROR =
   'event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n';
 
+/** Each embedding's float array, as OpenAI's base64 (float32 little-endian) in a JSON string. */
+const base64Embeddings = (s: string): string =>
+  s.replace(/("embedding": )\[([^\]]*)\]/g, (_, key: string, list: string) => {
+    const values = list.split(',').map(Number);
+    const bytes = Buffer.alloc(values.length * 4);
+    values.forEach((v, i) => bytes.writeFloatLE(v, i * 4));
+    return `${key}"${bytes.toString('base64')}"`;
+  });
+
 /** Derived file, its recording, and the change. */
 const DERIVED: readonly [string, string, (source: string) => string][] = [
   ...['PENDING', 'RUNNING', 'SUSPENDED', 'CANCELED'].map((w): [string, string, (s: string) => string] => [
@@ -84,6 +93,7 @@ const DERIVED: readonly [string, string, (source: string) => string][] = [
     'modelf/stream.sse',
     replaced('"finish_reason":"COMPLETE"', COHERE_STREAM_ERROR),
   ],
+  ['modelc/embeddings-base64.json', 'modelc/embeddings-doc-example.json', base64Embeddings],
   [
     'modelb-image/json-no-usage.json',
     'modelb-image/openai-images-doc-example.json',
@@ -94,6 +104,18 @@ const DERIVED: readonly [string, string, (source: string) => string][] = [
 void t.test('each derived answer is its recording with only the stated change', (t) => {
   for (const [file, source, change] of DERIVED) {
     t.equal(text(golden(file)), change(text(recorded(source))), `${file} from ${source}`);
+  }
+  t.end();
+});
+
+/** Derived from a written answer (its own golden file), not from a recording. */
+const DERIVED_FROM_WRITTEN: readonly [string, string, (source: string) => string][] = [
+  ['modelb/embeddings-base64.json', 'modelb/embeddings-no-usage.json', base64Embeddings],
+];
+
+void t.test('each answer derived from a written one is it with only the stated change', (t) => {
+  for (const [file, source, change] of DERIVED_FROM_WRITTEN) {
+    t.equal(text(golden(file)), change(text(golden(source))), `${file} from ${source}`);
   }
   t.end();
 });

@@ -6,7 +6,7 @@
 import type { Test } from 'tap';
 import type { UsageRecord } from '../../core/stores/usage-store';
 import { startTestGateway, type TestGateway } from '../helpers/gateway';
-import { eventually, getJson } from '../helpers/http';
+import { eventually, getJson, postJson } from '../helpers/http';
 import { FakeUpstream } from './fake-upstream';
 
 /** The family under test, as a gateway.yaml upstream entry names it. */
@@ -55,6 +55,21 @@ export async function startKitGateway(t: Test, family: FamilyUnderTest): Promise
   const models = listed.body.data.map((m) => m.id);
   if (models.length === 0) throw new Error(`the gateway lists no model of plugin ${family.plugin}`);
   return { family, gw, upstream: new FakeUpstream(gw.sim.url), upstreamName, pathPrefix, models };
+}
+
+/**
+ * The family's models that `path` serves. A family may serve models on several APIs (chat and
+ * embeddings): each is asked for with a body holding only `model`, and the endpoints that do not serve it
+ * answer 404 `model_not_found` before anything is validated or sent upstream.
+ */
+export async function modelsServedOn(k: KitGateway, path: string): Promise<readonly string[]> {
+  const served: string[] = [];
+  for (const model of k.models) {
+    const res = await postJson<{ error?: { code?: string } }>(`${k.gw.url}${path}`, { model }, k.gw.key);
+    if (res.body?.error?.code !== 'model_not_found') served.push(model);
+  }
+  if (served.length === 0) throw new Error(`no model of plugin ${k.family.plugin} is served on ${path}`);
+  return served;
 }
 
 /** The usage records of `id` once at least one is written (none after `ms` resolves to none). */

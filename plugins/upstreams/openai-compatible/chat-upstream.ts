@@ -1,10 +1,10 @@
 /**
- * The shared behaviour of the OpenAI-compatible chat families. A family is data (ChatFamilySpec): its
- * field table, field renames for its upstream, and how its upstream reports
- * usage in streams. The client's bytes go upstream as sent unless something in them had to change.
+ * The chat part of the OpenAI-compatible families. A family is data (ChatFamilySpec): its field table,
+ * field renames for its upstream, how its upstream reports usage in streams, and, where its vendor has
+ * them, its embedding models. The client's bytes go upstream as sent unless something in them had to
+ * change.
  */
 import {
-  credentialHeaders,
   estimateTokens,
   type GatewayContext,
   type JsonObject,
@@ -12,10 +12,7 @@ import {
   type ModelSpec,
   promptChars,
   streamIsRelayed,
-  type UpstreamOptions,
-  type UpstreamPlugin,
   type UpstreamRequest,
-  upstreamUrl,
   withFirstMember,
 } from '../../../core/kit';
 import {
@@ -25,7 +22,9 @@ import {
   type ChatFieldTable,
 } from '../../apis/chat-completions';
 import type { FamilyFields } from '../../apis/field-table';
+import type { ApiPart } from './api-part';
 import { ChatResponseReader } from './chat-reader';
+import type { EmbeddingsFamilySpec } from './embeddings-upstream';
 
 export interface ChatFamilySpec {
   /** Which of the contract's chat fields the family takes (and any of its own). */
@@ -52,6 +51,8 @@ export interface ChatFamilySpec {
   readonly limits: ModelLimits;
   /** …and where one model's differ. */
   readonly modelLimits?: Readonly<Record<string, ModelLimits>>;
+  /** The vendor's embedding models, served on `POST /v1/embeddings` by the same upstream entry. */
+  readonly embeddings?: EmbeddingsFamilySpec;
 }
 
 /** What the gateway did to the client's body: nothing, one member added, or more (re-serialised). */
@@ -65,15 +66,15 @@ async function upstreamBody(ctx: GatewayContext, body: JsonObject, change: BodyC
   return change === 'reserialise' ? Buffer.from(JSON.stringify(body)) : ctx.rawBody();
 }
 
-export abstract class OpenAiCompatibleChat implements UpstreamPlugin {
+export class ChatPart implements ApiPart {
+  readonly api = ChatCompletionsApi;
   readonly models: readonly ModelSpec[];
   private readonly fields: FamilyFields;
-  private readonly url: URL;
-  private readonly headers: Readonly<Record<string, string>>;
 
-  protected constructor(
+  constructor(
     private readonly spec: ChatFamilySpec,
-    options: UpstreamOptions & { chat_path: string },
+    private readonly url: URL,
+    private readonly headers: Readonly<Record<string, string>>,
   ) {
     this.models = spec.models.map((id) => ({
       id,
@@ -83,8 +84,6 @@ export abstract class OpenAiCompatibleChat implements UpstreamPlugin {
       limits: { ...spec.limits, ...spec.modelLimits?.[id] },
     }));
     this.fields = chatFields(spec.fields);
-    this.url = upstreamUrl(options, options.chat_path);
-    this.headers = credentialHeaders(options);
   }
 
   async prepare(ctx: GatewayContext, model: ModelSpec, upstreamModel: string): Promise<UpstreamRequest> {

@@ -1,15 +1,16 @@
 import type { constructor } from 'tsyringe/dist/typings/types';
 import { definePlugin, type UpstreamPlugin } from '../../../core/kit';
 import { chatUpstreamOptions, type ChatUpstreamOptions } from './chat-options';
-import { OpenAiCompatibleChat, type ChatFamilySpec } from './chat-upstream';
+import type { ChatFamilySpec } from './chat-upstream';
+import { OpenAiCompatibleFamily } from './family-upstream';
 
 /**
- * Registers an OpenAI-compatible chat family under `name`: a family is only its data (ChatFamilySpec),
- * so each family file is a table entry, not a class of its own.
+ * Registers an OpenAI-compatible family under `name`: a family is only its data (ChatFamilySpec: its chat
+ * and, optionally, its embedding models), so each family file is a table entry, not a class of its own.
  */
 export function defineChatFamily(name: string, spec: ChatFamilySpec): constructor<UpstreamPlugin> {
   @definePlugin({ kind: 'upstream', name, options: chatUpstreamOptions })
-  class ChatFamilyUpstream extends OpenAiCompatibleChat {
+  class ChatFamilyUpstream extends OpenAiCompatibleFamily {
     constructor(options: ChatUpstreamOptions) {
       super(spec, options);
     }

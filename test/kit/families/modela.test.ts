@@ -1,7 +1,12 @@
-/** The plugin kit for `modela` (OpenAI Chat Completions): its golden answers and what each is metered as. */
+/**
+ * The plugin kit for `modela` (OpenAI Chat Completions and Embeddings): its golden answers and what each
+ * is metered as.
+ */
 import t from 'tap';
 import { runChatFamilyKit, type ChatCase } from '../chat-suite';
 import { bytesOf, golden, recorded } from '../fake-upstream';
+
+const ERROR_SHAPE = () => ({ error: { message: String, type: String } });
 
 const cases: readonly ChatCase[] = [
   {
@@ -35,16 +40,30 @@ const cases: readonly ChatCase[] = [
   { answer: golden('modela/error-500.json', 500) },
 ];
 
+void runChatFamilyKit(t, { plugin: 'modela', api: 'chat', errorShape: ERROR_SHAPE, cases });
+
+const embeddingCases: readonly ChatCase[] = [
+  {
+    answer: recorded('modela/embeddings.json'),
+    metered: { prompt_tokens: 12, completion_tokens: 0, total_tokens: 12, estimated: false },
+  },
+  // A call over the 300,000 tokens OpenAI takes at once (its recorded refusal).
+  { answer: recorded('modela/embeddings-error-max-tokens.json', 400) },
+  { answer: golden('modela/error-401.json', 401) },
+  { answer: golden('modela/error-429.json', 429, { 'retry-after': '20' }) },
+  { answer: golden('modela/error-500.json', 500) },
+];
+
 void runChatFamilyKit(t, {
   plugin: 'modela',
-  api: 'chat',
-  errorShape: () => ({ error: { message: String, type: String } }),
-  cases,
+  api: 'embeddings',
+  errorShape: ERROR_SHAPE,
+  cases: embeddingCases,
 });
 
 // OpenAI sends all four keys, `param` and `code` null where they do not apply.
 void t.test("each error body has OpenAI's four keys", (t) => {
-  for (const { answer } of cases.filter((c) => c.answer.status >= 400)) {
+  for (const { answer } of [...cases, ...embeddingCases].filter((c) => c.answer.status >= 400)) {
     const body = JSON.parse(bytesOf(answer).toString('utf8')) as { error: object };
     t.strictSame(Object.keys(body.error), ['message', 'type', 'param', 'code'], answer.file);
   }

@@ -1,15 +1,19 @@
 /**
  * The plugin kit for `modelb` (Gemini's OpenAI-compatible endpoint): its thinking shows only in
  * `total_tokens`, its stream usage rides on every chunk and is cumulative, its errors are google.rpc.
+ * Its embeddings carry no usage (the gateway estimates it) and come in floats only (the gateway encodes
+ * the base64 a client asks for).
  */
 import t from 'tap';
 import { runChatFamilyKit } from '../chat-suite';
 import { golden, recorded } from '../fake-upstream';
 
+const ERROR_SHAPE = (status: number) => ({ error: { code: status, message: String, status: /^[A-Z_]+$/ } });
+
 void runChatFamilyKit(t, {
   plugin: 'modelb',
   api: 'chat',
-  errorShape: (status) => ({ error: { code: status, message: String, status: /^[A-Z_]+$/ } }),
+  errorShape: ERROR_SHAPE,
   cases: [
     {
       // 30 thinking tokens hide in total_tokens (49 = 17 + 2 + 30): billed as output.
@@ -35,6 +39,29 @@ void runChatFamilyKit(t, {
     },
     { answer: golden('modelb/error-400.json', 400) },
     { answer: golden('modelb/error-401.json', 401) },
+    { answer: golden('modelb/error-429.json', 429) },
+    { answer: golden('modelb/error-500.json', 500) },
+  ],
+});
+
+void runChatFamilyKit(t, {
+  plugin: 'modelb',
+  api: 'embeddings',
+  errorShape: ERROR_SHAPE,
+  cases: [
+    // No usage: estimated from the kit's 39-character input, about four characters a token.
+    {
+      answer: golden('modelb/embeddings-no-usage.json'),
+      metered: { prompt_tokens: 10, completion_tokens: 0, estimated: true },
+    },
+    {
+      // base64 asked: the vendor is asked for floats, the client gets them encoded as OpenAI does.
+      answer: golden('modelb/embeddings-no-usage.json'),
+      request: { encoding_format: 'base64' },
+      expect: golden('modelb/embeddings-base64.json'),
+      metered: { prompt_tokens: 10, estimated: true },
+    },
+    { answer: golden('modelb/error-400.json', 400) },
     { answer: golden('modelb/error-429.json', 429) },
     { answer: golden('modelb/error-500.json', 500) },
   ],

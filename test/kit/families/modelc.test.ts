@@ -1,19 +1,22 @@
 /**
  * The plugin kit for `modelc` (DashScope compatible mode): reasoning counted inside `completion_tokens`,
  * `reasoning_content` streamed before the answer, usage on a `choices: []` chunk, errors with ids.
+ * Its embeddings come in floats only: the gateway encodes the base64 a client asks for.
  */
 import t from 'tap';
 import { runChatFamilyKit } from '../chat-suite';
 import { golden, recorded } from '../fake-upstream';
 
+const ERROR_SHAPE = () => ({
+  error: { code: String, param: null, message: String, type: String },
+  id: /^chatcmpl-/,
+  request_id: String,
+});
+
 void runChatFamilyKit(t, {
   plugin: 'modelc',
   api: 'chat',
-  errorShape: () => ({
-    error: { code: String, param: null, message: String, type: String },
-    id: /^chatcmpl-/,
-    request_id: String,
-  }),
+  errorShape: ERROR_SHAPE,
   cases: [
     {
       answer: recorded('modelc/json-reasoning.json'),
@@ -34,6 +37,28 @@ void runChatFamilyKit(t, {
     { answer: golden('modelc/stream-cut.sse'), metered: { estimated: true, outcome: 'upstream_cut' } },
     { answer: golden('modelc/error-400.json', 400) },
     { answer: golden('modelc/error-401.json', 401) },
+    { answer: golden('modelc/error-429.json', 429) },
+    { answer: golden('modelc/error-500.json', 500) },
+  ],
+});
+
+void runChatFamilyKit(t, {
+  plugin: 'modelc',
+  api: 'embeddings',
+  errorShape: ERROR_SHAPE,
+  cases: [
+    {
+      answer: recorded('modelc/embeddings-doc-example.json'),
+      metered: { prompt_tokens: 184, completion_tokens: 0, total_tokens: 184, estimated: false },
+    },
+    {
+      // base64 asked: DashScope takes only floats, so the gateway encodes them for the client.
+      answer: recorded('modelc/embeddings-doc-example.json'),
+      request: { encoding_format: 'base64' },
+      expect: golden('modelc/embeddings-base64.json'),
+      metered: { prompt_tokens: 184, estimated: false },
+    },
+    { answer: golden('modelc/error-400.json', 400) },
     { answer: golden('modelc/error-429.json', 429) },
     { answer: golden('modelc/error-500.json', 500) },
   ],

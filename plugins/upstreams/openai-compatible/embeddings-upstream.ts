@@ -1,0 +1,99 @@
+/**
+ * The embeddings part of an OpenAI-compatible family: its embedding models, the checks of a request, and
+ * the request the vendor gets. The client's bytes go upstream as sent unless something had to change:
+ * the model's upstream name, or `encoding_format: base64` for a vendor that answers only in floats (the
+ * gateway then encodes the vectors itself, EmbeddingsResponseReader).
+ */
+import {
+  type GatewayContext,
+  type JsonObject,
+  type ModelLimits,
+  type ModelSpec,
+  type UpstreamRequest,
+} from '../../../core/kit';
+import { inputTokens } from '../../apis/embedding-input';
+import {
+  embeddingFields,
+  EmbeddingsApi,
+  validateEmbeddingsRequest,
+  type EmbeddingFieldTable,
+  type EmbeddingModelFacts,
+} from '../../apis/embeddings';
+import type { FamilyFields } from '../../apis/field-table';
+import type { ApiPart } from './api-part';
+import { EmbeddingsResponseReader } from './embeddings-reader';
+
+/** What a family declares of its vendor's embeddings, beside its chat (ChatFamilySpec.embeddings). */
+export interface EmbeddingsFamilySpec {
+  /** Which of the API's fields, and which forms of `input`, the family takes. */
+  readonly fields: EmbeddingFieldTable;
+  /** Each embedding model with what its vendor documents of it. */
+  readonly models: Readonly<Record<string, EmbeddingModelFacts>>;
+  /** The vendor's ceilings for every embedding model (inputs a call). */
+  readonly limits: ModelLimits;
+  /**
+   * `native`: the vendor answers `encoding_format: base64` itself. `gateway`: it answers only in floats
+   * (or its base64 is undocumented), so it is asked for its default, floats, and the gateway encodes.
+   */
+  readonly base64: 'native' | 'gateway';
+}
+
+/** Where the vendor is reached and who owns the models, from the family's other settings. */
+export interface EmbeddingsTarget {
+  readonly url: URL;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly vendor: string;
+  readonly created: number;
+}
+
+export class EmbeddingsPart implements ApiPart {
+  readonly api = EmbeddingsApi;
+  readonly models: readonly ModelSpec[];
+  private readonly fields: FamilyFields;
+
+  constructor(
+    private readonly spec: EmbeddingsFamilySpec,
+    private readonly target: EmbeddingsTarget,
+  ) {
+    this.models = Object.keys(spec.models).map((id) => ({
+      id,
+      api: EmbeddingsApi,
+      created: target.created,
+      ownedBy: target.vendor,
+      limits: spec.limits,
+    }));
+    this.fields = embeddingFields(spec.fields);
+  }
+
+  async prepare(ctx: GatewayContext, model: ModelSpec, upstreamModel: string): Promise<UpstreamRequest> {
+    const body = await ctx.json();
+    validateEmbeddingsRequest(body, this.fields, model.id, this.factsOf(model.id), model.limits);
+    const encodeHere = body.encoding_format === 'base64' && this.spec.base64 === 'gateway';
+    const changed = upstreamModel !== model.id || encodeHere;
+    const input = body.input;
+    return {
+      url: this.target.url,
+      headers: this.target.headers,
+      body: changed
+        ? Buffer.from(JSON.stringify(upstreamBody(body, upstreamModel, encodeHere)))
+        : await ctx.rawBody(),
+      reader: new EmbeddingsResponseReader(encodeHere, () => inputTokens(input)),
+    };
+  }
+
+  /** A model the family does not list (a route may name another's): nothing to check, the vendor decides. */
+  private factsOf(model: string): EmbeddingModelFacts {
+    return this.spec.models[model] ?? { maxInputTokens: Number.POSITIVE_INFINITY };
+  }
+}
+
+/**
+ * The body the vendor gets when it differs from the client's: its model name, and without
+ * `encoding_format` where the gateway encodes (the vendor's default is floats; whether it would refuse or
+ * ignore `base64` is not relied on).
+ */
+function upstreamBody(body: JsonObject, upstreamModel: string, encodeHere: boolean): JsonObject {
+  const sent: JsonObject = { ...body, model: upstreamModel };
+  if (encodeHere) delete sent.encoding_format;
+  return sent;
+}

@@ -1,0 +1,46 @@
+/**
+ * An OpenAI-compatible family as one upstream plugin: its chat part and, where its vendor has embedding
+ * models, its embeddings part, behind the one `upstreams:` entry (one base URL, one credential). A request
+ * goes to the part of the API its model is served on.
+ */
+import {
+  credentialHeaders,
+  Errors,
+  type GatewayContext,
+  type ModelSpec,
+  type UpstreamPlugin,
+  type UpstreamRequest,
+  upstreamUrl,
+} from '../../../core/kit';
+import type { ApiPart } from './api-part';
+import type { ChatUpstreamOptions } from './chat-options';
+import { ChatPart, type ChatFamilySpec } from './chat-upstream';
+import { EmbeddingsPart } from './embeddings-upstream';
+
+function partsOf(spec: ChatFamilySpec, options: ChatUpstreamOptions): readonly ApiPart[] {
+  const headers = credentialHeaders(options);
+  const chat = new ChatPart(spec, upstreamUrl(options, options.chat_path), headers);
+  if (!spec.embeddings) return [chat];
+  const url = upstreamUrl(options, options.embeddings_path);
+  const { vendor, created } = spec;
+  return [chat, new EmbeddingsPart(spec.embeddings, { url, headers, vendor, created })];
+}
+
+export abstract class OpenAiCompatibleFamily implements UpstreamPlugin {
+  readonly models: readonly ModelSpec[];
+  /** Each part by the id of the API it serves. */
+  private readonly parts: ReadonlyMap<string, ApiPart>;
+
+  protected constructor(spec: ChatFamilySpec, options: ChatUpstreamOptions) {
+    const parts = partsOf(spec, options);
+    this.models = parts.flatMap((part) => part.models);
+    this.parts = new Map(parts.map((part) => [part.api.id, part]));
+  }
+
+  prepare(ctx: GatewayContext, model: ModelSpec, upstreamModel: string): Promise<UpstreamRequest> {
+    const part = this.parts.get(model.api.id);
+    // The endpoint serves only models of its API, and the catalogue only this family's: a wiring mistake.
+    if (!part) throw Errors.internal(new Error(`no part of this family serves ${model.api.id}`));
+    return part.prepare(ctx, model, upstreamModel);
+  }
+}
