@@ -11,7 +11,9 @@ import { testCatalogue } from '../helpers/catalogue';
 import { startTestGateway } from '../helpers/gateway';
 import { eventually } from '../helpers/http';
 
-const CHAT_MODELS = ['modela', 'modelb', 'modelc'].flatMap((plugin) => testCatalogue().of(plugin));
+const CHAT_MODELS = ['modela', 'modelb', 'modelc'].flatMap((plugin) =>
+  testCatalogue().of(plugin, 'chat-completions'),
+);
 
 t.test('responses.create on every chat model', async (t) => {
   const gw = await startTestGateway(t);
