@@ -46,6 +46,13 @@ export function pointUpstreamsAt(doc: ConfigDoc, origin: string): void {
     upstream.base_url = origin + new URL(upstream.base_url).pathname;
 }
 
+/** `doc` with the pipeline stage `stage` left out, whether listed by name or with options. */
+export function withoutStage(doc: ConfigDoc, stage: string): void {
+  doc.pipeline = (doc.pipeline as unknown[]).filter(
+    (e) => e !== stage && !(typeof e === 'object' && e !== null && stage in e),
+  );
+}
+
 /** A configuration document like the shipped gateway.yaml, pointing at `simUrl`. */
 export function testConfig(simUrl: string, dataDir: string): ConfigDoc {
   return {

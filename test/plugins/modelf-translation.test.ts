@@ -5,7 +5,7 @@
  */
 import 'reflect-metadata';
 import t from 'tap';
-import type { ModelSpec, SseEvent } from '../../core/kit';
+import { eventsOf, type ClientEvents, type ModelSpec, type SseEvent } from '../../core/kit';
 import { ChatCompletionsApi } from '../../plugins/apis/chat-completions';
 import { CohereChatReader } from '../fixtures/plugins/modelf/reader';
 import { vendorBody } from '../fixtures/plugins/modelf/request';
@@ -80,10 +80,8 @@ t.test('a field or message Cohere has no counterpart for is refused, naming it',
   t.end();
 });
 
-const parsed = (out: SseEvent | readonly SseEvent[] | null): unknown[] =>
-  (Array.isArray(out) ? out : out ? [out] : []).map((ev: SseEvent): unknown =>
-    ev.data === '[DONE]' ? '[DONE]' : JSON.parse(ev.data),
-  );
+const parsed = (out: ClientEvents): unknown[] =>
+  eventsOf(out).map((ev): unknown => (ev.data === '[DONE]' ? '[DONE]' : JSON.parse(ev.data)));
 const cohere = (data: object): SseEvent => ({ event: 'x', data: JSON.stringify(data) });
 const text = (s: string) => cohere({ type: 'content-delta', delta: { message: { content: { text: s } } } });
 

@@ -2,7 +2,13 @@ import t from 'tap';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { pointUpstreamsAt, startTestGateway, type ConfigDoc, type TestGateway } from '../../helpers/gateway';
+import {
+  pointUpstreamsAt,
+  startTestGateway,
+  withoutStage,
+  type ConfigDoc,
+  type TestGateway,
+} from '../../helpers/gateway';
 import { eventually, openStream, parseSse, sseJson, type ErrorBody, untilData } from '../../helpers/http';
 
 const streamChat = { model: 'modela-5.5', messages: [{ role: 'user', content: 'hi' }], stream: true };
@@ -195,9 +201,7 @@ t.test('an upstream silent longer than stream_idle ends the stream with an error
 
 t.test('without sse-relay in the pipeline, streams are piped through', async (t) => {
   const gw = await startTestGateway(t, (doc) => {
-    doc.pipeline = (doc.pipeline as unknown[]).filter(
-      (e) => !(typeof e === 'object' && e && 'sse-relay' in e),
-    );
+    withoutStage(doc, 'sse-relay');
   });
 
   t.test('a stream completes', async (t) => {

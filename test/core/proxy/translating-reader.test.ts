@@ -10,7 +10,7 @@ import t, { type Test } from 'tap';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import '../../fixtures/plugins/modelf';
-import { startTestGateway, type TestGateway } from '../../helpers/gateway';
+import { startTestGateway, withoutStage, type TestGateway } from '../../helpers/gateway';
 import { parseSse, postJson } from '../../helpers/http';
 
 const FIXTURES = join(__dirname, '..', '..', '..', '..', 'test', 'fixtures', 'modelf');
@@ -23,9 +23,7 @@ async function modelfGateway(t: Test, withRelay: boolean): Promise<TestGateway> 
   return startTestGateway(t, (doc, sim) => {
     doc.upstreams = { 'modelf-main': { plugin: 'modelf', base_url: `${sim.url}/cohere`, api_key: 'k' } };
     if (!withRelay) {
-      doc.pipeline = (doc.pipeline as unknown[]).filter(
-        (e) => !(typeof e === 'object' && e && 'sse-relay' in e),
-      );
+      withoutStage(doc, 'sse-relay');
     }
   });
 }

@@ -5,7 +5,7 @@ import { request } from 'node:http';
 import { join } from 'node:path';
 import { EmbeddedUsageStore } from '../../../core/stores/embedded/embedded-usage-store';
 import type { UsageRecord } from '../../../core/stores/usage-store';
-import { startTestGateway, type TestGateway } from '../../helpers/gateway';
+import { startTestGateway, withoutStage, type TestGateway } from '../../helpers/gateway';
 import { eventually, getJson, openStream, postJson, type ErrorBody } from '../../helpers/http';
 import { TEST_USAGE_WRITES } from '../../helpers/stores';
 
@@ -202,9 +202,7 @@ t.test('records survive a restart of the store', async (t) => {
 
 t.test('without sse-relay a piped stream is still metered', async (t) => {
   const gw = await startTestGateway(t, (doc) => {
-    doc.pipeline = (doc.pipeline as unknown[]).filter(
-      (e) => !(typeof e === 'object' && e && 'sse-relay' in e),
-    );
+    withoutStage(doc, 'sse-relay');
   });
   const id = 'meter-piped';
   const res = await postJson(`${gw.url}/v1/chat/completions`, chat({ stream: true }), gw.key, {
