@@ -13,6 +13,10 @@ export const newCompletionId = (): string => `chatcmpl-${hex().slice(0, 24)}`;
 /** A tool-call id, `call_<random>`. */
 export const newCallId = (): string => `call_${hex().slice(0, 24)}`;
 
+/** A Responses API object id, `<prefix>_<random>` (`resp`, and `msg`, `fc` for its output items). */
+export const newResponsesId = (prefix: 'resp' | 'msg' | 'fc'): string =>
+  `${prefix}_${hex()}${hex().slice(0, 18)}`;
+
 /** A Messages reply id, `msg_<random>`. */
 export const newMessageId = (): string => `msg_${hex().slice(0, 24)}`;
 

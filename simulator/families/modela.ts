@@ -4,6 +4,7 @@ import { chatFamily } from '../chat/handler';
 import { withRoutes, type Family } from '../family';
 import { embeddingsRoute } from '../embeddings/handler';
 import { modelaEmbeddings } from './modela-embeddings';
+import { responsesRoute } from '../responses/handler';
 
 // Messages from OpenAI's error-code guide; types and codes as the API sends them.
 const ERRORS: OpenAiErrorCatalog = {
@@ -68,5 +69,11 @@ export const modela: ChatDialect = {
   validate: () => undefined,
 };
 
-/** What the simulator serves for modela (found on disk by index.ts): its chat and its embeddings. */
-export const family: Family = withRoutes(chatFamily(modela), embeddingsRoute(modelaEmbeddings));
+/**
+ * What the simulator serves for modela (found on disk by index.ts): its chat, its own Responses API and
+ * its embeddings.
+ */
+export const family: Family = withRoutes(chatFamily(modela), {
+  ...responsesRoute((err) => openAiError(ERRORS, err)),
+  ...embeddingsRoute(modelaEmbeddings),
+});

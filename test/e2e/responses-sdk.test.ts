@@ -1,8 +1,9 @@
 /**
- * OpenAI's Responses API through the official `openai` package, on every chat-completions model: the
- * gateway serves it by translation through each chat family (the simulator speaking each vendor's chat
- * dialect). Plain, streamed, and a function tool round trip; each call metered under `responses` with
- * the usage the vendor reported, which the Response shows too. Refusals are the contract's 400.
+ * OpenAI's Responses API through the official `openai` package, on every chat-completions model: natively
+ * where the vendor serves it (modela: the simulator's own `/v1/responses`), by translation through the
+ * chat family elsewhere (the simulator speaking each vendor's chat dialect). Plain, streamed, and a
+ * function tool round trip; each call metered under `responses` with the usage the vendor reported,
+ * which the Response shows too. Refusals are the contract's 400.
  */
 import 'reflect-metadata';
 import t from 'tap';
@@ -14,6 +15,13 @@ import { eventually } from '../helpers/http';
 const CHAT_MODELS = ['modela', 'modelb', 'modelc'].flatMap((plugin) =>
   testCatalogue().of(plugin, 'chat-completions'),
 );
+
+/** The vendor endpoint each family's Responses calls reach: its own, or its chat completions. */
+const UPSTREAM_PATHS: Readonly<Record<string, string>> = {
+  modela: '/modela/v1/responses',
+  modelb: '/modelb/v1beta/openai/chat/completions',
+  modelc: '/modelc/compatible-mode/v1/chat/completions',
+};
 
 t.test('responses.create on every chat model', async (t) => {
   const gw = await startTestGateway(t);
@@ -42,6 +50,8 @@ t.test('responses.create on every chat model', async (t) => {
         'the Response shows the metered usage',
       );
       t.equal(response.usage?.input_tokens, record.prompt_tokens);
+      const upstream = gw.sim.log.list().find((r) => r.request_id === plainId);
+      t.equal(upstream?.path, UPSTREAM_PATHS[model.split('-')[0]!], 'the vendor endpoint it was served on');
 
       const streamId = `resp-stream-${model}`;
       const stream = await client.responses.create(

@@ -8,7 +8,7 @@ import type { EventSourceMessage } from 'eventsource-parser';
 import OpenAI from 'openai';
 import type { TestGateway } from '../helpers/gateway';
 
-export type ClientApi = 'chat' | 'messages' | 'images' | 'embeddings';
+export type ClientApi = 'chat' | 'messages' | 'images' | 'embeddings' | 'responses';
 
 type Json = Record<string, unknown>;
 
@@ -197,4 +197,66 @@ const embeddings: ApiProfile = {
     }),
 };
 
-export const APIS: Readonly<Record<ClientApi, ApiProfile>> = { chat, messages, images, embeddings };
+/** Events whose `delta` is text a reader sees: the answer's, and the reasoning the vendor shows. */
+const RESPONSES_TEXT_DELTAS: ReadonlySet<string> = new Set([
+  'response.output_text.delta',
+  'response.reasoning_text.delta',
+  'response.reasoning_summary_text.delta',
+]);
+const RESPONSES_ENDS: ReadonlySet<string> = new Set(['response.completed', 'response.incomplete']);
+
+/**
+ * A Responses stream's failure, `{code, message}`: the `error` event's (its members nested under
+ * `error` as the live API sends them, or at the top as documented), or the failed Response's `error`,
+ * which the API sends after it with the same code and message.
+ */
+function responsesFailure(ev: EventSourceMessage): Json | undefined {
+  const data = parse(ev);
+  const error = ev.event === 'error' ? ((data?.error as Json | undefined) ?? data) : undefined;
+  const failed = ev.event === 'response.failed' ? ((data?.response as Json).error as Json) : undefined;
+  const found = error ?? failed;
+  return found && { code: found.code ?? null, message: found.message };
+}
+
+/** The text of a Response's output messages. */
+const outputText = (response: Json): string =>
+  ((response.output ?? []) as Json[])
+    .flatMap((item) => (item.type === 'message' ? (item.content as Json[]) : []))
+    .map((part) => (part.type === 'output_text' ? str(part.text) : ''))
+    .join('');
+
+const responses: ApiProfile = {
+  path: '/v1/responses',
+  streams: true,
+  // The API's `usage` is optional; a vendor's Response is relayed as it came.
+  usageRequired: false,
+  estimates: 'output',
+  body: (model, stream) => ({ model, stream, input: 'hi' }),
+  eventText: (ev) => (RESPONSES_TEXT_DELTAS.has(ev.event ?? '') ? str(parse(ev)?.delta) : ''),
+  isEnd: (ev) => RESPONSES_ENDS.has(ev.event ?? ''),
+  errorOf: responsesFailure,
+  visibleText: (answer) =>
+    Array.isArray(answer)
+      ? (answer as EventSourceMessage[])
+          .map((ev) => (ev.event === 'response.output_text.delta' ? str(parse(ev)?.delta) : ''))
+          .join('')
+      : outputText(answer as Json),
+  sdk: (gw, model, stream, id) =>
+    sdkView(async () => {
+      const client = openai(gw);
+      if (!stream) return (await client.responses.create({ model, input: 'hi' }, withId(id))).output_text;
+      let text = '';
+      for await (const ev of await client.responses.create({ model, input: 'hi', stream }, withId(id))) {
+        if (ev.type === 'response.output_text.delta') text += ev.delta;
+      }
+      return text;
+    }),
+};
+
+export const APIS: Readonly<Record<ClientApi, ApiProfile>> = {
+  chat,
+  messages,
+  images,
+  embeddings,
+  responses,
+};

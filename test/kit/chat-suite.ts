@@ -108,8 +108,10 @@ async function checkCase(
   t.match(record, { model, upstream: k.upstreamName, status: got.status }, 'for this call');
   if (failed) t.match(record, { prompt_tokens: 0, completion_tokens: 0, estimated: false }, 'not billed');
   else t.match(record, c.metered ?? {}, 'metered as the case says');
-  if (record?.estimated && api.estimates === 'output')
-    t.ok(record.completion_tokens > 0, 'an estimate counts what was delivered');
+  if (record?.estimated && api.estimates === 'output') {
+    const delivered = deliveredText(api, got, stream) !== '';
+    t.equal(record.completion_tokens > 0, delivered, 'an estimate counts what was delivered');
+  }
   if (record?.estimated && api.estimates === 'input')
     t.ok(record.prompt_tokens > 0, 'an estimate counts the input');
 
@@ -123,6 +125,16 @@ async function checkCase(
     const text = api.visibleText(stream ? vendorEvents(client) : (JSON.parse(client) as Json));
     t.same(viaSdk, { text }, 'the SDK reads the whole answer');
   }
+}
+
+/** The text the client was sent: its stream's events', or its JSON answer's. */
+function deliveredText(api: ApiProfile, got: Received, stream: boolean): string {
+  if (stream)
+    return parseSse(got.text)
+      .map((ev) => api.eventText(ev))
+      .join('');
+  const body = parsed(got.text);
+  return typeof body === 'object' && body !== null ? api.visibleText(body as Json) : '';
 }
 
 /** Sends the request raw, as any HTTP client would; undefined when the answer breaks off or never ends. */

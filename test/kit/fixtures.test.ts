@@ -108,13 +108,28 @@ void t.test('each derived answer is its recording with only the stated change', 
   t.end();
 });
 
-/** Derived from a written answer (its own golden file), not from a recording. */
-const DERIVED_FROM_WRITTEN: readonly [string, string, (source: string) => string][] = [
+/** A recorded Responses stream (one event's data a line) framed as the API sends it, named by its type. */
+const framed = (jsonl: string): string =>
+  jsonl
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => `event: ${(JSON.parse(line) as { type: string }).type}\ndata: ${line}\n\n`)
+    .join('');
+
+/**
+ * Derived from another golden file: a written answer, or a recorded client answer of the Responses API
+ * (kept with the kit's fixtures, test/kit/fixtures/responses/).
+ */
+const DERIVED_FROM_GOLDEN: readonly [string, string, (source: string) => string][] = [
   ['modelb/embeddings-base64.json', 'modelb/embeddings-no-usage.json', base64Embeddings],
+  ['modela/responses-stream-text.sse', 'responses/stream-text.jsonl', framed],
+  ['modela/responses-stream-function-call.sse', 'responses/stream-function-call.jsonl', framed],
+  ['modela/responses-stream-error.sse', 'responses/stream-error.jsonl', framed],
+  ['modela/responses-stream-cut.sse', 'responses/stream-text.jsonl', (s) => firstEvents(5)(framed(s))],
 ];
 
-void t.test('each answer derived from a written one is it with only the stated change', (t) => {
-  for (const [file, source, change] of DERIVED_FROM_WRITTEN) {
+void t.test('each answer derived from another golden one is it with only the stated change', (t) => {
+  for (const [file, source, change] of DERIVED_FROM_GOLDEN) {
     t.equal(text(golden(file)), change(text(golden(source))), `${file} from ${source}`);
   }
   t.end();

@@ -2,11 +2,12 @@ import { z } from 'zod';
 import { upstreamOptions } from '../../../core/kit';
 
 /**
- * An OpenAI-compatible upstream: the common options plus the paths of its chat endpoint and (for a family
- * with embedding models) its embeddings endpoint under base_url.
+ * An OpenAI-compatible upstream: the common options plus the paths under base_url of its chat endpoint
+ * and, for a family whose vendor has them, its embeddings and Responses endpoints.
  */
 export const chatUpstreamOptions = upstreamOptions.extend({
   chat_path: z.string().startsWith('/').default('/chat/completions'),
   embeddings_path: z.string().startsWith('/').default('/embeddings'),
+  responses_path: z.string().startsWith('/').default('/responses'),
 });
 export type ChatUpstreamOptions = z.output<typeof chatUpstreamOptions>;

@@ -22,9 +22,11 @@ import {
   type ChatFieldTable,
 } from '../../apis/chat-completions';
 import type { FamilyFields } from '../../apis/field-table';
+import { ResponsesApi } from '../../apis/responses';
 import type { ApiPart } from './api-part';
 import { ChatResponseReader } from './chat-reader';
 import type { EmbeddingsFamilySpec } from './embeddings-upstream';
+import type { ResponsesFamilySpec } from './responses-part';
 
 export interface ChatFamilySpec {
   /** Which of the contract's chat fields the family takes (and any of its own). */
@@ -53,6 +55,11 @@ export interface ChatFamilySpec {
   readonly modelLimits?: Readonly<Record<string, ModelLimits>>;
   /** The vendor's embedding models, served on `POST /v1/embeddings` by the same upstream entry. */
   readonly embeddings?: EmbeddingsFamilySpec;
+  /**
+   * Where the vendor serves OpenAI's Responses API itself: the chat models take `POST /v1/responses`
+   * natively (else the gateway's translator serves it on their chat completions).
+   */
+  readonly responses?: ResponsesFamilySpec;
 }
 
 /** What the gateway did to the client's body: nothing, one member added, or more (re-serialised). */
@@ -82,6 +89,7 @@ export class ChatPart implements ApiPart {
       created: spec.created,
       ownedBy: spec.vendor,
       limits: { ...spec.limits, ...spec.modelLimits?.[id] },
+      ...(spec.responses ? { alsoServes: [ResponsesApi] } : {}),
     }));
     this.fields = chatFields(spec.fields);
   }

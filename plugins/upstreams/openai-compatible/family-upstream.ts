@@ -1,7 +1,8 @@
 /**
- * An OpenAI-compatible family as one upstream plugin: its chat part and, where its vendor has embedding
- * models, its embeddings part, behind the one `upstreams:` entry (one base URL, one credential). A request
- * goes to the part of the API its model is served on.
+ * An OpenAI-compatible family as one upstream plugin: its chat part and, where its vendor has them, its
+ * embeddings part and its Responses part, behind the one `upstreams:` entry (one base URL, one
+ * credential). A request goes to the part of the API its client called, or, for a client of another API
+ * whose body a translator turned into the model's own, to the part of the model's API.
  */
 import {
   credentialHeaders,
@@ -16,14 +17,22 @@ import type { ApiPart } from './api-part';
 import type { ChatUpstreamOptions } from './chat-options';
 import { ChatPart, type ChatFamilySpec } from './chat-upstream';
 import { EmbeddingsPart } from './embeddings-upstream';
+import { ResponsesPart } from './responses-part';
 
 function partsOf(spec: ChatFamilySpec, options: ChatUpstreamOptions): readonly ApiPart[] {
   const headers = credentialHeaders(options);
-  const chat = new ChatPart(spec, upstreamUrl(options, options.chat_path), headers);
-  if (!spec.embeddings) return [chat];
-  const url = upstreamUrl(options, options.embeddings_path);
-  const { vendor, created } = spec;
-  return [chat, new EmbeddingsPart(spec.embeddings, { url, headers, vendor, created })];
+  const parts: ApiPart[] = [new ChatPart(spec, upstreamUrl(options, options.chat_path), headers)];
+  if (spec.embeddings) {
+    const url = upstreamUrl(options, options.embeddings_path);
+    const { vendor, created } = spec;
+    parts.push(new EmbeddingsPart(spec.embeddings, { url, headers, vendor, created }));
+  }
+  if (spec.responses) {
+    parts.push(
+      new ResponsesPart(spec.responses, { url: upstreamUrl(options, options.responses_path), headers }),
+    );
+  }
+  return parts;
 }
 
 export abstract class OpenAiCompatibleFamily implements UpstreamPlugin {
@@ -38,7 +47,7 @@ export abstract class OpenAiCompatibleFamily implements UpstreamPlugin {
   }
 
   prepare(ctx: GatewayContext, model: ModelSpec, upstreamModel: string): Promise<UpstreamRequest> {
-    const part = this.parts.get(model.api.id);
+    const part = this.parts.get(ctx.endpoint.id) ?? this.parts.get(model.api.id);
     // The endpoint serves only models of its API, and the catalogue only this family's: a wiring mistake.
     if (!part) throw Errors.internal(new Error(`no part of this family serves ${model.api.id}`));
     return part.prepare(ctx, model, upstreamModel);

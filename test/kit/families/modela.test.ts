@@ -1,6 +1,6 @@
 /**
- * The plugin kit for `modela` (OpenAI Chat Completions and Embeddings): its golden answers and what each
- * is metered as.
+ * The plugin kit for `modela` (OpenAI Chat Completions, Responses and Embeddings): its golden answers and
+ * what each is metered as.
  */
 import t from 'tap';
 import { runChatFamilyKit, type ChatCase } from '../chat-suite';
@@ -41,6 +41,47 @@ const cases: readonly ChatCase[] = [
 ];
 
 void runChatFamilyKit(t, { plugin: 'modela', api: 'chat', errorShape: ERROR_SHAPE, cases });
+
+// OpenAI's own Responses answers (test/kit/fixtures/responses/, recorded), relayed as they came.
+const responsesCases: readonly ChatCase[] = [
+  {
+    answer: golden('responses/json-text.json'),
+    metered: { prompt_tokens: 12, completion_tokens: 2, total_tokens: 14, estimated: false },
+  },
+  {
+    // Reasoning counted inside the output tokens, as the API reports it.
+    answer: golden('responses/json-reasoning.json'),
+    metered: { prompt_tokens: 865, completion_tokens: 163, reasoning_tokens: 128, estimated: false },
+  },
+  {
+    answer: golden('modela/responses-stream-text.sse'),
+    metered: { prompt_tokens: 12, completion_tokens: 2, total_tokens: 14, estimated: false, outcome: 'ok' },
+  },
+  {
+    answer: golden('modela/responses-stream-function-call.sse'),
+    metered: { prompt_tokens: 45, completion_tokens: 25, total_tokens: 70, estimated: false, outcome: 'ok' },
+  },
+  // The failure the API sends after HTTP 200: the `error` event and `response.failed`, relayed.
+  // It failed before a word: nothing was delivered, and nothing is estimated.
+  {
+    answer: golden('modela/responses-stream-error.sse'),
+    metered: { estimated: true, completion_tokens: 0, outcome: 'upstream_error' },
+  },
+  {
+    answer: golden('modela/responses-stream-cut.sse'),
+    metered: { estimated: true, outcome: 'upstream_cut' },
+  },
+  { answer: golden('modela/error-400.json', 400) },
+  { answer: golden('modela/error-429.json', 429, { 'retry-after': '20' }) },
+  { answer: golden('modela/error-500.json', 500) },
+];
+
+void runChatFamilyKit(t, {
+  plugin: 'modela',
+  api: 'responses',
+  errorShape: ERROR_SHAPE,
+  cases: responsesCases,
+});
 
 const embeddingCases: readonly ChatCase[] = [
   {
