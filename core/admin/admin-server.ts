@@ -2,8 +2,8 @@
  * The operators' API, on its own listener (loopback by default), guarded by the admin token:
  *   /admin/keys…                       keys: list, create, read, change, rotate, disable, delete (key-routes.ts)
  *   GET    /admin/usage?id=&key_id=&limit=
- *   GET    /admin/usage/summary?group_by=key,model,hour&from=&to=&key_id=&model=   totals per group
- *                                      (UsageStore.summary); key_id and model filter, comma-separated
+ *   GET    /admin/usage/summary?group_by=key,model,endpoint,hour&from=&to=&key_id=&model=&endpoint=   totals per group
+ *                                      (UsageStore.summary); key_id, model and endpoint filter, comma-separated
  *   GET    /admin/video/stats          the video poller's figures: tasks by state, polls, lag, upstream errors
  *   GET    /admin/tasks?limit=&cursor=&status=&key_id=&model=   video tasks, newest first → {data, next_cursor}
  *   GET    /admin/tasks/:id            one video task with its status history

@@ -1,36 +1,45 @@
 /**
- * The query of `GET /admin/usage/summary?group_by=key,model,hour&from=&to=&key_id=&model=`, checked into
- * a UsageSummaryQuery: totals per group (UsageStore.summary); key_id and model filter, comma-separated.
+ * The query of `GET /admin/usage/summary?group_by=key,model,endpoint,hour&from=&to=&key_id=&model=&endpoint=`,
+ * checked into a UsageSummaryQuery: totals per group (UsageStore.summary); key_id, model and endpoint
+ * filter, comma-separated.
  */
 import { Errors } from '../base/errors';
 import { HOUR_MS } from '../stores/usage-rollup';
 import type { SummaryDimension, UsageSummaryQuery } from '../stores/usage-store';
 
-const DIMENSIONS: readonly string[] = ['key', 'model', 'hour', 'day'] satisfies SummaryDimension[];
-const SUMMARY_PARAMS = new Set(['group_by', 'from', 'to', 'key_id', 'model']);
+const DIMENSIONS: readonly string[] = [
+  'key',
+  'model',
+  'endpoint',
+  'hour',
+  'day',
+] satisfies SummaryDimension[];
+const SUMMARY_PARAMS = new Set(['group_by', 'from', 'to', 'key_id', 'model', 'endpoint']);
 /** At most this many values in one filter: a filter is typed or picked by an operator, not a dump. */
 const MAX_FILTER_VALUES = 100;
 /** A UTC or offset date-time; the summary's bounds must fall on the hour. */
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
 
-/** `group_by` (non-empty, of key, model and at most one of hour and day), `from` and `to` (on the hour). */
+/** `group_by` (non-empty, of key, model, endpoint and at most one of hour and day), `from` and `to` (on the hour). */
 export function summaryQuery(params: URLSearchParams): UsageSummaryQuery {
   for (const name of params.keys()) {
     if (!SUMMARY_PARAMS.has(name)) {
       throw Errors.invalidRequest(
-        `unknown query parameter '${name.slice(0, 200)}': expected group_by, from, to, key_id, model`,
+        `unknown query parameter '${name.slice(0, 200)}': expected group_by, from, to, key_id, model, endpoint`,
       );
     }
     if (params.getAll(name).length > 1) throw Errors.invalidQuery(name, 'given once');
   }
   const groupBy = (params.get('group_by') ?? '').split(',').filter(Boolean);
   if (groupBy.length === 0) {
-    throw Errors.invalidRequest("query parameter 'group_by' is required: any of key, model, and hour or day");
+    throw Errors.invalidRequest(
+      "query parameter 'group_by' is required: any of key, model, endpoint, and hour or day",
+    );
   }
   for (const d of groupBy) {
     if (!DIMENSIONS.includes(d)) {
       throw Errors.invalidRequest(
-        `'group_by' cannot include '${d.slice(0, 200)}': expected key, model, hour or day`,
+        `'group_by' cannot include '${d.slice(0, 200)}': expected key, model, endpoint, hour or day`,
       );
     }
   }
@@ -60,11 +69,15 @@ export function summaryQuery(params: URLSearchParams): UsageSummaryQuery {
     to,
     key_ids: filterValues(params, 'key_id'),
     models: filterValues(params, 'model'),
+    endpoints: filterValues(params, 'endpoint'),
   };
 }
 
-/** `key_id=a,b`: the listed values, or undefined when the parameter is absent. */
-function filterValues(params: URLSearchParams, name: 'key_id' | 'model'): string[] | undefined {
+/**
+ * `key_id=a,b`: the listed values, or undefined when the parameter is absent. Values are not checked
+ * against the models and endpoints served now: records keep those of plugins since removed.
+ */
+function filterValues(params: URLSearchParams, name: 'key_id' | 'model' | 'endpoint'): string[] | undefined {
   const text = params.get(name);
   if (text === null) return undefined;
   const values = text.split(',');

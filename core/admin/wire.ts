@@ -57,10 +57,12 @@ export interface CreatedKey {
   readonly replaces?: string;
 }
 
-/** One group's totals. `key_id`, `model`, `period` are set when grouped by them. */
+/** One group's totals. `key_id`, `model`, `endpoint`, `period` are set when grouped by them. */
 export interface UsageSummaryRow {
   key_id?: string | null;
   model?: string;
+  /** The endpoint's id (`chat-completions`, `responses`, `embeddings`, …). */
+  endpoint?: string;
   /** ISO start of the hour or day (UTC). */
   period?: string;
   requests: number;

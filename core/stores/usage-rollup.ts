@@ -8,6 +8,11 @@
  * reads only its periods and a summary of some keys (a page of the console's key list, a budget's
  * first check) only their buckets. The embedded store fills one at open from its files and then from
  * each record it writes.
+ *
+ * A bucket is one (period, key, model, endpoint), so totals by endpoint are as exact as by model, and a
+ * record still adds to one bucket per level whatever a summary groups by later: the endpoint costs no
+ * work per record beyond one id made once, and few extra buckets (a model is called on one or two
+ * endpoints, so it rarely splits a (period, key, model) bucket).
  */
 import type { SummaryDimension, UsageRecord, UsageSummaryQuery, UsageSummaryRow } from './usage-store';
 
@@ -28,6 +33,7 @@ interface Bucket extends Totals {
   /** The record's key; undefined in the levels without keys. */
   readonly key_id: string | null | undefined;
   readonly model: string;
+  readonly endpoint: string;
 }
 
 const emptyTotals = (): Totals => ({
@@ -48,9 +54,31 @@ const ALL_TIME = 0;
 const floorTo = (at: number, unit: number): number =>
   unit === ALL_TIME ? 0 : at - (((at % unit) + unit) % unit);
 
+/**
+ * Where a record's totals go, worked out once per record and shared by every level it adds to: the
+ * levels differ only in whether the key is part of the bucket's id.
+ */
+interface Identity {
+  readonly keyId: string | null;
+  readonly model: string;
+  readonly endpoint: string;
+  /** The key index's entry (keyEntry). */
+  readonly key: string;
+  /** The bucket's id within its period, in the keyed levels (`key \n model \n endpoint`) and the others. */
+  readonly keyedId: string;
+  readonly unkeyedId: string;
+}
+
+/** Endpoint ids hold no newline, so neither id is ambiguous whatever the model's name holds. */
+function identityOf(keyId: string | null, model: string, endpoint: string): Identity {
+  const key = keyEntry(keyId);
+  const unkeyedId = `${model}\n${endpoint}`;
+  return { keyId, model, endpoint, key, keyedId: `${key}\n${unkeyedId}`, unkeyedId };
+}
+
 /** One level of roll-ups: buckets of one period length, with or without the key. */
 class Level {
-  /** Period start → (`key \n model`, or `model` when unkeyed) → bucket: no number is made a string. */
+  /** Period start → the bucket's id (Identity) → bucket: no number is made a string. */
   private readonly byPeriod = new Map<number, Map<string, Bucket>>();
   private readonly byKey = new Map<string, Bucket[]>();
 
@@ -59,20 +87,21 @@ class Level {
     readonly keyed: boolean,
   ) {}
 
-  /** Adds `totals` to the bucket of (`at`, key, model); `keyModel` is `key \n model`, made once per record. */
-  add(at: number, keyId: string | null, model: string, key: string, keyModel: string, totals: Totals): void {
+  /** Adds `totals` to the bucket of `at` and the record's identity. */
+  add(at: number, who: Identity, totals: Totals): void {
     const start = floorTo(at, this.unit);
     let period = this.byPeriod.get(start);
     if (!period) {
       period = new Map();
       this.byPeriod.set(start, period);
     }
-    const id = this.keyed ? keyModel : model;
+    const id = this.keyed ? who.keyedId : who.unkeyedId;
     let bucket = period.get(id);
     if (!bucket) {
-      bucket = { start, key_id: this.keyed ? keyId : undefined, model, ...emptyTotals() };
+      const keyId = this.keyed ? who.keyId : undefined;
+      bucket = { start, key_id: keyId, model: who.model, endpoint: who.endpoint, ...emptyTotals() };
       period.set(id, bucket);
-      if (this.keyed) pushTo(this.byKey, key, bucket);
+      if (this.keyed) pushTo(this.byKey, who.key, bucket);
     }
     addTotals(bucket, totals);
   }
@@ -131,8 +160,7 @@ export class UsageRollup {
   add(record: UsageRecord): void {
     const at = Date.parse(record.created_at);
     if (Number.isNaN(at)) return;
-    const key = keyEntry(record.key_id);
-    const keyModel = `${key}\n${record.model}`;
+    const who = identityOf(record.key_id, record.model, record.endpoint);
     const totals: Totals = {
       requests: 1,
       input_tokens: record.prompt_tokens,
@@ -140,9 +168,9 @@ export class UsageRollup {
       cost_micros: typeof record.cost_micros === 'number' ? record.cost_micros : 0,
       cost_unknown_requests: typeof record.cost_micros === 'number' ? 0 : 1,
     };
-    for (const level of this.built) level.add(at, record.key_id, record.model, key, keyModel, totals);
-    const last = this.lastUsedAt.get(key);
-    if (last === undefined || record.created_at > last) this.lastUsedAt.set(key, record.created_at);
+    for (const level of this.built) level.add(at, who, totals);
+    const last = this.lastUsedAt.get(who.key);
+    if (last === undefined || record.created_at > last) this.lastUsedAt.set(who.key, record.created_at);
   }
 
   /** The time of each key's latest record, for the keys that have one. */
@@ -161,16 +189,19 @@ export class UsageRollup {
     const level = this.levelFor(query, by);
     const periodMs = by.has('day') ? DAY_MS : by.has('hour') ? HOUR_MS : undefined;
     const models = query.models ? new Set(query.models) : undefined;
+    const endpoints = query.endpoints ? new Set(query.endpoints) : undefined;
     const groups = new Map<string, UsageSummaryRow>();
     for (const b of level.select(query.key_ids, query.from, query.to)) {
       if (models && !models.has(b.model)) continue;
+      if (endpoints && !endpoints.has(b.endpoint)) continue;
       const period = periodMs === undefined ? undefined : floorTo(b.start, periodMs);
-      const id = `${period ?? ''}\n${by.has('key') ? keyEntry(b.key_id) : ''}\n${by.has('model') ? b.model : ''}`;
+      const id = groupId(by, b, period);
       let row = groups.get(id);
       if (!row) {
         row = {
           ...(by.has('key') ? { key_id: b.key_id ?? null } : {}),
           ...(by.has('model') ? { model: b.model } : {}),
+          ...(by.has('endpoint') ? { endpoint: b.endpoint } : {}),
           ...(period !== undefined ? { period: new Date(period).toISOString() } : {}),
           ...emptyTotals(),
         };
@@ -206,13 +237,16 @@ export class UsageRollup {
   /** The level, folded from the hourly buckets on first use (a summary over a million records: once). */
   private ready(level: Level): Level {
     if (this.built.has(level)) return level;
-    for (const b of this.base.all()) {
-      const key = keyEntry(b.key_id);
-      level.add(b.start, b.key_id ?? null, b.model, key, `${key}\n${b.model}`, b);
-    }
+    for (const b of this.base.all()) level.add(b.start, identityOf(b.key_id ?? null, b.model, b.endpoint), b);
     this.built.add(level);
     return level;
   }
+}
+
+/** The group a bucket falls in: its values of the dimensions grouped by (the period already floored). */
+function groupId(by: ReadonlySet<SummaryDimension>, b: Bucket, period: number | undefined): string {
+  const key = by.has('key') ? keyEntry(b.key_id) : '';
+  return `${period ?? ''}\n${key}\n${by.has('model') ? b.model : ''}\n${by.has('endpoint') ? b.endpoint : ''}`;
 }
 
 const cmp = (a: string | null | undefined, b: string | null | undefined): number => {
@@ -222,7 +256,13 @@ const cmp = (a: string | null | undefined, b: string | null | undefined): number
   return a < b ? -1 : 1;
 };
 
-/** By period, then key, then model (ISO periods compare as strings; a record without a key first). */
+/** By period, key, model, endpoint (ISO periods compare as strings; a record without a key first). */
 export function sortSummary(rows: UsageSummaryRow[]): UsageSummaryRow[] {
-  return rows.sort((a, b) => cmp(a.period, b.period) || cmp(a.key_id, b.key_id) || cmp(a.model, b.model));
+  return rows.sort(
+    (a, b) =>
+      cmp(a.period, b.period) ||
+      cmp(a.key_id, b.key_id) ||
+      cmp(a.model, b.model) ||
+      cmp(a.endpoint, b.endpoint),
+  );
 }

@@ -47,8 +47,8 @@ export interface UsageFilter {
   limit?: number;
 }
 
-/** What a usage summary may be grouped by: any of key and model, and at most one period. */
-export type SummaryDimension = 'key' | 'model' | 'hour' | 'day';
+/** What a usage summary may be grouped by: any of key, model and endpoint, and at most one period. */
+export type SummaryDimension = 'key' | 'model' | 'endpoint' | 'hour' | 'day';
 
 export interface UsageSummaryQuery {
   /** Non-empty; at most one of `hour` and `day`. */
@@ -60,12 +60,16 @@ export interface UsageSummaryQuery {
   readonly key_ids?: readonly string[] | undefined;
   /** Only these models' records (any when absent). */
   readonly models?: readonly string[] | undefined;
+  /** Only the records of calls to these endpoints, by id (`chat-completions`, `responses`; any when absent). */
+  readonly endpoints?: readonly string[] | undefined;
 }
 
-/** One group's totals. `key_id`, `model`, `period` are set when grouped by them. */
+/** One group's totals. `key_id`, `model`, `endpoint`, `period` are set when grouped by them. */
 export interface UsageSummaryRow {
   key_id?: string | null;
   model?: string;
+  /** The endpoint's id, as records hold it. */
+  endpoint?: string;
   /** ISO start of the hour or day (UTC). */
   period?: string;
   requests: number;
@@ -111,7 +115,7 @@ export interface UsageStore {
   flush(): Promise<void>;
   list(filter?: UsageFilter): Promise<UsageRecord[]>;
   /**
-   * Totals of the records grouped by `query.group_by`, sorted by period, then key, then model. Writes
+   * Totals of the records grouped by `query.group_by`, sorted by period, then key, model, endpoint. Writes
    * what is queued first, like `list`.
    */
   summary(query: UsageSummaryQuery): Promise<UsageSummaryRow[]>;

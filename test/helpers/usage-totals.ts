@@ -2,7 +2,9 @@
 import type { UsageRecord, UsageSummaryRow } from '../../core/stores/usage-store';
 
 /** The group's fields of a record (`{key_id}`, `{model, period}`, …); records with equal fields add up. */
-export type GroupOf = (r: UsageRecord) => Partial<Pick<UsageSummaryRow, 'key_id' | 'model' | 'period'>>;
+export type GroupOf = (
+  r: UsageRecord,
+) => Partial<Pick<UsageSummaryRow, 'key_id' | 'model' | 'endpoint' | 'period'>>;
 
 /** One row per group, in the order groups first appear, summed as the summary defines its columns. */
 export function totalsBy(records: readonly UsageRecord[], groupOf: GroupOf): UsageSummaryRow[] {

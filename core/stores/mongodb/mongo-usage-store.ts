@@ -124,7 +124,9 @@ export class MongoUsageStore implements UsageStore {
 
   /**
    * Groups by the ISO prefix of `created_at` (13 characters: the hour, 10: the day; records are written
-   * with `toISOString`, so prefixes and range bounds compare as strings).
+   * with `toISOString`, so prefixes and range bounds compare as strings). The endpoint, like the token
+   * counts, is read from the documents the range's index entries point to: adding it to the index
+   * would change a definition every deployment has built, and save no fetch.
    */
   async summary(query: UsageSummaryQuery): Promise<UsageSummaryRow[]> {
     await this.flush();
@@ -137,6 +139,7 @@ export class MongoUsageStore implements UsageStore {
       ...(Object.keys(range).length ? { created_at: range } : {}),
       ...(query.key_ids ? { key_id: { $in: [...query.key_ids] } } : {}),
       ...(query.models ? { model: { $in: [...query.models] } } : {}),
+      ...(query.endpoints ? { endpoint: { $in: [...query.endpoints] } } : {}),
     };
     const rows = await this.usage
       .aggregate<UsageSummaryRow & { _id: unknown }>([
@@ -146,6 +149,7 @@ export class MongoUsageStore implements UsageStore {
             _id: {
               ...(by.has('key') ? { key_id: '$key_id' } : {}),
               ...(by.has('model') ? { model: '$model' } : {}),
+              ...(by.has('endpoint') ? { endpoint: '$endpoint' } : {}),
               ...(prefix ? { period: { $substrCP: ['$created_at', 0, prefix] } } : {}),
             },
             requests: { $sum: 1 },
@@ -160,10 +164,11 @@ export class MongoUsageStore implements UsageStore {
     const suffix = prefix === 10 ? 'T00:00:00.000Z' : ':00:00.000Z';
     return sortSummary(
       rows.map(({ _id, ...totals }) => {
-        const group = _id as { key_id?: string | null; model?: string; period?: string };
+        const group = _id as { key_id?: string | null; model?: string; endpoint?: string; period?: string };
         return {
           ...(by.has('key') ? { key_id: group.key_id ?? null } : {}),
           ...(by.has('model') ? { model: group.model ?? '' } : {}),
+          ...(by.has('endpoint') ? { endpoint: group.endpoint ?? '' } : {}),
           ...(prefix ? { period: `${group.period ?? ''}${suffix}` } : {}),
           requests: totals.requests,
           input_tokens: totals.input_tokens,

@@ -22,7 +22,7 @@ export function newRecord(over: Partial<UsageRecord> = {}): UsageRecord {
     key_id: 'sk-keyAAAAA',
     model: 'model-1',
     upstream: 'main',
-    endpoint: '/v1/chat/completions',
+    endpoint: 'chat-completions',
     status: 200,
     stream: false,
     prompt_tokens: 10,
@@ -149,6 +149,117 @@ export function usageStoreContract(t: Test, makeStore: MakeUsageStore): void {
     t.strictSame(await reader.list({ key_id: 'sk-keyAAAAA' }), many);
   });
 
+  t.test('summary by endpoint: exact per endpoint at every level, filtered, across a reopen', async (t) => {
+    const open = await makeStore(t);
+    const store = await open();
+    const at = (iso: string, endpoint: string, over: Partial<UsageRecord> = {}): UsageRecord =>
+      newRecord({
+        id: `ep-${++seq}`,
+        created_at: iso,
+        endpoint,
+        prompt_tokens: 1,
+        completion_tokens: 2,
+        ...over,
+      });
+    // One key and one model on four endpoints, over two hours of one day and an hour of the next: only
+    // the endpoint tells the records apart, so any bucket that lost it would merge them.
+    const records = [
+      at('2026-04-01T10:05:00.000Z', 'chat-completions'),
+      at('2026-04-01T10:10:00.000Z', 'responses'),
+      at('2026-04-01T10:20:00.000Z', 'responses'),
+      at('2026-04-01T11:00:00.000Z', 'embeddings', { completion_tokens: 0, cost_micros: null }),
+      at('2026-04-01T11:30:00.000Z', 'messages'),
+      at('2026-04-02T00:15:00.000Z', 'responses'),
+      at('2026-04-02T00:45:00.000Z', 'embeddings', { completion_tokens: 0 }),
+      at('2026-04-02T00:50:00.000Z', 'embeddings', { completion_tokens: 0, key_id: 'sk-other' }),
+    ];
+    for (const r of records) store.record(r);
+    const totals = (endpoint: string, requests: number, output: number, unknown = 0) => ({
+      endpoint,
+      requests,
+      input_tokens: requests,
+      output_tokens: output,
+      cost_micros: (requests - unknown) * 42,
+      cost_unknown_requests: unknown,
+    });
+    const check = async (s: UsageStore, when: string): Promise<void> => {
+      t.strictSame(
+        await s.summary({ group_by: ['endpoint'] }),
+        [
+          totals('chat-completions', 1, 2),
+          totals('embeddings', 3, 0, 1),
+          totals('messages', 1, 2),
+          totals('responses', 3, 6),
+        ],
+        `${when}: all time, by endpoint`,
+      );
+      t.strictSame(
+        (await s.summary({ group_by: ['endpoint', 'hour'] })).map((r) => [r.period, r.endpoint, r.requests]),
+        [
+          ['2026-04-01T10:00:00.000Z', 'chat-completions', 1],
+          ['2026-04-01T10:00:00.000Z', 'responses', 2],
+          ['2026-04-01T11:00:00.000Z', 'embeddings', 1],
+          ['2026-04-01T11:00:00.000Z', 'messages', 1],
+          ['2026-04-02T00:00:00.000Z', 'embeddings', 2],
+          ['2026-04-02T00:00:00.000Z', 'responses', 1],
+        ],
+        `${when}: per hour`,
+      );
+      t.strictSame(
+        (await s.summary({ group_by: ['day', 'endpoint'] })).map((r) => [r.period, r.endpoint, r.requests]),
+        [
+          ['2026-04-01T00:00:00.000Z', 'chat-completions', 1],
+          ['2026-04-01T00:00:00.000Z', 'embeddings', 1],
+          ['2026-04-01T00:00:00.000Z', 'messages', 1],
+          ['2026-04-01T00:00:00.000Z', 'responses', 2],
+          ['2026-04-02T00:00:00.000Z', 'embeddings', 2],
+          ['2026-04-02T00:00:00.000Z', 'responses', 1],
+        ],
+        `${when}: per day`,
+      );
+      t.strictSame(
+        (await s.summary({ group_by: ['key', 'model', 'endpoint'], endpoints: ['embeddings'] })).map((r) => [
+          r.key_id,
+          r.model,
+          r.endpoint,
+          r.requests,
+        ]),
+        [
+          ['sk-keyAAAAA', 'model-1', 'embeddings', 2],
+          ['sk-other', 'model-1', 'embeddings', 1],
+        ],
+        `${when}: by key, model and endpoint, embeddings only`,
+      );
+      const day2 = Date.parse('2026-04-02T00:00:00.000Z');
+      t.strictSame(
+        (
+          await s.summary({
+            group_by: ['endpoint'],
+            endpoints: ['responses', 'embeddings'],
+            key_ids: ['sk-keyAAAAA'],
+            from: day2,
+            to: day2 + 86_400_000,
+          })
+        ).map((r) => [r.endpoint, r.requests]),
+        [
+          ['embeddings', 1],
+          ['responses', 1],
+        ],
+        `${when}: a day's range, one key, two endpoints`,
+      );
+      t.strictSame(
+        (await s.summary({ group_by: ['model'], endpoints: ['responses'], from: day2 - 14 * 3_600_000 })).map(
+          (r) => [r.model, r.endpoint, r.requests],
+        ),
+        [['model-1', undefined, 3]],
+        `${when}: filtered by endpoint, not grouped by it: rows carry no endpoint`,
+      );
+    };
+    await check(store, 'as written');
+    await store.close();
+    await check(await open(), 'after a reopen');
+  });
+
   t.test(
     'summary: every grouping totals what the raw records sum to, bills once, across a reopen',
     async (t) => {
@@ -157,12 +268,14 @@ export function usageStoreContract(t: Test, makeStore: MakeUsageStore): void {
       const random = seeded(10);
       const keys = ['sk-sumA', 'sk-sumB', 'sk-sumC', 'sk-sumD', null];
       const models = ['model-x', 'model-y', 'model-z'];
+      const endpoints = ['chat-completions', 'responses', 'embeddings', 'messages'];
       const start = Date.parse('2026-03-01T00:00:00.000Z');
       const generated = (i: number): UsageRecord =>
         newRecord({
           id: `sum-${i}`,
           key_id: keys[Math.floor(random() * keys.length)]!,
           model: models[Math.floor(random() * models.length)]!,
+          endpoint: endpoints[Math.floor(random() * endpoints.length)]!,
           created_at: new Date(start + Math.floor(random() * 3.5 * 86_400_000)).toISOString(),
           prompt_tokens: Math.floor(random() * 5000),
           completion_tokens: Math.floor(random() * 2000),
@@ -191,6 +304,11 @@ export function usageStoreContract(t: Test, makeStore: MakeUsageStore): void {
         ['model', 'day'],
         ['day', 'model', 'key'],
         ['key', 'model', 'hour'],
+        ['endpoint'],
+        ['model', 'endpoint'],
+        ['endpoint', 'hour'],
+        ['key', 'endpoint', 'day'],
+        ['key', 'model', 'endpoint', 'hour'],
       ];
       const from = Date.parse('2026-03-01T05:00:00.000Z');
       const to = Date.parse('2026-03-02T17:00:00.000Z');
@@ -214,6 +332,8 @@ export function usageStoreContract(t: Test, makeStore: MakeUsageStore): void {
           [['key'], from, midnight + 86_400_000],
           [['model', 'day'], from, to],
           [['key', 'model'], undefined, midnight],
+          [['endpoint'], midnight, midnight + 86_400_000],
+          [['endpoint', 'day'], from, to],
         ] as const) {
           t.strictSame(
             await s.summary({ group_by, from: lo, to: hi }),
@@ -231,6 +351,25 @@ export function usageStoreContract(t: Test, makeStore: MakeUsageStore): void {
           }),
           expected(raw.filter(chosen), ['key', 'model', 'day']),
           `${when}: filtered by keys and models`,
+        );
+        const onEndpoints = (r: UsageRecord): boolean => r.endpoint === 'responses' || r.endpoint === 'video';
+        t.strictSame(
+          await s.summary({
+            group_by: ['model', 'hour'],
+            endpoints: ['responses', 'video', 'never'],
+            from,
+            to,
+          }),
+          expected(raw.filter(onEndpoints), ['model', 'hour'], from, to),
+          `${when}: filtered by endpoints over a range of hours`,
+        );
+        t.strictSame(
+          await s.summary({ group_by: ['endpoint'], key_ids: ['sk-sumB'], endpoints: ['embeddings'] }),
+          expected(
+            raw.filter((r) => r.key_id === 'sk-sumB' && r.endpoint === 'embeddings'),
+            ['endpoint'],
+          ),
+          `${when}: filtered by key and endpoint`,
         );
         const latest = (key: string): string | undefined =>
           raw
@@ -289,10 +428,11 @@ function expected(
     return {
       ...(by.has('key') ? { key_id: r.key_id } : {}),
       ...(by.has('model') ? { model: r.model } : {}),
+      ...(by.has('endpoint') ? { endpoint: r.endpoint } : {}),
       ...(period !== undefined ? { period } : {}),
     };
   });
   const sortKey = (r: UsageSummaryRow): string =>
-    `${r.period ?? ''}|${r.key_id === undefined || r.key_id === null ? '' : '~' + r.key_id}|${r.model ?? ''}`;
+    `${r.period ?? ''}|${r.key_id === undefined || r.key_id === null ? '' : '~' + r.key_id}|${r.model ?? ''}|${r.endpoint ?? ''}`;
   return rows.sort((a, b) => (sortKey(a) < sortKey(b) ? -1 : sortKey(a) > sortKey(b) ? 1 : 0));
 }
