@@ -1,6 +1,7 @@
 /**
  * GET /admin/usage/summary over real HTTP: real chat calls with two keys, then the totals by key and by
- * model match the records the calls left; bad parameters get the contract's 400.
+ * model match the records the calls left; real calls on chat completions, responses and embeddings,
+ * then the totals by endpoint; bad parameters get the contract's 400.
  */
 import t from 'tap';
 import type { UsageRecord, UsageSummaryRow } from '../../../core/stores/usage-store';
@@ -10,6 +11,7 @@ import { eventually, postJson, type ErrorBody } from '../../helpers/http';
 
 const PRICED = 'modela-5.5';
 const UNPRICED = 'modelb-3.5-flash';
+const EMBEDDING = 'modela-embedding-3-small';
 
 /** The summary's order: strings by code unit, as `<` compares them (not by locale). */
 const byCodeUnits = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
@@ -152,7 +154,15 @@ t.test('usage summary by key and by model matches the records of real calls', as
   for (const [query, words] of [
     ['', /group_by/],
     ['?group_by=', /group_by/],
-    ['?group_by=week', /week/],
+    ['?group_by=week', /week.*key, model, endpoint, hour or day/],
+    ['?group_by=endpoints', /endpoints/],
+    ['?group_by=endpoint,endpoint', /twice/],
+    ['?group_by=endpoint&endpoint=', /endpoint/],
+    ['?group_by=endpoint&endpoint=responses,,embeddings', /endpoint/],
+    [`?group_by=endpoint&endpoint=${'x'.repeat(201)}`, /endpoint/],
+    [`?group_by=endpoint&endpoint=${Array.from({ length: 101 }, (_, i) => `e${i}`).join(',')}`, /endpoint/],
+    ['?group_by=endpoint&endpoint=responses&endpoint=embeddings', /once/],
+    ['?group_by=endpoint&endpoint_id=responses', /endpoint_id.*model, endpoint/],
     ['?group_by=key,key', /twice/],
     ['?group_by=hour,day', /at most one/],
     ['?group_by=key&from=yesterday', /from/],
@@ -171,4 +181,68 @@ t.test('usage summary by key and by model matches the records of real calls', as
       'the contract’s error body',
     );
   }
+});
+
+t.test('usage summary by endpoint counts real calls on each endpoint', async (t) => {
+  const gw = await startTestGateway(t);
+  const admin = async (path: string): Promise<UsageSummaryRow[]> => {
+    const res = await fetch(`${gw.gateway.adminUrl}${path}`, {
+      headers: { authorization: `Bearer ${gw.gateway.adminToken}` },
+    });
+    t.equal(res.status, 200, path);
+    return ((await res.json()) as { data: UsageSummaryRow[] }).data;
+  };
+  const calls: [string, Record<string, unknown>][] = [
+    ['/v1/chat/completions', { model: PRICED, messages: [{ role: 'user', content: 'hi' }] }],
+    ['/v1/responses', { model: PRICED, input: 'hi' }],
+    ['/v1/responses', { model: UNPRICED, input: 'hi again' }],
+    ['/v1/embeddings', { model: EMBEDDING, input: 'one' }],
+    ['/v1/embeddings', { model: EMBEDDING, input: ['two', 'three'] }],
+    ['/v1/embeddings', { model: EMBEDDING, input: 'four' }],
+  ];
+  for (const [path, body] of calls) {
+    t.equal((await postJson(`${gw.url}${path}`, body, gw.key)).status, 200, `${path} answered`);
+  }
+  await eventually(async () => (await gw.gateway.usage.list()).length === calls.length);
+  const records = await gw.gateway.usage.list();
+
+  const byEndpoint = await admin('/admin/usage/summary?group_by=endpoint');
+  t.strictSame(
+    byEndpoint,
+    totalsBy(records, (r) => ({ endpoint: r.endpoint })).sort((a, b) =>
+      byCodeUnits(a.endpoint!, b.endpoint!),
+    ),
+    'by endpoint: the records’ sums, in endpoint order',
+  );
+  t.strictSame(
+    byEndpoint.map((r) => [r.endpoint, r.requests]),
+    [
+      ['chat-completions', 1],
+      ['embeddings', 3],
+      ['responses', 2],
+    ],
+    'one chat completion, three embeddings, two responses',
+  );
+  const now = Date.now();
+  const hour = now - (now % 3_600_000);
+  const range = `from=${new Date(hour - 3_600_000).toISOString()}&to=${new Date(hour + 2 * 3_600_000).toISOString()}`;
+  const perHour = await admin(
+    `/admin/usage/summary?group_by=model,endpoint,hour&${range}&endpoint=responses`,
+  );
+  t.strictSame(
+    perHour.map((r) => [r.model, r.endpoint, r.requests]),
+    [
+      [PRICED, 'responses', 1],
+      [UNPRICED, 'responses', 1],
+    ].sort((a, b) => byCodeUnits(String(a[0]), String(b[0]))),
+    'per hour by model and endpoint, filtered to responses',
+  );
+  const keyed = await admin(
+    `/admin/usage/summary?group_by=key&endpoint=embeddings,chat-completions&key_id=${gw.key.slice(0, 11)}`,
+  );
+  t.strictSame(
+    keyed.map((r) => [r.key_id, r.endpoint, r.requests]),
+    [[gw.key.slice(0, 11), undefined, 4]],
+    'filtered by two endpoints and grouped by key: their calls together, rows without an endpoint',
+  );
 });
