@@ -1,11 +1,15 @@
-/** Usage: requests, tokens or cost over time stacked by model, from the roll-ups; a table and CSV below. */
+/**
+ * Usage: requests, tokens or cost over time stacked by model or by endpoint, from the roll-ups; a table
+ * and CSV below.
+ */
 import { html } from 'htm/preact';
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import type { List, UsageSummaryRow } from '../../core/admin/wire';
 import { api } from './api';
 import { StackedChart, type Stack } from './chart';
 import { FilterInput } from './filter-input';
-import { csv, download, money } from './format';
+import { money } from './format';
+import { UsageTable, type StackBy } from './usage-table';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -41,30 +45,50 @@ function customDays(fromDay: string, toDay: string): { from: number; to: number 
 const MAX_DAYS = 400;
 const dayOf = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
 
-function summaryPath(groupBy: string, from: number, to: number, keyId: string, model: string): string {
+/** The server-side filters: empty ones are left out of the query. */
+interface Filters {
+  key_id?: string;
+  model?: string;
+  endpoint?: string;
+}
+
+function summaryPath(groupBy: string, from: number, to: number, filters: Filters): string {
   const params = new URLSearchParams({
     group_by: groupBy,
     from: new Date(from).toISOString(),
     to: new Date(to).toISOString(),
   });
-  if (keyId) params.set('key_id', keyId);
-  if (model) params.set('model', model);
+  for (const [name, value] of Object.entries(filters)) if (value) params.set(name, value);
   return `/admin/usage/summary?${params.toString()}`;
 }
 
-/** Every bucket of the range (empty ones as zero) and one stack per model. */
-function stacksOf(rows: readonly UsageSummaryRow[], metric: Metric, from: number, to: number, unit: number) {
+/** Every bucket of the range (empty ones as zero) and one stack per model or endpoint. */
+function stacksOf(
+  rows: readonly UsageSummaryRow[],
+  by: StackBy,
+  metric: Metric,
+  bucket: { from: number; to: number; unit: number },
+) {
+  const { from, to, unit } = bucket;
   const x: number[] = [];
   for (let t = from; t < to; t += unit) x.push(t / 1000);
-  const models = [...new Set(rows.map((r) => r.model ?? ''))].sort();
-  const stacks: Stack[] = models.map((m) => ({ label: m, values: x.map(() => 0) }));
+  const labels = [...new Set(rows.map((r) => r[by] ?? ''))].sort();
+  const stacks: Stack[] = labels.map((label) => ({ label, values: x.map(() => 0) }));
   for (const r of rows) {
     const i = Math.floor((Date.parse(r.period!) - from) / unit);
-    const stack = stacks[models.indexOf(r.model ?? '')];
+    const stack = stacks[labels.indexOf(r[by] ?? '')];
     if (stack && i >= 0 && i < x.length) stack.values[i]! += METRICS[metric].of(r);
   }
   return { x, stacks };
 }
+
+/** The distinct, sorted values of a field, for a filter's options. */
+const valuesOf = (rows: readonly UsageSummaryRow[], field: StackBy): string[] =>
+  [...new Set(rows.map((r) => r[field] ?? ''))].sort();
+
+/** A filter's options: the values in use, and the chosen one even when the range no longer has it. */
+const optionsWith = (values: string[], chosen: string): string[] =>
+  chosen && !values.includes(chosen) ? [chosen, ...values] : values;
 
 /** Runs `load` when `deps` change and hands its answer to `set`, ignoring answers that came too late. */
 function useLoad<T>(
@@ -91,11 +115,18 @@ export function UsageView() {
   const [toDay, setToDay] = useState(dayOf(Date.now()));
   const [keyId, setKeyId] = useState('');
   const [model, setModel] = useState('');
+  const [endpoint, setEndpoint] = useState('');
+  const [stackBy, setStackBy] = useState<StackBy>('model');
   const [metric, setMetric] = useState<Metric>('requests');
-  const [rows, setRows] = useState<readonly UsageSummaryRow[]>([]);
+  /** The rows shown, and what they are grouped by: until the next answer, the previous choice's. */
+  const [shown, setShown] = useState<{ rows: readonly UsageSummaryRow[]; by: StackBy }>({
+    rows: [],
+    by: 'model',
+  });
   /** The query the rows answer, on the page as `data-loaded` (tests and the console bench wait for it). */
   const [loaded, setLoaded] = useState('');
-  const [models, setModels] = useState<string[]>([]);
+  /** What the range holds (by the chosen key): one row per model and endpoint, for the filters' options. */
+  const [used, setUsed] = useState<readonly UsageSummaryRow[]>([]);
   const [error, setError] = useState('');
   const bounds = useMemo(
     () => (range === 'custom' ? customDays(fromDay, toDay) : lastDays(period, Number(range))),
@@ -104,20 +135,20 @@ export function UsageView() {
   const { from, to } = typeof bounds === 'string' ? { from: 0, to: 0 } : bounds;
   const key = keyId.trim();
 
-  const rowsPath = summaryPath(`model,${period}`, from, to, key, model);
+  const rowsPath = summaryPath(`${stackBy},${period}`, from, to, { key_id: key, model, endpoint });
   useLoad(
     () => (typeof bounds === 'string' ? undefined : api<List<UsageSummaryRow>>('GET', rowsPath)),
-    (r) => (setRows(r.data), setLoaded(rowsPath), setError('')),
+    (r) => (setShown({ rows: r.data, by: stackBy }), setLoaded(rowsPath), setError('')),
     setError,
-    [period, key, model, from, to],
+    [rowsPath],
   );
-  // The models used in the range (by the chosen key), for the model filter.
+  // The models and endpoints used in the range (by the chosen key), for the filters: one call for both.
   useLoad(
     () =>
       typeof bounds === 'string'
         ? undefined
-        : api<List<UsageSummaryRow>>('GET', summaryPath('model', from, to, key, '')),
-    (r) => setModels(r.data.map((row) => row.model ?? '')),
+        : api<List<UsageSummaryRow>>('GET', summaryPath('model,endpoint', from, to, { key_id: key })),
+    (r) => setUsed(r.data),
     setError,
     [key, from, to],
   );
@@ -126,9 +157,13 @@ export function UsageView() {
   }, [bounds]);
 
   const unit = period === 'hour' ? HOUR : DAY;
-  const chart = useMemo(() => stacksOf(rows, metric, from, to, unit), [rows, metric, from, to, unit]);
+  const chart = useMemo(
+    () => stacksOf(shown.rows, shown.by, metric, { from, to, unit }),
+    [shown, metric, from, to, unit],
+  );
   const value = (setter: (v: string) => void) => (e: Event) => setter((e.target as HTMLInputElement).value);
-  const modelOptions = model && !models.includes(model) ? [model, ...models] : models;
+  const modelOptions = useMemo(() => optionsWith(valuesOf(used, 'model'), model), [used, model]);
+  const endpointOptions = useMemo(() => optionsWith(valuesOf(used, 'endpoint'), endpoint), [used, endpoint]);
 
   return html`<section data-loaded=${loaded}>
     <div class="toolbar">
@@ -146,6 +181,15 @@ export function UsageView() {
       <select name="period" aria-label="Per" value=${period} onChange=${value((v) => setPeriod(v as Period))}>
         <option value="hour">per hour</option>
         <option value="day">per day</option>
+      </select>
+      <select
+        name="stack"
+        aria-label="Stack by"
+        value=${stackBy}
+        onChange=${value((v) => setStackBy(v as StackBy))}
+      >
+        <option value="model">by model</option>
+        <option value="endpoint">by endpoint</option>
       </select>
       <select name="range" aria-label="Range" value=${range} onChange=${value((v) => setRange(v as Range))}>
         <option value="1">last 24 hours</option>
@@ -168,6 +212,10 @@ export function UsageView() {
         <option value="">All models</option>
         ${modelOptions.map((m) => html`<option value=${m}>${m}</option>`)}
       </select>
+      <select name="endpoint" aria-label="Endpoint" value=${endpoint} onChange=${value(setEndpoint)}>
+        <option value="">All endpoints</option>
+        ${endpointOptions.map((e) => html`<option value=${e}>${e}</option>`)}
+      </select>
       <${FilterInput} name="key" placeholder="Key id (all keys)" value=${keyId} onCommit=${setKeyId} />
     </div>
     ${error && html`<p class="error" role="alert">${error}</p>`}
@@ -178,91 +226,6 @@ export function UsageView() {
       whole=${metric !== 'cost'}
       daily=${period === 'day'}
     />
-    <${UsageTable} rows=${rows} period=${period} />
+    <${UsageTable} rows=${shown.rows} period=${period} by=${shown.by} />
   </section>`;
-}
-
-const COLUMNS = ['requests', 'input_tokens', 'output_tokens', 'cost', 'cost_unknown_requests'];
-
-/** The figures of a row, as the table and the CSV show them (money exact, without thousands commas). */
-const figures = (r: UsageSummaryRow) => [
-  r.requests,
-  r.input_tokens,
-  r.output_tokens,
-  money(r.cost_micros).replace(/,/g, ''),
-  r.cost_unknown_requests,
-];
-
-/** Sums rows per model, and over all of them: the table shows the range's totals, not every bucket. */
-function totalsByModel(rows: readonly UsageSummaryRow[]): {
-  models: UsageSummaryRow[];
-  all: UsageSummaryRow;
-} {
-  const byModel = new Map<string, UsageSummaryRow>();
-  const all: UsageSummaryRow = { model: 'all models', ...zero() };
-  for (const r of rows) {
-    const model = r.model ?? '';
-    const sum = byModel.get(model) ?? { model, ...zero() };
-    byModel.set(model, sum);
-    for (const target of [sum, all]) {
-      target.requests += r.requests;
-      target.input_tokens += r.input_tokens;
-      target.output_tokens += r.output_tokens;
-      target.cost_micros += r.cost_micros;
-      target.cost_unknown_requests += r.cost_unknown_requests;
-    }
-  }
-  const models = [...byModel.values()].sort((a, b) => (a.model! < b.model! ? -1 : 1));
-  return { models, all };
-}
-
-const zero = () => ({
-  requests: 0,
-  input_tokens: 0,
-  output_tokens: 0,
-  cost_micros: 0,
-  cost_unknown_requests: 0,
-});
-
-/**
- * The range's totals by model (a few rows, however long the range), and the CSV of every period and
- * model behind the chart.
- */
-function UsageTable(props: { rows: readonly UsageSummaryRow[]; period: Period }) {
-  const { models, all } = useMemo(() => totalsByModel(props.rows), [props.rows]);
-  const row = (r: UsageSummaryRow, total = false) =>
-    html`<tr class=${total ? 'total' : ''}>
-      <td>${r.model}</td>
-      ${figures(r).map((c) => html`<td>${c}</td>`)}
-    </tr>`;
-  const exportCsv = () =>
-    download(
-      `usage-per-${props.period}.csv`,
-      csv([
-        ['period', 'model', ...COLUMNS],
-        ...props.rows.map((r) => [r.period ?? '', r.model ?? '', ...figures(r)]),
-      ]),
-    );
-  return html`<div class="toolbar">
-      <h2>Totals by model</h2>
-      <button type="button" disabled=${props.rows.length === 0} onClick=${exportCsv}>
-        Export CSV (per ${props.period})
-      </button>
-    </div>
-    <table class="usage">
-      <thead>
-        <tr>
-          ${['model', ...COLUMNS].map((h) => html`<th>${h.replace(/_/g, ' ')}</th>`)}
-        </tr>
-      </thead>
-      <tbody>
-        ${
-          models.length === 0 &&
-          html`<tr>
-            <td colspan=${COLUMNS.length + 1} class="empty">No usage in this range.</td>
-          </tr>`
-        }
-        ${models.map((r) => row(r))} ${models.length > 1 && row(all, true)}
-      </tbody>
-    </table>`;
 }

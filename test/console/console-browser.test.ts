@@ -1,7 +1,7 @@
 /**
  * The console in headless Chromium against a real gateway: sign in, create a key and see it once, use it
  * with the openai client, find the call in the usage chart and table (filtered by model, key and a custom
- * range of days), find real video tasks in the task list and one's status history, see the key's last
+ * range of days), find calls on chat completions, responses and embeddings stacked by endpoint, find real video tasks in the task list and one's status history, see the key's last
  * use and spend, edit, rotate, disable (the key then gets 403), delete. A screenshot of each step goes
  * to test-output/screenshots/.
  */
@@ -30,6 +30,10 @@ const ARGS = [
 
 /** A second model, called with another key, for the usage view's filters. */
 const OTHER_MODEL = 'modelc-3.6-plus';
+
+/** Calls on the endpoints beside chat completions, for the usage view stacked by endpoint. */
+const RESPONSES_CALLS = 2;
+const EMBEDDINGS_CALLS = 3;
 
 const chatWith = (gw: TestGateway, apiKey: string, model = 'modela-5.5') =>
   new OpenAI({ baseURL: `${gw.url}/v1`, apiKey, maxRetries: 0 }).chat.completions.create({
@@ -155,6 +159,75 @@ async function usage(t: Test, page: Page, id: string): Promise<void> {
   await shot(page, '06-usage-by-day');
 }
 
+/** Real calls on /v1/responses and /v1/embeddings with the gateway's own key, each once metered. */
+async function callOtherEndpoints(t: Test, gw: TestGateway): Promise<void> {
+  const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: gw.key, maxRetries: 0 });
+  for (let i = 0; i < RESPONSES_CALLS; i++) {
+    const response = await client.responses.create({ model: 'modela-5.5', input: `hello #${i}` });
+    t.equal(response.status, 'completed', 'a call on /v1/responses');
+  }
+  for (let i = 0; i < EMBEDDINGS_CALLS; i++) {
+    const embedded = await client.embeddings.create({
+      model: 'modela-embedding-3-small',
+      input: `text ${i}`,
+    });
+    t.ok(embedded.data[0]?.embedding.length, 'a call on /v1/embeddings');
+  }
+  await eventually(async () => {
+    const records = await gw.gateway.usage.list();
+    const on = (endpoint: string) => records.filter((r) => r.endpoint === endpoint).length;
+    return on('responses') === RESPONSES_CALLS && on('embeddings') === EMBEDDINGS_CALLS;
+  });
+}
+
+/** The usage view stacked by endpoint: legend and table name each endpoint with its calls; its filter. */
+async function usageByEndpoint(t: Test, page: Page, chats: number): Promise<void> {
+  await page.getByPlaceholder('Key id (all keys)').fill('');
+  await page.getByPlaceholder('Key id (all keys)').press('Enter');
+  await page.getByLabel('Range').selectOption('1');
+  await page.getByLabel('Per').selectOption('hour');
+  await page.getByLabel('Stack by').selectOption('endpoint');
+  await page
+    .locator('section[data-loaded*="group_by=endpoint%2Chour"]:not([data-loaded*="key_id"])')
+    .waitFor();
+  await page.getByRole('heading', { name: 'Totals by endpoint' }).waitFor();
+  const requestsOf = async (endpoint: string) =>
+    (await page.locator(`table.usage tr[data-group="${endpoint}"] td`).allInnerTexts())[1];
+  t.equal(await requestsOf('chat-completions'), String(chats), 'the table: chat completions');
+  t.equal(await requestsOf('responses'), String(RESPONSES_CALLS), 'the table: responses');
+  t.equal(await requestsOf('embeddings'), String(EMBEDDINGS_CALLS), 'the table: embeddings');
+  t.strictSame(
+    await page.locator('table.usage thead th').allInnerTexts(),
+    ['endpoint', 'requests', 'input tokens', 'output tokens', 'cost', 'cost unknown requests'],
+    'the table names its groups endpoints',
+  );
+  const legend = await page.locator('.chart .u-legend').innerText();
+  for (const endpoint of ['chat-completions', 'responses', 'embeddings']) {
+    t.match(legend, endpoint, `the chart's legend names ${endpoint}`);
+  }
+  await shot(page, '06a-usage-by-endpoint');
+  const [download] = await Promise.all([
+    page.waitForEvent('download'),
+    page.getByRole('button', { name: 'Export CSV' }).click(),
+  ]);
+  const text = await readFile(await download.path(), 'utf8');
+  t.match(text, /^period,endpoint,requests,input_tokens,output_tokens,cost,cost_unknown_requests\r\n/);
+  t.match(text, new RegExp(`,embeddings,${EMBEDDINGS_CALLS},`), 'the CSV holds the endpoints');
+
+  await page.getByLabel('Endpoint').selectOption('embeddings');
+  await page.locator('section[data-loaded*="endpoint=embeddings"]').waitFor();
+  t.strictSame(
+    await page.locator('table.usage tbody tr').allInnerTexts(),
+    [await page.locator('table.usage tr[data-group="embeddings"]').innerText()],
+    'filtered by endpoint: embeddings alone',
+  );
+  t.equal(await requestsOf('embeddings'), String(EMBEDDINGS_CALLS), 'with all its calls');
+  await shot(page, '06b-usage-embeddings-only');
+  await page.getByLabel('Endpoint').selectOption('');
+  await page.getByLabel('Stack by').selectOption('model');
+  await page.getByRole('heading', { name: 'Totals by model' }).waitFor();
+}
+
 /** The task list, its status filter and a task's detail with its history. */
 async function tasks(t: Test, page: Page, done: string, failed: string): Promise<void> {
   await page.getByRole('link', { name: 'Video tasks' }).click();
@@ -204,7 +277,9 @@ t.test(
     const answer = await chatWith(gw, key);
     t.ok(answer.choices[0]?.message, 'the new key works with the openai client');
     await chatWith(gw, gw.key, OTHER_MODEL);
+    await callOtherEndpoints(t, gw);
     await usage(t, page, id);
+    await usageByEndpoint(t, page, 2);
 
     const [done, failed] = await Promise.all(
       ['task_ms=200', 'task_ms=200 fail'].map(async (directives) => {

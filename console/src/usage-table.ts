@@ -1,0 +1,102 @@
+/** The usage view's table: the range's totals per model or per endpoint, and the CSV behind the chart. */
+import { html } from 'htm/preact';
+import { useMemo } from 'preact/hooks';
+import type { UsageSummaryRow } from '../../core/admin/wire';
+import { csv, download, money } from './format';
+
+/** What the chart stacks and the table totals by: the field of a summary row that names the group. */
+export type StackBy = 'model' | 'endpoint';
+
+const COLUMNS = ['requests', 'input_tokens', 'output_tokens', 'cost', 'cost_unknown_requests'];
+
+/** The figures of a row, as the table and the CSV show them (money exact, without thousands commas). */
+const figures = (r: UsageSummaryRow) => [
+  r.requests,
+  r.input_tokens,
+  r.output_tokens,
+  money(r.cost_micros).replace(/,/g, ''),
+  r.cost_unknown_requests,
+];
+
+const zero = () => ({
+  requests: 0,
+  input_tokens: 0,
+  output_tokens: 0,
+  cost_micros: 0,
+  cost_unknown_requests: 0,
+});
+
+/** A total row: a label and the sums of its rows. */
+interface Total extends UsageSummaryRow {
+  label: string;
+}
+
+/** Sums rows per group, and over all of them: the table shows the range's totals, not every bucket. */
+function totalsBy(
+  rows: readonly UsageSummaryRow[],
+  by: StackBy,
+): {
+  groups: Total[];
+  all: Total;
+} {
+  const byGroup = new Map<string, Total>();
+  const all: Total = { label: `all ${by}s`, ...zero() };
+  for (const r of rows) {
+    const label = r[by] ?? '';
+    const sum = byGroup.get(label) ?? { label, ...zero() };
+    byGroup.set(label, sum);
+    for (const target of [sum, all]) {
+      target.requests += r.requests;
+      target.input_tokens += r.input_tokens;
+      target.output_tokens += r.output_tokens;
+      target.cost_micros += r.cost_micros;
+      target.cost_unknown_requests += r.cost_unknown_requests;
+    }
+  }
+  const groups = [...byGroup.values()].sort((a, b) => (a.label < b.label ? -1 : 1));
+  return { groups, all };
+}
+
+/**
+ * The range's totals by model or endpoint (a few rows, however long the range), and the CSV of every
+ * period and group behind the chart.
+ */
+export function UsageTable(props: { rows: readonly UsageSummaryRow[]; period: 'hour' | 'day'; by: StackBy }) {
+  const { by } = props;
+  const { groups, all } = useMemo(() => totalsBy(props.rows, by), [props.rows, by]);
+  const row = (r: Total, total = false) =>
+    html`<tr class=${total ? 'total' : ''} data-group=${total ? undefined : r.label}>
+      <td>${r.label}</td>
+      ${figures(r).map((c) => html`<td>${c}</td>`)}
+    </tr>`;
+  const exportCsv = () =>
+    download(
+      by === 'model' ? `usage-per-${props.period}.csv` : `usage-by-${by}-per-${props.period}.csv`,
+      csv([
+        ['period', by, ...COLUMNS],
+        ...props.rows.map((r) => [r.period ?? '', r[by] ?? '', ...figures(r)]),
+      ]),
+    );
+  return html`<div class="toolbar">
+      <h2>Totals by ${by}</h2>
+      <button type="button" disabled=${props.rows.length === 0} onClick=${exportCsv}>
+        Export CSV (per ${props.period})
+      </button>
+    </div>
+    <table class="usage">
+      <thead>
+        <tr>
+          ${[by, ...COLUMNS].map((h) => html`<th>${h.replace(/_/g, ' ')}</th>`)}
+        </tr>
+      </thead>
+      <tbody>
+        ${
+          groups.length === 0 &&
+          html`<tr>
+            <td colspan=${COLUMNS.length + 1} class="empty">No usage in this range.</td>
+          </tr>`
+        }
+        ${groups.map((r) => row(r))} ${groups.length > 1 && row(all, true)}
+      </tbody>
+    </table>`;
+}
