@@ -46,11 +46,7 @@ const MAX_DAYS = 400;
 const dayOf = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
 
 /** The server-side filters: empty ones are left out of the query. */
-interface Filters {
-  key_id?: string;
-  model?: string;
-  endpoint?: string;
-}
+type Filters = Partial<Record<'key_id' | 'model' | 'endpoint', string>>;
 
 function summaryPath(groupBy: string, from: number, to: number, filters: Filters): string {
   const params = new URLSearchParams({
