@@ -6,9 +6,15 @@ import uPlot from 'uplot';
 export interface Stack {
   label: string;
   values: number[];
+  /** Which colour: the caller keeps one per label as filters come and go (else its place in the stack). */
+  color?: number;
 }
 
-/** Whole-number steps for the y axis of counts (uPlot's defaults include 0.2, 0.5: no half a request). */
+/**
+ * Whole-number steps for the y axis (uPlot's defaults include 0.2, 0.5): every value charted is whole,
+ * counts and money alike (integer micro-units), so no tick falls at half a request or a fraction of a
+ * micro-unit, which money() cannot show.
+ */
 const WHOLE_STEPS = Array.from({ length: 13 }, (_, e) => [1, 2, 5].map((m) => m * 10 ** e)).flat();
 
 /** Steps of the time axis for bars a day wide: whole days, so no tick falls at 8am of a daily bar. */
@@ -24,15 +30,14 @@ function options(
   width: number,
   stacks: Stack[],
   format: (v: number) => string,
-  whole: boolean,
   daily: boolean,
 ): uPlot.Options {
   const bars = uPlot.paths.bars!({ size: [0.7, 48] });
   const series: uPlot.Series[] = stacks
     .map((s, i) => ({
       label: s.label,
-      fill: COLORS[i % COLORS.length],
-      stroke: COLORS[i % COLORS.length],
+      fill: COLORS[(s.color ?? i) % COLORS.length],
+      stroke: COLORS[(s.color ?? i) % COLORS.length],
       paths: bars,
       points: { show: false },
       value: (_u: uPlot, _v: number | null, _si: number, idx: number | null) =>
@@ -45,9 +50,13 @@ function options(
     series: [{ label: 'Time (UTC)' }, ...series],
     axes: [
       daily ? { incrs: DAY_STEPS } : {},
-      { values: (_u, ticks) => ticks.map(format), size: 80, ...(whole ? { incrs: WHOLE_STEPS } : {}) },
+      { values: (_u, ticks) => ticks.map(format), size: 80, incrs: WHOLE_STEPS },
     ],
-    scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, Math.max(1, max) * 1.1] } },
+    // No bar at all (every total null) leaves uPlot no max: the axis then shows 0 to 1.
+    scales: {
+      x: { time: true },
+      y: { range: (_u, _min, max) => [0, Math.max(1, Number.isFinite(max) ? max : 0) * 1.1] },
+    },
     tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), 'Etc/UTC'),
   };
 }
@@ -56,24 +65,25 @@ export function StackedChart(props: {
   x: number[];
   stacks: Stack[];
   format: (v: number) => string;
-  /** The values are counts: ticks only at whole numbers. */
-  whole: boolean;
   /** One bar a day: ticks only at midnights. */
   daily: boolean;
 }) {
   const box = useRef<HTMLDivElement>(null);
   useEffect(() => {
     if (!box.current) return;
+    // An empty total is no bar (null), not a bar of height 0, which uPlot strokes along the axis.
     const totals = props.stacks.map((_, i) =>
-      props.x.map((_x, j) => props.stacks.slice(0, i + 1).reduce((sum, s) => sum + (s.values[j] ?? 0), 0)),
+      props.x.map(
+        (_x, j) => props.stacks.slice(0, i + 1).reduce((sum, s) => sum + (s.values[j] ?? 0), 0) || null,
+      ),
     );
     const data: uPlot.AlignedData = [props.x, ...totals.reverse()];
     const plot = new uPlot(
-      options(box.current.clientWidth || 800, props.stacks, props.format, props.whole, props.daily),
+      options(box.current.clientWidth || 800, props.stacks, props.format, props.daily),
       data,
       box.current,
     );
     return () => plot.destroy();
-  }, [props.x, props.stacks, props.format, props.whole, props.daily]);
+  }, [props.x, props.stacks, props.format, props.daily]);
   return html`<div class="chart" ref=${box}></div>`;
 }

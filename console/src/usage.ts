@@ -58,18 +58,26 @@ function summaryPath(groupBy: string, from: number, to: number, filters: Filters
   return `/admin/usage/summary?${params.toString()}`;
 }
 
-/** Every bucket of the range (empty ones as zero) and one stack per model or endpoint. */
+/**
+ * Every bucket of the range (empty ones as zero) and one stack per model or endpoint, coloured by its
+ * place among `palette` (all those of the range) so a filter does not repaint what it keeps.
+ */
 function stacksOf(
   rows: readonly UsageSummaryRow[],
   by: StackBy,
   metric: Metric,
-  bucket: { from: number; to: number; unit: number },
+  bucket: { from: number; to: number; unit: number; palette: readonly string[] },
 ) {
-  const { from, to, unit } = bucket;
+  const { from, to, unit, palette } = bucket;
   const x: number[] = [];
   for (let t = from; t < to; t += unit) x.push(t / 1000);
   const labels = [...new Set(rows.map((r) => r[by] ?? ''))].sort();
-  const stacks: Stack[] = labels.map((label) => ({ label, values: x.map(() => 0) }));
+  const color = (label: string, i: number) => (palette.includes(label) ? palette.indexOf(label) : i);
+  const stacks: Stack[] = labels.map((label, i) => ({
+    label,
+    values: x.map(() => 0),
+    color: color(label, i),
+  }));
   for (const r of rows) {
     const i = Math.floor((Date.parse(r.period!) - from) / unit);
     const stack = stacks[labels.indexOf(r[by] ?? '')];
@@ -153,9 +161,10 @@ export function UsageView() {
   }, [bounds]);
 
   const unit = period === 'hour' ? HOUR : DAY;
+  const palette = useMemo(() => valuesOf(used, shown.by), [used, shown.by]);
   const chart = useMemo(
-    () => stacksOf(shown.rows, shown.by, metric, { from, to, unit }),
-    [shown, metric, from, to, unit],
+    () => stacksOf(shown.rows, shown.by, metric, { from, to, unit, palette }),
+    [shown, metric, from, to, unit, palette],
   );
   const value = (setter: (v: string) => void) => (e: Event) => setter((e.target as HTMLInputElement).value);
   const modelOptions = useMemo(() => optionsWith(valuesOf(used, 'model'), model), [used, model]);
@@ -219,7 +228,6 @@ export function UsageView() {
       x=${chart.x}
       stacks=${chart.stacks}
       format=${METRICS[metric].format}
-      whole=${metric !== 'cost'}
       daily=${period === 'day'}
     />
     <${UsageTable} rows=${shown.rows} period=${period} by=${shown.by} />

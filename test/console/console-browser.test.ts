@@ -223,6 +223,11 @@ async function usageByEndpoint(t: Test, page: Page, chats: number): Promise<void
   );
   t.equal(await requestsOf('embeddings'), String(EMBEDDINGS_CALLS), 'with all its calls');
   await shot(page, '06b-usage-embeddings-only');
+  await page.getByLabel('Metric').selectOption('cost');
+  await page.locator('.chart canvas').waitFor();
+  t.equal(await requestsOf('embeddings'), String(EMBEDDINGS_CALLS), 'a chart of no known cost still draws');
+  await shot(page, '06c-usage-embeddings-cost');
+  await page.getByLabel('Metric').selectOption('requests');
   await page.getByLabel('Endpoint').selectOption('');
   await page.getByLabel('Stack by').selectOption('model');
   await page.getByRole('heading', { name: 'Totals by model' }).waitFor();
