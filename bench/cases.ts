@@ -8,8 +8,21 @@ import { MODELA, MODELC, MODELD, type SimUpstream } from './upstreams';
  * decides. `stream-paced` sends the same stream one event at a time (`#sim tps=2000`, an event every
  * 0.5 ms), as a model does: the proxy's cost per chunk decides, and the simulator's pace caps both targets.
  */
-export const CASE_NAMES = ['json', 'stream', 'stream-paced', 'messages'] as const;
+export const TIMED_CASE_NAMES = ['json', 'stream', 'stream-paced', 'messages'] as const;
+
+/**
+ * The Responses API's cases are the gateway's alone: no bare pipe translates one API into another. Their
+ * counts stand beside the chat cases they mirror: `responses` is `json` on the vendor's own Responses API
+ * (relayed), `responses-stream` is `stream` translated from chat completions into Responses events.
+ */
+export const GATEWAY_CASE_NAMES = ['responses', 'responses-stream'] as const;
+
+export const CASE_NAMES = [...TIMED_CASE_NAMES, ...GATEWAY_CASE_NAMES] as const;
 export type CaseName = (typeof CASE_NAMES)[number];
+
+/** Whether only the gateway can serve the case. */
+export const gatewayOnly = (name: CaseName): boolean =>
+  (GATEWAY_CASE_NAMES as readonly string[]).includes(name);
 
 /** One kind of request, sent identically to both targets. */
 export interface BenchCase {
@@ -40,7 +53,13 @@ const streamProblem = (body: string): string | undefined =>
 const messagesProblem = (body: string): string | undefined =>
   /event: message_stop\ndata: .*\n*$/.test(body) ? undefined : 'the stream does not end with `message_stop`';
 
+const responsesStreamProblem = (body: string): string | undefined =>
+  /event: response\.completed\ndata: .*\n*$/.test(body)
+    ? undefined
+    : 'the stream does not end with `response.completed`';
+
 const CHAT = '/v1/chat/completions';
+const RESPONSES = '/v1/responses';
 
 /** A streamed chat call to modelc; the prompt may carry the simulator's `#sim` pacing. */
 const chatStream = (name: CaseName, prompt: string): BenchCase => ({
@@ -79,5 +98,21 @@ export const CASES: Readonly<Record<CaseName, BenchCase>> = {
       messages: [{ role: 'user', content: 'Say hello' }],
     }),
     problemWith: messagesProblem,
+  },
+  responses: {
+    name: 'responses',
+    upstream: MODELA,
+    gatewayPath: RESPONSES,
+    headers: {},
+    body: JSON.stringify({ model: 'modela-5.5', input: 'Say hello' }),
+    problemWith: jsonProblem,
+  },
+  'responses-stream': {
+    name: 'responses-stream',
+    upstream: MODELC,
+    gatewayPath: RESPONSES,
+    headers: {},
+    body: JSON.stringify({ model: 'modelc-3.6-plus', stream: true, input: 'Say hello' }),
+    problemWith: responsesStreamProblem,
   },
 };

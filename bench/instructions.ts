@@ -22,7 +22,7 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { CASES, CASE_NAMES, type CaseName } from './cases';
+import { CASES, CASE_NAMES, gatewayOnly, type CaseName } from './cases';
 import { sendCount } from './load';
 import { nameList, onOff, positiveInt } from './options';
 import { stopAll } from './processes';
@@ -30,7 +30,7 @@ import { table } from './report';
 import { startBound, startGateway, startProxy, startSimulator, type Target } from './targets';
 
 const USAGE =
-  'usage: npm run bench:instructions -- [--cases json,stream,messages] [--targets bare,floor,bound,gateway] [--access on|off] [--requests 5000] [--warmup 2000] [--connections 8]';
+  'usage: npm run bench:instructions -- [--cases json,stream,messages,responses,responses-stream] [--targets bare,floor,bound,gateway] [--access on|off] [--requests 5000] [--warmup 2000] [--connections 8]';
 
 const TARGETS = ['bare', 'floor', 'bound', 'gateway'] as const;
 type CountedTarget = (typeof TARGETS)[number];
@@ -199,6 +199,7 @@ async function main(): Promise<void> {
     for (const caseName of options.cases) {
       let bare = Number.NaN;
       for (const name of options.targets) {
+        if (gatewayOnly(caseName) && name !== 'gateway') continue;
         // A fresh process per count: in one process, counts after the first were wrong (callgrind 3.19).
         const target = await starts[name](await mkdtemp(join(dir, `${caseName}-`)));
         const { running: perRequest, compiling } = await countCase(target, caseName, dir, options);

@@ -1,6 +1,6 @@
 /** The benchmark's command-line flags. */
 import { parseArgs } from 'node:util';
-import { CASE_NAMES, type CaseName } from './cases';
+import { TIMED_CASE_NAMES, type CaseName } from './cases';
 
 /** A run's settings; durations in seconds. */
 export interface BenchOptions {
@@ -52,7 +52,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
       warmup: { type: 'string', default: '2' },
       connections: { type: 'string', default: '64' },
       rounds: { type: 'string', default: '3' },
-      cases: { type: 'string', default: CASE_NAMES.join(',') },
+      cases: { type: 'string', default: TIMED_CASE_NAMES.join(',') },
       video: { type: 'string', default: '1000' },
       redis: { type: 'string', default: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' },
       bound: { type: 'boolean', default: false },
@@ -63,7 +63,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     warmupS: positiveInt('warmup', values.warmup, 0),
     connections: positiveInt('connections', values.connections, 1),
     rounds: positiveInt('rounds', values.rounds, 1),
-    cases: nameList('cases', values.cases, CASE_NAMES),
+    cases: nameList('cases', values.cases, TIMED_CASE_NAMES),
     videoTasks: positiveInt('video', values.video, 0),
     redisUrl: values.redis === 'off' || values.redis === '' ? undefined : values.redis,
     bound: values.bound,
