@@ -13,6 +13,11 @@
  *   maps to the contract's shape), the client gets exactly that instead: the JSON body or error body
  *   holding every member it lists, the stream event for event (finish reasons, usage chunk, end, error);
  * - each request leaves exactly one usage record, holding what the case lists.
+ *
+ * A family served on another API than its vendor's through a translator (Responses on a chat family)
+ * runs the same cases with `vendorApi`: the vendor's answers are read in the vendor's API and the
+ * client's in its own, and the client must get the same words, the same end or failure, and the usage
+ * the family meters.
  */
 import type { Test } from 'tap';
 import type { UsageRecord } from '../../core/stores/usage-store';
@@ -31,7 +36,15 @@ import {
 export interface ChatFamilyKit extends FamilyUnderTest {
   /** The client API the family's models are served on: a shipped one, or a profile of the family's own. */
   readonly api: ClientApi | ApiProfile;
+  /** The API the vendor's answers are in, where the gateway translates them into `api`; absent, `api`. */
+  readonly vendorApi?: ClientApi;
   readonly cases: readonly ChatCase[];
+}
+
+/** The client's API and the vendor's, which differ where the gateway translates. */
+interface Apis {
+  readonly client: ApiProfile;
+  readonly vendor: ApiProfile;
 }
 
 export interface ChatCase {
@@ -66,6 +79,7 @@ export async function runChatFamilyKit(t: Test, kit: ChatFamilyKit): Promise<voi
   await t.test(`plugin kit: ${kit.plugin} (${apiName})`, async (t) => {
     const k = await startKitGateway(t, kit);
     const api = typeof kit.api === 'string' ? APIS[kit.api] : kit.api;
+    const apis: Apis = { client: api, vendor: kit.vendorApi ? APIS[kit.vendorApi] : api };
     const models = await modelsServedOn(k, api.path);
     let turn = 0;
     for (const c of kit.cases) {
@@ -73,7 +87,7 @@ export async function runChatFamilyKit(t: Test, kit: ChatFamilyKit): Promise<voi
       for (const stream of kinds) {
         const model = models[turn++ % models.length]!;
         const name = `${c.answer.file}${stream ? ' (stream)' : ''} on ${model}`;
-        await t.test(name, (t) => checkCase(t, k, api, c, model, stream));
+        await t.test(name, (t) => checkCase(t, k, apis, c, model, stream));
       }
     }
   });
@@ -82,11 +96,12 @@ export async function runChatFamilyKit(t: Test, kit: ChatFamilyKit): Promise<voi
 async function checkCase(
   t: Test,
   k: KitGateway,
-  api: ApiProfile,
+  apis: Apis,
   c: ChatCase,
   model: string,
   stream: boolean,
 ): Promise<void> {
+  const api = apis.client;
   await k.upstream.clear();
   // Until cleared, so that a retry (should the gateway make one) meets the same answer.
   await k.upstream.serve(c.answer, { path_prefix: k.pathPrefix });
@@ -99,7 +114,8 @@ async function checkCase(
   if (failed) t.match(JSON.parse(sent), k.family.errorShape(c.answer.status), "the vendor's error shape");
   if (failed) checkError(t, got, c.answer, sent, expected);
   else if (expected !== undefined) checkExpected(t, got, expected, stream);
-  else if (stream) checkStream(t, api, got, sent);
+  else if (stream) checkStream(t, apis, got, sent);
+  else if (apis.vendor !== api) checkTranslatedJson(t, apis, got, sent);
   else checkJson(t, api, got, sent);
 
   const records = await recordsOf(k.gw, id);
@@ -117,12 +133,12 @@ async function checkCase(
 
   const viaSdk = await api.sdk(k.gw, model, stream, requestId(`sdk.${c.answer.file}`));
   // What the client's API says: the expected answer where the case gives one, else the vendor's.
-  const client = expected ?? sent;
-  const unfinished = stream && !vendorEvents(client).some(api.isEnd);
+  const [client, said] = expected === undefined ? [sent, apis.vendor] : [expected, api];
+  const unfinished = stream && !vendorEvents(client).some(said.isEnd);
   if (failed) t.match(viaSdk, { status: c.answer.status }, "the SDK raises the upstream's status");
   else if (unfinished) t.ok('error' in viaSdk, 'the SDK raises the error or the cut');
   else {
-    const text = api.visibleText(stream ? vendorEvents(client) : (JSON.parse(client) as Json));
+    const text = said.visibleText(stream ? vendorEvents(client) : (JSON.parse(client) as Json));
     t.same(viaSdk, { text }, 'the SDK reads the whole answer');
   }
 }
@@ -241,24 +257,43 @@ function checkExpected(t: Test, got: Received, expected: string, stream: boolean
   }
 }
 
-function checkStream(t: Test, api: ApiProfile, got: Received, sent: string): void {
+/** A translated JSON answer: the vendor's words in the client's API, with the usage every answer carries. */
+function checkTranslatedJson(t: Test, apis: Apis, got: Received, sent: string): void {
+  t.equal(got.status, 200);
+  const answer = parsed(got.text);
+  if (typeof answer !== 'object' || answer === null) return void t.fail(`not a JSON answer: ${got.text}`);
+  const words = apis.vendor.visibleText(JSON.parse(sent) as Json);
+  t.equal(apis.client.visibleText(answer as Json), words, "the vendor's words, in the client's API");
+  t.ok((answer as Json).usage, 'with its usage');
+}
+
+function checkStream(t: Test, apis: Apis, got: Received, sent: string): void {
+  const { client: api, vendor: vendorApi } = apis;
   t.equal(got.status, 200);
   t.match(got.contentType, 'text/event-stream');
   // The client's events as a parser without an EOF flush reads them: the end must be a whole event.
   const events = parseSse(got.text);
   const vendor = vendorEvents(sent);
-  const text = (evs: typeof events): string => evs.map((ev) => api.eventText(ev)).join('');
-  t.equal(text(events), text(vendor), 'every word the vendor sent');
+  const text = (p: ApiProfile, evs: typeof events): string => evs.map((ev) => p.eventText(ev)).join('');
+  t.equal(text(api, events), text(vendorApi, vendor), 'every word the vendor sent');
   const last = events.at(-1);
-  const vendorError = vendor.map((ev) => api.errorOf(ev)).find((e) => e !== undefined);
-  if (vendor.some(api.isEnd)) {
+  const vendorError = vendor.map((ev) => vendorApi.errorOf(ev)).find((e) => e !== undefined);
+  if (vendor.some(vendorApi.isEnd)) {
     t.ok(last && api.isEnd(last), "ends with the API's own end");
     t.notOk(
       events.some((ev) => api.errorOf(ev) !== undefined),
       'and no error',
     );
-  } else if (vendorError) {
+  } else if (vendorError && vendorApi === api) {
     t.same(last && api.errorOf(last), vendorError, "the vendor's error event ends the stream");
+    t.notOk(events.some(api.isEnd), 'and never the end of a whole answer');
+  } else if (vendorError) {
+    const { message } = vendorError;
+    t.match(
+      last && api.errorOf(last),
+      { message },
+      "the vendor's error, in the client's API, ends the stream",
+    );
     t.notOk(events.some(api.isEnd), 'and never the end of a whole answer');
   } else {
     t.match(last && api.errorOf(last), { code: 'upstream_stream_cut' }, 'a cut stream ends with an error');

@@ -4,7 +4,7 @@
  * Its embeddings come in floats only: the gateway encodes the base64 a client asks for.
  */
 import t from 'tap';
-import { runChatFamilyKit } from '../chat-suite';
+import { runChatFamilyKit, type ChatCase } from '../chat-suite';
 import { golden, recorded } from '../fake-upstream';
 
 const ERROR_SHAPE = () => ({
@@ -13,33 +13,39 @@ const ERROR_SHAPE = () => ({
   request_id: String,
 });
 
+const CHAT_CASES: readonly ChatCase[] = [
+  {
+    answer: recorded('modelc/json-reasoning.json'),
+    metered: { prompt_tokens: 24, completion_tokens: 1668, reasoning_tokens: 1353, total_tokens: 1692 },
+  },
+  {
+    answer: recorded('modelc/stream-reasoning.sse'),
+    metered: {
+      prompt_tokens: 24,
+      completion_tokens: 1355,
+      reasoning_tokens: 1084,
+      total_tokens: 1379,
+      estimated: false,
+      outcome: 'ok',
+    },
+  },
+  { answer: golden('modelc/stream-no-usage.sse'), metered: { estimated: true, outcome: 'ok' } },
+  { answer: golden('modelc/stream-cut.sse'), metered: { estimated: true, outcome: 'upstream_cut' } },
+  { answer: golden('modelc/error-400.json', 400) },
+  { answer: golden('modelc/error-401.json', 401) },
+  { answer: golden('modelc/error-429.json', 429) },
+  { answer: golden('modelc/error-500.json', 500) },
+];
+
+void runChatFamilyKit(t, { plugin: 'modelc', api: 'chat', errorShape: ERROR_SHAPE, cases: CHAT_CASES });
+
+// The same answers to a Responses client: the gateway translates them, the family meters them.
 void runChatFamilyKit(t, {
   plugin: 'modelc',
-  api: 'chat',
+  api: 'responses',
+  vendorApi: 'chat',
   errorShape: ERROR_SHAPE,
-  cases: [
-    {
-      answer: recorded('modelc/json-reasoning.json'),
-      metered: { prompt_tokens: 24, completion_tokens: 1668, reasoning_tokens: 1353, total_tokens: 1692 },
-    },
-    {
-      answer: recorded('modelc/stream-reasoning.sse'),
-      metered: {
-        prompt_tokens: 24,
-        completion_tokens: 1355,
-        reasoning_tokens: 1084,
-        total_tokens: 1379,
-        estimated: false,
-        outcome: 'ok',
-      },
-    },
-    { answer: golden('modelc/stream-no-usage.sse'), metered: { estimated: true, outcome: 'ok' } },
-    { answer: golden('modelc/stream-cut.sse'), metered: { estimated: true, outcome: 'upstream_cut' } },
-    { answer: golden('modelc/error-400.json', 400) },
-    { answer: golden('modelc/error-401.json', 401) },
-    { answer: golden('modelc/error-429.json', 429) },
-    { answer: golden('modelc/error-500.json', 500) },
-  ],
+  cases: CHAT_CASES,
 });
 
 void runChatFamilyKit(t, {
