@@ -13,26 +13,21 @@ import {
 } from '../../../core/kit';
 import { ChatCompletionsApi } from '../../apis/chat-completions';
 import { ResponsesApi } from '../../apis/responses';
+import { echoOf } from '../responses-output/response-object';
 import { responsesFieldMessage } from './field-names';
 import { ResponsesFromChatReader } from './reader';
 import { chatBodyForResponses } from './request';
-import { responseEcho } from './response-object';
 
 export { chatBodyForResponses } from './request';
 export { responsesFieldMessage, responsesFieldName } from './field-names';
 export { ResponsesFromChatReader } from './reader';
-
-/** The client's model: the one its body names, which routed it to `model`. */
-const clientModel = (body: JsonObject, model: ModelSpec): string =>
-  typeof body.model === 'string' ? body.model : model.id;
 
 /** The reader for a Responses request (`clientBody`, as validated) served by a chat family's `inner` reader. */
 export const responsesFromChat = (
   inner: ResponseReader,
   clientBody: JsonObject,
   model: ModelSpec,
-): ResponsesFromChatReader =>
-  new ResponsesFromChatReader(inner, responseEcho(clientBody, clientModel(clientBody, model)));
+): ResponsesFromChatReader => new ResponsesFromChatReader(inner, echoOf(clientBody, model));
 
 /** Serves OpenAI's Responses API on every chat-completions model whose family does not serve it itself. */
 @definePlugin({ kind: 'api-translator', name: 'responses-to-chat' })

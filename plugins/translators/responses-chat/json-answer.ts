@@ -4,18 +4,19 @@
  * the finish reason the status, and the usage the gateway metered the Response's usage.
  */
 import { isJsonObject, type JsonObject, type Usage } from '../../../core/kit';
-import { finishOf } from './finish';
-import { ResponseIds, type ItemKind } from './ids';
+import { responseOfDrafts, type Draft } from '../responses-output/json-response';
 import {
   functionCallItem,
   type FunctionCall,
-  type ItemStatus,
   messageItem,
   type MessagePart,
   reasoningItem,
-} from './output-items';
-import { responseObject, type ResponseEcho } from './response-object';
-import { responsesUsage } from './usage';
+} from '../responses-output/output-items';
+import type { ResponseEcho } from '../responses-output/response-object';
+import { finishOf } from './finish';
+
+/** Chat completions' id prefix, which the Response's ids do not repeat. */
+export const CHAT_ID_PREFIX = /^chatcmpl-/;
 
 /** Text of a chat message's `content`: a string, or the text of its parts (a few vendors send parts). */
 export function textOf(content: unknown): string {
@@ -27,9 +28,6 @@ export function textOf(content: unknown): string {
 /** A tool call's arguments as the JSON text the API carries (a few vendors send an object). */
 export const argumentsText = (args: unknown): string =>
   typeof args === 'string' ? args : args == null ? '' : JSON.stringify(args);
-
-/** One output item before its id and status are known. */
-type Draft = { readonly kind: ItemKind; readonly build: (id: string, status: ItemStatus) => JsonObject };
 
 function messageParts(message: JsonObject, hasCalls: boolean): MessagePart[] {
   const parts: MessagePart[] = [];
@@ -73,29 +71,8 @@ function drafts(message: JsonObject): Draft[] {
  * short, its last item is the one left `incomplete`.
  */
 export function responseFromCompletion(completion: JsonObject, usage: Usage, echo: ResponseEcho): JsonObject {
-  const ids = new ResponseIds(completion.id);
   const choice = Array.isArray(completion.choices) ? completion.choices.find(isJsonObject) : undefined;
   const message = isJsonObject(choice?.message) ? choice.message : {};
-  const finish = finishOf(choice?.finish_reason);
-  const items = drafts(message);
-  const output = items.map((draft, i) => {
-    const last = i === items.length - 1;
-    return draft.build(
-      ids.item(draft.kind, i),
-      last && finish.status === 'incomplete' ? 'incomplete' : 'completed',
-    );
-  });
-  const now = Math.floor(Date.now() / 1000);
-  return responseObject(
-    {
-      id: ids.response,
-      createdAt: typeof completion.created === 'number' ? completion.created : now,
-      status: finish.status,
-      ...(finish.status === 'completed' ? { completedAt: now } : {}),
-      incompleteDetails: finish.details,
-      output,
-      usage: responsesUsage(usage),
-    },
-    echo,
-  );
+  const head = { id: completion.id, idPrefix: CHAT_ID_PREFIX, created: completion.created };
+  return responseOfDrafts(head, drafts(message), finishOf(choice?.finish_reason), usage, echo);
 }

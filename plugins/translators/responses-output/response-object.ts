@@ -4,7 +4,7 @@
  * the client sent nothing and null where the API has none. Members are in the order OpenAI's recorded
  * answers have them (test/kit/fixtures/responses/).
  */
-import { isJsonObject, type JsonObject } from '../../../core/kit';
+import { isJsonObject, type JsonObject, type ModelSpec } from '../../../core/kit';
 
 /** The request's settings as every Response of the request repeats them. */
 export type ResponseEcho = Readonly<JsonObject>;
@@ -50,6 +50,10 @@ export const responseEcho = (body: JsonObject, model: string): ResponseEcho => (
   user: orNull(body.user),
   metadata: body.metadata ?? {},
 });
+
+/** The echo of a request (`body`, as validated) routed to `model`: the model named as the client named it. */
+export const echoOf = (body: JsonObject, model: ModelSpec): ResponseEcho =>
+  responseEcho(body, typeof body.model === 'string' ? body.model : model.id);
 
 /** What one Response says of itself, beside the echo. */
 export interface ResponseState {

@@ -114,6 +114,8 @@ export class MessageStream implements StreamItem {
 export class ReasoningStream implements StreamItem {
   open = true;
   private text = '';
+  /** The upstream's seal of the reasoning, kept when the client asked for it (output-items.ts). */
+  sealed: string | undefined;
 
   constructor(
     readonly id: string,
@@ -138,7 +140,7 @@ export class ReasoningStream implements StreamItem {
   }
 
   snapshot(): JsonObject {
-    return reasoningItem(this.id, this.text);
+    return reasoningItem(this.id, this.text, this.sealed);
   }
 }
 

@@ -1,8 +1,8 @@
 /**
- * The ids of one Response, derived from the chat completion's: `resp_…` for the response and
- * `msg_…`, `rs_…`, `fc_…` for its output items, the prefixes OpenAI's ids carry. The same chat answer
- * always gets the same ids, so a JSON answer and a stream of one completion agree, and the ids stay
- * traceable to the upstream's. An upstream without an id gets a random one.
+ * The ids of one Response, derived from the upstream answer's: `resp_…` for the response and `msg_…`,
+ * `rs_…`, `fc_…` for its output items, the prefixes OpenAI's ids carry. The same upstream answer always
+ * gets the same ids, so a JSON answer and a stream of one answer agree, and the ids stay traceable to
+ * the upstream's. An upstream without an id gets a random one.
  */
 import { randomBytes } from 'node:crypto';
 
@@ -10,14 +10,12 @@ import { randomBytes } from 'node:crypto';
 export const ITEM_PREFIXES = { message: 'msg', reasoning: 'rs', function_call: 'fc' } as const;
 export type ItemKind = keyof typeof ITEM_PREFIXES;
 
-/** Chat completions' id prefix, which the response's id does not repeat. */
-const CHAT_PREFIX = /^chatcmpl-/;
-
 export class ResponseIds {
   private readonly base: string;
 
-  constructor(chatId: unknown) {
-    const id = typeof chatId === 'string' ? chatId.replace(CHAT_PREFIX, '') : '';
+  /** `upstreamPrefix`: the upstream API's own id prefix (`chatcmpl-`), which the response's id does not repeat. */
+  constructor(upstreamId: unknown, upstreamPrefix: RegExp) {
+    const id = typeof upstreamId === 'string' ? upstreamId.replace(upstreamPrefix, '') : '';
     this.base = id === '' ? randomBytes(12).toString('hex') : id;
   }
 

@@ -1,9 +1,11 @@
 /**
  * The Response's output items as the API writes them (`ResponseOutputMessage`,
  * `ResponseReasoningItem`, `ResponseFunctionToolCall`), for the JSON answer and the stream alike.
- * A chat vendor's `reasoning_content` is its raw chain of thought, which the API carries as
- * `reasoning_text` content; a reasoning `summary` is a digest the model writes to be shown, and none was
- * written, so `summary` is empty, as the API leaves it when no summary was produced.
+ * An upstream's reasoning (chat's `reasoning_content`, a messages `thinking` block) is the model's own
+ * chain of thought, which the API carries as `reasoning_text` content; a reasoning `summary` is a digest
+ * the model writes to be shown, and none was written, so `summary` is empty, as the API leaves it when
+ * no summary was produced. `encrypted_content` is the sealed reasoning a client sends back to continue
+ * from it, written only when the client asked for it (`include`) and the upstream sealed it.
  */
 import type { JsonObject } from '../../../core/kit';
 
@@ -30,10 +32,14 @@ export const messageItem = (id: string, parts: readonly MessagePart[], status: I
 
 export const reasoningPart = (text: string): JsonObject => ({ type: 'reasoning_text', text });
 
-/** A reasoning item; `text` undefined while it has no content yet (the stream's first event). */
-export const reasoningItem = (id: string, text?: string): JsonObject => ({
+/**
+ * A reasoning item; `text` undefined while it has no content yet (the stream's first event), `sealed`
+ * its `encrypted_content` when it has one.
+ */
+export const reasoningItem = (id: string, text?: string, sealed?: string): JsonObject => ({
   id,
   type: 'reasoning',
+  ...(sealed === undefined ? {} : { encrypted_content: sealed }),
   summary: [],
   ...(text === undefined ? {} : { content: [reasoningPart(text)] }),
 });
