@@ -164,6 +164,12 @@ const ITEMS: Readonly<Record<string, z.ZodType>> = {
     call_id: z.string().min(1),
     output: z.union([z.string(), z.array(object)]),
   }),
+  // A previous turn's reasoning sent back (`ResponseReasoningItem`), sealed when the client kept no store.
+  reasoning: z.looseObject({
+    summary: z.array(object),
+    content: z.array(object).nullish(),
+    encrypted_content: z.string().nullish(),
+  }),
 };
 
 /** An input item's type: a message may leave it out (`EasyInputMessage`). */

@@ -1,26 +1,10 @@
 /**
- * The content parts of a Responses input item as chat completions writes them. Each part type the chat
- * API has a counterpart for is mapped by one rule; any other, and any member of a part that chat cannot
- * carry (an uploaded file's id for an image, a file by URL), is refused with a 400 naming its path, so
- * nothing the client sent is dropped without a word. (The parts' shapes were checked by
- * validateResponsesRequest.)
+ * The content parts of a Responses input item as chat completions writes them, one rule per part type
+ * (responses-output/input-parts.ts reads them): a member of a part that chat cannot carry (an uploaded
+ * file's id for an image, a file by URL) is refused with a 400 naming its path.
  */
 import { Errors, type JsonObject } from '../../../core/kit';
-
-/** Maps one part found at `at` (e.g. `input[0].content[1]`) for `model`. */
-type PartRule = (part: JsonObject, at: string, model: string) => JsonObject;
-
-/** Refuses `key` of the part unless it is absent, null or the API's default. */
-function refuseUnlessDefault(
-  part: JsonObject,
-  key: string,
-  at: string,
-  model: string,
-  fallback?: unknown,
-): void {
-  const value = part[key];
-  if (value != null && value !== fallback) throw Errors.unsupportedField(`${at}.${key}`, model);
-}
+import { mapParts, type PartRule, refuseUnlessDefault } from '../responses-output/input-parts';
 
 const text: PartRule = (part) => ({ type: 'text', text: part.text });
 
@@ -60,21 +44,6 @@ const MESSAGE_PARTS: Readonly<Record<string, PartRule>> = {
 
 /** Parts of a tool's output: chat's tool messages carry text only. */
 const TOOL_OUTPUT_PARTS: Readonly<Record<string, PartRule>> = { input_text: text };
-
-function mapParts(
-  parts: readonly JsonObject[],
-  rules: Readonly<Record<string, PartRule>>,
-  at: string,
-  model: string,
-): JsonObject[] {
-  return parts.map((part, j) => {
-    const here = `${at}[${j}]`;
-    const type = String(part.type);
-    const rule = Object.hasOwn(rules, type) ? rules[type] : undefined;
-    if (!rule) throw Errors.unsupportedField(here, model, `of type '${type}'`);
-    return rule(part, here, model);
-  });
-}
 
 /** A user, system or developer message's content in chat's form: a string, or chat's parts. */
 export const chatContent = (content: string | readonly JsonObject[], at: string, model: string): unknown =>

@@ -9,24 +9,14 @@
  * translated stream is), then records it before taking the usage chunk out; the reader reads it from
  * the family's reader.
  */
-import { Errors, type JsonObject, type ModelSpec } from '../../../core/kit';
-import { validateResponsesRequest } from '../../apis/responses';
+import type { JsonObject, ModelSpec } from '../../../core/kit';
+import { translateFields } from '../responses-output/request-rules';
 import { chatMessages } from './input-items';
-import { RESPONSES_CHAT_FIELDS, ruleOf } from './request-fields';
-
-/** Members read apart from the field rules: the model routes the request (and is the chat body's). */
-const ROUTING = 'model';
+import { RESPONSES_CHAT_FIELDS, TO_CHAT } from './request-fields';
 
 /** The chat completions body for a Responses `body` sent to `model`; throws the 400 naming a field. */
-export function chatBodyForResponses(body: JsonObject, model: ModelSpec): JsonObject {
-  validateResponsesRequest(body, RESPONSES_CHAT_FIELDS, model.id, model.limits);
-  const chat: JsonObject = { model: body.model ?? model.id, messages: chatMessages(body, model.id) };
-  for (const [field, value] of Object.entries(body)) {
-    if (value == null || field === ROUTING) continue;
-    const rule = ruleOf(field);
-    // A field outside the table, the API's or any other, has no chat counterpart.
-    if (!rule) throw Errors.unsupportedField(field, model.id);
-    rule(value, chat, model.id);
-  }
-  return chat;
-}
+export const chatBodyForResponses = (body: JsonObject, model: ModelSpec): JsonObject =>
+  translateFields(body, TO_CHAT, RESPONSES_CHAT_FIELDS, model, () => ({
+    model: body.model ?? model.id,
+    messages: chatMessages(body, model.id),
+  }));

@@ -113,7 +113,9 @@ const FIELDS: Readonly<Record<keyof typeof RESPONSES_FIELD_RULES, readonly [unkn
   service_tier: [['flex', { sent: { service_tier: 'flex' } }]],
   include: [
     [[], { sent: {} }],
-    [['reasoning.encrypted_content'], { refused: 'include[0]' }],
+    // Taken, as Codex asks it with `store: false`; chat seals no reasoning, so none is written.
+    [['reasoning.encrypted_content'], { sent: {} }],
+    [['reasoning.encrypted_content', 'message.output_text.logprobs'], { refused: 'include[1]' }],
   ],
   store: [
     [false, { sent: {} }],
