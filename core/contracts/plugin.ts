@@ -215,6 +215,11 @@ export interface ApiTranslator {
    * absent, the message goes as the family wrote it.
    */
   clientMessage?(message: string): string;
+  /**
+   * Request headers the model's API requires of its clients (a version header), which a client of the
+   * other API does not send: the family sees the translated request with these set.
+   */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 /** What the client gets for one upstream event: that event (possibly changed), none, or several. */

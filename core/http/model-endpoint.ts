@@ -122,7 +122,8 @@ async function prepareTranslated(
   const body = await ctx.json();
   let inner: UpstreamRequest;
   try {
-    inner = await prepareNative(translatedContext(ctx, translator.request(body, target.spec)), target);
+    const translated = translatedContext(ctx, translator.request(body, target.spec), translator.headers);
+    inner = await prepareNative(translated, target);
   } catch (e) {
     throw e instanceof GatewayError && translator.clientMessage
       ? e.withMessage(translator.clientMessage(e.message))

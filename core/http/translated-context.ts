@@ -1,24 +1,40 @@
 /**
  * The request as a family sees it when its client spoke another API: the same request, whose body is
- * the translator's. Everything else reads and writes the request itself, so state a family sets, or the
- * relay policy it reads, is the request's own.
+ * the translator's, with the headers the model's API requires of its clients (ApiTranslator.headers)
+ * set on it. Everything else reads and writes the request itself, so state a family sets, or the relay
+ * policy it reads, is the request's own.
  */
+import type { IncomingMessage } from 'node:http';
 import type { JsonObject } from '../base/json';
 import type { GatewayContext } from '../contracts/plugin';
 
-export function translatedContext(ctx: GatewayContext, body: JsonObject): GatewayContext {
+/** A view of `target` whose own members are `own`'s; every other member is the target's, bound to it. */
+function overlay<T extends object>(target: T, own: Partial<Record<keyof T, unknown>>): T {
+  return new Proxy(target, {
+    get(t, name) {
+      if (typeof name === 'string' && name in own) return own[name as keyof T];
+      const value: unknown = Reflect.get(t, name, t);
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(t) : value;
+    },
+    set: (t, name, value) => Reflect.set(t, name, value, t),
+  });
+}
+
+/** The request with `headers` set on its own; the request itself when there are none. */
+const withHeaders = (req: IncomingMessage, headers: Readonly<Record<string, string>>): IncomingMessage =>
+  Object.keys(headers).length === 0 ? req : overlay(req, { headers: { ...req.headers, ...headers } });
+
+export function translatedContext(
+  ctx: GatewayContext,
+  body: JsonObject,
+  headers: Readonly<Record<string, string>> = {},
+): GatewayContext {
   const bytes = Buffer.from(JSON.stringify(body));
   const own: Partial<Record<keyof GatewayContext, unknown>> = {
+    req: withHeaders(ctx.req, headers),
     // A fresh copy each time: families change the object they are given (renames, stream_options).
     json: () => Promise.resolve(structuredClone(body)),
     rawBody: () => Promise.resolve(bytes),
   };
-  return new Proxy(ctx, {
-    get(target, name) {
-      if (typeof name === 'string' && name in own) return own[name as keyof GatewayContext];
-      const value: unknown = Reflect.get(target, name, target);
-      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-    },
-    set: (target, name, value) => Reflect.set(target, name, value, target),
-  });
+  return overlay(ctx, own);
 }

@@ -1,0 +1,24 @@
+/**
+ * The conversation being built for a messages request: the system text apart (messages has no system
+ * role), and the turns, where a block joins the last turn when that turn has its role. Messages wants
+ * user and assistant turns to alternate, and an assistant's parallel tool calls in one turn answered by
+ * one user turn of their results; Responses sends each as an item of its own.
+ */
+import type { JsonObject } from '../../../core/kit';
+
+export type TurnRole = 'user' | 'assistant';
+
+export class Turns {
+  readonly system: string[] = [];
+  readonly messages: JsonObject[] = [];
+
+  constructor(readonly model: string) {}
+
+  /** Adds `blocks` to the last turn when it is `role`'s, else as a new turn. */
+  add(role: TurnRole, blocks: readonly JsonObject[]): void {
+    if (blocks.length === 0) return;
+    const last = this.messages.at(-1);
+    if (last?.role === role) (last.content as JsonObject[]).push(...blocks);
+    else this.messages.push({ role, content: [...blocks] });
+  }
+}
