@@ -72,12 +72,29 @@ function checkMessages(messages: readonly unknown[]): Record<string, unknown>[] 
   });
 }
 
-/** The tool a reply uses: the one `tool_choice` names, else the first; null without tools or with `none`. */
-function readToolName(body: Record<string, unknown>): string | null {
+/** Whether the conversation's last turn is a user's holding a tool's result, which a model answers in words. */
+function endsWithToolResult(messages: readonly Record<string, unknown>[]): boolean {
+  const last = messages.at(-1);
+  return (
+    last?.role === 'user' &&
+    Array.isArray(last.content) &&
+    last.content.some((b) => isRecord(b) && b.type === 'tool_result')
+  );
+}
+
+/**
+ * The tool a reply uses: the one `tool_choice` names, else the first; null without tools or with `none`,
+ * and, unless a tool is forced, after a tool's result, as real models answer it in words.
+ */
+function readToolName(
+  body: Record<string, unknown>,
+  messages: readonly Record<string, unknown>[],
+): string | null {
   const { tools, tool_choice: choice } = body;
   if (!Array.isArray(tools) || tools.length === 0) return null;
   if (isRecord(choice) && choice.type === 'none') return null;
   if (isRecord(choice) && choice.type === 'tool' && typeof choice.name === 'string') return choice.name;
+  if (endsWithToolResult(messages)) return null;
   const first: unknown = tools[0];
   return isRecord(first) && typeof first.name === 'string' ? first.name : 'tool';
 }
@@ -104,7 +121,7 @@ export function parseMessagesRequest(body: unknown): MessagesRequest {
     stream: body.stream === true,
     thinks: THINKING_TYPES.has(thinking.type),
     thinkingBudget: readBudget(thinking),
-    toolName: readToolName(body),
+    toolName: readToolName(body, messages),
     prompt: promptText(body.system, messages),
   };
 }

@@ -1,11 +1,13 @@
 /**
- * OpenAI's Responses API through the official `openai` package, on every chat-completions model: natively
- * where the vendor serves it (modela: the simulator's own `/v1/responses`), by translation through the
- * chat family elsewhere (the simulator speaking each vendor's chat dialect). Plain, streamed, and a
- * function tool round trip; each call metered under `responses` with the usage the vendor reported,
- * which the Response shows too. Refusals are the contract's 400.
+ * OpenAI's Responses API through the official `openai` package, on every chat-completions model and
+ * every messages model: the gateway serves it by translation through each family (the simulator
+ * speaking each vendor's chat dialect, and the messages API). Plain, streamed, and a function tool round
+ * trip; each call metered under `responses` with the usage the vendor reported, which the Response shows
+ * too. On messages, a thinking model's reasoning goes back sealed, as Codex sends it (`store: false`,
+ * `include: ['reasoning.encrypted_content']`). Refusals are the contract's 400.
  */
 import 'reflect-metadata';
+import { createHash } from 'node:crypto';
 import t from 'tap';
 import OpenAI from 'openai';
 import { testCatalogue } from '../helpers/catalogue';
@@ -15,15 +17,22 @@ import { eventually } from '../helpers/http';
 const CHAT_MODELS = ['modela', 'modelb', 'modelc'].flatMap((plugin) =>
   testCatalogue().of(plugin, 'chat-completions'),
 );
+const MESSAGES_MODELS = testCatalogue().of('modeld', 'messages');
 
-/** The vendor endpoint each family's Responses calls reach: its own, or its chat completions. */
-const UPSTREAM_PATHS: Readonly<Record<string, string>> = {
-  modela: '/modela/v1/responses',
-  modelb: '/modelb/v1beta/openai/chat/completions',
-  modelc: '/modelc/compatible-mode/v1/chat/completions',
-};
+/** The messages model that takes a thinking budget (`reasoning.effort`), deprecated but served. */
+const THINKING_MODEL = 'modeld-sonnet-4-6';
 
-t.test('responses.create on every chat model', async (t) => {
+const tools: OpenAI.Responses.Tool[] = [
+  {
+    type: 'function',
+    name: 'get_weather',
+    description: 'The weather in a city',
+    parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+    strict: true,
+  },
+];
+
+t.test('responses.create on every chat and messages model', async (t) => {
   const gw = await startTestGateway(t);
   const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: gw.key, maxRetries: 0 });
   const recordOf = async (id: string) => {
@@ -31,7 +40,10 @@ t.test('responses.create on every chat model', async (t) => {
     return (await gw.gateway.usage.list({ id }))[0]!;
   };
 
-  for (const model of CHAT_MODELS) {
+  t.ok(MESSAGES_MODELS.length > 0, 'messages models are served');
+  for (const model of [...CHAT_MODELS, ...MESSAGES_MODELS]) {
+    // The messages simulator reports one output token per word and no hidden reasoning.
+    const exact = MESSAGES_MODELS.includes(model);
     t.test(model, async (t) => {
       const plainId = `resp-plain-${model}`;
       const response = await client.responses.create(
@@ -50,8 +62,7 @@ t.test('responses.create on every chat model', async (t) => {
         'the Response shows the metered usage',
       );
       t.equal(response.usage?.input_tokens, record.prompt_tokens);
-      const upstream = gw.sim.log.list().find((r) => r.request_id === plainId);
-      t.equal(upstream?.path, UPSTREAM_PATHS[model.split('-')[0]!], 'the vendor endpoint it was served on');
+      if (exact) t.equal(record.completion_tokens, 5, 'the output tokens the vendor reported');
 
       const streamId = `resp-stream-${model}`;
       const stream = await client.responses.create(
@@ -77,16 +88,9 @@ t.test('responses.create on every chat model', async (t) => {
         streamed.completion_tokens,
         'the metered usage, in the Response',
       );
+      t.equal(completed?.usage?.input_tokens, streamed.prompt_tokens);
+      if (exact) t.equal(streamed.completion_tokens, 7, 'the output tokens the vendor reported');
 
-      const tools: OpenAI.Responses.Tool[] = [
-        {
-          type: 'function',
-          name: 'get_weather',
-          description: 'The weather in a city',
-          parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
-          strict: true,
-        },
-      ];
       const asked = await client.responses.create({
         model,
         input: 'Weather in Paris?',
@@ -113,6 +117,64 @@ t.test('responses.create on every chat model', async (t) => {
       t.ok(answered.output_text.length > 0);
     });
   }
+
+  t.test('thinking and a function call, the reasoning sent back sealed (store: false)', async (t) => {
+    const settings = {
+      model: THINKING_MODEL,
+      tools,
+      reasoning: { effort: 'low' as const },
+      include: ['reasoning.encrypted_content' as const],
+      store: false,
+    };
+    const question: OpenAI.Responses.ResponseInputItem = {
+      role: 'user',
+      content: 'Weather in Paris? #sim tokens=4',
+    };
+    const first = await client.responses.create(
+      { ...settings, input: [question] },
+      { headers: { 'x-request-id': 'resp-think-1' } },
+    );
+    const [reasoning, call] = first.output;
+    t.match(reasoning, {
+      type: 'reasoning',
+      encrypted_content: String,
+      content: [{ type: 'reasoning_text' }],
+    });
+    t.match(call, { type: 'function_call', name: 'get_weather', call_id: String });
+    if (reasoning?.type !== 'reasoning' || call?.type !== 'function_call') return;
+    const thought = reasoning.content?.map((c) => c.text).join('') ?? '';
+    t.ok(thought.length > 0, 'the thinking, as reasoning_text');
+    // The simulator signs its thinking with the SHA-256 of its text: the seal is the vendor's signature.
+    t.equal(reasoning.encrypted_content, createHash('sha256').update(thought).digest('base64'));
+    const record = await recordOf('resp-think-1');
+    t.equal(first.usage?.output_tokens, record.completion_tokens, 'thinking counted in the output');
+    t.equal(record.completion_tokens, 9, 'four words of thinking and five pieces of arguments');
+
+    const stream = await client.responses.create({
+      ...settings,
+      stream: true,
+      input: [
+        question,
+        ...first.output.map((item) => item as OpenAI.Responses.ResponseInputItem),
+        { type: 'function_call_output', call_id: call.call_id, output: '{"temp_c":18}' },
+      ],
+    });
+    let answered: OpenAI.Responses.Response | undefined;
+    for await (const event of stream) if (event.type === 'response.completed') answered = event.response;
+    t.equal(answered?.status, 'completed', 'the round trip is answered');
+    t.match(answered?.output, [
+      { type: 'reasoning', encrypted_content: String },
+      { type: 'message', content: [{ type: 'output_text' }] },
+    ]);
+  });
+
+  t.test('a messages refusal names the Responses field', async (t) => {
+    const error = await client.responses
+      .create({ model: MESSAGES_MODELS[0]!, input: 'hi', store: true })
+      .catch((e: unknown) => e);
+    t.type(error, OpenAI.BadRequestError);
+    t.match(error, { status: 400, error: { message: /'store'/, type: 'error' } });
+  });
 
   t.test('a field no chat model can honour is the contract’s 400, naming it', async (t) => {
     const error = await client.responses

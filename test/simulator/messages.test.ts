@@ -360,6 +360,24 @@ void t.test('JSON replies', async (t) => {
     t.equal(both.usage.output_tokens, 7);
   });
 
+  await t.test("a tool's result is answered in words unless a tool is forced", async (t) => {
+    const turns = {
+      tools: TOOLS,
+      messages: [
+        { role: 'user', content: 'weather?' },
+        { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'get_weather', input: {} }] },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: '18C' }] },
+      ],
+    };
+    const answered = await messages(sim, ask('x', turns));
+    t.match(await answered.json(), { content: [{ type: 'text' }], stop_reason: 'end_turn' });
+    const forced = await messages(
+      sim,
+      ask('x', { ...turns, tool_choice: { type: 'tool', name: 'get_time' } }),
+    );
+    t.match(await forced.json(), { content: [{ type: 'tool_use', name: 'get_time' }] });
+  });
+
   await t.test('max_tokens truncates the reply', async (t) => {
     const res = await messages(sim, ask('hi', { max_tokens: 5 }));
     const body = (await res.json()) as MessageReply;
