@@ -5,7 +5,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { JsonObject, ModelSpec, SseEvent } from '../../../core/kit';
+import type { Test } from 'tap';
+import type { JsonObject, ModelSpec, SseEvent, TranslatingReader } from '../../../core/kit';
 import { ChatCompletionsApi } from '../../../plugins/apis/chat-completions';
 import { ChatResponseReader } from '../../../plugins/upstreams/openai-compatible/chat-reader';
 import { responsesFromChat, type ResponsesFromChatReader } from '../../../plugins/translators/responses-chat';
@@ -54,7 +55,14 @@ export function translateStream(
   promptTokens = 3,
 ): Translated {
   const inner = new ChatResponseReader(true, false, () => promptTokens);
-  const reader = responsesFromChat(inner, body, MODEL);
+  return runStream(responsesFromChat(inner, body, MODEL), events);
+}
+
+/** What the client gets when `reader` reads `events`, event by event. */
+export function runStream<R extends TranslatingReader>(
+  reader: R,
+  events: readonly SseEvent[],
+): { readonly reader: R; readonly events: SseEvent[] } {
   const out: SseEvent[] = [];
   for (const ev of events) {
     const got = reader.event(ev);
@@ -64,6 +72,34 @@ export function translateStream(
   }
   return { reader, events: out };
 }
+
+/** Every event: numbered 0, 1, 2 … and named by its type. */
+export function checkNumbering(t: Test, events: readonly SseEvent[]): void {
+  const data = payloads(events);
+  t.strictSame(
+    data.map((e) => e.sequence_number),
+    data.map((_, i) => i),
+    'sequence_number counts from 0',
+  );
+  t.ok(
+    events.every((ev) => ev.event === (JSON.parse(ev.data) as JsonObject).type),
+    'each event is named by its type',
+  );
+}
+
+/** Members of each of our event types that OpenAI's event of that type has and ours lacks. */
+export function missingAgainst(ours: readonly JsonObject[], golden: readonly JsonObject[]): string[] {
+  const missing: string[] = [];
+  for (const g of golden) {
+    const mine = ours.find((e) => e.type === g.type);
+    if (mine) missing.push(...missingMembers(mine, g, NOT_WRITTEN).map((m) => `${String(g.type)}: ${m}`));
+  }
+  return [...new Set(missing)];
+}
+
+/** The events about one output item, by its index. */
+export const ofItem = (events: readonly JsonObject[], index: number): JsonObject[] =>
+  events.filter((e) => e.output_index === index);
 
 /** The events' payloads. */
 export const payloads = (events: readonly SseEvent[]): JsonObject[] =>

@@ -5,45 +5,18 @@
  * names, and its events' members against OpenAI's recorded streams (test/kit/fixtures/responses/).
  */
 import 'reflect-metadata';
-import t, { type Test } from 'tap';
+import t from 'tap';
 import { Errors, type JsonObject } from '../../../core/kit';
 import {
   chatEvents,
+  checkNumbering,
   goldenEvents,
-  missingMembers,
-  NOT_WRITTEN,
+  missingAgainst,
+  ofItem,
   payloads,
   steps,
   translateStream,
 } from './responses-helpers';
-
-/** Every event: numbered 0, 1, 2 … and named by its type. */
-function checkNumbering(t: Test, events: ReturnType<typeof translateStream>['events']): void {
-  const data = payloads(events);
-  t.strictSame(
-    data.map((e) => e.sequence_number),
-    data.map((_, i) => i),
-    'sequence_number counts from 0',
-  );
-  t.ok(
-    events.every((ev) => ev.event === (JSON.parse(ev.data) as JsonObject).type),
-    'each event is named by its type',
-  );
-}
-
-/** Members of each of our event types that OpenAI's event of that type has and ours lacks. */
-function missingAgainst(ours: readonly JsonObject[], golden: readonly JsonObject[]): string[] {
-  const missing: string[] = [];
-  for (const g of golden) {
-    const mine = ours.find((e) => e.type === g.type);
-    if (mine) missing.push(...missingMembers(mine, g, NOT_WRITTEN).map((m) => `${String(g.type)}: ${m}`));
-  }
-  return [...new Set(missing)];
-}
-
-/** The events about one output item, by its index. */
-const ofItem = (events: readonly JsonObject[], index: number): JsonObject[] =>
-  events.filter((e) => e.output_index === index);
 
 t.test('a text stream: the API steps, numbered, with the usage the family read', (t) => {
   const { reader, events } = translateStream(chatEvents('fixtures/modela/stream-include-usage.sse'));

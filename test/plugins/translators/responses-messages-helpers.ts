@@ -1,0 +1,38 @@
+/**
+ * Shared by the Responses-on-messages translation tests: a messages model, and recorded messages
+ * answers run through the messages family's own reader and the translation around it, as the endpoint
+ * wires them.
+ */
+import type { JsonObject, ModelSpec, SseEvent } from '../../../core/kit';
+import { MessagesApi } from '../../../plugins/apis/messages';
+import { MessagesResponseReader } from '../../../plugins/upstreams/modeld/messages-reader';
+import {
+  responsesFromMessages,
+  type ResponsesFromMessagesReader,
+} from '../../../plugins/translators/responses-messages';
+import { parseSse } from '../../helpers/http';
+import { fixtureText, runStream } from './responses-helpers';
+
+export const MESSAGES_MODEL: ModelSpec = {
+  id: 'modeld-sonnet-4-6',
+  api: MessagesApi,
+  created: 0,
+  ownedBy: 'modeld',
+  limits: { max_output_tokens: 64_000 },
+};
+
+/** A recorded messages stream's events (a recording without a final newline still ends its last event). */
+export const messagesEvents = (file: string): SseEvent[] => parseSse(`${fixtureText(file)}\n\n`);
+
+/** The translation's reader around the family's, for a client that sent `body`. */
+export const messagesReader = (
+  body: JsonObject = { model: MESSAGES_MODEL.id, input: 'hi' },
+  promptTokens = 3,
+): ResponsesFromMessagesReader =>
+  responsesFromMessages(new MessagesResponseReader(() => promptTokens), body, MESSAGES_MODEL);
+
+/** Runs `events` through the family's reader and the translation, for a client that sent `body`. */
+export const translateMessagesStream = (
+  events: readonly SseEvent[],
+  body: JsonObject = { model: MESSAGES_MODEL.id, input: 'hi', stream: true },
+) => runStream(messagesReader(body), events);
