@@ -179,7 +179,7 @@ t.test('the input items become chat messages, calls joined to their assistant me
           { type: 'input_image', image_url: 'https://x/i.png', detail: 'low' },
         ],
       },
-      { type: 'reasoning', id: 'rs_1', summary: [] },
+      { type: 'reasoning', id: 'rs_1', summary: [], encrypted_content: 'sealed' },
       {
         type: 'message',
         role: 'assistant',

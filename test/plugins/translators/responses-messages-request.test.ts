@@ -1,0 +1,450 @@
+/**
+ * The Responses request as a messages request: every field of the API's rules decided (sent on under
+ * messages' name, kept for the echo, or refused with the contract's 400 naming it), the conversation's
+ * items and parts as turns and blocks, tools and tool choice, thinking, the sealed reasoning a client
+ * sends back, and the messages family's own refusals named as the client sent the field. Expectations
+ * are written out here from the two APIs' shapes (the `openai` SDK's ResponseCreateParams, the vendor's
+ * Messages API), not read from the translation's tables.
+ */
+import 'reflect-metadata';
+import t from 'tap';
+import { GatewayError } from '../../../core/base/errors';
+import type { JsonObject } from '../../../core/kit';
+import { messagesFields, validateMessagesRequest } from '../../../plugins/apis/messages';
+import { RESPONSES_FIELD_RULES } from '../../../plugins/apis/responses';
+import {
+  messagesBodyForResponses,
+  responsesFieldMessage,
+  ResponsesToMessages,
+} from '../../../plugins/translators/responses-messages';
+import { MODELD_FIELDS, MODELD_MODELS } from '../../../plugins/upstreams/modeld/models';
+import { MESSAGES_MODEL } from './responses-messages-helpers';
+
+const base = { model: MESSAGES_MODEL.id, input: 'hi' };
+const messagesOf = (extra: JsonObject): JsonObject =>
+  messagesBodyForResponses({ ...base, ...extra }, MESSAGES_MODEL);
+const hiMessages = [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }];
+/** Messages requires `max_tokens`: without the client's, the model's output ceiling. */
+const plain = { model: MESSAGES_MODEL.id, max_tokens: 64_000, messages: hiMessages };
+
+/** The contract's 400 body for a refusal naming `field`. */
+const refused = (field: string, code = 'unsupported_field') => ({
+  status: 400,
+  code,
+  message: new RegExp(`field '${field.replace(/[[\]]/g, '\\$&')}'`),
+});
+
+type Expect = { readonly sent: JsonObject } | { readonly refused: string; readonly code?: string };
+
+const TOOL = { type: 'function', name: 'f', description: 'd', parameters: { type: 'object' }, strict: true };
+const MESSAGES_TOOL = { input_schema: { type: 'object' }, name: 'f', description: 'd', strict: true };
+
+/**
+ * Every field of the API's rules, with a valid value and what it becomes. A field added to the rules
+ * without a row here fails the coverage test below: each must be decided.
+ */
+const FIELDS: Readonly<Record<keyof typeof RESPONSES_FIELD_RULES, readonly [unknown, Expect][]>> = {
+  input: [['hi', { sent: {} }]],
+  instructions: [['be brief', { sent: { system: 'be brief' } }]],
+  max_output_tokens: [
+    [64, { sent: { max_tokens: 64 } }],
+    [15, { refused: 'max_output_tokens', code: 'invalid_request' }],
+    [200_000, { refused: 'max_output_tokens', code: 'invalid_request' }],
+  ],
+  temperature: [[0.2, { sent: { temperature: 0.2 } }]],
+  top_p: [[0.9, { sent: { top_p: 0.9 } }]],
+  top_logprobs: [
+    [0, { sent: {} }],
+    [3, { refused: 'top_logprobs' }],
+  ],
+  // Without tools there is no tool choice to carry it.
+  parallel_tool_calls: [
+    [false, { sent: {} }],
+    [true, { sent: {} }],
+  ],
+  tools: [
+    [[TOOL], { sent: { tools: [MESSAGES_TOOL] } }],
+    [
+      [{ type: 'function', name: 'g' }],
+      { sent: { tools: [{ input_schema: { type: 'object' }, name: 'g' }] } },
+    ],
+    [[{ type: 'web_search' }], { refused: 'tools[0]' }],
+    [[{ type: 'file_search', vector_store_ids: [] }], { refused: 'tools[0]' }],
+  ],
+  tool_choice: [
+    ['auto', { sent: { tool_choice: { type: 'auto' } } }],
+    ['none', { sent: { tool_choice: { type: 'none' } } }],
+    ['required', { sent: { tool_choice: { type: 'any' } } }],
+    [{ type: 'function', name: 'f' }, { sent: { tool_choice: { type: 'tool', name: 'f' } } }],
+    [{ type: 'file_search' }, { refused: 'tool_choice' }],
+  ],
+  reasoning: [
+    [{ effort: 'low', summary: 'auto' }, { sent: { thinking: { type: 'enabled', budget_tokens: 4096 } } }],
+    [{ effort: 'none' }, { sent: {} }],
+    [{ effort: 'turbo' }, { refused: 'reasoning.effort' }],
+    [{ effort: 'high', mode: 'pro' }, { refused: 'reasoning.mode' }],
+  ],
+  text: [
+    [{ format: { type: 'text' }, verbosity: 'medium' }, { sent: {} }],
+    [
+      { format: { type: 'json_schema', name: 'w', schema: { type: 'object' }, strict: true } },
+      { sent: { output_config: { format: { type: 'json_schema', schema: { type: 'object' } } } } },
+    ],
+    [{ format: { type: 'json_object' } }, { refused: 'text.format' }],
+    [{ verbosity: 'low' }, { refused: 'text.verbosity' }],
+    [{ format: { type: 'json_schema', name: 'w' } }, { refused: 'text.format', code: 'invalid_request' }],
+  ],
+  stream: [[true, { sent: { stream: true } }]],
+  stream_options: [
+    [{ include_obfuscation: false }, { sent: {} }],
+    [{ include_usage: true }, { refused: 'stream_options.include_usage' }],
+  ],
+  metadata: [
+    [{ k: 'v' }, { sent: {} }],
+    [{ k: 1 }, { refused: 'metadata', code: 'invalid_request' }],
+  ],
+  user: [['u-1', { sent: { metadata: { user_id: 'u-1' } } }]],
+  safety_identifier: [['s-1', { sent: { metadata: { user_id: 's-1' } } }]],
+  prompt_cache_key: [['k', { sent: {} }]],
+  prompt_cache_retention: [
+    ['in_memory', { sent: {} }],
+    ['24h', { refused: 'prompt_cache_retention' }],
+  ],
+  prompt_cache_options: [[{ ttl: '1h' }, { refused: 'prompt_cache_options' }]],
+  service_tier: [
+    ['auto', { sent: {} }],
+    ['flex', { refused: 'service_tier' }],
+  ],
+  include: [
+    [[], { sent: {} }],
+    [['reasoning.encrypted_content'], { sent: {} }],
+    [['file_search_call.results'], { refused: 'include[0]' }],
+  ],
+  store: [
+    [false, { sent: {} }],
+    [true, { refused: 'store' }],
+  ],
+  background: [
+    [false, { sent: {} }],
+    [true, { refused: 'background' }],
+  ],
+  truncation: [
+    ['disabled', { sent: {} }],
+    ['auto', { refused: 'truncation' }],
+  ],
+  previous_response_id: [['resp_1', { refused: 'previous_response_id' }]],
+  conversation: [['conv_1', { refused: 'conversation' }]],
+  prompt: [[{ id: 'pmpt_1' }, { refused: 'prompt' }]],
+  context_management: [[[{ type: 'compaction' }], { refused: 'context_management' }]],
+  moderation: [[{ model: 'omni-moderation-latest' }, { refused: 'moderation' }]],
+  max_tool_calls: [[3, { refused: 'max_tool_calls' }]],
+};
+
+t.test('every field of the API is decided: sent on, kept for the echo, or refused naming it', (t) => {
+  t.same(Object.keys(FIELDS).sort(), Object.keys(RESPONSES_FIELD_RULES).sort(), 'each rule has a row');
+  for (const [field, cases] of Object.entries(FIELDS)) {
+    for (const [value, expect] of cases) {
+      const name = `${field}: ${JSON.stringify(value)}`;
+      if ('sent' in expect) t.strictSame(messagesOf({ [field]: value }), { ...plain, ...expect.sent }, name);
+      else t.throws(() => messagesOf({ [field]: value }), refused(expect.refused, expect.code), name);
+    }
+  }
+  t.end();
+});
+
+t.test('a field the API does not define is refused, not passed to messages', (t) => {
+  for (const field of ['messages', 'max_tokens', 'system', 'thinking', 'top_k', 'constructor']) {
+    t.throws(() => messagesOf({ [field]: 1 }), refused(field), field);
+  }
+  t.strictSame(messagesOf({ temperature: null, store: null }), plain, 'null is absent');
+  t.end();
+});
+
+t.test('max_tokens: the client’s, else the model’s ceiling, else a default', (t) => {
+  t.equal(messagesOf({ max_output_tokens: 300 }).max_tokens, 300);
+  t.equal(messagesOf({}).max_tokens, 64_000);
+  const bare = { ...MESSAGES_MODEL, limits: {} };
+  t.equal(messagesBodyForResponses(base, bare).max_tokens, 4096);
+  t.end();
+});
+
+t.test('reasoning.effort: a thinking budget per effort, kept below max_tokens', (t) => {
+  const budget = (effort: string, max?: number) =>
+    (messagesOf({ reasoning: { effort }, ...(max && { max_output_tokens: max }) }).thinking as JsonObject)
+      .budget_tokens;
+  t.equal(budget('minimal'), 1024);
+  t.equal(budget('medium'), 8192);
+  t.equal(budget('high'), 16_384);
+  t.equal(budget('xhigh'), 32_768);
+  t.equal(budget('high', 5000), 4999, 'below max_tokens');
+  t.throws(
+    () => messagesOf({ reasoning: { effort: 'low' }, max_output_tokens: 1000 }),
+    refused('reasoning.effort', 'invalid_request'),
+    'no room for the least budget',
+  );
+  t.end();
+});
+
+t.test('parallel_tool_calls: false disables parallel use on the tool choice', (t) => {
+  t.strictSame(messagesOf({ tools: [TOOL], parallel_tool_calls: false }).tool_choice, {
+    type: 'auto',
+    disable_parallel_tool_use: true,
+  });
+  t.strictSame(
+    messagesOf({ parallel_tool_calls: false, tools: [TOOL], tool_choice: { type: 'function', name: 'f' } })
+      .tool_choice,
+    { type: 'tool', name: 'f', disable_parallel_tool_use: true },
+  );
+  t.strictSame(messagesOf({ tools: [TOOL], tool_choice: 'none', parallel_tool_calls: false }).tool_choice, {
+    type: 'none',
+  });
+  t.end();
+});
+
+t.test('user and safety_identifier: the end user as metadata.user_id, safety_identifier winning', (t) => {
+  t.strictSame(messagesOf({ user: 'u', safety_identifier: 's' }).metadata, { user_id: 's' });
+  t.strictSame(messagesOf({ safety_identifier: 's', user: 'u' }).metadata, { user_id: 's' });
+  t.end();
+});
+
+t.test('the input items become turns, same-role items merged, system text apart', (t) => {
+  const body = messagesOf({
+    instructions: 'sys',
+    input: [
+      { role: 'developer', content: 'dev' },
+      { role: 'system', content: [{ type: 'input_text', text: 'more' }] },
+      {
+        type: 'message',
+        role: 'user',
+        content: [
+          { type: 'input_text', text: 'look' },
+          { type: 'input_image', image_url: 'https://x/i.png', detail: 'auto' },
+          { type: 'input_image', image_url: 'data:image/png;base64,iVBO' },
+        ],
+      },
+      { role: 'user', content: 'and this' },
+      {
+        type: 'message',
+        role: 'assistant',
+        id: 'msg_1',
+        status: 'completed',
+        content: [{ type: 'output_text', text: 'calling', annotations: [] }],
+      },
+      { type: 'function_call', call_id: 'c1', name: 'f', arguments: '{}' },
+      { type: 'function_call', call_id: 'c2', name: 'g', arguments: '{"a":1}' },
+      { type: 'function_call_output', call_id: 'c1', output: 'one' },
+      { type: 'function_call_output', call_id: 'c2', output: [{ type: 'input_text', text: 'two' }] },
+      { role: 'assistant', content: [{ type: 'refusal', refusal: 'no more' }] },
+      {
+        role: 'user',
+        content: [{ type: 'input_file', file_data: 'data:application/pdf;base64,AA', filename: 'a.pdf' }],
+      },
+    ],
+  });
+  t.equal(body.system, 'sys\n\ndev\n\nmore');
+  t.strictSame(body.messages, [
+    {
+      role: 'user',
+      content: [
+        { type: 'text', text: 'look' },
+        { type: 'image', source: { type: 'url', url: 'https://x/i.png' } },
+        { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBO' } },
+        { type: 'text', text: 'and this' },
+      ],
+    },
+    {
+      role: 'assistant',
+      content: [
+        { type: 'text', text: 'calling' },
+        { type: 'tool_use', id: 'c1', name: 'f', input: {} },
+        { type: 'tool_use', id: 'c2', name: 'g', input: { a: 1 } },
+      ],
+    },
+    {
+      role: 'user',
+      content: [
+        { type: 'tool_result', tool_use_id: 'c1', content: 'one' },
+        { type: 'tool_result', tool_use_id: 'c2', content: [{ type: 'text', text: 'two' }] },
+      ],
+    },
+    { role: 'assistant', content: [{ type: 'text', text: 'no more' }] },
+    {
+      role: 'user',
+      content: [
+        {
+          type: 'document',
+          source: { type: 'base64', media_type: 'application/pdf', data: 'AA' },
+          title: 'a.pdf',
+        },
+      ],
+    },
+  ]);
+  t.end();
+});
+
+t.test('a sealed reasoning item goes back as the thinking before its turn’s calls', (t) => {
+  const body = messagesOf({
+    store: false,
+    include: ['reasoning.encrypted_content'],
+    input: [
+      { role: 'user', content: 'weather?' },
+      {
+        type: 'reasoning',
+        id: 'rs_1',
+        summary: [],
+        content: [{ type: 'reasoning_text', text: 'Paris, then.' }],
+        encrypted_content: 'c2lnbmVk',
+      },
+      { type: 'function_call', call_id: 'toolu_1', name: 'get_weather', arguments: '{"city":"Paris"}' },
+      { type: 'function_call_output', call_id: 'toolu_1', output: '18C' },
+      // Summaries only, as a client that kept the summary writes it; unsealed, as another model's.
+      {
+        type: 'reasoning',
+        summary: [{ type: 'summary_text', text: 'Summed up.' }],
+        encrypted_content: 'c2Vjb25k',
+      },
+      { type: 'reasoning', summary: [{ type: 'summary_text', text: 'not ours' }] },
+    ],
+  });
+  t.strictSame(body.messages, [
+    { role: 'user', content: [{ type: 'text', text: 'weather?' }] },
+    {
+      role: 'assistant',
+      content: [
+        { type: 'thinking', thinking: 'Paris, then.', signature: 'c2lnbmVk' },
+        { type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: { city: 'Paris' } },
+      ],
+    },
+    { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: '18C' }] },
+    { role: 'assistant', content: [{ type: 'thinking', thinking: 'Summed up.', signature: 'c2Vjb25k' }] },
+  ]);
+  t.end();
+});
+
+t.test('an item or part messages has no counterpart for is refused, naming its path', (t) => {
+  const input = (...items: JsonObject[]) => ({ input: items });
+  const cases: [JsonObject, string][] = [
+    [input({ type: 'item_reference', id: 'msg_1' }), 'input[0]'],
+    [input({ type: 'web_search_call', id: 'ws_1' }), 'input[0]'],
+    [
+      input({ role: 'user', content: [{ type: 'input_image', file_id: 'file_1' }] }),
+      'input[0].content[0].file_id',
+    ],
+    [
+      input({ role: 'user', content: [{ type: 'input_image', image_url: 'https://x', detail: 'high' }] }),
+      'input[0].content[0].detail',
+    ],
+    [
+      input({ role: 'user', content: [{ type: 'input_file', file_id: 'file_1' }] }),
+      'input[0].content[0].file_id',
+    ],
+    [
+      input({ role: 'system', content: [{ type: 'input_image', image_url: 'https://x' }] }),
+      'input[0].content[0]',
+    ],
+    [
+      input({
+        type: 'function_call_output',
+        call_id: 'c',
+        output: [{ type: 'input_file', file_data: 'data:a/b;base64,AA' }],
+      }),
+      'input[0].output[0]',
+    ],
+    [
+      input({ type: 'function_call', call_id: 'c', name: 'f', arguments: '{}', namespace: 'ns' }),
+      'input[0].namespace',
+    ],
+    [{ tools: [{ type: 'function', name: 'f', defer_loading: true }] }, 'tools[0].defer_loading'],
+    [{ tool_choice: { type: 'allowed_tools', mode: 'auto', tools: [] } }, 'tool_choice'],
+  ];
+  for (const [extra, field] of cases) t.throws(() => messagesOf(extra), refused(field), field);
+  t.end();
+});
+
+t.test('a malformed request is a 400 naming the field', (t) => {
+  const invalid = (body: JsonObject, field: string) =>
+    t.throws(() => messagesBodyForResponses(body, MESSAGES_MODEL), refused(field, 'invalid_request'), field);
+  invalid({ model: MESSAGES_MODEL.id }, 'input');
+  invalid({ ...base, input: [] }, 'input');
+  invalid(
+    { ...base, input: [{ type: 'function_call', call_id: 'c', name: 'f', arguments: '[1]' }] },
+    'input[0].arguments',
+  );
+  invalid(
+    { ...base, input: [{ type: 'function_call', call_id: 'c', name: 'f', arguments: '{' }] },
+    'input[0].arguments',
+  );
+  invalid({ ...base, input: [{ type: 'reasoning', summary: 'x' }] }, 'input[0]');
+  invalid(
+    { ...base, input: [{ role: 'user', content: [{ type: 'input_image', image_url: 'data:nope' }] }] },
+    'input[0].content[0].image_url',
+  );
+  invalid({ ...base, input: [{ type: 'reasoning', summary: [] }] }, 'input');
+  t.end();
+});
+
+/** What the modeld family says of a translated body for `model`, renamed for the client. */
+function familySays(extra: JsonObject, model: string): string | undefined {
+  const translator = new ResponsesToMessages();
+  const spec = { ...MESSAGES_MODEL, id: model };
+  try {
+    validateMessagesRequest(
+      translator.request({ ...base, ...extra }, spec),
+      messagesFields(MODELD_FIELDS),
+      model,
+      spec.limits,
+    );
+    return undefined;
+  } catch (e) {
+    if (!(e instanceof GatewayError)) throw e;
+    return translator.clientMessage(e.message);
+  }
+}
+
+t.test("the messages family's refusal names the client's field", (t) => {
+  t.same(
+    MODELD_MODELS.map((m) => familySays({ instructions: 'x', tools: [TOOL] }, m)),
+    [undefined, undefined, undefined, undefined],
+    'a plain request passes on every model',
+  );
+  t.match(familySays({ reasoning: { effort: 'low' } }, 'modeld-opus-4-8'), /^field 'reasoning\.effort'/);
+  t.equal(familySays({ reasoning: { effort: 'low' } }, 'modeld-sonnet-4-6'), undefined, 'taken, deprecated');
+  t.match(familySays({ user: 'u' }, 'modeld-sonnet-4-5-20250929'), /^field 'user'/);
+  t.match(
+    familySays({ text: { format: { type: 'json_schema', name: 'w', schema: {} } } }, 'modeld-opus-4-6'),
+    /^field 'text\.format'/,
+  );
+  t.match(
+    familySays({ temperature: 1.5 }, 'modeld-sonnet-4-6'),
+    /^field 'temperature' must be a number from 0 to 1/,
+  );
+  t.match(
+    familySays({ temperature: 0.5, top_p: 0.5 }, 'modeld-sonnet-4-6'),
+    /temperature' and 'top_p' are alternatives/,
+  );
+  t.match(familySays({ tools: [TOOL], tool_choice: 'none' }, 'modeld-opus-4-6'), /^field 'tool_choice'/);
+  const cases: [string, string][] = [
+    ["field 'max_tokens' must be at most 64000", "field 'max_output_tokens' must be at most 64000"],
+    [
+      "field 'thinking' of type 'enabled' is not supported",
+      "field 'reasoning.effort' of type 'enabled' is not supported",
+    ],
+    [
+      "field 'thinking.budget_tokens' must be less than 'max_tokens'",
+      "field 'reasoning.effort' must be less than 'max_tokens'",
+    ],
+    [
+      "field 'messages[1].content[0]' is not a valid 'image' part",
+      "field 'input' is not a valid 'image' part",
+    ],
+    ["field 'system' as an array is not supported", "field 'input' as an array is not supported"],
+    ["field 'tools[0].input_schema.type' is required", "field 'tools[0].parameters.type' is required"],
+  ];
+  for (const [family, client] of cases) t.equal(responsesFieldMessage(family), client, family);
+  t.end();
+});
+
+t.test('the translator names the version header messages requires', (t) => {
+  t.strictSame(new ResponsesToMessages().headers, { 'modeld-version': '2023-06-01' });
+  t.end();
+});
