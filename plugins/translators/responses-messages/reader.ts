@@ -3,9 +3,10 @@
  * reader (responses-output/reader.ts) reading messages, whole or streamed, around the family's reader,
  * which meters the usage.
  */
-import type { ResponseReader } from '../../../core/kit';
+import type { JsonObject, ModelSpec, ResponseReader } from '../../../core/kit';
 import { ResponsesReader } from '../responses-output/reader';
-import type { ResponseEcho } from '../responses-output/response-object';
+import { includesSealedReasoning } from '../responses-output/request-rules';
+import { echoOf, type ResponseEcho } from '../responses-output/response-object';
 import { responseFromMessage } from './json-answer';
 import { MessagesStreamTranslator } from './stream';
 
@@ -17,3 +18,11 @@ export class ResponsesFromMessagesReader extends ResponsesReader {
     );
   }
 }
+
+/** The reader for a Responses request (`clientBody`, as validated) served by a messages family's `inner` reader. */
+export const responsesFromMessages = (
+  inner: ResponseReader,
+  clientBody: JsonObject,
+  model: ModelSpec,
+): ResponsesFromMessagesReader =>
+  new ResponsesFromMessagesReader(inner, echoOf(clientBody, model), includesSealedReasoning(clientBody));

@@ -6,7 +6,15 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Test } from 'tap';
-import type { JsonObject, ModelSpec, SseEvent, TranslatingReader } from '../../../core/kit';
+import { RESPONSES_FIELD_RULES } from '../../../plugins/apis/responses';
+import {
+  Errors,
+  type JsonObject,
+  type ModelApi,
+  type ModelSpec,
+  type SseEvent,
+  type TranslatingReader,
+} from '../../../core/kit';
 import { ChatCompletionsApi } from '../../../plugins/apis/chat-completions';
 import { ChatResponseReader } from '../../../plugins/upstreams/openai-compatible/chat-reader';
 import { responsesFromChat, type ResponsesFromChatReader } from '../../../plugins/translators/responses-chat';
@@ -15,13 +23,16 @@ import { parseSse } from '../../helpers/http';
 /** The source tree's test/, found from dist/test/plugins/translators where the compiled tests run. */
 const TEST_DIR = join(__dirname, '..', '..', '..', '..', 'test');
 
-export const MODEL: ModelSpec = {
-  id: 'modela-5.5',
-  api: ChatCompletionsApi,
+/** A model of `api` for the translation tests, with the vendor's output ceiling. */
+export const testModel = (id: string, api: ModelApi, maxOutput: number): ModelSpec => ({
+  id,
+  api,
   created: 0,
-  ownedBy: 'modela',
-  limits: { max_output_tokens: 128_000 },
-};
+  ownedBy: id.split('-')[0]!,
+  limits: { max_output_tokens: maxOutput },
+});
+
+export const MODEL: ModelSpec = testModel('modela-5.5', ChatCompletionsApi, 128_000);
 
 /** A file under test/ as text. */
 export const fixtureText = (file: string): string => readFileSync(join(TEST_DIR, file), 'utf8');
@@ -161,3 +172,120 @@ export const NOT_WRITTEN: ReadonlySet<string> = new Set([
   'encrypted_content',
   'obfuscation',
 ]);
+
+/** The contract's 400 body for a refusal naming `field`. */
+export const refused = (field: string, code = 'unsupported_field') => ({
+  status: 400,
+  code,
+  message: new RegExp(`field '${field.replace(/[[\]]/g, '\\$&')}'`),
+});
+
+/** What a field's value becomes: members added to the target's body, or a refusal naming a field. */
+export type Expect = { readonly sent: JsonObject } | { readonly refused: string; readonly code?: string };
+
+/** Every field of the API's rules, with valid values and what each becomes. */
+export type FieldCases = Readonly<Record<keyof typeof RESPONSES_FIELD_RULES, readonly [unknown, Expect][]>>;
+
+/**
+ * The rows every translation decides alike (responses-output/request-rules.ts): what nothing stores or
+ * runs is refused, the Response's own bookkeeping kept.
+ */
+export const SHARED_FIELD_CASES = {
+  input: [['hi', { sent: {} }]],
+  top_logprobs: [
+    [0, { sent: {} }],
+    [3, { refused: 'top_logprobs' }],
+  ],
+  stream: [[true, { sent: { stream: true } }]],
+  stream_options: [
+    [{ include_obfuscation: false }, { sent: {} }],
+    [{ include_usage: true }, { refused: 'stream_options.include_usage' }],
+  ],
+  metadata: [
+    [{ k: 'v' }, { sent: {} }],
+    [{ k: 1 }, { refused: 'metadata', code: 'invalid_request' }],
+  ],
+  prompt_cache_options: [[{ ttl: '1h' }, { refused: 'prompt_cache_options' }]],
+  store: [
+    [false, { sent: {} }],
+    [true, { refused: 'store' }],
+  ],
+  background: [
+    [false, { sent: {} }],
+    [true, { refused: 'background' }],
+  ],
+  truncation: [
+    ['disabled', { sent: {} }],
+    ['auto', { refused: 'truncation' }],
+  ],
+  previous_response_id: [['resp_1', { refused: 'previous_response_id' }]],
+  conversation: [['conv_1', { refused: 'conversation' }]],
+  prompt: [[{ id: 'pmpt_1' }, { refused: 'prompt' }]],
+  context_management: [[[{ type: 'compaction' }], { refused: 'context_management' }]],
+  moderation: [[{ model: 'omni-moderation-latest' }, { refused: 'moderation' }]],
+  max_tool_calls: [[3, { refused: 'max_tool_calls' }]],
+} as const satisfies Partial<FieldCases>;
+
+/**
+ * Checks each row of `cases` through `translate` (the client's body with that one field added): the
+ * target's body is `plain` with the row's members, or the refusal names the row's field. A field added
+ * to the API's rules without a row fails: each must be decided.
+ */
+export function checkEveryField(
+  t: Test,
+  cases: FieldCases,
+  translate: (extra: JsonObject) => JsonObject,
+  plain: JsonObject,
+): void {
+  t.same(Object.keys(cases).sort(), Object.keys(RESPONSES_FIELD_RULES).sort(), 'each rule has a row');
+  for (const [field, rows] of Object.entries(cases)) {
+    for (const [value, expect] of rows) {
+      const name = `${field}: ${JSON.stringify(value)}`;
+      if ('sent' in expect) t.strictSame(translate({ [field]: value }), { ...plain, ...expect.sent }, name);
+      else t.throws(() => translate({ [field]: value }), refused(expect.refused, expect.code), name);
+    }
+  }
+}
+
+/**
+ * Checks the frames `reader` writes when the gateway cuts its stream after `written` events: the `error`
+ * event and `response.failed`, numbered on, what was being written left incomplete; and only once.
+ */
+export function checkCutFrames(t: Test, reader: TranslatingReader, written: number, upstream: string): void {
+  const frame = reader.errorFrame!(Errors.streamCut(upstream));
+  const frames = frame
+    .trim()
+    .split('\n\n')
+    .map((f) => JSON.parse(f.split('\ndata: ')[1]!) as JsonObject);
+  t.match(frames, [
+    {
+      type: 'error',
+      code: 'upstream_stream_cut',
+      sequence_number: written,
+      error: { code: 'upstream_stream_cut' },
+    },
+    {
+      type: 'response.failed',
+      sequence_number: written + 1,
+      response: {
+        status: 'failed',
+        error: { code: 'upstream_stream_cut' },
+        output: [{ status: 'incomplete' }],
+      },
+    },
+  ]);
+  t.ok(frame.startsWith('event: error\n'));
+  t.ok(reader.failed);
+  t.equal(reader.errorFrame!(Errors.streamCut(upstream)), '', 'written once');
+}
+
+/** The last event of a stream whose one message was cut short by the token limit. */
+export const INCOMPLETE_END = {
+  type: 'response.incomplete',
+  response: {
+    status: 'incomplete',
+    completed_at: null,
+    incomplete_details: { reason: 'max_output_tokens' },
+    output: [{ type: 'message', status: 'incomplete' }],
+  },
+} as const;

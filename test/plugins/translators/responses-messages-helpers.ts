@@ -11,15 +11,9 @@ import {
   type ResponsesFromMessagesReader,
 } from '../../../plugins/translators/responses-messages';
 import { parseSse } from '../../helpers/http';
-import { fixtureText, runStream } from './responses-helpers';
+import { fixtureText, runStream, testModel } from './responses-helpers';
 
-export const MESSAGES_MODEL: ModelSpec = {
-  id: 'modeld-sonnet-4-6',
-  api: MessagesApi,
-  created: 0,
-  ownedBy: 'modeld',
-  limits: { max_output_tokens: 64_000 },
-};
+export const MESSAGES_MODEL: ModelSpec = testModel('modeld-sonnet-4-6', MessagesApi, 64_000);
 
 /** A recorded messages stream's events (a recording without a final newline still ends its last event). */
 export const messagesEvents = (file: string): SseEvent[] => parseSse(`${fixtureText(file)}\n\n`);

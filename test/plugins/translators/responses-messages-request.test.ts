@@ -11,13 +11,13 @@ import t from 'tap';
 import { GatewayError } from '../../../core/base/errors';
 import type { JsonObject } from '../../../core/kit';
 import { messagesFields, validateMessagesRequest } from '../../../plugins/apis/messages';
-import { RESPONSES_FIELD_RULES } from '../../../plugins/apis/responses';
 import {
   messagesBodyForResponses,
   responsesFieldMessage,
   ResponsesToMessages,
 } from '../../../plugins/translators/responses-messages';
 import { MODELD_FIELDS, MODELD_MODELS } from '../../../plugins/upstreams/modeld/models';
+import { checkEveryField, type FieldCases, refused, SHARED_FIELD_CASES } from './responses-helpers';
 import { MESSAGES_MODEL } from './responses-messages-helpers';
 
 const base = { model: MESSAGES_MODEL.id, input: 'hi' };
@@ -27,15 +27,6 @@ const hiMessages = [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }];
 /** Messages requires `max_tokens`: without the client's, the model's output ceiling. */
 const plain = { model: MESSAGES_MODEL.id, max_tokens: 64_000, messages: hiMessages };
 
-/** The contract's 400 body for a refusal naming `field`. */
-const refused = (field: string, code = 'unsupported_field') => ({
-  status: 400,
-  code,
-  message: new RegExp(`field '${field.replace(/[[\]]/g, '\\$&')}'`),
-});
-
-type Expect = { readonly sent: JsonObject } | { readonly refused: string; readonly code?: string };
-
 const TOOL = { type: 'function', name: 'f', description: 'd', parameters: { type: 'object' }, strict: true };
 const MESSAGES_TOOL = { input_schema: { type: 'object' }, name: 'f', description: 'd', strict: true };
 
@@ -43,8 +34,8 @@ const MESSAGES_TOOL = { input_schema: { type: 'object' }, name: 'f', description
  * Every field of the API's rules, with a valid value and what it becomes. A field added to the rules
  * without a row here fails the coverage test below: each must be decided.
  */
-const FIELDS: Readonly<Record<keyof typeof RESPONSES_FIELD_RULES, readonly [unknown, Expect][]>> = {
-  input: [['hi', { sent: {} }]],
+const FIELDS: FieldCases = {
+  ...SHARED_FIELD_CASES,
   instructions: [['be brief', { sent: { system: 'be brief' } }]],
   max_output_tokens: [
     [64, { sent: { max_tokens: 64 } }],
@@ -53,10 +44,6 @@ const FIELDS: Readonly<Record<keyof typeof RESPONSES_FIELD_RULES, readonly [unkn
   ],
   temperature: [[0.2, { sent: { temperature: 0.2 } }]],
   top_p: [[0.9, { sent: { top_p: 0.9 } }]],
-  top_logprobs: [
-    [0, { sent: {} }],
-    [3, { refused: 'top_logprobs' }],
-  ],
   // Without tools there is no tool choice to carry it.
   parallel_tool_calls: [
     [false, { sent: {} }],
@@ -94,15 +81,6 @@ const FIELDS: Readonly<Record<keyof typeof RESPONSES_FIELD_RULES, readonly [unkn
     [{ verbosity: 'low' }, { refused: 'text.verbosity' }],
     [{ format: { type: 'json_schema', name: 'w' } }, { refused: 'text.format', code: 'invalid_request' }],
   ],
-  stream: [[true, { sent: { stream: true } }]],
-  stream_options: [
-    [{ include_obfuscation: false }, { sent: {} }],
-    [{ include_usage: true }, { refused: 'stream_options.include_usage' }],
-  ],
-  metadata: [
-    [{ k: 'v' }, { sent: {} }],
-    [{ k: 1 }, { refused: 'metadata', code: 'invalid_request' }],
-  ],
   user: [['u-1', { sent: { metadata: { user_id: 'u-1' } } }]],
   safety_identifier: [['s-1', { sent: { metadata: { user_id: 's-1' } } }]],
   prompt_cache_key: [['k', { sent: {} }]],
@@ -110,7 +88,6 @@ const FIELDS: Readonly<Record<keyof typeof RESPONSES_FIELD_RULES, readonly [unkn
     ['in_memory', { sent: {} }],
     ['24h', { refused: 'prompt_cache_retention' }],
   ],
-  prompt_cache_options: [[{ ttl: '1h' }, { refused: 'prompt_cache_options' }]],
   service_tier: [
     ['auto', { sent: {} }],
     ['flex', { refused: 'service_tier' }],
@@ -120,35 +97,10 @@ const FIELDS: Readonly<Record<keyof typeof RESPONSES_FIELD_RULES, readonly [unkn
     [['reasoning.encrypted_content'], { sent: {} }],
     [['file_search_call.results'], { refused: 'include[0]' }],
   ],
-  store: [
-    [false, { sent: {} }],
-    [true, { refused: 'store' }],
-  ],
-  background: [
-    [false, { sent: {} }],
-    [true, { refused: 'background' }],
-  ],
-  truncation: [
-    ['disabled', { sent: {} }],
-    ['auto', { refused: 'truncation' }],
-  ],
-  previous_response_id: [['resp_1', { refused: 'previous_response_id' }]],
-  conversation: [['conv_1', { refused: 'conversation' }]],
-  prompt: [[{ id: 'pmpt_1' }, { refused: 'prompt' }]],
-  context_management: [[[{ type: 'compaction' }], { refused: 'context_management' }]],
-  moderation: [[{ model: 'omni-moderation-latest' }, { refused: 'moderation' }]],
-  max_tool_calls: [[3, { refused: 'max_tool_calls' }]],
 };
 
 t.test('every field of the API is decided: sent on, kept for the echo, or refused naming it', (t) => {
-  t.same(Object.keys(FIELDS).sort(), Object.keys(RESPONSES_FIELD_RULES).sort(), 'each rule has a row');
-  for (const [field, cases] of Object.entries(FIELDS)) {
-    for (const [value, expect] of cases) {
-      const name = `${field}: ${JSON.stringify(value)}`;
-      if ('sent' in expect) t.strictSame(messagesOf({ [field]: value }), { ...plain, ...expect.sent }, name);
-      else t.throws(() => messagesOf({ [field]: value }), refused(expect.refused, expect.code), name);
-    }
-  }
+  checkEveryField(t, FIELDS, messagesOf, plain);
   t.end();
 });
 

@@ -7,9 +7,11 @@
  */
 import 'reflect-metadata';
 import t from 'tap';
-import { Errors, type JsonObject } from '../../../core/kit';
+import type { JsonObject } from '../../../core/kit';
 import {
+  checkCutFrames,
   checkNumbering,
+  INCOMPLETE_END,
   goldenEvents,
   missingAgainst,
   missingMembers,
@@ -178,17 +180,7 @@ t.test('a cut stream ends with the numbered error event and response.failed, onc
   );
   const data = payloads(events);
   t.notOk(reader.complete);
-  const frame = reader.errorFrame(Errors.streamCut('modeld-main'));
-  const frames = frame
-    .trim()
-    .split('\n\n')
-    .map((f) => JSON.parse(f.split('\ndata: ')[1]!) as JsonObject);
-  t.match(frames, [
-    { type: 'error', code: 'upstream_stream_cut', sequence_number: data.length },
-    { type: 'response.failed', sequence_number: data.length + 1, response: { status: 'failed' } },
-  ]);
-  t.ok(reader.failed);
-  t.equal(reader.errorFrame(Errors.streamCut('modeld-main')), '', 'written once');
+  checkCutFrames(t, reader, data.length, 'modeld-main');
   t.end();
 });
 
@@ -199,15 +191,7 @@ t.test('an answer cut by max_tokens ends with response.incomplete', (t) => {
   }));
   const { reader, events: out } = translateMessagesStream(events);
   const data = payloads(out);
-  t.match(data.at(-1), {
-    type: 'response.incomplete',
-    response: {
-      status: 'incomplete',
-      completed_at: null,
-      incomplete_details: { reason: 'max_output_tokens' },
-      output: [{ type: 'message', status: 'incomplete' }],
-    },
-  });
+  t.match(data.at(-1), INCOMPLETE_END);
   t.ok(reader.complete, 'incomplete is a proper end');
   t.end();
 });

@@ -8,30 +8,21 @@
 import 'reflect-metadata';
 import t from 'tap';
 import type { JsonObject } from '../../../core/kit';
-import { RESPONSES_FIELD_RULES, ResponsesStreamDialect } from '../../../plugins/apis/responses';
+import { ResponsesStreamDialect } from '../../../plugins/apis/responses';
 import { chatBodyForResponses, responsesFieldMessage } from '../../../plugins/translators/responses-chat';
 import { Errors } from '../../../core/kit';
-import { MODEL } from './responses-helpers';
+import { checkEveryField, type FieldCases, MODEL, refused, SHARED_FIELD_CASES } from './responses-helpers';
 
 const base = { model: MODEL.id, input: 'hi' };
 const chatOf = (extra: JsonObject): JsonObject => chatBodyForResponses({ ...base, ...extra }, MODEL);
 const hiMessages = [{ role: 'user', content: 'hi' }];
 
-/** The contract's 400 body for a refusal naming `field`. */
-const refused = (field: string, code = 'unsupported_field') => ({
-  status: 400,
-  code,
-  message: new RegExp(`field '${field.replace(/[[\]]/g, '\\$&')}'`),
-});
-
-type Expect = { readonly sent: JsonObject } | { readonly refused: string; readonly code?: string };
-
 /**
  * Every field of the API's rules, with a valid value and what it becomes. A field added to the rules
  * without a row here fails the coverage test below: each must be decided.
  */
-const FIELDS: Readonly<Record<keyof typeof RESPONSES_FIELD_RULES, readonly [unknown, Expect][]>> = {
-  input: [['hi', { sent: {} }]],
+const FIELDS: FieldCases = {
+  ...SHARED_FIELD_CASES,
   instructions: [
     ['be brief', { sent: { messages: [{ role: 'system', content: 'be brief' }, ...hiMessages] } }],
   ],
@@ -42,10 +33,6 @@ const FIELDS: Readonly<Record<keyof typeof RESPONSES_FIELD_RULES, readonly [unkn
   ],
   temperature: [[0.2, { sent: { temperature: 0.2 } }]],
   top_p: [[0.9, { sent: { top_p: 0.9 } }]],
-  top_logprobs: [
-    [0, { sent: {} }],
-    [3, { refused: 'top_logprobs' }],
-  ],
   parallel_tool_calls: [[false, { sent: { parallel_tool_calls: false } }]],
   tools: [
     [
@@ -96,20 +83,10 @@ const FIELDS: Readonly<Record<keyof typeof RESPONSES_FIELD_RULES, readonly [unkn
     ],
     [{ format: { type: 'json_schema', schema: {} } }, { refused: 'text.format', code: 'invalid_request' }],
   ],
-  stream: [[true, { sent: { stream: true } }]],
-  stream_options: [
-    [{ include_obfuscation: false }, { sent: {} }],
-    [{ include_usage: true }, { refused: 'stream_options.include_usage' }],
-  ],
-  metadata: [
-    [{ k: 'v' }, { sent: {} }],
-    [{ k: 1 }, { refused: 'metadata', code: 'invalid_request' }],
-  ],
   user: [['u-1', { sent: { user: 'u-1' } }]],
   safety_identifier: [['s-1', { sent: { safety_identifier: 's-1' } }]],
   prompt_cache_key: [['k', { sent: { prompt_cache_key: 'k' } }]],
   prompt_cache_retention: [['24h', { sent: { prompt_cache_retention: '24h' } }]],
-  prompt_cache_options: [[{ ttl: '1h' }, { refused: 'prompt_cache_options' }]],
   service_tier: [['flex', { sent: { service_tier: 'flex' } }]],
   include: [
     [[], { sent: {} }],
@@ -117,40 +94,10 @@ const FIELDS: Readonly<Record<keyof typeof RESPONSES_FIELD_RULES, readonly [unkn
     [['reasoning.encrypted_content'], { sent: {} }],
     [['reasoning.encrypted_content', 'message.output_text.logprobs'], { refused: 'include[1]' }],
   ],
-  store: [
-    [false, { sent: {} }],
-    [true, { refused: 'store' }],
-  ],
-  background: [
-    [false, { sent: {} }],
-    [true, { refused: 'background' }],
-  ],
-  truncation: [
-    ['disabled', { sent: {} }],
-    ['auto', { refused: 'truncation' }],
-  ],
-  previous_response_id: [['resp_1', { refused: 'previous_response_id' }]],
-  conversation: [['conv_1', { refused: 'conversation' }]],
-  prompt: [[{ id: 'pmpt_1' }, { refused: 'prompt' }]],
-  context_management: [[[{ type: 'compaction' }], { refused: 'context_management' }]],
-  moderation: [[{ model: 'omni-moderation-latest' }, { refused: 'moderation' }]],
-  max_tool_calls: [[3, { refused: 'max_tool_calls' }]],
 };
 
 t.test('every field of the API is decided: sent on, kept for the echo, or refused naming it', (t) => {
-  t.same(Object.keys(FIELDS).sort(), Object.keys(RESPONSES_FIELD_RULES).sort(), 'each rule has a row');
-  for (const [field, cases] of Object.entries(FIELDS)) {
-    for (const [value, expect] of cases) {
-      const name = `${field}: ${JSON.stringify(value)}`;
-      if ('sent' in expect) {
-        t.strictSame(
-          chatOf({ [field]: value }),
-          { model: MODEL.id, messages: hiMessages, ...expect.sent },
-          name,
-        );
-      } else t.throws(() => chatOf({ [field]: value }), refused(expect.refused, expect.code), name);
-    }
-  }
+  checkEveryField(t, FIELDS, chatOf, { model: MODEL.id, messages: hiMessages });
   t.end();
 });
 

@@ -6,10 +6,12 @@
  */
 import 'reflect-metadata';
 import t from 'tap';
-import { Errors, type JsonObject } from '../../../core/kit';
+import type { JsonObject } from '../../../core/kit';
 import {
   chatEvents,
+  checkCutFrames,
   checkNumbering,
+  INCOMPLETE_END,
   goldenEvents,
   missingAgainst,
   ofItem,
@@ -171,31 +173,7 @@ t.test("a cut stream: no terminal event, the family's estimate, and the gateway'
     completionTokens: Math.ceil(delivered.length / 4),
     estimated: true,
   });
-  const frame = reader.errorFrame(Errors.streamCut('modela-main'));
-  const frames = frame
-    .trim()
-    .split('\n\n')
-    .map((f) => JSON.parse(f.split('\ndata: ')[1]!) as JsonObject);
-  t.match(frames, [
-    {
-      type: 'error',
-      code: 'upstream_stream_cut',
-      sequence_number: data.length,
-      error: { code: 'upstream_stream_cut' },
-    },
-    {
-      type: 'response.failed',
-      sequence_number: data.length + 1,
-      response: {
-        status: 'failed',
-        error: { code: 'upstream_stream_cut' },
-        output: [{ status: 'incomplete' }],
-      },
-    },
-  ]);
-  t.ok(frame.startsWith('event: error\n'));
-  t.ok(reader.failed);
-  t.equal(reader.errorFrame(Errors.streamCut('modela-main')), '', 'written once');
+  checkCutFrames(t, reader, data.length, 'modela-main');
   t.end();
 });
 
@@ -206,15 +184,7 @@ t.test('an answer cut by its token limit ends with response.incomplete', (t) => 
   }));
   const { reader, events: out } = translateStream(events);
   const data = payloads(out);
-  t.match(data.at(-1), {
-    type: 'response.incomplete',
-    response: {
-      status: 'incomplete',
-      completed_at: null,
-      incomplete_details: { reason: 'max_output_tokens' },
-      output: [{ type: 'message', status: 'incomplete' }],
-    },
-  });
+  t.match(data.at(-1), INCOMPLETE_END);
   t.match(
     data.find((e) => e.type === 'response.output_item.done'),
     { item: { status: 'incomplete' } },
