@@ -279,13 +279,127 @@ export function checkCutFrames(t: Test, reader: TranslatingReader, written: numb
   t.equal(reader.errorFrame!(Errors.streamCut(upstream)), '', 'written once');
 }
 
-/** The last event of a stream whose one message was cut short by the token limit. */
-export const INCOMPLETE_END = {
-  type: 'response.incomplete',
-  response: {
-    status: 'incomplete',
-    completed_at: null,
-    incomplete_details: { reason: 'max_output_tokens' },
-    output: [{ type: 'message', status: 'incomplete' }],
+/** `events` with `from` replaced by `to` in each one's data. */
+export const withData = (events: readonly SseEvent[], from: string, to: string): SseEvent[] =>
+  events.map((ev) => ({ ...ev, data: ev.data.replace(from, to) }));
+
+/** Checks a stream whose one message was cut short by the token limit: a proper end, incomplete. */
+export function checkCutShort(t: Test, reader: TranslatingReader, events: readonly SseEvent[]): void {
+  const data = payloads(events);
+  t.match(data.at(-1), {
+    type: 'response.incomplete',
+    response: {
+      status: 'incomplete',
+      completed_at: null,
+      incomplete_details: { reason: 'max_output_tokens' },
+      output: [{ type: 'message', status: 'incomplete' }],
+    },
+  });
+  t.match(
+    data.find((e) => e.type === 'response.output_item.done'),
+    { item: { status: 'incomplete' } },
+  );
+  t.ok(reader.complete, 'incomplete is a proper end');
+}
+
+/**
+ * Checks a completed one-message text answer, `replace`, for `model`, with the usage `[input, output]`
+ * the family metered and no setting echoed but the API's defaults; and every member OpenAI's recorded
+ * answer has.
+ */
+export function checkTextAnswer(
+  t: Test,
+  replace: JsonObject,
+  model: string,
+  [input, output]: readonly [number, number],
+): void {
+  t.match(replace, {
+    id: /^resp_/,
+    object: 'response',
+    status: 'completed',
+    completed_at: Number,
+    error: null,
+    incomplete_details: null,
+    model,
+    output: [
+      {
+        id: /^msg_/,
+        type: 'message',
+        status: 'completed',
+        role: 'assistant',
+        content: [{ type: 'output_text', annotations: [], logprobs: [], text: String }],
+      },
+    ],
+    usage: {
+      input_tokens: input,
+      input_tokens_details: { cache_write_tokens: 0, cached_tokens: 0 },
+      output_tokens: output,
+      output_tokens_details: { reasoning_tokens: 0 },
+      total_tokens: input + output,
+    },
+    store: false,
+    tool_choice: 'auto',
+    tools: [],
+    text: { format: { type: 'text' } },
+    truncation: 'disabled',
+    metadata: {},
+  });
+  t.same(
+    missingMembers(replace, goldenJson('json-text.json'), NOT_WRITTEN),
+    [],
+    "every member of OpenAI's answer",
+  );
+}
+
+/** A reasoning item's steps in a stream: no recording has them; the `openai` SDK's event types do. */
+export const REASONING_STEPS: readonly string[] = [
+  'response.output_item.added',
+  'response.content_part.added',
+  'response.reasoning_text.delta',
+  'response.reasoning_text.done',
+  'response.content_part.done',
+  'response.output_item.done',
+];
+
+const items = (...input: JsonObject[]): JsonObject => ({ input });
+
+/**
+ * What no translation has a counterpart for (a stored item, a built-in tool's call, an uploaded file,
+ * tool search, a tool choice of other tools), each with the path its 400 names.
+ */
+export const SHARED_REFUSALS: readonly (readonly [JsonObject, string])[] = [
+  [items({ type: 'item_reference', id: 'msg_1' }), 'input[0]'],
+  [items({ type: 'web_search_call', id: 'ws_1' }), 'input[0]'],
+  [
+    items({ role: 'user', content: [{ type: 'input_image', file_id: 'file_1' }] }),
+    'input[0].content[0].file_id',
+  ],
+  [
+    items({ type: 'function_call', call_id: 'c', name: 'f', arguments: '{}', namespace: 'ns' }),
+    'input[0].namespace',
+  ],
+  [{ tools: [{ type: 'function', name: 'f', defer_loading: true }] }, 'tools[0].defer_loading'],
+  [{ tool_choice: { type: 'allowed_tools', mode: 'auto', tools: [] } }, 'tool_choice'],
+];
+
+/** The text a stream's `output_text` deltas write, joined. */
+export const deltaText = (events: readonly JsonObject[]): string =>
+  events
+    .filter((e) => e.type === 'response.output_text.delta')
+    .map((e) => String(e.delta))
+    .join('');
+
+/** An assistant's turn sent back: its text and two calls, then their outputs (a string, and parts). */
+export const CALL_TURN_ITEMS: readonly JsonObject[] = [
+  {
+    type: 'message',
+    role: 'assistant',
+    id: 'msg_1',
+    status: 'completed',
+    content: [{ type: 'output_text', text: 'calling', annotations: [] }],
   },
-} as const;
+  { type: 'function_call', call_id: 'c1', name: 'f', arguments: '{}' },
+  { type: 'function_call', call_id: 'c2', name: 'g', arguments: '{"a":1}' },
+  { type: 'function_call_output', call_id: 'c1', output: 'one' },
+  { type: 'function_call_output', call_id: 'c2', output: [{ type: 'input_text', text: 'two' }] },
+];

@@ -11,7 +11,7 @@ import {
   type ResponsesFromMessagesReader,
 } from '../../../plugins/translators/responses-messages';
 import { parseSse } from '../../helpers/http';
-import { fixtureText, runStream, testModel } from './responses-helpers';
+import { fixtureText, payloads, runStream, testModel } from './responses-helpers';
 
 export const MESSAGES_MODEL: ModelSpec = testModel('modeld-sonnet-4-6', MessagesApi, 64_000);
 
@@ -30,3 +30,9 @@ export const translateMessagesStream = (
   events: readonly SseEvent[],
   body: JsonObject = { model: MESSAGES_MODEL.id, input: 'hi', stream: true },
 ) => runStream(messagesReader(body), events);
+
+/** A recorded stream (`file` under test/) translated, with the payloads the client got. */
+export function translateRecorded(file: string, body?: JsonObject) {
+  const { reader, events } = translateMessagesStream(messagesEvents(file), body);
+  return { reader, events, data: payloads(events) };
+}

@@ -7,7 +7,7 @@
 import 'reflect-metadata';
 import t from 'tap';
 import type { JsonObject } from '../../../core/kit';
-import { fixtureJson, goldenJson, missingMembers, NOT_WRITTEN } from './responses-helpers';
+import { checkTextAnswer, fixtureJson, goldenJson, missingMembers, NOT_WRITTEN } from './responses-helpers';
 import { MESSAGES_MODEL, messagesReader } from './responses-messages-helpers';
 
 const CLIENT_BODY: JsonObject = { model: MESSAGES_MODEL.id, input: 'hi' };
@@ -28,42 +28,9 @@ const withContent = (content: JsonObject[], stopReason = 'end_turn'): JsonObject
 t.test("a text answer: one message item, OpenAI's members, the metered usage", (t) => {
   const { usage, replace } = answer(RECORDED());
   t.strictSame(usage, { promptTokens: 10, completionTokens: 5, estimated: false });
-  t.match(replace, {
-    id: 'resp_01TestTextResponse',
-    object: 'response',
-    status: 'completed',
-    completed_at: Number,
-    error: null,
-    incomplete_details: null,
-    model: MESSAGES_MODEL.id,
-    output: [
-      {
-        id: 'msg_01TestTextResponse_0',
-        type: 'message',
-        status: 'completed',
-        role: 'assistant',
-        content: [{ type: 'output_text', annotations: [], logprobs: [], text: 'Hello!' }],
-      },
-    ],
-    usage: {
-      input_tokens: 10,
-      input_tokens_details: { cache_write_tokens: 0, cached_tokens: 0 },
-      output_tokens: 5,
-      output_tokens_details: { reasoning_tokens: 0 },
-      total_tokens: 15,
-    },
-    store: false,
-    tool_choice: 'auto',
-    tools: [],
-    text: { format: { type: 'text' } },
-    truncation: 'disabled',
-    metadata: {},
-  });
-  t.same(
-    missingMembers(replace, goldenJson('json-text.json'), NOT_WRITTEN),
-    [],
-    "every member of OpenAI's answer",
-  );
+  checkTextAnswer(t, replace, MESSAGES_MODEL.id, [10, 5]);
+  t.equal(replace.id, 'resp_01TestTextResponse', 'named after the message');
+  t.match(replace.output, [{ id: 'msg_01TestTextResponse_0', content: [{ text: 'Hello!' }] }]);
   t.end();
 });
 
@@ -75,7 +42,13 @@ t.test('thinking, text and a call: reasoning, message, function_call, as OpenAI 
     [THINKING, { type: 'text', text: 'Let me ' }, { type: 'text', text: 'look.' }, CALL],
     'tool_use',
   );
-  const { replace } = answer(message, { ...CLIENT_BODY, include: ['reasoning.encrypted_content'] });
+  const settings = { reasoning: { effort: 'low' }, instructions: 'be brief', tool_choice: 'required' };
+  const { replace } = answer(message, {
+    ...CLIENT_BODY,
+    ...settings,
+    include: ['reasoning.encrypted_content'],
+  });
+  t.match(replace, { ...settings, reasoning: { summary: null } }, 'the settings echoed (response-object.ts)');
   t.strictSame(replace.output, [
     {
       id: 'rs_01TestTextResponse_0',
@@ -161,34 +134,5 @@ t.test('usage: cache reads as cached tokens; an answer without usage is estimate
   const estimated = answer(bare);
   t.match(estimated.usage, { promptTokens: 5, estimated: true });
   t.match(estimated.replace.usage, { input_tokens: 5 });
-  t.end();
-});
-
-t.test('the request settings are echoed as the API returns them', (t) => {
-  const body = {
-    model: MESSAGES_MODEL.id,
-    input: 'hi',
-    instructions: 'be brief',
-    max_output_tokens: 100,
-    temperature: 0.3,
-    parallel_tool_calls: false,
-    tools: [{ type: 'function', name: 'f', parameters: { type: 'object' } }],
-    tool_choice: 'required',
-    reasoning: { effort: 'low', summary: 'auto' },
-    metadata: { k: 'v' },
-    user: 'u',
-  };
-  const { replace } = answer(RECORDED(), body);
-  t.match(replace, {
-    instructions: 'be brief',
-    max_output_tokens: 100,
-    temperature: 0.3,
-    parallel_tool_calls: false,
-    tools: body.tools,
-    tool_choice: 'required',
-    reasoning: { effort: 'low', summary: 'auto' },
-    metadata: { k: 'v' },
-    user: 'u',
-  });
   t.end();
 });

@@ -17,7 +17,14 @@ import {
   ResponsesToMessages,
 } from '../../../plugins/translators/responses-messages';
 import { MODELD_FIELDS, MODELD_MODELS } from '../../../plugins/upstreams/modeld/models';
-import { checkEveryField, type FieldCases, refused, SHARED_FIELD_CASES } from './responses-helpers';
+import {
+  CALL_TURN_ITEMS,
+  checkEveryField,
+  type FieldCases,
+  refused,
+  SHARED_FIELD_CASES,
+  SHARED_REFUSALS,
+} from './responses-helpers';
 import { MESSAGES_MODEL } from './responses-messages-helpers';
 
 const base = { model: MESSAGES_MODEL.id, input: 'hi' };
@@ -175,17 +182,7 @@ t.test('the input items become turns, same-role items merged, system text apart'
         ],
       },
       { role: 'user', content: 'and this' },
-      {
-        type: 'message',
-        role: 'assistant',
-        id: 'msg_1',
-        status: 'completed',
-        content: [{ type: 'output_text', text: 'calling', annotations: [] }],
-      },
-      { type: 'function_call', call_id: 'c1', name: 'f', arguments: '{}' },
-      { type: 'function_call', call_id: 'c2', name: 'g', arguments: '{"a":1}' },
-      { type: 'function_call_output', call_id: 'c1', output: 'one' },
-      { type: 'function_call_output', call_id: 'c2', output: [{ type: 'input_text', text: 'two' }] },
+      ...CALL_TURN_ITEMS,
       { role: 'assistant', content: [{ type: 'refusal', refusal: 'no more' }] },
       {
         role: 'user',
@@ -274,40 +271,22 @@ t.test('a sealed reasoning item goes back as the thinking before its turn’s ca
 });
 
 t.test('an item or part messages has no counterpart for is refused, naming its path', (t) => {
-  const input = (...items: JsonObject[]) => ({ input: items });
-  const cases: [JsonObject, string][] = [
-    [input({ type: 'item_reference', id: 'msg_1' }), 'input[0]'],
-    [input({ type: 'web_search_call', id: 'ws_1' }), 'input[0]'],
+  /** A user message of one part, and the path of the part's member a refusal names. */
+  const userPart = (part: JsonObject): JsonObject => ({ input: [{ role: 'user', content: [part] }] });
+  const at = (member: string) => `input[0].content[0].${member}`;
+  const cases: (readonly [JsonObject, string])[] = [
+    ...SHARED_REFUSALS,
+    [userPart({ type: 'input_image', image_url: 'https://x', detail: 'high' }), at('detail')],
+    [userPart({ type: 'input_file', file_id: 'file_1' }), at('file_id')],
+    [userPart({ type: 'input_file', file_data: 'data:a/b;base64,AA', detail: 'low' }), at('detail')],
     [
-      input({ role: 'user', content: [{ type: 'input_image', file_id: 'file_1' }] }),
-      'input[0].content[0].file_id',
-    ],
-    [
-      input({ role: 'user', content: [{ type: 'input_image', image_url: 'https://x', detail: 'high' }] }),
-      'input[0].content[0].detail',
-    ],
-    [
-      input({ role: 'user', content: [{ type: 'input_file', file_id: 'file_1' }] }),
-      'input[0].content[0].file_id',
-    ],
-    [
-      input({ role: 'system', content: [{ type: 'input_image', image_url: 'https://x' }] }),
+      { input: [{ role: 'system', content: [{ type: 'input_image', image_url: 'https://x' }] }] },
       'input[0].content[0]',
     ],
     [
-      input({
-        type: 'function_call_output',
-        call_id: 'c',
-        output: [{ type: 'input_file', file_data: 'data:a/b;base64,AA' }],
-      }),
+      { input: [{ type: 'function_call_output', call_id: 'c', output: [{ type: 'input_file' }] }] },
       'input[0].output[0]',
     ],
-    [
-      input({ type: 'function_call', call_id: 'c', name: 'f', arguments: '{}', namespace: 'ns' }),
-      'input[0].namespace',
-    ],
-    [{ tools: [{ type: 'function', name: 'f', defer_loading: true }] }, 'tools[0].defer_loading'],
-    [{ tool_choice: { type: 'allowed_tools', mode: 'auto', tools: [] } }, 'tool_choice'],
   ];
   for (const [extra, field] of cases) t.throws(() => messagesOf(extra), refused(field), field);
   t.end();
@@ -375,24 +354,20 @@ t.test("the messages family's refusal names the client's field", (t) => {
     /temperature' and 'top_p' are alternatives/,
   );
   t.match(familySays({ tools: [TOOL], tool_choice: 'none' }, 'modeld-opus-4-6'), /^field 'tool_choice'/);
-  const cases: [string, string][] = [
-    ["field 'max_tokens' must be at most 64000", "field 'max_output_tokens' must be at most 64000"],
-    [
-      "field 'thinking' of type 'enabled' is not supported",
+  // The family's words → the client's.
+  const renamed = {
+    "field 'max_tokens' must be at most 64000": "field 'max_output_tokens' must be at most 64000",
+    "field 'thinking' of type 'enabled' is not supported":
       "field 'reasoning.effort' of type 'enabled' is not supported",
-    ],
-    [
-      "field 'thinking.budget_tokens' must be less than 'max_tokens'",
+    "field 'thinking.budget_tokens' must be less than 'max_tokens'":
       "field 'reasoning.effort' must be less than 'max_tokens'",
-    ],
-    [
-      "field 'messages[1].content[0]' is not a valid 'image' part",
-      "field 'input' is not a valid 'image' part",
-    ],
-    ["field 'system' as an array is not supported", "field 'input' as an array is not supported"],
-    ["field 'tools[0].input_schema.type' is required", "field 'tools[0].parameters.type' is required"],
-  ];
-  for (const [family, client] of cases) t.equal(responsesFieldMessage(family), client, family);
+    "field 'messages[1].content[0]' is not a valid 'image' part": "field 'input' is not a valid 'image' part",
+    "field 'system' as an array is not supported": "field 'input' as an array is not supported",
+    "field 'tools[0].input_schema.type' is required": "field 'tools[0].parameters.type' is required",
+    "field 'metadata.user_id' must be a string": "field 'user' must be a string",
+  };
+  for (const [family, client] of Object.entries(renamed))
+    t.equal(responsesFieldMessage(family), client, family);
   t.end();
 });
 

@@ -9,31 +9,35 @@ import 'reflect-metadata';
 import t from 'tap';
 import type { JsonObject } from '../../../core/kit';
 import {
-  checkCutFrames,
-  checkNumbering,
-  INCOMPLETE_END,
+  deltaText,
   goldenEvents,
   missingAgainst,
   missingMembers,
   NOT_WRITTEN,
   ofItem,
   payloads,
+  REASONING_STEPS,
   steps,
+  withData,
+  checkCutFrames,
+  checkCutShort,
+  checkNumbering,
 } from './responses-helpers';
-import { MESSAGES_MODEL, messagesEvents, translateMessagesStream } from './responses-messages-helpers';
+import {
+  MESSAGES_MODEL,
+  messagesEvents,
+  translateMessagesStream,
+  translateRecorded,
+} from './responses-messages-helpers';
 
 const responseOf = (event: JsonObject | undefined): JsonObject => event?.response as JsonObject;
 
 t.test('a text stream: the API steps, numbered, with the usage the family read', (t) => {
-  const { reader, events } = translateMessagesStream(messagesEvents('fixtures/modeld/stream-text.sse'));
-  const data = payloads(events);
+  const { reader, events, data } = translateRecorded('fixtures/modeld/stream-text.sse');
   const golden = goldenEvents('stream-text.jsonl');
   checkNumbering(t, events);
   t.same(missingAgainst(data, golden), [], "every member of OpenAI's events");
-  const text = data
-    .filter((e) => e.type === 'response.output_text.delta')
-    .map((e) => e.delta)
-    .join('');
+  const text = deltaText(data);
   t.equal(text, 'Hello there!');
   t.strictSame(
     steps(data),
@@ -59,6 +63,14 @@ t.test('a text stream: the API steps, numbered, with the usage the family read',
   t.end();
 });
 
+t.test('an answer cut by max_tokens ends with response.incomplete', (t) => {
+  const recorded = messagesEvents('fixtures/modeld/stream-text.sse');
+  const cut = withData(recorded, '"stop_reason":"end_turn"', '"stop_reason":"max_tokens"');
+  const { reader, events } = translateMessagesStream(cut);
+  checkCutShort(t, reader, events);
+  t.end();
+});
+
 t.test('a thinking stream: a reasoning item of reasoning_text, sealed with the signature when asked', (t) => {
   const body = {
     model: MESSAGES_MODEL.id,
@@ -66,20 +78,9 @@ t.test('a thinking stream: a reasoning item of reasoning_text, sealed with the s
     stream: true,
     include: ['reasoning.encrypted_content'],
   };
-  const { reader, events } = translateMessagesStream(
-    messagesEvents('fixtures/modeld/stream-thinking.sse'),
-    body,
-  );
-  const data = payloads(events);
+  const { reader, events, data } = translateRecorded('fixtures/modeld/stream-thinking.sse', body);
   checkNumbering(t, events);
-  t.strictSame(steps(ofItem(data, 0)), [
-    'response.output_item.added',
-    'response.content_part.added',
-    'response.reasoning_text.delta',
-    'response.reasoning_text.done',
-    'response.content_part.done',
-    'response.output_item.done',
-  ]);
+  t.strictSame(steps(ofItem(data, 0)), REASONING_STEPS, 'a reasoning item');
   const done = data.find((e) => e.type === 'response.output_item.done');
   t.match(done, {
     item: {
@@ -110,8 +111,7 @@ t.test('a thinking stream: a reasoning item of reasoning_text, sealed with the s
 });
 
 t.test('text then a tool call: a message, then a function_call streaming its arguments', (t) => {
-  const { reader, events } = translateMessagesStream(messagesEvents('fixtures/modeld/stream-tool-use.sse'));
-  const data = payloads(events);
+  const { reader, events, data } = translateRecorded('fixtures/modeld/stream-tool-use.sse');
   const golden = goldenEvents('stream-function-call.jsonl');
   checkNumbering(t, events);
   // The recorded stream's only item is its call; ours is the second, after the text.
@@ -151,10 +151,7 @@ t.test('text then a tool call: a message, then a function_call streaming its arg
 });
 
 t.test("an upstream's error event: the error event in both shapes, then response.failed", (t) => {
-  const { reader, events } = translateMessagesStream(
-    messagesEvents('kit/fixtures/modeld/stream-error-overloaded.sse'),
-  );
-  const data = payloads(events);
+  const { reader, events, data } = translateRecorded('kit/fixtures/modeld/stream-error-overloaded.sse');
   const golden = goldenEvents('stream-error.jsonl');
   checkNumbering(t, events);
   t.same(missingAgainst(data, golden), [], "every member of OpenAI's events");
@@ -175,24 +172,9 @@ t.test("an upstream's error event: the error event in both shapes, then response
 });
 
 t.test('a cut stream ends with the numbered error event and response.failed, once', (t) => {
-  const { reader, events } = translateMessagesStream(
-    messagesEvents('kit/fixtures/modeld/stream-cut-before-usage.sse'),
-  );
-  const data = payloads(events);
+  const { reader, data } = translateRecorded('kit/fixtures/modeld/stream-cut-before-usage.sse');
   t.notOk(reader.complete);
   checkCutFrames(t, reader, data.length, 'modeld-main');
-  t.end();
-});
-
-t.test('an answer cut by max_tokens ends with response.incomplete', (t) => {
-  const events = messagesEvents('fixtures/modeld/stream-text.sse').map((ev) => ({
-    ...ev,
-    data: ev.data.replace('"stop_reason":"end_turn"', '"stop_reason":"max_tokens"'),
-  }));
-  const { reader, events: out } = translateMessagesStream(events);
-  const data = payloads(out);
-  t.match(data.at(-1), INCOMPLETE_END);
-  t.ok(reader.complete, 'incomplete is a proper end');
   t.end();
 });
 

@@ -11,7 +11,15 @@ import type { JsonObject } from '../../../core/kit';
 import { ResponsesStreamDialect } from '../../../plugins/apis/responses';
 import { chatBodyForResponses, responsesFieldMessage } from '../../../plugins/translators/responses-chat';
 import { Errors } from '../../../core/kit';
-import { checkEveryField, type FieldCases, MODEL, refused, SHARED_FIELD_CASES } from './responses-helpers';
+import {
+  CALL_TURN_ITEMS,
+  checkEveryField,
+  type FieldCases,
+  MODEL,
+  refused,
+  SHARED_FIELD_CASES,
+  SHARED_REFUSALS,
+} from './responses-helpers';
 
 const base = { model: MODEL.id, input: 'hi' };
 const chatOf = (extra: JsonObject): JsonObject => chatBodyForResponses({ ...base, ...extra }, MODEL);
@@ -127,17 +135,7 @@ t.test('the input items become chat messages, calls joined to their assistant me
         ],
       },
       { type: 'reasoning', id: 'rs_1', summary: [], encrypted_content: 'sealed' },
-      {
-        type: 'message',
-        role: 'assistant',
-        id: 'msg_1',
-        status: 'completed',
-        content: [{ type: 'output_text', text: 'calling', annotations: [] }],
-      },
-      { type: 'function_call', call_id: 'c1', name: 'f', arguments: '{}' },
-      { type: 'function_call', call_id: 'c2', name: 'g', arguments: '{"a":1}' },
-      { type: 'function_call_output', call_id: 'c1', output: 'one' },
-      { type: 'function_call_output', call_id: 'c2', output: [{ type: 'input_text', text: 'two' }] },
+      ...CALL_TURN_ITEMS,
       { type: 'function_call', call_id: 'c3', name: 'f', arguments: '{}' },
       { role: 'assistant', content: 'done' },
       {
@@ -188,13 +186,8 @@ t.test('the input items become chat messages, calls joined to their assistant me
 
 t.test('an item or part chat has no counterpart for is refused, naming its path', (t) => {
   const input = (...items: JsonObject[]) => ({ input: items });
-  const cases: [JsonObject, string][] = [
-    [input({ type: 'item_reference', id: 'msg_1' }), 'input[0]'],
-    [input({ type: 'web_search_call', id: 'ws_1' }), 'input[0]'],
-    [
-      input({ role: 'user', content: [{ type: 'input_image', file_id: 'file_1' }] }),
-      'input[0].content[0].file_id',
-    ],
+  const cases: (readonly [JsonObject, string])[] = [
+    ...SHARED_REFUSALS,
     [
       input({ role: 'user', content: [{ type: 'input_image', image_url: 'https://x', detail: 'original' }] }),
       'input[0].content[0].detail',
@@ -212,16 +205,10 @@ t.test('an item or part chat has no counterpart for is refused, naming its path'
       'input[0].output[0]',
     ],
     [
-      input({ type: 'function_call', call_id: 'c', name: 'f', arguments: '{}', namespace: 'ns' }),
-      'input[0].namespace',
-    ],
-    [{ tools: [{ type: 'function', name: 'f', defer_loading: true }] }, 'tools[0].defer_loading'],
-    [
       { tools: [{ type: 'function', name: 'f', output_schema: { type: 'object' } }] },
       'tools[0].output_schema',
     ],
     [{ text: { format: { type: 'grammar' } } }, 'text.format'],
-    [{ tool_choice: { type: 'allowed_tools', mode: 'auto', tools: [] } }, 'tool_choice'],
   ];
   for (const [extra, field] of cases) t.throws(() => chatOf(extra), refused(field), field);
   t.strictSame(
