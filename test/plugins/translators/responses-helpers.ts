@@ -403,3 +403,14 @@ export const CALL_TURN_ITEMS: readonly JsonObject[] = [
   { type: 'function_call_output', call_id: 'c1', output: 'one' },
   { type: 'function_call_output', call_id: 'c2', output: [{ type: 'input_text', text: 'two' }] },
 ];
+
+/** The rows chat and messages both send on, under the same names (`max_tokens` for both). */
+export const SAMPLING_FIELD_CASES = {
+  max_output_tokens: [
+    [64, { sent: { max_tokens: 64 } }],
+    [15, { refused: 'max_output_tokens', code: 'invalid_request' }],
+    [200_000, { refused: 'max_output_tokens', code: 'invalid_request' }],
+  ],
+  temperature: [[0.2, { sent: { temperature: 0.2 } }]],
+  top_p: [[0.9, { sent: { top_p: 0.9 } }]],
+} as const satisfies Partial<FieldCases>;

@@ -22,6 +22,7 @@ import {
   checkEveryField,
   type FieldCases,
   refused,
+  SAMPLING_FIELD_CASES,
   SHARED_FIELD_CASES,
   SHARED_REFUSALS,
 } from './responses-helpers';
@@ -43,14 +44,8 @@ const MESSAGES_TOOL = { input_schema: { type: 'object' }, name: 'f', description
  */
 const FIELDS: FieldCases = {
   ...SHARED_FIELD_CASES,
+  ...SAMPLING_FIELD_CASES,
   instructions: [['be brief', { sent: { system: 'be brief' } }]],
-  max_output_tokens: [
-    [64, { sent: { max_tokens: 64 } }],
-    [15, { refused: 'max_output_tokens', code: 'invalid_request' }],
-    [200_000, { refused: 'max_output_tokens', code: 'invalid_request' }],
-  ],
-  temperature: [[0.2, { sent: { temperature: 0.2 } }]],
-  top_p: [[0.9, { sent: { top_p: 0.9 } }]],
   // Without tools there is no tool choice to carry it.
   parallel_tool_calls: [
     [false, { sent: {} }],
@@ -168,12 +163,10 @@ t.test('user and safety_identifier: the end user as metadata.user_id, safety_ide
 
 t.test('the input items become turns, same-role items merged, system text apart', (t) => {
   const body = messagesOf({
-    instructions: 'sys',
     input: [
-      { role: 'developer', content: 'dev' },
       { role: 'system', content: [{ type: 'input_text', text: 'more' }] },
+      { role: 'developer', content: 'dev' },
       {
-        type: 'message',
         role: 'user',
         content: [
           { type: 'input_text', text: 'look' },
@@ -189,8 +182,9 @@ t.test('the input items become turns, same-role items merged, system text apart'
         content: [{ type: 'input_file', file_data: 'data:application/pdf;base64,AA', filename: 'a.pdf' }],
       },
     ],
+    instructions: 'sys',
   });
-  t.equal(body.system, 'sys\n\ndev\n\nmore');
+  t.equal(body.system, 'sys\n\nmore\n\ndev', 'the instructions first');
   t.strictSame(body.messages, [
     {
       role: 'user',
@@ -293,24 +287,29 @@ t.test('an item or part messages has no counterpart for is refused, naming its p
 });
 
 t.test('a malformed request is a 400 naming the field', (t) => {
-  const invalid = (body: JsonObject, field: string) =>
+  const call = (args: string): JsonObject => ({
+    type: 'function_call',
+    call_id: 'c',
+    name: 'f',
+    arguments: args,
+  });
+  const malformed: (readonly [unknown, string])[] = [
+    [undefined, 'input'],
+    [[], 'input'],
+    [[call('[1]')], 'input[0].arguments'],
+    [[call('{')], 'input[0].arguments'],
+    [[{ type: 'reasoning', summary: 'x' }], 'input[0]'],
+    [
+      [{ role: 'user', content: [{ type: 'input_image', image_url: 'data:nope' }] }],
+      'input[0].content[0].image_url',
+    ],
+    // An unsealed reasoning item alone leaves nothing for the model to read.
+    [[{ type: 'reasoning', summary: [] }], 'input'],
+  ];
+  for (const [input, field] of malformed) {
+    const body = { model: MESSAGES_MODEL.id, ...(input !== undefined && { input }) };
     t.throws(() => messagesBodyForResponses(body, MESSAGES_MODEL), refused(field, 'invalid_request'), field);
-  invalid({ model: MESSAGES_MODEL.id }, 'input');
-  invalid({ ...base, input: [] }, 'input');
-  invalid(
-    { ...base, input: [{ type: 'function_call', call_id: 'c', name: 'f', arguments: '[1]' }] },
-    'input[0].arguments',
-  );
-  invalid(
-    { ...base, input: [{ type: 'function_call', call_id: 'c', name: 'f', arguments: '{' }] },
-    'input[0].arguments',
-  );
-  invalid({ ...base, input: [{ type: 'reasoning', summary: 'x' }] }, 'input[0]');
-  invalid(
-    { ...base, input: [{ role: 'user', content: [{ type: 'input_image', image_url: 'data:nope' }] }] },
-    'input[0].content[0].image_url',
-  );
-  invalid({ ...base, input: [{ type: 'reasoning', summary: [] }] }, 'input');
+  }
   t.end();
 });
 

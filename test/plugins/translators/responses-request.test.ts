@@ -17,6 +17,7 @@ import {
   type FieldCases,
   MODEL,
   refused,
+  SAMPLING_FIELD_CASES,
   SHARED_FIELD_CASES,
   SHARED_REFUSALS,
 } from './responses-helpers';
@@ -31,16 +32,10 @@ const hiMessages = [{ role: 'user', content: 'hi' }];
  */
 const FIELDS: FieldCases = {
   ...SHARED_FIELD_CASES,
+  ...SAMPLING_FIELD_CASES,
   instructions: [
     ['be brief', { sent: { messages: [{ role: 'system', content: 'be brief' }, ...hiMessages] } }],
   ],
-  max_output_tokens: [
-    [64, { sent: { max_tokens: 64 } }],
-    [15, { refused: 'max_output_tokens', code: 'invalid_request' }],
-    [200_000, { refused: 'max_output_tokens', code: 'invalid_request' }],
-  ],
-  temperature: [[0.2, { sent: { temperature: 0.2 } }]],
-  top_p: [[0.9, { sent: { top_p: 0.9 } }]],
   parallel_tool_calls: [[false, { sent: { parallel_tool_calls: false } }]],
   tools: [
     [
