@@ -14,8 +14,12 @@ export class Turns {
 
   constructor(readonly model: string) {}
 
-  /** Adds `blocks` to the last turn when it is `role`'s, else as a new turn. */
-  add(role: TurnRole, blocks: readonly JsonObject[]): void {
+  /**
+   * Adds `blocks` to the last turn when it is `role`'s, else as a new turn. Empty text is left out:
+   * messages refuses an empty text block, and it says nothing.
+   */
+  add(role: TurnRole, content: readonly JsonObject[]): void {
+    const blocks = content.filter((b) => b.text !== '');
     if (blocks.length === 0) return;
     const last = this.messages.at(-1);
     if (last?.role === role) (last.content as JsonObject[]).push(...blocks);

@@ -225,6 +225,21 @@ t.test('the input items become turns, same-role items merged, system text apart'
   t.end();
 });
 
+t.test('empty text says nothing and is left out, as messages refuses it', (t) => {
+  const body = messagesOf({
+    input: [
+      { role: 'user', content: 'hi' },
+      { role: 'assistant', content: [{ type: 'output_text', text: '' }] },
+      { type: 'function_call', call_id: 'c', name: 'f', arguments: '' },
+    ],
+  });
+  t.strictSame(body.messages, [
+    ...hiMessages,
+    { role: 'assistant', content: [{ type: 'tool_use', id: 'c', name: 'f', input: {} }] },
+  ]);
+  t.end();
+});
+
 t.test('a sealed reasoning item goes back as the thinking before its turn’s calls', (t) => {
   const body = messagesOf({
     store: false,
