@@ -1,7 +1,8 @@
 /**
  * OpenAI's Responses API through the official `openai` package, on every chat-completions model and
- * every messages model: the gateway serves it by translation through each family (the simulator
- * speaking each vendor's chat dialect, and the messages API). Plain, streamed, and a function tool round
+ * every messages model: natively where the vendor serves it (modela: the simulator's own
+ * `/v1/responses`), elsewhere by translation through each family (the simulator speaking each vendor's
+ * chat dialect, and the messages API). Plain, streamed, and a function tool round
  * trip; each call metered under `responses` with the usage the vendor reported, which the Response shows
  * too. On messages, a thinking model's reasoning goes back sealed, as Codex sends it (`store: false`,
  * `include: ['reasoning.encrypted_content']`). Refusals are the contract's 400.
@@ -18,6 +19,14 @@ const CHAT_MODELS = ['modela', 'modelb', 'modelc'].flatMap((plugin) =>
   testCatalogue().of(plugin, 'chat-completions'),
 );
 const MESSAGES_MODELS = testCatalogue().of('modeld', 'messages');
+
+/** The vendor endpoint each family's Responses calls reach: its own, its chat completions, or messages. */
+const UPSTREAM_PATHS: Readonly<Record<string, string>> = {
+  modela: '/modela/v1/responses',
+  modelb: '/modelb/v1beta/openai/chat/completions',
+  modelc: '/modelc/compatible-mode/v1/chat/completions',
+  modeld: '/modeld/v1/messages',
+};
 
 /** The messages model that takes a thinking budget (`reasoning.effort`), deprecated but served. */
 const THINKING_MODEL = 'modeld-sonnet-4-6';
@@ -74,6 +83,8 @@ t.test('responses.create on every chat and messages model', async (t) => {
       t.equal(response.output_text.split(' ').length, 5, 'the five words the vendor said');
       const record = await recordOf(plainId);
       t.match(record, { endpoint: 'responses', model, estimated: false }, 'metered under responses');
+      const upstream = gw.sim.log.list().find((r) => r.request_id === plainId);
+      t.equal(upstream?.path, UPSTREAM_PATHS[model.split('-')[0]!], 'the vendor endpoint it was served on');
       t.equal(
         response.usage?.output_tokens,
         record.completion_tokens,
