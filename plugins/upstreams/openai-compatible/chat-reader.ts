@@ -17,6 +17,7 @@ import {
   type Usage,
 } from '../../../core/kit';
 import { generatedChars, readChatUsage } from './chat-usage';
+import { usageOrEstimate } from './usage-or-estimate';
 import { ERROR_END, holdsOnlyNullUsage, usageKeyAt, withoutNullUsage } from './null-usage';
 
 /** Generated characters of a chunk's choices' deltas. */
@@ -123,12 +124,6 @@ export class ChatResponseReader implements RelayingReader {
   }
 
   usage(): Usage {
-    return (
-      this.reported ?? {
-        promptTokens: this.promptTokens(),
-        completionTokens: estimateTokens(this.delivered.total()),
-        estimated: true,
-      }
-    );
+    return usageOrEstimate(this.reported, this.promptTokens, this.delivered);
   }
 }

@@ -7,7 +7,6 @@
  */
 import {
   DeferredCount,
-  estimateTokens,
   isJsonObject,
   type JsonObject,
   type RelayingReader,
@@ -15,6 +14,7 @@ import {
   type Usage,
 } from '../../../core/kit';
 import { itemsChars, readResponsesUsage } from '../../apis/responses-usage';
+import { usageOrEstimate } from './usage-or-estimate';
 
 /** What an event ends: the Response, complete or failed. */
 type Ending = 'complete' | 'failed';
@@ -80,12 +80,6 @@ export class ResponsesResponseReader implements RelayingReader {
   }
 
   usage(): Usage {
-    return (
-      this.reported ?? {
-        promptTokens: this.promptTokens(),
-        completionTokens: estimateTokens(this.delivered.total()),
-        estimated: true,
-      }
-    );
+    return usageOrEstimate(this.reported, this.promptTokens, this.delivered);
   }
 }

@@ -1,0 +1,16 @@
+import { type DeferredCount, estimateTokens, type Usage } from '../../../core/kit';
+
+/**
+ * The usage the upstream reported, or, where it never came (a stream cut before its end), an estimate
+ * marked so: the prompt's tokens and the tokens of the text delivered.
+ */
+export const usageOrEstimate = (
+  reported: Usage | undefined,
+  promptTokens: () => number,
+  delivered: DeferredCount,
+): Usage =>
+  reported ?? {
+    promptTokens: promptTokens(),
+    completionTokens: estimateTokens(delivered.total()),
+    estimated: true,
+  };
