@@ -22,8 +22,9 @@ import { tempDir } from '../helpers/gateway';
 import { freePort } from '../helpers/process';
 import { changedFiles, commitAll, copyEnv, makeCopy, ROOT, run, tail, workingTreeFiles } from './repo-copy';
 
-// The build takes about 40 s on two cores, the lint about 70 s beside it, the tests about 60 s.
-t.setTimeout(290_000);
+// The build takes about 40 s on two cores, the lint about 90 s beside it, the tests about 80 s (215 s in
+// all on a quiet machine): room for a busy one.
+t.setTimeout(420_000);
 
 const files = workingTreeFiles() ?? [];
 const NOT_GIT = files.length > 0 ? {} : { skip: 'not a git checkout: no working tree to copy' };
