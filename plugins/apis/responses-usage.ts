@@ -5,18 +5,13 @@
  * gateway's meaning too: nothing is added up.
  */
 import { isJsonObject, tokenCount, type JsonObject, type Usage } from '../../core/kit';
-
-/** A count from an optional details object, when it is a positive number. */
-function detail(details: unknown, key: string): number | undefined {
-  const value = isJsonObject(details) ? details[key] : undefined;
-  return typeof value === 'number' && value > 0 ? value : undefined;
-}
+import { usageDetail } from './usage-detail';
 
 /** The vendor's `usage` as Usage; undefined when it is not a usage object (null before the end). */
 export function readResponsesUsage(usage: unknown): Usage | undefined {
   if (!isJsonObject(usage) || typeof usage.input_tokens !== 'number') return undefined;
-  const reasoning = detail(usage.output_tokens_details, 'reasoning_tokens');
-  const cached = detail(usage.input_tokens_details, 'cached_tokens');
+  const reasoning = usageDetail(usage.output_tokens_details, 'reasoning_tokens');
+  const cached = usageDetail(usage.input_tokens_details, 'cached_tokens');
   return {
     promptTokens: tokenCount(usage.input_tokens),
     completionTokens: tokenCount(usage.output_tokens),

@@ -3,12 +3,7 @@
  * tokens and the vendor's total.
  */
 import { isJsonObject, type JsonObject, tokenCount, type Usage } from '../../../core/kit';
-
-/** A count from an optional details object, when it is a positive number. */
-function detail(details: unknown, key: string): number | undefined {
-  const value = isJsonObject(details) ? details[key] : undefined;
-  return typeof value === 'number' && value > 0 ? value : undefined;
-}
+import { usageDetail } from '../../apis/usage-detail';
 
 /**
  * OpenAI and DashScope count reasoning inside `completion_tokens`. Gemini's compatible endpoint leaves its
@@ -24,8 +19,9 @@ export function readChatUsage(usage: unknown): Usage | undefined {
   const total = typeof u.total_tokens === 'number' ? tokenCount(u.total_tokens) : undefined;
   const unaccounted = total === undefined ? 0 : Math.max(0, total - prompt - completion);
   const reasoning =
-    detail(u.completion_tokens_details, 'reasoning_tokens') ?? (unaccounted > 0 ? unaccounted : undefined);
-  const cached = detail(u.prompt_tokens_details, 'cached_tokens');
+    usageDetail(u.completion_tokens_details, 'reasoning_tokens') ??
+    (unaccounted > 0 ? unaccounted : undefined);
+  const cached = usageDetail(u.prompt_tokens_details, 'cached_tokens');
   return {
     promptTokens: prompt,
     completionTokens: completion + unaccounted,
