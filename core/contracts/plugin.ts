@@ -8,6 +8,7 @@
 import type { Agent, IncomingMessage, ServerResponse } from 'node:http';
 import type { JsonObject } from '../base/json';
 import type { KeyRecord } from '../stores/key-store';
+import type { TeamRecord } from '../stores/team-store';
 import type { GatewayError } from '../base/errors';
 import type { SseEvent } from '../base/sse';
 import type { TaskError, TaskParams, TaskUsage } from '../stores/video-task';
@@ -30,12 +31,14 @@ export type Outcome =
   'ok' | 'client_closed' | 'upstream_cut' | 'upstream_error' | 'idle_timeout' | 'shutdown' | 'key_revoked';
 
 /**
- * The per-request state every pipeline stage sees. Fields are typed and owned: auth sets `key`,
+ * The per-request state every pipeline stage sees. Fields are typed and owned: auth sets `key` and `team`,
  * model-router sets `target`, the upstream reader sets `usage`, the proxy sets `status` and `outcome`.
  * Anything a third-party middleware needs to share goes through `get`/`set` with a typed StateKey.
  */
 export interface GatewayContext {
   key: KeyRecord | undefined;
+  /** The key's team, when it has one. */
+  team: TeamRecord | undefined;
   target: RouteTarget | undefined;
   usage: Usage | undefined;
   /** Whether the client asked for a stream. */

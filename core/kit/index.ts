@@ -16,6 +16,7 @@ export { CatalogueToken, type Catalogue } from '../routing/catalogue';
 export { ResilienceToken, type Resilience } from '../routing/resilience';
 export { KeyServiceToken, type KeyService } from '../keys/key-service';
 export { isExpired, type KeyRecord } from '../stores/key-store';
+export type { TeamRecord } from '../stores/team-store';
 export { UsageStoreToken, type UsageRecord, type UsageStore } from '../stores/usage-store';
 export { PricingToken, type Pricing } from '../billing/pricing';
 export {

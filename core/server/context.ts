@@ -1,6 +1,7 @@
 /** The per-request state every pipeline stage sees (GatewayContext in core/contracts/plugin.ts says whose each field is). */
 import { type IncomingMessage, type ServerResponse } from 'node:http';
 import { type KeyRecord } from '../stores/key-store';
+import { type TeamRecord } from '../stores/team-store';
 import { type Usage } from '../contracts/usage';
 import { type RequestBodies } from '../http/body';
 import type { ClientAddresses } from '../http/client-address';
@@ -10,6 +11,7 @@ import type { Endpoint, GatewayContext, Outcome, Observed, RouteTarget, StateKey
 /** The one implementation of GatewayContext (core/contracts/plugin.ts), built by the server for each request. */
 export class RequestContext implements GatewayContext {
   key: KeyRecord | undefined = undefined;
+  team: TeamRecord | undefined = undefined;
   target: RouteTarget | undefined = undefined;
   usage: Usage | undefined = undefined;
   /** Whether the client asked for a stream. */

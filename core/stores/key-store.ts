@@ -22,6 +22,8 @@ export interface KeyRecord {
   readonly expires_at?: string;
   /** Spending limit; absent: none. */
   readonly budget?: KeyBudget;
+  /** The team the key belongs to (TeamRecord.id); its calls count against the team's budget and limits too. */
+  readonly team_id?: string;
 }
 
 export interface KeyBudget {
@@ -39,6 +41,7 @@ export interface NewKey {
   max_concurrent?: number;
   expires_at?: string;
   budget?: KeyBudget;
+  team_id?: string;
 }
 
 /** Fields to change; a field given as undefined is removed from the record. */
@@ -53,6 +56,7 @@ export type KeyChange = {
       | 'max_concurrent'
       | 'expires_at'
       | 'budget'
+      | 'team_id'
   ]?: KeyRecord[F] | undefined;
 };
 
@@ -78,6 +82,8 @@ export interface KeyPageQuery {
   readonly status?: KeyStatus;
   /** Case-insensitive substring of the description or the id. */
   readonly q?: string;
+  /** Only the keys of this team. */
+  readonly team_id?: string;
   /** The time `status` is judged at, as `Date#toISOString`. */
   readonly now: string;
 }

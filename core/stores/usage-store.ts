@@ -4,6 +4,8 @@ import { token } from '../base/token';
 export interface UsageRecord {
   readonly id: string;
   readonly key_id: string | null;
+  /** The key's team when the call was made (a key moved later leaves its past spend with the old team). */
+  readonly team_id?: string | undefined;
   readonly model: string;
   readonly upstream: string;
   readonly endpoint: string;

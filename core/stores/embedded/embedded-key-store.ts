@@ -63,6 +63,7 @@ export class EmbeddedKeyStore implements KeyStore {
         (k) =>
           (query.after === undefined || k.id > query.after) &&
           (query.status === undefined || keyStatus(k, now) === query.status) &&
+          (query.team_id === undefined || k.team_id === query.team_id) &&
           (q === undefined || k.id.toLowerCase().includes(q) || k.description.toLowerCase().includes(q)),
       )
       .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));

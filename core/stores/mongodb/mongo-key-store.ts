@@ -36,6 +36,7 @@ function pageFilter(query: KeyPageQuery): Filter<KeyRecord> {
   const live: Filter<KeyRecord> = {
     $or: [{ expires_at: { $exists: false } }, { expires_at: { $gt: query.now } }],
   };
+  if (query.team_id !== undefined) and.push({ team_id: query.team_id });
   if (query.status === 'expired') and.push({ expires_at: { $lte: query.now } });
   if (query.status === 'enabled') and.push({ enabled: true }, live);
   if (query.status === 'disabled') and.push({ enabled: false }, live);
