@@ -40,7 +40,8 @@ import { KeptState, KeptStateToken } from '../reload/kept-state';
 import { LiveRouting } from '../reload/live-routing';
 import { Resilience, ResilienceToken } from '../routing/resilience';
 import { buildSnapshot, type ConfigSource, type Snapshot, type SnapshotParts } from '../reload/snapshot';
-import { SpendTracker, SpendTrackerToken } from '../billing/spend-tracker';
+import { BudgetLedgerToken, type BudgetLedger } from '../billing/budget-ledger';
+import { budgetLedger } from '../billing/open-budget-ledger';
 import { openStores } from '../stores/open-stores';
 import { type Stores } from '../stores/stores';
 import type { KeyStore } from '../stores/key-store';
@@ -153,12 +154,18 @@ async function compose(
 
   // What outlives snapshots reads the running one through this (called only once `routing` exists below).
   const running = (): Snapshot => routing.current;
-  const spend = new SpendTracker(usage, Date.now, openTaskHolds(taskStore, running));
+  const { ledger: budgets, stop: stopBudgets } = budgetLedger({
+    usage,
+    openTasks: openTaskHolds(taskStore, running),
+    redis,
+    logger,
+  });
+  lifecycle.add({ name: 'budgets', stop: () => Promise.resolve(stopBudgets()) });
   // This gateway's own registry: several gateways in one process (tests) must not share counts.
   const metrics = new GatewayMetrics();
   // Long-lived: a reload calls its configure(); failure counts and ejections carry on.
   const resilience = new Resilience(config.resilience, logger, redis && { link: redis, instance }, metrics);
-  const scope = gatewayScope(plugins, { redis, live, logger, keys, usage, spend, resilience });
+  const scope = gatewayScope(plugins, { redis, live, logger, keys, usage, budgets, resilience });
 
   const proxy = new UpstreamProxy();
   const videoDeps = {
@@ -166,7 +173,7 @@ async function compose(
     tasks: taskStore,
     usage,
     pricing: () => running().pricing,
-    spend,
+    budgets,
     logger,
     instanceId: instance,
     redis,
@@ -208,7 +215,7 @@ async function compose(
   const poller = videoPoller(videoDeps, first.taskUpstreams);
   // Video submits' budget holds last until their tasks end, wherever they end (any instance's poller).
   taskStore.watch((task) => {
-    if (!needsWork(task)) spend.taskEnded(task.id);
+    if (!needsWork(task)) budgets.taskEnded(task.id);
   });
 
   const reloading = configReloading({
@@ -324,7 +331,7 @@ function gatewayScope(
     readonly logger: Logger;
     readonly keys: KeyService;
     readonly usage: UsageStore;
-    readonly spend: SpendTracker;
+    readonly budgets: BudgetLedger;
     readonly resilience: Resilience;
   },
 ): DependencyContainer {
@@ -336,7 +343,7 @@ function gatewayScope(
   scope.register(LoggerToken, { useValue: services.logger });
   scope.register(KeyServiceToken, { useValue: services.keys });
   scope.register(UsageStoreToken, { useValue: services.usage });
-  scope.register(SpendTrackerToken, { useValue: services.spend });
+  scope.register(BudgetLedgerToken, { useValue: services.budgets });
   scope.register(KeptStateToken, { useValue: new KeptState() });
   scope.register(ResilienceToken, { useValue: services.resilience });
   return scope;
