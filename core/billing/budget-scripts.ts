@@ -49,17 +49,16 @@ return {1}
 `;
 
 /**
- * KEYS: S:p:<t>. ARGV: ms after which a read begun and never finished is abandoned. Starts counting
- * records into the period (from 0) unless a read has finished or is under way; returns 1 when the
- * period is read already.
+ * KEYS: S:p:<t>. ARGV: ms after which a read begun and never finished is abandoned. Returns 0 when the
+ * caller is to read the period's spend (records are counted into it from now, from 0), 1 when it has
+ * been read, 2 while another instance reads it.
  */
 export const BEGIN_SEED = `${NOW}
 local seeded = redis.call('HGET', KEYS[1], 'seeded')
 if seeded == '1' then return 1 end
 local began = tonumber(redis.call('HGET', KEYS[1], 'began') or '0')
-if not seeded or now - began > tonumber(ARGV[1]) then
-  redis.call('HSET', KEYS[1], 'seeded', '0', 'spent', 0, 'began', now)
-end
+if seeded and now - began <= tonumber(ARGV[1]) then return 2 end
+redis.call('HSET', KEYS[1], 'seeded', '0', 'spent', 0, 'began', now)
 return 0
 `;
 
@@ -76,18 +75,21 @@ return 1
 `;
 
 /**
- * KEYS: S, S:p:0 and S:p:<month of the record> per subject. ARGV: the record's cost. Counts it in the
- * period of the subject's budget, where that period is being counted. Returns, per subject counted:
- * its index, spend before, spend after, amount, and 1 for a monthly budget (0 for total).
+ * KEYS: the record's token, then S, S:p:0 and S:p:<month of the record> per subject. ARGV: the record's
+ * cost, and how long its token is kept. Counts it in the period of each subject's budget, where that
+ * period is being counted, once per token: a record sent again after a timeout (it may have run) is not
+ * counted twice. Returns, per subject counted: its index, spend before, spend after, amount, and 1 for a
+ * monthly budget (0 for total).
  */
 export const RECORD = `
+if not redis.call('SET', KEYS[1], '1', 'NX', 'PX', ARGV[2]) then return {} end
 local cost = tonumber(ARGV[1])
 local out = {}
-for i = 1, #KEYS / 3 do
-  local subject = KEYS[3 * i - 2]
+for i = 1, (#KEYS - 1) / 3 do
+  local subject = KEYS[3 * i - 1]
   local period = redis.call('HGET', subject, 'period')
   local spent = nil
-  if period == 'total' then spent = KEYS[3 * i - 1] elseif period == 'month' then spent = KEYS[3 * i] end
+  if period == 'total' then spent = KEYS[3 * i] elseif period == 'month' then spent = KEYS[3 * i + 1] end
   if spent and redis.call('EXISTS', spent) == 1 then
     local before = tonumber(redis.call('HGET', spent, 'spent') or '0')
     redis.call('HINCRBY', spent, 'spent', cost)

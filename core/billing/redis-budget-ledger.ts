@@ -61,6 +61,11 @@ export const REDIS_LEDGER_TIMING: RedisLedgerTiming = {
 
 /** A month's counts stay on Redis this long past its end (late records of it still count), then go. */
 const MONTH_KEPT_MS = 7 * 86_400_000;
+/** A record's token stays this long: a record sent again within it (after a timeout) counts once. */
+const TOKEN_KEPT_MS = 600_000;
+/** How long an admission waits for another instance reading a period's spend, polling every 25 ms. */
+const SEED_WAIT_MS = 5_000;
+const SEED_POLL_MS = 25;
 /** Records waiting for Redis beyond this many are counted only locally (logged). */
 const MAX_WAITING = 100_000;
 /** Subjects remembered as budgeted, whose records are counted on Redis whatever the call's budget. */
@@ -69,6 +74,12 @@ const MAX_KNOWN = 100_000;
 interface SharedHold {
   readonly member: string;
   readonly sets: readonly string[];
+}
+
+/** A record for Redis, with the token that makes sending it again harmless. */
+interface Pending {
+  readonly record: RecordedCost;
+  readonly token: string;
 }
 
 interface TaskIndex {
@@ -83,10 +94,11 @@ export class RedisBudgetLedger implements BudgetLedger {
   private readonly seeds = new Map<string, Promise<void>>();
   /** Subjects this instance has seen with a budget. */
   private readonly known = new Set<string>();
-  private readonly waiting: RecordedCost[] = [];
+  private readonly waiting: Pending[] = [];
   private readonly listeners: SpendListener[] = [];
   private readonly tag = randomBytes(6).toString('base64url');
   private holds = 0;
+  private records = 0;
   private renewer: NodeJS.Timeout | undefined;
   private retrier: NodeJS.Timeout | undefined;
   private fellBack = false;
@@ -154,7 +166,7 @@ export class RedisBudgetLedger implements BudgetLedger {
     this.local.recorded(record);
     if (record.cost_micros === null || record.cost_micros <= 0) return;
     if (budgeted === false && !this.knows(record)) return;
-    this.count(record);
+    this.count({ record, token: `${this.tag}.${++this.records}` });
   }
 
   onSpend(listener: SpendListener): void {
@@ -178,8 +190,7 @@ export class RedisBudgetLedger implements BudgetLedger {
     });
     const args: (string | number)[] = [this.timing.leaseMs, id, micros];
     for (const s of subjects) args.push(s.budget.amount_micros, s.budget.period);
-    // Each unread period is read once; a third answer of "unread" means the reads keep failing.
-    for (let attempt = 0; attempt < subjects.length + 1; attempt++) {
+    for (const deadline = Date.now() + SEED_WAIT_MS; Date.now() < deadline;) {
       const [verdict, index] = (await admitScript.run(this.redis.client, keys, args)) as [number, number?];
       if (verdict === 1) {
         if (micros <= 0) return { admitted: true, hold: undefined };
@@ -190,7 +201,7 @@ export class RedisBudgetLedger implements BudgetLedger {
       if (verdict === 0) return { admitted: false, subject };
       await this.seed(subject, periodStartOf(subject.budget.period, now));
     }
-    throw new Error('the budget spend could not be read from the usage store');
+    throw new Error("the budget's spend was not read from the usage store in time");
   }
 
   /** Reads the subject's spend in the period from the usage store onto Redis, once among instances. */
@@ -204,27 +215,32 @@ export class RedisBudgetLedger implements BudgetLedger {
     return seeding;
   }
 
+  /** Reads the spend, or, while another instance reads it, waits a moment for the admission to ask again. */
   private async read(subject: BudgetSubject, start: number, name: string): Promise<void> {
     const client = this.redis.client;
-    if ((await beginSeedScript.run(client, [name], [this.timing.seedAbandonedMs])) === 1) return;
+    const begun = await beginSeedScript.run(client, [name], [this.timing.seedAbandonedMs]);
+    if (begun === 1) return;
+    if (begun === 2) return new Promise((r) => setTimeout(r, SEED_POLL_MS));
     const spent = await this.spentSince(subject.kind, subject.id, start > 0 ? start : undefined);
     const expires = subject.budget.period === 'month' ? nextMonthStart(start) + MONTH_KEPT_MS : 0;
     await finishSeedScript.run(client, [name], [spent, expires]);
   }
 
   /** Counts the record on Redis, or keeps it to count once Redis answers. */
-  private count(record: RecordedCost): void {
+  private count(pending: Pending): void {
+    const { record, token } = pending;
     const subjects = ownersOf(record);
     if (subjects.length === 0) return;
     const month = monthStart(Date.parse(record.created_at));
-    const keys = subjects.flatMap(([kind, id]) => {
+    const keys = [this.redis.name(`bg:rec:${token}`)];
+    for (const [kind, id] of subjects) {
       const name = this.subject(kind, id);
-      return [name, this.period(name, 0), this.period(name, month)];
-    });
-    if (!this.redis.up) return this.wait(record);
-    recordScript.run(this.redis.client, keys, [record.cost_micros!]).then(
+      keys.push(name, this.period(name, 0), this.period(name, month));
+    }
+    if (!this.redis.up) return this.wait(pending);
+    recordScript.run(this.redis.client, keys, [record.cost_micros!, TOKEN_KEPT_MS]).then(
       (answer) => this.tell(subjects, month, answer as number[]),
-      () => this.wait(record),
+      () => this.wait(pending),
     );
   }
 
@@ -251,25 +267,23 @@ export class RedisBudgetLedger implements BudgetLedger {
     }
   }
 
-  private wait(record: RecordedCost): void {
+  private wait(pending: Pending): void {
     if (this.waiting.length >= MAX_WAITING) {
-      this.logger.error(
-        { cost_micros: record.cost_micros },
-        'budget: redis missed a record; counted locally only',
-      );
+      const cost_micros = pending.record.cost_micros;
+      this.logger.error({ cost_micros }, 'budget: redis missed a record; counted locally only');
       return;
     }
-    this.waiting.push(record);
+    this.waiting.push(pending);
     this.retrier ??= setInterval(() => this.retry(), this.timing.retryMs);
     this.retrier.unref();
   }
 
   private retry(): void {
     if (!this.redis.up) return;
-    const records = this.waiting.splice(0);
+    const pending = this.waiting.splice(0);
     clearInterval(this.retrier);
     this.retrier = undefined;
-    for (const record of records) this.count(record);
+    for (const p of pending) this.count(p);
   }
 
   private async endTask(taskId: string): Promise<void> {

@@ -154,13 +154,14 @@ async function compose(
 
   // What outlives snapshots reads the running one through this (called only once `routing` exists below).
   const running = (): Snapshot => routing.current;
-  const { ledger: budgets, stop: stopBudgets } = budgetLedger({
+  const ledger = budgetLedger({
     usage,
     openTasks: openTaskHolds(taskStore, running),
     redis,
     logger,
   });
-  lifecycle.add({ name: 'budgets', stop: () => Promise.resolve(stopBudgets()) });
+  const budgets = ledger.ledger;
+  lifecycle.add({ name: 'budgets', stop: () => Promise.resolve(ledger.stop()) });
   // This gateway's own registry: several gateways in one process (tests) must not share counts.
   const metrics = new GatewayMetrics();
   // Long-lived: a reload calls its configure(); failure counts and ejections carry on.
