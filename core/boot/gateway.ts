@@ -42,6 +42,9 @@ import { Resilience, ResilienceToken } from '../routing/resilience';
 import { buildSnapshot, type ConfigSource, type Snapshot, type SnapshotParts } from '../reload/snapshot';
 import { BudgetLedgerToken, type BudgetLedger } from '../billing/budget-ledger';
 import { budgetLedger } from '../billing/open-budget-ledger';
+import type { SpendListener } from '../billing/spend-change';
+import { SpendAlerts, type SpendAlertsDeps } from '../alerts/spend-alerts';
+import { RedisClaims } from '../redis/redis-claims';
 import { openStores } from '../stores/open-stores';
 import { type Stores } from '../stores/stores';
 import type { KeyStore } from '../stores/key-store';
@@ -86,6 +89,8 @@ export interface RunningGateway {
   readonly firstKey: CreatedKey | undefined;
   /** What `/readyz` and `/admin/health` answer from. */
   readonly readiness: Readiness;
+  /** Where each change of a budgeted spend goes: the spend alerts, when `alerts.webhooks` has any. */
+  readonly observeSpend: SpendListener;
   /** Reloads the configuration file (SIGHUP); undefined when started without one. */
   reload(trigger: ReloadTrigger): Promise<ReloadResult> | undefined;
   /** Graceful stop: stop accepting, let requests finish within the grace period, end open streams, flush usage. */
@@ -166,6 +171,11 @@ async function compose(
   const metrics = new GatewayMetrics();
   // Long-lived: a reload calls its configure(); failure counts and ejections carry on.
   const resilience = new Resilience(config.resilience, logger, redis && { link: redis, instance }, metrics);
+  const observeSpend = spendAlerts(
+    config,
+    { claims: redis ? new RedisClaims(redis) : stores.claims, logger, metrics },
+    lifecycle,
+  );
   const scope = gatewayScope(plugins, { redis, live, logger, keys, usage, budgets, resilience });
 
   const proxy = new UpstreamProxy();
@@ -318,6 +328,7 @@ async function compose(
     poller,
     firstKey,
     readiness,
+    observeSpend,
     reload: reloading.reload,
     close,
   };
@@ -348,6 +359,23 @@ function gatewayScope(
   scope.register(KeptStateToken, { useValue: new KeptState() });
   scope.register(ResilienceToken, { useValue: services.resilience });
   return scope;
+}
+
+/**
+ * The spend alerts' listener, running as a part of the gateway; with no webhook configured a no-op, so a
+ * gateway without alerts pays nothing per record. Added before the listeners, so it stops after them:
+ * the last requests' spend is still observed, and deliveries under way get what is left of the grace
+ * period (at least a second).
+ */
+function spendAlerts(config: GatewayConfig, deps: SpendAlertsDeps, lifecycle: Lifecycle): SpendListener {
+  if (config.alerts.webhooks.length === 0) return () => undefined;
+  const alerts = new SpendAlerts(config.alerts, deps);
+  lifecycle.add({
+    name: 'spend alerts',
+    start: () => alerts.start(),
+    stop: (deadline) => alerts.stop(Math.max(deadline, Date.now() + 1_000)),
+  });
+  return (change) => alerts.observe(change);
 }
 
 /**

@@ -5,6 +5,7 @@
 import type { Logger } from 'pino';
 import type { StorageConfig } from '../../config/schema';
 import { DataDirLock } from './embedded/data-dir-lock';
+import { EmbeddedClaimStore } from './embedded/embedded-claim-store';
 import { EmbeddedKeyStore } from './embedded/embedded-key-store';
 import { EmbeddedTaskStore } from './embedded/embedded-task-store';
 import { EmbeddedUsageStore } from './embedded/embedded-usage-store';
@@ -27,7 +28,7 @@ export async function openStores(storage: StorageConfig, logger: Logger): Promis
       EmbeddedTaskStore.open(dir, { retentionMs: storage.task_retention }),
     ]);
     const health = () => Promise.resolve(firstFailing([usage.health(), tasks.health(), keys.health()]));
-    return storesOf(keys, usage, tasks, health, () => lock.release());
+    return storesOf(keys, usage, tasks, new EmbeddedClaimStore(dir), health, () => lock.release());
   } catch (e) {
     await lock.release();
     throw e;

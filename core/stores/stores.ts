@@ -1,4 +1,5 @@
-/** The three stores a gateway runs on, whichever driver holds them (open-stores.ts picks it). */
+/** The stores a gateway runs on, whichever driver holds them (open-stores.ts picks it). */
+import type { ClaimStore } from './claim-store';
 import type { KeyStore } from './key-store';
 import type { StoreHealth } from './store-health';
 import type { TaskStore } from './task-store';
@@ -8,6 +9,8 @@ export interface Stores {
   readonly keys: KeyStore;
   readonly usage: UsageStore;
   readonly tasks: TaskStore;
+  /** Names claimed once across instances (spend alerts' thresholds); used without Redis. */
+  readonly claims: ClaimStore;
   /**
    * Whether the stores can do their work now (readiness): MongoDB answers a ping and its usage writes
    * succeed; the embedded files' last writes succeeded.
@@ -26,11 +29,12 @@ export interface Stores {
  */
 export const USAGE_WRITES = { flushEveryMs: 200, maxBatch: 1000, retryFirstMs: 200, retryMaxMs: 10_000 };
 
-/** The three stores, closed in order and then `release` (the data directory's lock, the MongoDB client). */
+/** The stores, closed in order and then `release` (the data directory's lock, the MongoDB client). */
 export function storesOf(
   keys: KeyStore,
   usage: UsageStore,
   tasks: TaskStore,
+  claims: ClaimStore,
   health: () => Promise<StoreHealth>,
   release: () => Promise<void>,
 ): Stores {
@@ -38,9 +42,11 @@ export function storesOf(
     keys,
     usage,
     tasks,
+    claims,
     health,
     close: async (waitMs) => {
       await closeAll(keys, usage, tasks, waitMs);
+      await claims.close();
       await release();
     },
   };

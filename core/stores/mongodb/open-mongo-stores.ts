@@ -6,6 +6,7 @@ import type { MongoStorageConfig } from '../../../config/schema';
 import { firstFailing } from '../store-health';
 import { storesOf, type Stores } from '../stores';
 import { connectMongo } from './connect';
+import { MongoClaimStore } from './mongo-claim-store';
 import { MongoKeyStore } from './mongo-key-store';
 import { MongoPing } from './mongo-ping';
 import { MongoTaskStore } from './mongo-task-store';
@@ -43,5 +44,5 @@ export async function openMongoStores(
   ];
   const ping = new MongoPing(db);
   const health = async () => firstFailing([await ping.health(), usage.health()]);
-  return storesOf(k, u, t, health, () => client.close());
+  return storesOf(k, u, t, MongoClaimStore.open(db), health, () => client.close());
 }
