@@ -43,6 +43,31 @@ export interface Attempt {
   readonly now: number;
 }
 
+/**
+ * The URL as logs show it: no user name or password, no query string (either may hold a credential).
+ * A receiver that takes its secret in the path should be given one in `secret` instead.
+ */
+export function loggedUrl(url: string): string {
+  const parsed = new URL(url);
+  return `${parsed.origin}${parsed.pathname}`;
+}
+
+/**
+ * fetch refuses a URL with credentials in it: they go as Basic authentication instead, as curl sends
+ * them, for receivers behind a proxy that asks for it.
+ */
+function target(url: string): { url: string; headers: Record<string, string> } {
+  const parsed = new URL(url);
+  if (!parsed.username && !parsed.password) return { url, headers: {} };
+  const credentials = `${decodeURIComponent(parsed.username)}:${decodeURIComponent(parsed.password)}`;
+  parsed.username = '';
+  parsed.password = '';
+  return {
+    url: parsed.href,
+    headers: { authorization: `Basic ${Buffer.from(credentials).toString('base64')}` },
+  };
+}
+
 export async function postAlert({
   hook,
   eventId,
@@ -51,12 +76,14 @@ export async function postAlert({
   stop,
   now,
 }: Attempt): Promise<AttemptResult> {
+  const { url, headers } = target(hook.url);
   let response: Response;
   try {
-    response = await fetch(hook.url, {
+    response = await fetch(url, {
       method: 'POST',
       redirect: 'manual',
       headers: {
+        ...headers,
         'content-type': 'application/json',
         'user-agent': 'model-gateway-alerts',
         'x-gateway-event-id': eventId,
@@ -66,7 +93,7 @@ export async function postAlert({
       signal: AbortSignal.any([AbortSignal.timeout(timeoutMs), stop]),
     });
   } catch (e) {
-    return { outcome: 'retry', ...failure(e, stop) };
+    return { outcome: 'retry', ...failure(e, stop, url) };
   }
   // Nothing of the answer is needed but its status: let the connection go back to the pool.
   await response.body?.cancel().catch(() => undefined);
@@ -81,11 +108,11 @@ export async function postAlert({
 }
 
 /** Why a request got no answer, from fetch's error (its cause holds the socket's code). */
-function failure(e: unknown, stop: AbortSignal): { result: string; error: string } {
+function failure(e: unknown, stop: AbortSignal, url: string): { result: string; error: string } {
   if (stop.aborted) return { result: 'stopped', error: 'the gateway stopped' };
   const error = e as Error & { cause?: { code?: unknown; message?: unknown } };
   if (error.name === 'TimeoutError') return { result: 'timeout', error: 'timed out' };
   const { code, message } = error.cause ?? {};
   const detail = typeof code === 'string' ? code : typeof message === 'string' ? message : error.message;
-  return { result: 'unreachable', error: detail };
+  return { result: 'unreachable', error: detail.replaceAll(url, loggedUrl(url)) };
 }

@@ -9,7 +9,7 @@ import type { GatewayMetrics } from '../observability/metrics';
 import type { AlertEvent } from './alert-event';
 import type { AlertShutdown } from './alert-shutdown';
 import { retryDelay } from './retry-delay';
-import { postAlert, type AttemptResult } from './webhook-attempt';
+import { loggedUrl, postAlert, type AttemptResult } from './webhook-attempt';
 
 export interface DeliveryDeps {
   readonly config: AlertsConfig;
@@ -17,15 +17,6 @@ export interface DeliveryDeps {
   readonly metrics: GatewayMetrics;
   readonly shutdown: AlertShutdown;
   readonly clock: () => number;
-}
-
-/**
- * The URL as logs show it: no user name or password, no query string (either may hold a credential).
- * A receiver that takes its secret in the path should be given one in `secret` instead.
- */
-export function loggedUrl(url: string): string {
-  const parsed = new URL(url);
-  return `${parsed.origin}${parsed.pathname}`;
 }
 
 /** How a delivery that got a final answer is logged and counted. */
