@@ -3,6 +3,9 @@
  * (each with the field's path, never the secret in the message).
  */
 import t, { type Test } from 'tap';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse as parseYaml } from 'yaml';
 import { ConfigError } from '../../config/errors';
 import { buildConfig } from '../../config/load';
 import { testConfig } from '../helpers/gateway';
@@ -70,5 +73,25 @@ t.test('start-up refuses bad alerts, naming the field', (t) => {
   ];
   for (const [alerts, reason] of cases)
     t.match(problems(t, alerts).join('\n'), reason, JSON.stringify(alerts));
+  t.end();
+});
+
+const ROOT = join(__dirname, '../../..');
+
+t.test("the documented alerts blocks load: docs/configuration.md's and gateway.yaml's, uncommented", (t) => {
+  const page = readFileSync(join(ROOT, 'docs', 'configuration.md'), 'utf8');
+  const documented = /```yaml\n(alerts:[\s\S]*?)```/.exec(page)?.[1];
+  const shipped = /^(# alerts:\n(?:# {3}.*\n)+)/m
+    .exec(readFileSync(join(ROOT, 'gateway.yaml'), 'utf8'))?.[1]
+    ?.replace(/^# /gm, '');
+  for (const [where, text] of [
+    ['docs/configuration.md', documented],
+    ['gateway.yaml', shipped],
+  ] as const) {
+    t.ok(text, `${where} has an alerts block`);
+    const { alerts } = parseYaml(text ?? '') as { alerts: unknown };
+    const config = buildConfig(withAlerts(alerts), { ALERTS_WEBHOOK_SECRET: SECRET });
+    t.equal(config.alerts.webhooks[0]?.secret, SECRET, `${where}: loads, its secret from the environment`);
+  }
   t.end();
 });

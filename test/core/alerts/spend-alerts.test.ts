@@ -3,6 +3,10 @@
  * (node:http) that verifies each signature; several gateways share one Redis as instances do.
  */
 import t from 'tap';
+import { createHmac } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { runInNewContext } from 'node:vm';
 import type { SpendChange } from '../../../core/billing/spend-change';
 import { monthStart, nextMonthStart } from '../../../core/billing/budget-period';
 import { startTestGateway, type ConfigDoc, type TestGateway } from '../../helpers/gateway';
@@ -353,4 +357,34 @@ t.test('past the grace period a delivery under way is abandoned', async (t) => {
     lines.some((l) => l.msg === 'alert not delivered'),
     'the abandoned delivery is logged',
   );
+});
+
+type Verify = (secret: string, header: unknown, raw: string, toleranceSeconds?: number) => boolean;
+
+/** `verifyAlert` as docs/keys-and-console.md gives it to receivers, run as written. */
+function documentedVerify(): Verify {
+  const page = readFileSync(join(__dirname, '../../../../docs/keys-and-console.md'), 'utf8');
+  const section = page.slice(page.indexOf('## Spend alerts'));
+  const code = /```js\n([\s\S]*?)```/.exec(section)?.[1];
+  if (!code) throw new Error('docs/keys-and-console.md: no js block under Spend alerts');
+  return runInNewContext(`${code}\nverifyAlert`, { require, Buffer }) as Verify;
+}
+
+t.test("the docs' verification accepts a delivery, and refuses it altered, mis-keyed or old", async (t) => {
+  const verify = documentedVerify();
+  const receiver = await webhookReceiver(t, SECRET);
+  const { gateway } = await alertingGateway(t, receiver);
+  gateway.observeSpend(spendChange(0, 60));
+  const [got] = await receiver.waitFor(1);
+  const header = got!.headers['x-gateway-signature'];
+  t.equal(verify(SECRET, header, got!.raw), true, 'the delivery as received');
+  t.equal(
+    verify(SECRET, header, got!.raw.replace('"threshold_percent":50', '"threshold_percent":5')),
+    false,
+    'altered',
+  );
+  t.equal(verify('another-secret-0123456789', header, got!.raw), false, 'another secret');
+  const old = Math.floor(Date.now() / 1000) - 600;
+  const replayed = `t=${old},v1=${createHmac('sha256', SECRET).update(`${old}.${got!.raw}`).digest('hex')}`;
+  t.equal(verify(SECRET, replayed, got!.raw), false, 'signed ten minutes ago: past the tolerance');
 });
