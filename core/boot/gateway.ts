@@ -89,7 +89,10 @@ export interface RunningGateway {
   readonly firstKey: CreatedKey | undefined;
   /** What `/readyz` and `/admin/health` answer from. */
   readonly readiness: Readiness;
-  /** Where each change of a budgeted spend goes: the spend alerts, when `alerts.webhooks` has any. */
+  /**
+   * What the budget ledger tells of each change of a budgeted spend: the spend alerts' `observe` (a no-op
+   * without `alerts.webhooks`).
+   */
   readonly observeSpend: SpendListener;
   /** Reloads the configuration file (SIGHUP); undefined when started without one. */
   reload(trigger: ReloadTrigger): Promise<ReloadResult> | undefined;
@@ -171,11 +174,12 @@ async function compose(
   const metrics = new GatewayMetrics();
   // Long-lived: a reload calls its configure(); failure counts and ejections carry on.
   const resilience = new Resilience(config.resilience, logger, redis && { link: redis, instance }, metrics);
-  const observeSpend = spendAlerts(
+  const alerts = spendAlerts(
     config,
     { claims: redis ? new RedisClaims(redis) : stores.claims, logger, metrics },
     lifecycle,
   );
+  if (alerts) budgets.onSpend(alerts);
   const scope = gatewayScope(plugins, { redis, live, logger, keys, usage, budgets, resilience });
 
   const proxy = new UpstreamProxy();
@@ -328,7 +332,7 @@ async function compose(
     poller,
     firstKey,
     readiness,
-    observeSpend,
+    observeSpend: alerts ?? (() => undefined),
     reload: reloading.reload,
     close,
   };
@@ -362,13 +366,17 @@ function gatewayScope(
 }
 
 /**
- * The spend alerts' listener, running as a part of the gateway; with no webhook configured a no-op, so a
- * gateway without alerts pays nothing per record. Added before the listeners, so it stops after them:
- * the last requests' spend is still observed, and deliveries under way get what is left of the grace
- * period (at least a second).
+ * The spend alerts as a listener of the budget ledger and a part of the gateway; none without a webhook,
+ * so a gateway without alerts pays nothing per record. Added before the listeners, so it stops after
+ * them: the last requests' spend is still observed, and deliveries under way get what is left of the
+ * grace period (at least a second).
  */
-function spendAlerts(config: GatewayConfig, deps: SpendAlertsDeps, lifecycle: Lifecycle): SpendListener {
-  if (config.alerts.webhooks.length === 0) return () => undefined;
+function spendAlerts(
+  config: GatewayConfig,
+  deps: SpendAlertsDeps,
+  lifecycle: Lifecycle,
+): SpendListener | undefined {
+  if (config.alerts.webhooks.length === 0) return undefined;
   const alerts = new SpendAlerts(config.alerts, deps);
   lifecycle.add({
     name: 'spend alerts',

@@ -388,3 +388,39 @@ t.test("the docs' verification accepts a delivery, and refuses it altered, mis-k
   const replayed = `t=${old},v1=${createHmac('sha256', SECRET).update(`${old}.${got!.raw}`).digest('hex')}`;
   t.equal(verify(SECRET, replayed, got!.raw), false, 'signed ten minutes ago: past the tolerance');
 });
+
+t.test("real calls: the budget ledger reports a key's spend, and its crossing is alerted", async (t) => {
+  const receiver = await webhookReceiver(t, SECRET);
+  const gw = await alertingGateway(t, receiver, {}, (doc) => {
+    (doc.prices as Record<string, unknown>)['modela-5.5'] = { input_per_mtok: 1.25, output_per_mtok: 10 };
+  });
+  const budget = { amount_micros: 1, period: 'month' } as const;
+  const { key, record } = await gw.gateway.keys.create({ budget });
+  const call = () =>
+    postJson(
+      `${gw.url}/v1/chat/completions`,
+      { model: 'modela-5.5', max_tokens: 40, messages: [{ role: 'user', content: 'say something short' }] },
+      key,
+    );
+  t.equal((await call()).status, 200, 'served while under budget');
+  const got = await receiver.waitFor(3);
+  await gw.gateway.usage.flush();
+  const [used] = await gw.gateway.usage.list({ key_id: record.id, limit: 10 });
+  t.same(
+    got.map((r) => r.body.threshold_percent).sort((a, b) => Number(a) - Number(b)),
+    [50, 80, 100],
+    'one call past the whole budget: each threshold once',
+  );
+  t.ok(
+    got.every(
+      (r) =>
+        r.verified &&
+        (r.body.subject as { id: string }).id === record.id &&
+        r.body.spent_micros === used?.cost_micros,
+    ),
+    "each names the key by its visible id, with the record's cost as the spend",
+  );
+  t.equal((await call()).status, 429, 'the budget is spent');
+  await settle();
+  t.equal(receiver.received.length, 3, 'a refused call crosses nothing');
+});
