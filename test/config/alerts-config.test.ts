@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { ConfigError } from '../../config/errors';
 import { buildConfig } from '../../config/load';
+import { effectiveConfig } from '../../core/reload/effective-config';
 import { testConfig } from '../helpers/gateway';
 
 const SECRET = 'whsec-config-0123456789';
@@ -93,5 +94,14 @@ t.test("the documented alerts blocks load: docs/configuration.md's and gateway.y
     const config = buildConfig(withAlerts(alerts), { ALERTS_WEBHOOK_SECRET: SECRET });
     t.equal(config.alerts.webhooks[0]?.secret, SECRET, `${where}: loads, its secret from the environment`);
   }
+  t.end();
+});
+
+t.test('a reload that changes alerts applies at the next restart', (t) => {
+  const running = buildConfig(withAlerts({ webhooks: [HOOK] }), { ALERTS_SECRET: SECRET });
+  const file = buildConfig(withAlerts({ webhooks: [HOOK], thresholds: [90] }), { ALERTS_SECRET: SECRET });
+  const { config, restartRequired } = effectiveConfig(running, file);
+  t.same(restartRequired, ['alerts.thresholds']);
+  t.same(config.alerts.thresholds, [50, 80, 100], 'the running thresholds stay');
   t.end();
 });
