@@ -16,8 +16,10 @@ const MONTH_CLAIM_SLACK_MS = 24 * 3_600_000;
  * so large budgets in micro-units lose no precision.
  */
 export function crossedThresholds(change: SpendChange, thresholds: readonly number[]): number[] {
-  const amount = BigInt(change.budget.amount_micros);
-  if (amount <= 0n || change.after <= change.before) return [];
+  const figures = [change.budget.amount_micros, change.before, change.after];
+  if (!figures.every(Number.isFinite) || change.after <= change.before) return [];
+  const amount = BigInt(Math.trunc(change.budget.amount_micros));
+  if (amount <= 0n) return [];
   const before = BigInt(Math.trunc(change.before)) * 100n;
   const after = BigInt(Math.trunc(change.after)) * 100n;
   return thresholds.filter((t) => {

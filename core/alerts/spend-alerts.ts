@@ -65,10 +65,17 @@ export class SpendAlerts {
     for (const list of Object.values(this.watched)) list.sort((a, b) => a - b);
   }
 
-  /** Queues an alert for each threshold `change` crosses that a webhook wants; nothing else. */
+  /**
+   * Queues an alert for each threshold `change` crosses that a webhook wants; nothing else. Never
+   * throws: it runs where usage is counted, which an alert must not break.
+   */
   observe(change: SpendChange): void {
-    for (const threshold of crossedThresholds(change, this.watched[change.subject.kind])) {
-      this.enqueue({ change, threshold, at: this.clock() });
+    try {
+      for (const threshold of crossedThresholds(change, this.watched[change.subject.kind] ?? [])) {
+        this.enqueue({ change, threshold, at: this.clock() });
+      }
+    } catch (e) {
+      this.deps.logger.error({ err: e, subject: change.subject }, 'spend alert: change not observed');
     }
   }
 
