@@ -57,11 +57,16 @@ export class EmbeddedClaimStore implements ClaimStore {
 
   private load(): Promise<Map<string, Claim>> {
     if (this.claims) return Promise.resolve(this.claims);
-    this.loading ??= readFileIfExists(this.file).then((text) => {
-      const parsed = text ? (JSON.parse(text) as ClaimFile).claims : {};
-      this.claims = new Map(Object.entries(parsed));
-      return this.claims;
-    });
+    this.loading ??= readFileIfExists(this.file)
+      .then((text) => {
+        const parsed = text ? (JSON.parse(text) as ClaimFile).claims : {};
+        this.claims = new Map(Object.entries(parsed));
+        return this.claims;
+      })
+      .catch((e: unknown) => {
+        this.loading = undefined; // read again on the next claim
+        throw e;
+      });
     return this.loading;
   }
 

@@ -1,8 +1,8 @@
 /**
  * Claims in a MongoDB collection, one document per name with the name as `_id`: of several instances
  * inserting the same name, exactly one insert succeeds. Needs no index of its own (`_id` is unique), so
- * the deploy step is unchanged; an expired claim is taken over in place by a conditional update, and
- * later claims of the same subject and period are rare (a month's claims expire after it).
+ * the deploy step is unchanged. Without a TTL index expired claims stay (one small document per crossing)
+ * and are taken over in place, by a conditional update, when their name is claimed again.
  */
 import type { Collection, Db } from 'mongodb';
 import type { ClaimStore } from '../claim-store';
