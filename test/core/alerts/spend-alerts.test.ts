@@ -9,12 +9,11 @@ import { join } from 'node:path';
 import { runInNewContext } from 'node:vm';
 import type { SpendChange } from '../../../core/billing/spend-change';
 import { monthStart, nextMonthStart } from '../../../core/billing/budget-period';
-import { startTestGateway, type ConfigDoc, type TestGateway } from '../../helpers/gateway';
+import { startTestGateway, type ConfigDoc, type Teardown, type TestGateway } from '../../helpers/gateway';
 import { postJson } from '../../helpers/http';
 import { scrape } from '../../helpers/metrics';
 import { redisPrefix, TEST_REDIS_URL } from '../../helpers/redis';
 import { webhookReceiver, type Answer, type WebhookReceiver } from '../../helpers/webhook-receiver';
-import type { Teardown } from '../../helpers/gateway';
 import type { StartOptions } from '../../../core/boot/gateway';
 import { capturingLogger } from '../../helpers/stores';
 
