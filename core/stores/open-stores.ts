@@ -8,6 +8,7 @@ import { DataDirLock } from './embedded/data-dir-lock';
 import { EmbeddedClaimStore } from './embedded/embedded-claim-store';
 import { EmbeddedKeyStore } from './embedded/embedded-key-store';
 import { EmbeddedTaskStore } from './embedded/embedded-task-store';
+import { EmbeddedTeamStore } from './embedded/embedded-team-store';
 import { EmbeddedUsageStore } from './embedded/embedded-usage-store';
 import { firstFailing } from './store-health';
 import { storesOf, USAGE_WRITES, type Stores } from './stores';
@@ -22,13 +23,16 @@ export async function openStores(storage: StorageConfig, logger: Logger): Promis
   const dir = storage.data_dir;
   const lock = await DataDirLock.acquire(dir);
   try {
-    const [keys, usage, tasks] = await Promise.all([
+    const [keys, usage, tasks, teams] = await Promise.all([
       EmbeddedKeyStore.open(dir),
       EmbeddedUsageStore.open(dir, { ...usageOptions, rotateBytes: storage.usage_rotate_size }),
       EmbeddedTaskStore.open(dir, { retentionMs: storage.task_retention }),
+      EmbeddedTeamStore.open(dir),
     ]);
-    const health = () => Promise.resolve(firstFailing([usage.health(), tasks.health(), keys.health()]));
-    return storesOf(keys, usage, tasks, new EmbeddedClaimStore(dir), health, () => lock.release());
+    const health = () =>
+      Promise.resolve(firstFailing([usage.health(), tasks.health(), keys.health(), teams.health()]));
+    const claims = new EmbeddedClaimStore(dir);
+    return storesOf({ keys, usage, tasks, teams, claims }, health, () => lock.release());
   } catch (e) {
     await lock.release();
     throw e;

@@ -3,14 +3,20 @@ import type { ClaimStore } from './claim-store';
 import type { KeyStore } from './key-store';
 import type { StoreHealth } from './store-health';
 import type { TaskStore } from './task-store';
+import type { TeamStore } from './team-store';
 import type { UsageStore } from './usage-store';
 
-export interface Stores {
+/** The stores themselves, without the health and closing that hold them together. */
+export interface StoreSet {
   readonly keys: KeyStore;
   readonly usage: UsageStore;
   readonly tasks: TaskStore;
+  readonly teams: TeamStore;
   /** Names claimed once across instances (spend alerts' thresholds); used without Redis. */
   readonly claims: ClaimStore;
+}
+
+export interface Stores extends StoreSet {
   /**
    * Whether the stores can do their work now (readiness): MongoDB answers a ping and its usage writes
    * succeed; the embedded files' last writes succeeded.
@@ -31,35 +37,24 @@ export const USAGE_WRITES = { flushEveryMs: 200, maxBatch: 1000, retryFirstMs: 2
 
 /** The stores, closed in order and then `release` (the data directory's lock, the MongoDB client). */
 export function storesOf(
-  keys: KeyStore,
-  usage: UsageStore,
-  tasks: TaskStore,
-  claims: ClaimStore,
+  set: StoreSet,
   health: () => Promise<StoreHealth>,
   release: () => Promise<void>,
 ): Stores {
   return {
-    keys,
-    usage,
-    tasks,
-    claims,
+    ...set,
     health,
     close: async (waitMs) => {
-      await closeAll(keys, usage, tasks, waitMs);
-      await claims.close();
+      await closeAll(set, waitMs);
       await release();
     },
   };
 }
 
-/** Tasks first (their writes may still bill), then usage (flushes its queue), then keys. */
-async function closeAll(
-  keys: KeyStore,
-  usage: UsageStore,
-  tasks: TaskStore,
-  waitMs: number | undefined,
-): Promise<void> {
-  await tasks.close();
-  await usage.close(waitMs);
-  await keys.close();
+/** Tasks first (their writes may still bill), then usage (flushes its queue), then the rest. */
+async function closeAll(set: StoreSet, waitMs: number | undefined): Promise<void> {
+  await set.tasks.close();
+  await set.usage.close(waitMs);
+  await Promise.all([set.keys.close(), set.teams.close()]);
+  await set.claims.close();
 }

@@ -37,6 +37,14 @@ export type TeamChange = {
   -readonly [F in Exclude<keyof TeamRecord, 'id' | 'created_at'>]?: TeamRecord[F] | undefined;
 };
 
+/** Thrown by a store when another team has the name; the admin API answers 409 `team_name_taken`. */
+export class TeamNameTaken extends Error {
+  constructor(readonly teamName: string) {
+    super(`team name ${teamName} already exists`);
+    this.name = 'TeamNameTaken';
+  }
+}
+
 /** Persistent team storage. Implementations: embedded (teams.json under the data directory) and MongoDB. */
 export interface TeamStore {
   /** Stores a record; fails if the id or the name is taken. */

@@ -4,8 +4,8 @@
  */
 import { join } from 'node:path';
 import { type KeyChange, type KeyPageQuery, type KeyRecord, type KeyStore, keyStatus } from '../key-store';
-import { writeHealth, type StoreHealth } from '../store-health';
-import { readFileIfExists, writeFileAtomic } from './atomic-file';
+import type { StoreHealth } from '../store-health';
+import { SnapshotFile } from './snapshot-file';
 
 interface KeyFile {
   version: 1;
@@ -15,17 +15,12 @@ interface KeyFile {
 export class EmbeddedKeyStore implements KeyStore {
   private readonly byId = new Map<string, KeyRecord>();
   private readonly byHash = new Map<string, KeyRecord>();
-  /** Writes are chained so two quick changes can not overwrite each other out of order. */
-  private writing: Promise<void> = Promise.resolve();
-  /** The last write's error, until one succeeds: for readiness. */
-  private failure: unknown;
 
-  private constructor(private readonly file: string) {}
+  private constructor(private readonly file: SnapshotFile<KeyFile>) {}
 
   static async open(dataDir: string): Promise<EmbeddedKeyStore> {
-    const store = new EmbeddedKeyStore(join(dataDir, 'keys.json'));
-    const text = await readFileIfExists(store.file);
-    if (text) for (const record of (JSON.parse(text) as KeyFile).keys) store.index(record);
+    const store = new EmbeddedKeyStore(new SnapshotFile(join(dataDir, 'keys.json'), 'keys.json'));
+    for (const record of (await store.file.read())?.keys ?? []) store.index(record);
     return store;
   }
 
@@ -93,11 +88,11 @@ export class EmbeddedKeyStore implements KeyStore {
 
   /** Failing from a failed write of keys.json until one succeeds (the next change writes the whole file). */
   health(): StoreHealth {
-    return writeHealth('keys.json', this.failure);
+    return this.file.health();
   }
 
   async close(): Promise<void> {
-    await this.writing;
+    await this.file.settled();
   }
 
   private index(record: KeyRecord): void {
@@ -106,18 +101,6 @@ export class EmbeddedKeyStore implements KeyStore {
   }
 
   private persist(): Promise<void> {
-    const snapshot: KeyFile = { version: 1, keys: [...this.byId.values()] };
-    const write = this.writing
-      .catch(() => undefined)
-      .then(() => writeFileAtomic(this.file, JSON.stringify(snapshot, null, 2)))
-      .then(
-        () => void (this.failure = undefined),
-        (e: unknown) => {
-          this.failure = e;
-          throw e;
-        },
-      );
-    this.writing = write;
-    return write;
+    return this.file.write({ version: 1, keys: [...this.byId.values()] });
   }
 }

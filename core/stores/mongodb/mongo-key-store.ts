@@ -2,27 +2,13 @@
  * Keys in a MongoDB collection, one document per key. `_id` is the driver's ObjectId, so `list` keeps
  * insertion order like the embedded store; `id` and `hash` are unique by index.
  */
-import { type Collection, type Db, type Filter, type UpdateFilter } from 'mongodb';
+import { type Collection, type Db, type Filter } from 'mongodb';
 import { type KeyChange, type KeyPageQuery, type KeyRecord, type KeyStore } from '../key-store';
 import { COLLECTIONS, isDuplicateKey, STORE_COLLECTION_OPTIONS, type MongoStoreOptions } from './connect';
+import { toUpdate } from './field-update';
 
 /** Documents are read without `_id`: callers get exactly a KeyRecord. */
 const WITHOUT_ID = { projection: { _id: 0 } } as const;
-
-/** `$set` for the fields given, `$unset` for those given as undefined (the embedded store drops them when it writes JSON). */
-function toUpdate(change: KeyChange): UpdateFilter<KeyRecord> | undefined {
-  const set: Record<string, unknown> = {};
-  const unset: Record<string, ''> = {};
-  for (const [field, value] of Object.entries(change) as [string, unknown][]) {
-    if (value === undefined) unset[field] = '';
-    else set[field] = value;
-  }
-  if (Object.keys(set).length + Object.keys(unset).length === 0) return undefined;
-  return {
-    ...(Object.keys(set).length > 0 ? { $set: set } : {}),
-    ...(Object.keys(unset).length > 0 ? { $unset: unset } : {}),
-  };
-}
 
 const escapeRegex = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
@@ -118,7 +104,7 @@ export class MongoKeyStore implements KeyStore {
   }
 
   async update(id: string, change: KeyChange): Promise<KeyRecord | undefined> {
-    const update = toUpdate(change);
+    const update = toUpdate<KeyRecord>(change);
     if (!update) return this.findById(id);
     const updated = await this.keys.findOneAndUpdate({ id }, update, {
       ...WITHOUT_ID,

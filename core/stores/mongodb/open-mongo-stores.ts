@@ -10,6 +10,7 @@ import { MongoClaimStore } from './mongo-claim-store';
 import { MongoKeyStore } from './mongo-key-store';
 import { MongoPing } from './mongo-ping';
 import { MongoTaskStore } from './mongo-task-store';
+import { MongoTeamStore } from './mongo-team-store';
 import { MongoUsageStore, type MongoUsageOptions } from './mongo-usage-store';
 import { checkStoreIndexes, type StoreRetention } from './store-indexes';
 import { answeringUnavailable } from './unavailable';
@@ -36,13 +37,16 @@ export async function openMongoStores(
   const keys = MongoKeyStore.open(db);
   const usage = MongoUsageStore.open(db, usageOptions);
   const tasks = MongoTaskStore.open(db, { logger: usageOptions.logger });
-  // A store MongoDB cannot serve in time answers 503 store_unavailable (unavailable.ts).
-  const [k, u, t] = [keys, usage, tasks].map(answeringUnavailable) as [
-    typeof keys,
-    typeof usage,
-    typeof tasks,
-  ];
+  const teams = MongoTeamStore.open(db);
   const ping = new MongoPing(db);
   const health = async () => firstFailing([await ping.health(), usage.health()]);
-  return storesOf(k, u, t, MongoClaimStore.open(db), health, () => client.close());
+  // A store MongoDB cannot serve in time answers 503 store_unavailable (unavailable.ts).
+  const set = {
+    keys: answeringUnavailable(keys),
+    usage: answeringUnavailable(usage),
+    tasks: answeringUnavailable(tasks),
+    teams: answeringUnavailable(teams),
+    claims: MongoClaimStore.open(db),
+  };
+  return storesOf(set, health, () => client.close());
 }

@@ -28,6 +28,11 @@ const FIXED_INDEXES: Readonly<Record<StoreName, readonly IndexDescription[]>> = 
     { key: { id: 1 }, name: 'id_unique', unique: true },
     { key: { hash: 1 }, name: 'hash_unique', unique: true },
   ],
+  teams: [
+    { key: { id: 1 }, name: 'id_unique', unique: true },
+    // `list` reads teams in name order over it, too.
+    { key: { name: 1 }, name: 'name_unique', unique: true },
+  ],
   usage: [
     // `once` records are unique by id; plain records (client-chosen request ids) are not in this index.
     { key: { id: 1 }, name: 'once_id_unique', unique: true, partialFilterExpression: { once: true } },

@@ -16,7 +16,7 @@ const DAY_MS = 24 * 3_600_000;
 const THIRTY_DAYS: StoreRetention = { tasksMs: 30 * DAY_MS, usageMs: 0 };
 
 /** The collection as the server lists it once the deploy step built `retention`'s indexes. */
-const built = (store: 'tasks' | 'usage' | 'keys', retention: StoreRetention): Document[] => [
+const built = (store: 'tasks' | 'usage' | 'keys' | 'teams', retention: StoreRetention): Document[] => [
   { v: 2, key: { _id: 1 }, name: '_id_' },
   ...storeIndexes(store, retention).map((index) => ({ v: 2, ...index })),
 ];
@@ -37,7 +37,7 @@ t.test('a new collection: every index is to be created, and each is named', (t) 
 
 t.test('built as needed: nothing to do, whatever other indexes an operator added', (t) => {
   const extra = { v: 2, key: { model: 1 }, name: 'by_model' };
-  for (const store of ['tasks', 'usage', 'keys'] as const) {
+  for (const store of ['tasks', 'usage', 'keys', 'teams'] as const) {
     const plan = planIndexes(store, store, [...built(store, THIRTY_DAYS), extra], THIRTY_DAYS);
     t.strictSame(plan.problems, [], store);
   }
