@@ -152,6 +152,8 @@ const declaredKey = z
     rate_limit_tpm: z.number().int().positive().optional(),
     max_concurrent: z.number().int().positive().optional(),
     expires_at: isoTime.optional(),
+    /** The team the key belongs to (its id, `team-…`); a team that does not exist refuses the key's calls. */
+    team_id: z.string().min(1).max(64).optional(),
   })
   .strict()
   .superRefine(checkDeclaredSecret);

@@ -1,11 +1,13 @@
 /**
  * The operators' API, on its own listener (loopback by default), guarded by the admin token:
  *   /admin/keys…                       keys: list, create, read, change, rotate, disable, delete (key-routes.ts)
- *   GET    /admin/usage?id=&key_id=&limit=
- *   GET    /admin/usage/summary?group_by=key,model,endpoint,hour&from=&to=&key_id=&model=&endpoint=   totals per group
- *                                      (UsageStore.summary); key_id, model and endpoint filter, comma-separated
+ *   /admin/teams…                      teams of keys: list, create, read, change, delete (team-routes.ts)
+ *   GET    /admin/usage?id=&key_id=&team_id=&limit=
+ *   GET    /admin/usage/summary?group_by=key,team,model,endpoint,hour&from=&to=&key_id=&team_id=&model=&endpoint=
+ *                                      totals per group (UsageStore.summary); key_id, team_id, model and endpoint
+ *                                      filter, comma-separated
  *   GET    /admin/video/stats          the video poller's figures: tasks by state, polls, lag, upstream errors
- *   GET    /admin/tasks?limit=&cursor=&status=&key_id=&model=   video tasks, newest first → {data, next_cursor}
+ *   GET    /admin/tasks?limit=&cursor=&status=&key_id=&team_id=&model=   video tasks, newest first → {data, next_cursor}
  *   GET    /admin/tasks/:id            one video task with its status history
  * Every task answered goes through taskView: never its lease or idempotency body hash (task-routes.ts).
  *   GET    /admin/config, POST /admin/reload   the configuration's version and hot reload (config-routes.ts)
@@ -19,6 +21,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { timingSafeEqual } from 'node:crypto';
 import { Errors, sendError, toGatewayError } from '../base/errors';
 import type { KeyService } from '../keys/key-service';
+import type { TeamService } from '../teams/team-service';
 import type { TaskStore } from '../stores/task-store';
 import type { UsageStore } from '../stores/usage-store';
 import { requestIdFor } from '../http/request-id';
@@ -27,6 +30,7 @@ import { okRoute, type AdminReply, type AdminRoute } from './admin-reply';
 import { configView, reloadNow, type ConfigControl } from './config-routes';
 import { ConsoleAssets } from './console-assets';
 import { KeyRoutes } from './key-routes';
+import { TeamRoutes } from './team-routes';
 import { taskById, taskPage } from './task-routes';
 import { summaryQuery } from './usage-query';
 import type { List, UsageSummaryRow } from './wire';
@@ -37,6 +41,8 @@ export interface AdminSources {
   readonly videoStats?: () => Promise<unknown>;
   /** The video tasks (`/admin/tasks`). */
   readonly tasks?: TaskStore;
+  /** Teams of keys (`/admin/teams`); without it, keys cannot be given a team. */
+  readonly teams?: TeamService;
   /** The configuration's status and reload (`/admin/config`, `/admin/reload`). */
   readonly config?: ConfigControl;
   /** The upstreams' health and retries (`/admin/upstreams`, upstream-routes.ts). */
@@ -52,9 +58,10 @@ export interface AdminSources {
  * without it its paths are 404. Parameters stay as sent: ids are not percent-decoded.
  */
 function apiRoutes(keys: KeyRoutes, usage: UsageStore, sources: AdminSources): AdminRoute[] {
-  const { config, videoStats, upstreams, tasks, health } = sources;
+  const { config, videoStats, upstreams, tasks, health, teams } = sources;
   const routes: (AdminRoute | undefined)[] = [
     ...keys.routes(),
+    ...(teams ? new TeamRoutes(teams, usage).routes() : []),
     // The store's rows are the answer as they are: declared as the wire's, a store change that breaks
     // the answer fails to compile here.
     okRoute('GET', '/admin/usage/summary', async ({ search }): Promise<List<UsageSummaryRow>> => ({
@@ -72,7 +79,7 @@ function apiRoutes(keys: KeyRoutes, usage: UsageStore, sources: AdminSources): A
   return routes.filter((route) => route !== undefined);
 }
 
-/** `?id=&key_id=&limit=`: the usage records that match. */
+/** `?id=&key_id=&team_id=&limit=`: the usage records that match. */
 function usageRecords(usage: UsageStore, search: URLSearchParams): ReturnType<UsageStore['list']> {
   const limit = search.get('limit');
   if (limit !== null && !/^[1-9]\d{0,6}$/.test(limit)) {
@@ -81,6 +88,7 @@ function usageRecords(usage: UsageStore, search: URLSearchParams): ReturnType<Us
   return usage.list({
     ...(search.get('id') ? { id: search.get('id')! } : {}),
     ...(search.get('key_id') ? { key_id: search.get('key_id')! } : {}),
+    ...(search.get('team_id') ? { team_id: search.get('team_id')! } : {}),
     ...(limit ? { limit: Number(limit) } : {}),
   });
 }
@@ -99,7 +107,7 @@ export class AdminServer {
     private readonly sources: AdminSources = {},
   ) {
     this.token = Buffer.from(token);
-    for (const route of apiRoutes(new KeyRoutes(keys, usage), usage, sources)) {
+    for (const route of apiRoutes(new KeyRoutes(keys, usage, sources.teams), usage, sources)) {
       this.routes.add(route.method, route.path, route);
     }
     this.server = createServer((req, res) => void this.handle(req, res));

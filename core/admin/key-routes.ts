@@ -1,9 +1,9 @@
 /**
  * The key side of the admin API (see admin-server.ts for the whole list):
- *   GET    /admin/keys?limit=&cursor=&status=&q=   a page of keys in id order → {data, next_cursor}, each
- *                                      key with its last_used_at and spent_micros
+ *   GET    /admin/keys?limit=&cursor=&status=&q=&team_id=   a page of keys in id order → {data, next_cursor},
+ *                                      each key with its last_used_at and spent_micros
  *   POST   /admin/keys                 create {description?, allowed_models?, rate_limit_rpm?, rate_limit_tpm?,
- *                                      max_concurrent?, expires_at?, budget?} → {key, record}
+ *                                      max_concurrent?, expires_at?, budget?, team_id?} → {key, record}
  *   GET    /admin/keys/:id             one key, as in the listing
  *   PATCH  /admin/keys/:id             change any of those fields and `enabled`; null clears an optional one
  *   POST   /admin/keys/:id/rotate      {disable_old_after?} → {key, record, replaces}
@@ -16,47 +16,39 @@
 import type { IncomingMessage } from 'node:http';
 import { z } from 'zod';
 import { Errors } from '../base/errors';
-import { bodyReader } from '../http/body';
 import type { KeyService } from '../keys/key-service';
 import type { KeyChange, KeyRecord, KeyStatus } from '../stores/key-store';
 import type { UsageStore } from '../stores/usage-store';
+import type { TeamService } from '../teams/team-service';
 import type { Params } from '../../lib/router';
+import { readJsonBody, toChange, type BodyFields } from './admin-body';
 import { createdRoute, okRoute, type AdminRoute } from './admin-reply';
 import { withActivity } from './key-activity';
+import { allowedModels, budget, CLEARABLE_LIMITS, LIMIT_EXPECTED, positiveInt } from './limit-fields';
 import { checkParams, pageLimit } from './page-params';
 import { publicKey } from './public-key';
 import type { CreatedKey, KeyWithActivity, List, PublicKey, Page } from './wire';
 
 /** What each field must be, as error messages say it: `field 'budget.amount_micros' must be …`. */
-const EXPECTED: Record<string, string> = {
-  description: 'a string of at most 500 characters',
-  allowed_models: 'an array of non-empty model names',
-  'allowed_models.*': 'a non-empty model name',
-  rate_limit_rpm: 'a positive integer (requests per minute)',
-  rate_limit_tpm: 'a positive integer (tokens per minute)',
-  max_concurrent: 'a positive integer (requests in flight at once)',
-  expires_at: "an ISO 8601 time with a time zone, e.g. '2026-12-31T23:59:59Z'",
-  budget: 'an object {amount_micros, period}',
-  'budget.amount_micros': 'a non-negative integer (millionths of the currency unit)',
-  'budget.period': "'total' or 'month'",
-  enabled: 'true or false',
-  disable_old_after: 'a non-negative integer number of seconds (at most 10 years)',
+const FIELDS: BodyFields = {
+  expected: {
+    ...LIMIT_EXPECTED,
+    description: 'a string of at most 500 characters',
+    expires_at: "an ISO 8601 time with a time zone, e.g. '2026-12-31T23:59:59Z'",
+    team_id: 'the id of a team (`team-…`)',
+    enabled: 'true or false',
+    disable_old_after: 'a non-negative integer number of seconds (at most 10 years)',
+  },
+  clearable: new Set([...CLEARABLE_LIMITS, 'expires_at', 'team_id']),
 };
 
 const description = z.string().max(500);
-const allowedModels = z.array(z.string().min(1));
-const positiveInt = z.number().int().positive();
 /** Stored as `Date#toISOString` (UTC, milliseconds), so stores compare expiries as strings. */
 const expiresAt = z.iso
   .datetime({ offset: true })
   .refine((text) => Number.isFinite(Date.parse(text)))
   .transform((text) => new Date(text).toISOString());
-const budget = z
-  .object({
-    amount_micros: z.number().int().nonnegative(),
-    period: z.enum(['total', 'month']),
-  })
-  .strict();
+const teamId = z.string().min(1).max(64);
 
 const newKeyBody = z
   .object({
@@ -67,6 +59,7 @@ const newKeyBody = z
     max_concurrent: positiveInt.optional(),
     expires_at: expiresAt.optional(),
     budget: budget.optional(),
+    team_id: teamId.optional(),
   })
   .strict();
 
@@ -79,6 +72,7 @@ const keyPatchBody = z
     max_concurrent: positiveInt.nullable().optional(),
     expires_at: expiresAt.nullable().optional(),
     budget: budget.nullable().optional(),
+    team_id: teamId.nullable().optional(),
     enabled: z.boolean().optional(),
   })
   .strict();
@@ -89,48 +83,13 @@ const rotateBody = z
   .strict();
 
 const STATUSES: readonly KeyStatus[] = ['enabled', 'disabled', 'expired'];
-const PAGE_PARAMS = ['limit', 'cursor', 'status', 'q'];
-
-/** Fields a PATCH may clear with null. */
-const CLEARABLE = new Set(['rate_limit_rpm', 'rate_limit_tpm', 'max_concurrent', 'expires_at', 'budget']);
-
-/** The first problem zod found, as the catalog's error naming the field (`clearing`: null is allowed). */
-function bodyError(error: z.ZodError, clearing: boolean): Error {
-  const issue = error.issues[0]!;
-  const path = issue.path.map(String).join('.');
-  if (issue.code === 'unrecognized_keys')
-    return Errors.unknownField((path ? `${path}.` : '') + issue.keys[0]);
-  if (!path) return Errors.invalidRequest('the request body must be a JSON object');
-  // The deepest described field: `budget.period`, else `budget`; array items as `allowed_models.*`.
-  const pattern = issue.path.map((p) => (typeof p === 'number' ? '*' : String(p)));
-  const known = pattern
-    .map((_, i) => pattern.slice(0, pattern.length - i).join('.'))
-    .find((p) => EXPECTED[p] !== undefined);
-  if (!known) return Errors.invalidField(path, issue.message);
-  const orNull = clearing && CLEARABLE.has(known) ? ', or null to clear it' : '';
-  return Errors.invalidField(path, EXPECTED[known]! + orNull);
-}
-
-async function readJsonBody<T>(req: IncomingMessage, schema: z.ZodType<T>, clearing = false): Promise<T> {
-  const parsed = schema.safeParse(parseJson((await readAdminBody(req)).toString('utf8') || '{}'));
-  if (!parsed.success) throw bodyError(parsed.error, clearing);
-  return parsed.data;
-}
-
-const readAdminBody = bodyReader({ maxBytes: 64 * 1024, idleMs: 10_000, totalMs: 30_000 });
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch (e) {
-    throw Errors.invalidJson((e as Error).message);
-  }
-}
+const PAGE_PARAMS = ['limit', 'cursor', 'status', 'q', 'team_id'];
 
 export class KeyRoutes {
   constructor(
     private readonly keys: KeyService,
     private readonly usage: UsageStore,
+    private readonly teams: TeamService | undefined,
   ) {}
 
   /** The key routes, for the admin server's table. */
@@ -160,8 +119,17 @@ export class KeyRoutes {
   }
 
   private async create(req: IncomingMessage): Promise<CreatedKey> {
-    const created = await this.keys.create(await readJsonBody(req, newKeyBody));
+    const spec = await readJsonBody(req, newKeyBody, FIELDS);
+    await this.checkTeam(spec.team_id);
+    const created = await this.keys.create(spec);
     return { key: created.key, record: publicKey(created.record) };
+  }
+
+  /** A key may join only a team that exists: 400 naming `team_id` otherwise. */
+  private async checkTeam(id: string | null | undefined): Promise<void> {
+    if (typeof id === 'string' && !(await this.teams?.find(id))) {
+      throw Errors.invalidField('team_id', `the id of an existing team; no team has id ${id.slice(0, 64)}`);
+    }
   }
 
   private async one(id: string): Promise<KeyWithActivity | undefined> {
@@ -171,13 +139,9 @@ export class KeyRoutes {
   }
 
   private async patch(id: string, req: IncomingMessage): Promise<PublicKey> {
-    const patch = await readJsonBody(req, keyPatchBody, true);
-    const change: KeyChange = {};
-    // null clears a field: the stores remove a field given as undefined.
-    for (const [field, value] of Object.entries(patch) as [keyof KeyChange, unknown][]) {
-      (change as Record<string, unknown>)[field] = value === null ? undefined : value;
-    }
-    return this.found(id, await this.keys.update(id, change));
+    const patch = await readJsonBody(req, keyPatchBody, FIELDS, true);
+    await this.checkTeam(patch.team_id);
+    return this.found(id, await this.keys.update(id, toChange<KeyChange>(patch)));
   }
 
   private async remove(id: string): Promise<PublicKey> {
@@ -189,7 +153,7 @@ export class KeyRoutes {
   }
 
   private async rotate(id: string, req: IncomingMessage): Promise<CreatedKey> {
-    const { disable_old_after } = await readJsonBody(req, rotateBody);
+    const { disable_old_after } = await readJsonBody(req, rotateBody, FIELDS);
     const rotated = await this.keys.rotate(
       id,
       disable_old_after === undefined ? undefined : disable_old_after * 1000,
@@ -198,7 +162,7 @@ export class KeyRoutes {
     return { key: rotated.key, record: publicKey(rotated.record), replaces: rotated.replaces };
   }
 
-  /** `?limit=1..500 (100)&cursor=<next_cursor>&status=enabled|disabled|expired&q=<substring>`. */
+  /** `?limit=1..500 (100)&cursor=<next_cursor>&status=enabled|disabled|expired&q=<substring>&team_id=<id>`. */
   private async page(search: URLSearchParams): Promise<Page<KeyWithActivity>> {
     checkParams(search, PAGE_PARAMS);
     const limit = pageLimit(search, 100);
@@ -212,6 +176,10 @@ export class KeyRoutes {
     }
     const q = search.get('q');
     if (q !== null && q.length > 200) throw Errors.invalidQuery('q', 'at most 200 characters');
+    const team = search.get('team_id');
+    if (team !== null && (team.length === 0 || team.length > 64)) {
+      throw Errors.invalidQuery('team_id', 'the id of a team');
+    }
     const now = Date.now();
     const records = await this.keys.page({
       limit: limit + 1, // one more tells whether there is a next page
@@ -219,6 +187,7 @@ export class KeyRoutes {
       ...(cursor !== null ? { after: cursor } : {}),
       ...(status !== null ? { status: status as KeyStatus } : {}),
       ...(q ? { q } : {}),
+      ...(team !== null ? { team_id: team } : {}),
     });
     const data = records.slice(0, limit);
     return {

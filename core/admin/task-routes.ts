@@ -1,7 +1,7 @@
 /**
  * The video task side of the admin API, for the console's task list and detail:
- *   GET /admin/tasks?limit=1..500(50)&cursor=&status=&key_id=&model=   newest first → {data, next_cursor}
- *   GET /admin/tasks/:id                                              one task, with its status history
+ *   GET /admin/tasks?limit=1..500(50)&cursor=&status=&key_id=&team_id=&model=   newest first → {data, next_cursor}
+ *   GET /admin/tasks/:id                                                      one task, with its status history
  */
 import { Errors } from '../base/errors';
 import { checkParams, pageLimit } from './page-params';
@@ -10,7 +10,7 @@ import { TASK_STATUSES, type TaskStatus, type VideoTask } from '../stores/video-
 import { taskDetail, taskView } from './task-view';
 import type { Page, TaskDetail, TaskView } from './wire';
 
-const PAGE_PARAMS = ['limit', 'cursor', 'status', 'key_id', 'model'];
+const PAGE_PARAMS = ['limit', 'cursor', 'status', 'key_id', 'team_id', 'model'];
 const DEFAULT_LIMIT = 50;
 const MAX_FILTER = 200;
 const STATUS_LIST = TASK_STATUSES.map((s) => `'${s}'`).join(', ');
@@ -37,7 +37,7 @@ function pageQuery(search: URLSearchParams): TaskPageQuery {
   if (status !== null && !TASK_STATUSES.includes(status as TaskStatus)) {
     throw Errors.invalidQuery('status', `one of ${STATUS_LIST}`);
   }
-  const filter = (name: 'key_id' | 'model'): { [k in typeof name]?: string } => {
+  const filter = (name: 'key_id' | 'team_id' | 'model'): { [k in typeof name]?: string } => {
     const value = search.get(name);
     if (value === null) return {};
     if (value.length === 0 || value.length > MAX_FILTER) {
@@ -51,6 +51,7 @@ function pageQuery(search: URLSearchParams): TaskPageQuery {
     ...(cursor !== null ? { after: parseCursor(cursor) } : {}),
     ...(status !== null ? { status: status as TaskStatus } : {}),
     ...filter('key_id'),
+    ...filter('team_id'),
     ...filter('model'),
   };
 }

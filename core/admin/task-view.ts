@@ -13,6 +13,7 @@ export function taskView(task: VideoTask): TaskView {
     status: task.status,
     model: task.model,
     key_id: task.key_id,
+    ...(task.team_id !== undefined ? { team_id: task.team_id } : {}),
     protocol: task.protocol,
     upstream: task.upstream,
     upstream_task_id: task.upstream_task_id,

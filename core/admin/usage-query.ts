@@ -1,7 +1,7 @@
 /**
- * The query of `GET /admin/usage/summary?group_by=key,model,endpoint,hour&from=&to=&key_id=&model=&endpoint=`,
- * checked into a UsageSummaryQuery: totals per group (UsageStore.summary); key_id, model and endpoint
- * filter, comma-separated.
+ * The query of `GET /admin/usage/summary?group_by=key,team,model,endpoint,hour&from=&to=&key_id=&team_id=&model=&endpoint=`,
+ * checked into a UsageSummaryQuery: totals per group (UsageStore.summary); key_id, team_id, model and
+ * endpoint filter, comma-separated.
  */
 import { Errors } from '../base/errors';
 import { HOUR_MS } from '../stores/usage-rollup';
@@ -9,23 +9,24 @@ import type { SummaryDimension, UsageSummaryQuery } from '../stores/usage-store'
 
 const DIMENSIONS: readonly string[] = [
   'key',
+  'team',
   'model',
   'endpoint',
   'hour',
   'day',
 ] satisfies SummaryDimension[];
-const SUMMARY_PARAMS = new Set(['group_by', 'from', 'to', 'key_id', 'model', 'endpoint']);
+const SUMMARY_PARAMS = new Set(['group_by', 'from', 'to', 'key_id', 'team_id', 'model', 'endpoint']);
 /** At most this many values in one filter: a filter is typed or picked by an operator, not a dump. */
 const MAX_FILTER_VALUES = 100;
 /** A UTC or offset date-time; the summary's bounds must fall on the hour. */
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
 
-/** `group_by` (non-empty, of key, model, endpoint and at most one of hour and day), `from` and `to` (on the hour). */
+/** `group_by` (non-empty, of key, team, model, endpoint and at most one of hour and day), `from` and `to` (on the hour). */
 export function summaryQuery(params: URLSearchParams): UsageSummaryQuery {
   for (const name of params.keys()) {
     if (!SUMMARY_PARAMS.has(name)) {
       throw Errors.invalidRequest(
-        `unknown query parameter '${name.slice(0, 200)}': expected group_by, from, to, key_id, model, endpoint`,
+        `unknown query parameter '${name.slice(0, 200)}': expected group_by, from, to, key_id, team_id, model, endpoint`,
       );
     }
     if (params.getAll(name).length > 1) throw Errors.invalidQuery(name, 'given once');
@@ -33,13 +34,13 @@ export function summaryQuery(params: URLSearchParams): UsageSummaryQuery {
   const groupBy = (params.get('group_by') ?? '').split(',').filter(Boolean);
   if (groupBy.length === 0) {
     throw Errors.invalidRequest(
-      "query parameter 'group_by' is required: any of key, model, endpoint, and hour or day",
+      "query parameter 'group_by' is required: any of key, team, model, endpoint, and hour or day",
     );
   }
   for (const d of groupBy) {
     if (!DIMENSIONS.includes(d)) {
       throw Errors.invalidRequest(
-        `'group_by' cannot include '${d.slice(0, 200)}': expected key, model, endpoint, hour or day`,
+        `'group_by' cannot include '${d.slice(0, 200)}': expected key, team, model, endpoint, hour or day`,
       );
     }
   }
@@ -68,6 +69,7 @@ export function summaryQuery(params: URLSearchParams): UsageSummaryQuery {
     from,
     to,
     key_ids: filterValues(params, 'key_id'),
+    team_ids: filterValues(params, 'team_id'),
     models: filterValues(params, 'model'),
     endpoints: filterValues(params, 'endpoint'),
   };
@@ -77,7 +79,10 @@ export function summaryQuery(params: URLSearchParams): UsageSummaryQuery {
  * `key_id=a,b`: the listed values, or undefined when the parameter is absent. Values are not checked
  * against the models and endpoints served now: records keep those of plugins since removed.
  */
-function filterValues(params: URLSearchParams, name: 'key_id' | 'model' | 'endpoint'): string[] | undefined {
+function filterValues(
+  params: URLSearchParams,
+  name: 'key_id' | 'team_id' | 'model' | 'endpoint',
+): string[] | undefined {
   const text = params.get(name);
   if (text === null) return undefined;
   const values = text.split(',');

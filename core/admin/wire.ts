@@ -34,6 +34,8 @@ export interface PublicKey {
   /** ISO 8601, UTC; absent: never expires. */
   readonly expires_at?: string;
   readonly budget?: KeyBudget;
+  /** The team the key belongs to; absent: none. */
+  readonly team_id?: string;
   readonly created_at: string;
 }
 
@@ -57,9 +59,36 @@ export interface CreatedKey {
   readonly replaces?: string;
 }
 
-/** One group's totals. `key_id`, `model`, `endpoint`, `period` are set when grouped by them. */
+/** A team as the admin API shows it: a group of keys with a budget and limits over all of them. */
+export interface PublicTeam {
+  readonly id: string;
+  /** Unique among teams. */
+  readonly name: string;
+  readonly budget?: KeyBudget;
+  readonly rate_limit_rpm?: number;
+  readonly rate_limit_tpm?: number;
+  readonly max_concurrent?: number;
+  /** Models the team's keys may use; empty means all (a key's own list narrows it further). */
+  readonly allowed_models: readonly string[];
+  readonly metadata: Readonly<Record<string, string>>;
+  readonly created_at: string;
+}
+
+/** A team as `GET /admin/teams` and `GET /admin/teams/{id}` show it: its settings, its keys and its spend. */
+export interface TeamWithActivity extends PublicTeam {
+  /** Keys in the team, stored and declared. */
+  readonly key_count: number;
+  /** Cost of the team's records in its budget period (its whole life without a monthly budget), micro-units. */
+  readonly spent_micros: number;
+  /** Records in that period whose cost is unknown (their model had no price). */
+  readonly spent_unknown_requests: number;
+}
+
+/** One group's totals. `key_id`, `team_id`, `model`, `endpoint`, `period` are set when grouped by them. */
 export interface UsageSummaryRow {
   key_id?: string | null;
+  /** Null for the calls of keys without a team. */
+  team_id?: string | null;
   model?: string;
   /** The endpoint's id (`chat-completions`, `responses`, `embeddings`, …). */
   endpoint?: string;
@@ -103,6 +132,8 @@ export interface TaskView {
   readonly status: TaskStatus;
   readonly model: string;
   readonly key_id: string | null;
+  /** The key's team when the task was submitted; absent: none. */
+  readonly team_id?: string;
   readonly protocol: string;
   readonly upstream: string;
   readonly upstream_task_id: string | null;

@@ -46,6 +46,15 @@ export const Errors = {
   keyDisabled: () => new GatewayError(403, 'key_disabled', 'this API key is disabled'),
   modelNotAllowed: (model: string) =>
     new GatewayError(403, 'model_not_allowed', `this API key may not use model '${clip(model)}'`),
+  teamModelNotAllowed: (model: string) =>
+    new GatewayError(403, 'model_not_allowed', `this API key's team may not use model '${clip(model)}'`),
+  /** The key names a team that does not exist (deleted under it, or a declared key's typo): fail closed. */
+  keyTeamMissing: () =>
+    new GatewayError(
+      403,
+      'team_not_found',
+      "this API key's team does not exist; an operator must move the key to a team that does",
+    ),
   notFound: (method: string, path: string) =>
     new GatewayError(404, 'not_found', `no endpoint ${clip(method)} ${clip(path)}`),
   methodNotAllowed: (method: string, path: string, allowed: readonly string[]) =>
@@ -135,6 +144,16 @@ export const Errors = {
   invalidQuery: (name: string, expected: string) =>
     new GatewayError(400, 'invalid_request', `query parameter '${clip(name)}' must be ${expected}`),
   keyNotFound: (id: string) => new GatewayError(404, 'key_not_found', `no key with id ${clip(id)}`),
+  teamNotFound: (id: string) => new GatewayError(404, 'team_not_found', `no team with id ${clip(id)}`),
+  teamNameTaken: (name: string) =>
+    new GatewayError(409, 'team_name_taken', `another team is named '${clip(name)}'; team names are unique`),
+  teamHasKeys: (id: string, keys: number) =>
+    new GatewayError(
+      409,
+      'team_has_keys',
+      `team ${clip(id)} has ${keys} key${keys === 1 ? '' : 's'}; move ${keys === 1 ? 'it' : 'them'} to another team ` +
+        '(or remove their team_id) or delete them first',
+    ),
   keyDeclared: (id: string) =>
     new GatewayError(409, 'key_declared', `key ${clip(id)} is declared in gateway.yaml; change it there`),
   storeUnavailable: (retryAfterSeconds: number, cause?: unknown) =>
@@ -158,10 +177,14 @@ export const Errors = {
     new GatewayError(431, 'request_header_fields_too_large', `more than ${limit} request headers`, {
       connection: 'close',
     }),
-  rateLimited: (retryAfterSeconds: number) =>
-    new GatewayError(429, 'rate_limited', `rate limit reached; retry after ${retryAfterSeconds} s`, {
-      'retry-after': String(retryAfterSeconds),
-    }),
+  /** `whose`: which limit refused, when the message should say (`this API key's`, `the team's`). */
+  rateLimited: (retryAfterSeconds: number, whose?: string) =>
+    new GatewayError(
+      429,
+      'rate_limited',
+      `${whose ? `${whose} ` : ''}rate limit reached; retry after ${retryAfterSeconds} s`,
+      { 'retry-after': String(retryAfterSeconds) },
+    ),
   /**
    * A budget the call falls under is spent: the key's own, or its team's (`owner`, named in the message).
    * A monthly one names its reset, and `Retry-After` counts the seconds to it; a total one never resets

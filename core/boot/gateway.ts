@@ -28,6 +28,8 @@ import { KeyHasher } from '../keys/api-key';
 import { KeyEvents } from '../keys/key-events';
 import { KeyRevocation } from '../keys/key-revocation';
 import { KeyService, KeyServiceToken, type CreatedKey } from '../keys/key-service';
+import { TeamEvents } from '../teams/team-events';
+import { TeamService, TeamServiceToken } from '../teams/team-service';
 import { ADMIN_TOKEN_FILE, KEY_SECRET_FILE, loadOrCreateSecret } from '../keys/secrets';
 import { createLogger, LoggerToken } from '../base/logger';
 import { GatewayMetrics } from '../observability/metrics';
@@ -79,6 +81,7 @@ export interface RunningGateway {
   readonly adminBoundUrl: string;
   readonly adminToken: string;
   readonly keys: KeyService;
+  readonly teams: TeamService;
   readonly usage: UsageStore;
   readonly tasks: TaskStore;
   /** The link to Redis, when one is configured. */
@@ -153,12 +156,10 @@ async function compose(
   const live = redis && new LiveInstances(redis, instance);
   if (live) lifecycle.add({ name: 'live instances', start: () => live.start(), stop: () => live.stop() });
   const keyEvents = new KeyEvents(instance, redis, logger);
-  const keys = new KeyService(
-    stores.keys,
-    hasher,
-    { cacheTtlMs: config.keys.cache_ttl, cacheMax: config.keys.cache_max },
-    keyEvents,
-  );
+  const cacheOptions = { cacheTtlMs: config.keys.cache_ttl, cacheMax: config.keys.cache_max };
+  const keys = new KeyService(stores.keys, hasher, cacheOptions, keyEvents);
+  const teamEvents = new TeamEvents(instance, redis, logger);
+  const teams = new TeamService(stores.teams, keys, cacheOptions, teamEvents);
 
   // What outlives snapshots reads the running one through this (called only once `routing` exists below).
   const running = (): Snapshot => routing.current;
@@ -180,7 +181,7 @@ async function compose(
     lifecycle,
   );
   if (alerts) budgets.onSpend(alerts);
-  const scope = gatewayScope(plugins, { redis, live, logger, keys, usage, budgets, resilience });
+  const scope = gatewayScope(plugins, { redis, live, logger, keys, teams, usage, budgets, resilience });
 
   const proxy = new UpstreamProxy();
   const videoDeps = {
@@ -227,6 +228,7 @@ async function compose(
     stop: () => revocation.stop(),
   });
   lifecycle.add({ name: 'key events', start: () => keyEvents.start(), stop: () => keyEvents.stop() });
+  lifecycle.add({ name: 'team events', start: () => teamEvents.start(), stop: () => teamEvents.stop() });
   const poller = videoPoller(videoDeps, first.taskUpstreams);
   // Video submits' budget holds last until their tasks end, wherever they end (any instance's poller).
   taskStore.watch((task) => {
@@ -279,6 +281,7 @@ async function compose(
   const admin = new AdminServer(adminToken, keys, usage, {
     ...(poller ? { videoStats: () => poller.stats() } : {}),
     tasks: taskStore,
+    teams,
     config: configControl,
     upstreams: () => upstreamsPage(() => resilience.view(), Object.keys(running().config.upstreams)),
     health: () => readiness.view(),
@@ -326,6 +329,7 @@ async function compose(
     adminBoundUrl: adminAddress.bound,
     adminToken,
     keys,
+    teams,
     usage,
     tasks: taskStore,
     redis,
@@ -346,6 +350,7 @@ function gatewayScope(
     readonly live: LiveInstances | undefined;
     readonly logger: Logger;
     readonly keys: KeyService;
+    readonly teams: TeamService;
     readonly usage: UsageStore;
     readonly budgets: BudgetLedger;
     readonly resilience: Resilience;
@@ -358,6 +363,7 @@ function gatewayScope(
   scope.register(LiveInstancesToken, { useFactory: () => live });
   scope.register(LoggerToken, { useValue: services.logger });
   scope.register(KeyServiceToken, { useValue: services.keys });
+  scope.register(TeamServiceToken, { useValue: services.teams });
   scope.register(UsageStoreToken, { useValue: services.usage });
   scope.register(BudgetLedgerToken, { useValue: services.budgets });
   scope.register(KeptStateToken, { useValue: new KeptState() });

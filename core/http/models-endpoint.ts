@@ -1,4 +1,4 @@
-/** `GET /v1/models` in OpenAI's list shape, limited to the models the calling key may use. */
+/** `GET /v1/models` in OpenAI's list shape, limited to the models the calling key (and its team) may use. */
 import type { Catalogue } from '../routing/catalogue';
 import type { Endpoint } from '../contracts/plugin';
 import { replyJson } from './json-reply';
@@ -10,10 +10,11 @@ export function modelsEndpoint(catalogue: Catalogue): Endpoint {
     path: '/v1/models',
     routedByModel: false,
     handle(ctx) {
-      const allowed = ctx.key?.allowed_models ?? [];
+      // An empty list allows every model; both the key's and the team's must allow it.
+      const lists = [ctx.key?.allowed_models ?? [], ctx.team?.allowed_models ?? []];
       const data = catalogue
         .models()
-        .filter((m) => allowed.length === 0 || allowed.includes(m.id))
+        .filter((m) => lists.every((allowed) => allowed.length === 0 || allowed.includes(m.id)))
         .map((m) => ({ id: m.id, object: 'model', created: m.created, owned_by: m.ownedBy }));
       replyJson(ctx, 200, { object: 'list', data });
       return Promise.resolve();

@@ -86,6 +86,7 @@ function toRecord(entry: DeclaredKeyConfig, hash: string, createdAt: string): Ke
     ...(entry.rate_limit_tpm !== undefined ? { rate_limit_tpm: entry.rate_limit_tpm } : {}),
     ...(entry.max_concurrent !== undefined ? { max_concurrent: entry.max_concurrent } : {}),
     ...(entry.expires_at !== undefined ? { expires_at: entry.expires_at } : {}),
+    ...(entry.team_id !== undefined ? { team_id: entry.team_id } : {}),
     created_at: createdAt,
   });
 }

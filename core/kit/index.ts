@@ -17,6 +17,7 @@ export { ResilienceToken, type Resilience } from '../routing/resilience';
 export { KeyServiceToken, type KeyService } from '../keys/key-service';
 export { isExpired, type KeyRecord } from '../stores/key-store';
 export type { TeamRecord } from '../stores/team-store';
+export { TeamServiceToken, type TeamService } from '../teams/team-service';
 export { UsageStoreToken, type UsageRecord, type UsageStore } from '../stores/usage-store';
 export { PricingToken, type Pricing } from '../billing/pricing';
 export { nextMonthStart } from '../billing/budget-period';

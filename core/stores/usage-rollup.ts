@@ -9,10 +9,11 @@
  * first check) only their buckets. The embedded store fills one at open from its files and then from
  * each record it writes.
  *
- * A bucket is one (period, key, model, endpoint), so totals by endpoint are as exact as by model, and a
- * record still adds to one bucket per level whatever a summary groups by later: the endpoint costs no
- * work per record beyond one id made once, and few extra buckets (a model is called on one or two
- * endpoints, so it rarely splits a (period, key, model) bucket).
+ * A bucket is one (period, key, team, model, endpoint), so totals by endpoint or team are as exact as by
+ * model, and a record still adds to one bucket per level whatever a summary groups by later: the endpoint
+ * and the team cost no work per record beyond one id made once, and few extra buckets (a model is called
+ * on one or two endpoints, and a key is in one team at a time, so they rarely split a (period, key,
+ * model) bucket). The team is in the levels without keys too, so a team's totals never need the keyed ones.
  */
 import type { SummaryDimension, UsageRecord, UsageSummaryQuery, UsageSummaryRow } from './usage-store';
 
@@ -32,6 +33,8 @@ interface Bucket extends Totals {
   readonly start: number;
   /** The record's key; undefined in the levels without keys. */
   readonly key_id: string | null | undefined;
+  /** The record's team; null for a key without one. */
+  readonly team_id: string | null;
   readonly model: string;
   readonly endpoint: string;
 }
@@ -60,20 +63,21 @@ const floorTo = (at: number, unit: number): number =>
  */
 interface Identity {
   readonly keyId: string | null;
+  readonly teamId: string | null;
   readonly model: string;
   readonly endpoint: string;
   /** The key index's entry (keyEntry). */
   readonly key: string;
-  /** The bucket's id within its period, in the keyed levels (`key \n model \n endpoint`) and the others. */
+  /** The bucket's id within its period, in the keyed levels (`key \n team \n model \n endpoint`) and the others. */
   readonly keyedId: string;
   readonly unkeyedId: string;
 }
 
-/** Endpoint ids hold no newline, so neither id is ambiguous whatever the model's name holds. */
-function identityOf(keyId: string | null, model: string, endpoint: string): Identity {
+/** Key, team and endpoint ids hold no newline, so neither id is ambiguous whatever the model's name holds. */
+function identityOf(keyId: string | null, teamId: string | null, model: string, endpoint: string): Identity {
   const key = keyEntry(keyId);
-  const unkeyedId = `${model}\n${endpoint}`;
-  return { keyId, model, endpoint, key, keyedId: `${key}\n${unkeyedId}`, unkeyedId };
+  const unkeyedId = `${keyEntry(teamId)}\n${model}\n${endpoint}`;
+  return { keyId, teamId, model, endpoint, key, keyedId: `${key}\n${unkeyedId}`, unkeyedId };
 }
 
 /** One level of roll-ups: buckets of one period length, with or without the key. */
@@ -99,7 +103,14 @@ class Level {
     let bucket = period.get(id);
     if (!bucket) {
       const keyId = this.keyed ? who.keyId : undefined;
-      bucket = { start, key_id: keyId, model: who.model, endpoint: who.endpoint, ...emptyTotals() };
+      bucket = {
+        start,
+        key_id: keyId,
+        team_id: who.teamId,
+        model: who.model,
+        endpoint: who.endpoint,
+        ...emptyTotals(),
+      };
       period.set(id, bucket);
       if (this.keyed) pushTo(this.byKey, who.key, bucket);
     }
@@ -160,7 +171,7 @@ export class UsageRollup {
   add(record: UsageRecord): void {
     const at = Date.parse(record.created_at);
     if (Number.isNaN(at)) return;
-    const who = identityOf(record.key_id, record.model, record.endpoint);
+    const who = identityOf(record.key_id, record.team_id ?? null, record.model, record.endpoint);
     const totals: Totals = {
       requests: 1,
       input_tokens: record.prompt_tokens,
@@ -190,8 +201,10 @@ export class UsageRollup {
     const periodMs = by.has('day') ? DAY_MS : by.has('hour') ? HOUR_MS : undefined;
     const models = query.models ? new Set(query.models) : undefined;
     const endpoints = query.endpoints ? new Set(query.endpoints) : undefined;
+    const teams = query.team_ids ? new Set(query.team_ids) : undefined;
     const groups = new Map<string, UsageSummaryRow>();
     for (const b of level.select(query.key_ids, query.from, query.to)) {
+      if (teams && (b.team_id === null || !teams.has(b.team_id))) continue;
       if (models && !models.has(b.model)) continue;
       if (endpoints && !endpoints.has(b.endpoint)) continue;
       const period = periodMs === undefined ? undefined : floorTo(b.start, periodMs);
@@ -200,6 +213,7 @@ export class UsageRollup {
       if (!row) {
         row = {
           ...(by.has('key') ? { key_id: b.key_id ?? null } : {}),
+          ...(by.has('team') ? { team_id: b.team_id } : {}),
           ...(by.has('model') ? { model: b.model } : {}),
           ...(by.has('endpoint') ? { endpoint: b.endpoint } : {}),
           ...(period !== undefined ? { period: new Date(period).toISOString() } : {}),
@@ -237,7 +251,9 @@ export class UsageRollup {
   /** The level, folded from the hourly buckets on first use (a summary over a million records: once). */
   private ready(level: Level): Level {
     if (this.built.has(level)) return level;
-    for (const b of this.base.all()) level.add(b.start, identityOf(b.key_id ?? null, b.model, b.endpoint), b);
+    for (const b of this.base.all()) {
+      level.add(b.start, identityOf(b.key_id ?? null, b.team_id, b.model, b.endpoint), b);
+    }
     this.built.add(level);
     return level;
   }
@@ -246,7 +262,8 @@ export class UsageRollup {
 /** The group a bucket falls in: its values of the dimensions grouped by (the period already floored). */
 function groupId(by: ReadonlySet<SummaryDimension>, b: Bucket, period: number | undefined): string {
   const key = by.has('key') ? keyEntry(b.key_id) : '';
-  return `${period ?? ''}\n${key}\n${by.has('model') ? b.model : ''}\n${by.has('endpoint') ? b.endpoint : ''}`;
+  const team = by.has('team') ? keyEntry(b.team_id) : '';
+  return `${period ?? ''}\n${key}\n${team}\n${by.has('model') ? b.model : ''}\n${by.has('endpoint') ? b.endpoint : ''}`;
 }
 
 const cmp = (a: string | null | undefined, b: string | null | undefined): number => {
@@ -256,12 +273,13 @@ const cmp = (a: string | null | undefined, b: string | null | undefined): number
   return a < b ? -1 : 1;
 };
 
-/** By period, key, model, endpoint (ISO periods compare as strings; a record without a key first). */
+/** By period, key, team, model, endpoint (ISO periods compare as strings; no key or team first). */
 export function sortSummary(rows: UsageSummaryRow[]): UsageSummaryRow[] {
   return rows.sort(
     (a, b) =>
       cmp(a.period, b.period) ||
       cmp(a.key_id, b.key_id) ||
+      cmp(a.team_id, b.team_id) ||
       cmp(a.model, b.model) ||
       cmp(a.endpoint, b.endpoint),
   );

@@ -46,10 +46,11 @@ export interface UsageRecord {
 export interface UsageFilter {
   id?: string;
   key_id?: string;
+  team_id?: string;
   limit?: number;
 }
 
-/** What a usage summary may be grouped by: any of key, model and endpoint, and at most one period. */
+/** What a usage summary may be grouped by: any of key, team, model and endpoint, and at most one period. */
 export type SummaryDimension = 'key' | 'team' | 'model' | 'endpoint' | 'hour' | 'day';
 
 export interface UsageSummaryQuery {
@@ -60,7 +61,7 @@ export interface UsageSummaryQuery {
   readonly to?: number | undefined;
   /** Only these keys' records (any when absent). */
   readonly key_ids?: readonly string[] | undefined;
-  /** Only these teams' records (any when absent). */
+  /** Only the records of calls made by these teams' keys (any when absent). */
   readonly team_ids?: readonly string[] | undefined;
   /** Only these models' records (any when absent). */
   readonly models?: readonly string[] | undefined;
@@ -68,9 +69,11 @@ export interface UsageSummaryQuery {
   readonly endpoints?: readonly string[] | undefined;
 }
 
-/** One group's totals. `key_id`, `model`, `endpoint`, `period` are set when grouped by them. */
+/** One group's totals. `key_id`, `team_id`, `model`, `endpoint`, `period` are set when grouped by them. */
 export interface UsageSummaryRow {
   key_id?: string | null;
+  /** Null for the calls of keys without a team. */
+  team_id?: string | null;
   model?: string;
   /** The endpoint's id, as records hold it. */
   endpoint?: string;
@@ -119,7 +122,7 @@ export interface UsageStore {
   flush(): Promise<void>;
   list(filter?: UsageFilter): Promise<UsageRecord[]>;
   /**
-   * Totals of the records grouped by `query.group_by`, sorted by period, then key, model, endpoint. Writes
+   * Totals of the records grouped by `query.group_by`, sorted by period, then key, team, model, endpoint. Writes
    * what is queued first, like `list`.
    */
   summary(query: UsageSummaryQuery): Promise<UsageSummaryRow[]>;

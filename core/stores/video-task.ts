@@ -64,6 +64,8 @@ export interface VideoTask {
   readonly id: string;
   /** The API key that submitted it (null when the pipeline has no auth stage); only it may read the task. */
   readonly key_id: string | null;
+  /** The key's team when the task was submitted; its bill goes to that team. Absent: none. */
+  readonly team_id?: string;
   readonly model: string;
   /** The configured upstream (its `upstreams:` name) and the model id it knows. */
   readonly upstream: string;

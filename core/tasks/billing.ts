@@ -20,6 +20,7 @@ export function usageRecordOf(task: VideoTask, pricing: Pricing): UsageRecord {
   return {
     id: task.id,
     key_id: task.key_id,
+    ...(task.team_id !== undefined ? { team_id: task.team_id } : {}),
     model: task.model,
     upstream: task.upstream,
     endpoint: VIDEO_ENDPOINT,

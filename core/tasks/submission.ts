@@ -208,6 +208,7 @@ export class TaskSubmission {
     return {
       id: protocol.newTaskId(),
       key_id: ctx.key?.id ?? null,
+      ...(ctx.team ? { team_id: ctx.team.id } : {}),
       model: target.spec.id,
       upstream: target.upstream.name,
       upstream_model: target.upstreamModel,

@@ -1,6 +1,7 @@
 /**
  * Picks the upstream from the body's `model`: 404 for a model this endpoint does not serve (naming the
- * endpoints that do), 403 for a model the key may not use, 503 when all its upstreams are ejected. Endpoints not routed by model pass through.
+ * endpoints that do), 403 for a model the key or its team may not use (both lists must allow it; the
+ * message says which refused), 503 when all its upstreams are ejected. Endpoints not routed by model pass through.
  */
 import { inject } from 'tsyringe';
 import {
@@ -18,7 +19,7 @@ import {
 @definePlugin({
   kind: 'middleware',
   name: 'model-router',
-  after: { auth: "it checks the model against the key's allowed models" },
+  after: { auth: "it checks the model against the key's and its team's allowed models" },
 })
 export class ModelRouterMiddleware implements Middleware {
   constructor(
@@ -37,6 +38,8 @@ export class ModelRouterMiddleware implements Middleware {
     const target = this.catalogue.resolve(ctx.endpoint, model, this.resilience.health);
     const allowed = ctx.key?.allowed_models;
     if (allowed?.length && !allowed.includes(model)) throw Errors.modelNotAllowed(model);
+    const teamAllowed = ctx.team?.allowed_models;
+    if (teamAllowed?.length && !teamAllowed.includes(model)) throw Errors.teamModelNotAllowed(model);
     ctx.target = target;
     ctx.stream = body.stream === true;
     return next();

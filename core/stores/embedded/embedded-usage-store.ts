@@ -141,6 +141,7 @@ export class EmbeddedUsageStore implements UsageStore {
     await this.scan((record) => {
       if (filter.id !== undefined && record.id !== filter.id) return;
       if (filter.key_id !== undefined && record.key_id !== filter.key_id) return;
+      if (filter.team_id !== undefined && record.team_id !== filter.team_id) return;
       out.push(record);
     });
     return filter.limit !== undefined ? out.slice(-filter.limit) : out;

@@ -241,10 +241,11 @@ export class MongoTaskStore implements TaskStore {
   }
 
   async page(query: TaskPageQuery): Promise<VideoTask[]> {
-    const { after, status, key_id, model } = query;
+    const { after, status, key_id, team_id, model } = query;
     const filter: Filter<TaskDoc> = {
       ...(status !== undefined ? { status } : {}),
       ...(key_id !== undefined ? { key_id } : {}),
+      ...(team_id !== undefined ? { team_id } : {}),
       ...(model !== undefined ? { model } : {}),
       ...(after
         ? {

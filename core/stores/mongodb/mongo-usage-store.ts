@@ -2,7 +2,7 @@
  * Usage records in a MongoDB collection. `record` only queues, like the embedded store; a timer (or a
  * full batch) writes the queue with one unordered insertMany, so metering adds no round trip to a request.
  * `recordOnce` is one insert against a unique partial index on `id` over the `once` records.
- * `summary` is one aggregation over the `created_at_key_model` index.
+ * `summary` is one aggregation over the `created_at_key_model` index (`team_created_at` for some teams').
  */
 import { MongoBulkWriteError, ObjectId, type Collection, type Db, type Filter } from 'mongodb';
 import { BatchWriter, type BatchOptions } from '../batch-writer';
@@ -109,6 +109,7 @@ export class MongoUsageStore implements UsageStore {
     const query: Filter<UsageDoc> = {
       ...(filter.id !== undefined ? { id: filter.id } : {}),
       ...(filter.key_id !== undefined ? { key_id: filter.key_id } : {}),
+      ...(filter.team_id !== undefined ? { team_id: filter.team_id } : {}),
     };
     if (filter.limit === undefined) {
       return this.usage.find<UsageRecord>(query, AS_RECORDED).sort({ _id: 1 }).toArray();
@@ -138,6 +139,7 @@ export class MongoUsageStore implements UsageStore {
     const match: Filter<UsageDoc> = {
       ...(Object.keys(range).length ? { created_at: range } : {}),
       ...(query.key_ids ? { key_id: { $in: [...query.key_ids] } } : {}),
+      ...(query.team_ids ? { team_id: { $in: [...query.team_ids] } } : {}),
       ...(query.models ? { model: { $in: [...query.models] } } : {}),
       ...(query.endpoints ? { endpoint: { $in: [...query.endpoints] } } : {}),
     };
@@ -148,6 +150,7 @@ export class MongoUsageStore implements UsageStore {
           $group: {
             _id: {
               ...(by.has('key') ? { key_id: '$key_id' } : {}),
+              ...(by.has('team') ? { team_id: '$team_id' } : {}),
               ...(by.has('model') ? { model: '$model' } : {}),
               ...(by.has('endpoint') ? { endpoint: '$endpoint' } : {}),
               ...(prefix ? { period: { $substrCP: ['$created_at', 0, prefix] } } : {}),
@@ -164,9 +167,16 @@ export class MongoUsageStore implements UsageStore {
     const suffix = prefix === 10 ? 'T00:00:00.000Z' : ':00:00.000Z';
     return sortSummary(
       rows.map(({ _id, ...totals }) => {
-        const group = _id as { key_id?: string | null; model?: string; endpoint?: string; period?: string };
+        const group = _id as {
+          key_id?: string | null;
+          team_id?: string | null;
+          model?: string;
+          endpoint?: string;
+          period?: string;
+        };
         return {
           ...(by.has('key') ? { key_id: group.key_id ?? null } : {}),
+          ...(by.has('team') ? { team_id: group.team_id ?? null } : {}),
           ...(by.has('model') ? { model: group.model ?? '' } : {}),
           ...(by.has('endpoint') ? { endpoint: group.endpoint ?? '' } : {}),
           ...(prefix ? { period: `${group.period ?? ''}${suffix}` } : {}),

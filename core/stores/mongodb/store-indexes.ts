@@ -40,6 +40,13 @@ const FIXED_INDEXES: Readonly<Record<StoreName, readonly IndexDescription[]>> = 
     { key: { key_id: 1, _id: 1 }, name: 'key_then_order' },
     // `summary`: the time range, and the group's fields read from the index.
     { key: { created_at: 1, key_id: 1, model: 1 }, name: 'created_at_key_model' },
+    // A team's records over a range (its spend, `summary` and `list` by team); records of keys without a
+    // team, most of them in many deployments, stay out of it.
+    {
+      key: { team_id: 1, created_at: 1 },
+      name: 'team_created_at',
+      partialFilterExpression: { team_id: { $exists: true } },
+    },
   ],
   tasks: [
     // `idempotency.key`, not `idempotency`: a task without a key holds `idempotency: null`, which

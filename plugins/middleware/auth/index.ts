@@ -2,6 +2,9 @@
  * Authentication: `Authorization: Bearer sk-…` (or `x-api-key`, which Anthropic-style clients send).
  * Unknown, missing or past its `expires_at` → 401 `unauthorized` (the same answer); disabled → 403.
  * Expiry is judged now, on every request, so a record held in the key cache still expires on time.
+ * A key in a team gets its team on `ctx.team`, from the team cache without a promise when it holds it; a
+ * key whose team does not exist is refused with 403 `team_not_found` (fail closed: the team's limits
+ * and budget could not be applied).
  *
  * Failed authentications are counted per client address (`keys.failed_auth_limit` in
  * `keys.failed_auth_window`; on Redis when it is configured, so instances share the count). Past the
@@ -28,6 +31,8 @@ import {
   type Next,
   type RedisLink,
   RedisToken,
+  type TeamService,
+  TeamServiceToken,
 } from '../../../core/kit';
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
@@ -45,6 +50,7 @@ export class AuthMiddleware implements Middleware {
 
   constructor(
     @inject(KeyServiceToken) private readonly keys: KeyService,
+    @inject(TeamServiceToken) private readonly teams: TeamService,
     @inject(ConfigToken) config: GatewayConfig,
     @inject(KeptStateToken) kept: KeptState,
     @inject(RedisToken) redis: RedisLink | undefined,
@@ -83,7 +89,22 @@ export class AuthMiddleware implements Middleware {
     if (!key || isExpired(key, Date.now())) return this.refuse(ctx.clientAddress);
     if (!key.enabled) throw Errors.keyDisabled();
     ctx.key = key;
-    return next();
+    // A key without a team costs this one check.
+    return key.team_id === undefined ? next() : this.admitTeam(ctx, key.team_id, next);
+  }
+
+  /** The key's team from the cache at once; only a miss waits for the store. */
+  private admitTeam(ctx: GatewayContext, teamId: string, next: Next): Promise<void> {
+    const cached = this.teams.cached(teamId);
+    if (cached) {
+      ctx.team = cached;
+      return next();
+    }
+    return this.teams.lookup(teamId).then((team) => {
+      if (!team) throw Errors.keyTeamMissing();
+      ctx.team = team;
+      return next();
+    });
   }
 
   /** 401, or 429 once the address is past its limit (counted by another instance too). */

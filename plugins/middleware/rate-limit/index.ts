@@ -1,8 +1,9 @@
 /**
- * Rate limits: requests and tokens per window (a minute) and requests in flight, per key and per routed
- * model or upstream, decided in one step per request (plugins/middleware/rate-limit/). Over a limit → 429
- * `rate_limited` with a whole-seconds `Retry-After` after which the same request is admitted (for a
- * concurrency limit, one second). Tokens are the call's real usage, counted when it ends; a call starts
+ * Rate limits: requests and tokens per window (a minute) and requests in flight, per key, per team (over
+ * all its keys) and per routed model or upstream, decided in one step per request
+ * (plugins/middleware/rate-limit/). Over a limit → 429 `rate_limited`, naming whose limit it was (the
+ * key's, its team's, the model's, the upstream's), with a whole-seconds `Retry-After` after which the
+ * same request is admitted (for a concurrency limit, one second). Tokens are the call's real usage, counted when it ends; a call starts
  * only while the window holds fewer tokens than the limit.
  *
  * It comes after `model-router`: a model's or upstream's cap needs the routed model, and checking every
@@ -33,7 +34,7 @@ import { FallbackLimiter } from './fallback-limiter';
 import { MemoryLimiter } from './memory-limiter';
 import { RedisLimiter } from './redis-limiter';
 import { addQuotaHeaders } from './quota-headers';
-import { RuleTable } from './rules';
+import { RuleTable, whoseLimit } from './rules';
 import {
   definePlugin,
   Errors,
@@ -121,7 +122,10 @@ export class RateLimitMiddleware implements Middleware {
   /** Throws 429 for a refusal (the pipeline's promise rejects with it), or records the admission and goes on. */
   private proceed(ctx: GatewayContext, decision: Decision, next: Next): Promise<void> {
     ctx.replyHeaders = addQuotaHeaders(ctx.replyHeaders, decision.quota);
-    if (!decision.admitted) throw Errors.rateLimited(Math.max(1, Math.ceil(decision.retryAfterMs / 1000)));
+    if (!decision.admitted) {
+      const retryAfter = Math.max(1, Math.ceil(decision.retryAfterMs / 1000));
+      throw Errors.rateLimited(retryAfter, whoseLimit(decision.rule));
+    }
     ctx.set(ADMITTED, decision.admission);
     return next();
   }

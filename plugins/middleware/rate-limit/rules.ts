@@ -1,7 +1,8 @@
 /**
  * Which limits apply to a request, as a table: the key's (its own fields, else `per_key`, else the
- * stage's defaults), the routed model's (`per_model`, exact id before patterns; each model id counts
- * on its own) and the upstream's (`per_upstream`). A limit left unset is no rule at all.
+ * stage's defaults), its team's (the team's own fields, counted over all its keys), the routed model's
+ * (`per_model`, exact id before patterns; each model id counts on its own) and the upstream's
+ * (`per_upstream`). A limit left unset is no rule at all.
  */
 import type { LimitKind, LimitRule } from './limiter';
 import { type GatewayContext, globMatch } from '../../../core/kit';
@@ -18,6 +19,20 @@ const KINDS: readonly (readonly [keyof Caps, LimitKind])[] = [
   ['tpm', 'tokens'],
   ['concurrent', 'concurrent'],
 ];
+
+/** Rules of a team's limits have subjects that start so; the 429 says whose limit was reached. */
+export const TEAM_SUBJECT = 'team:';
+
+/** The limit a refused request hit, as the 429 names it, by the rule's subject prefix. */
+const WHOSE: readonly (readonly [prefix: string, whose: string])[] = [
+  ['key:', "this API key's"],
+  [TEAM_SUBJECT, "this API key's team's"],
+  ['model:', "the model's"],
+  ['upstream:', "the upstream's"],
+];
+
+export const whoseLimit = (rule: LimitRule): string | undefined =>
+  WHOSE.find(([prefix]) => rule.subject.startsWith(prefix))?.[1];
 
 export interface RuleOptions {
   readonly requests_per_minute: number;
@@ -44,6 +59,14 @@ export class RuleTable {
       tpm: key?.rate_limit_tpm ?? this.options.tokens_per_minute,
       concurrent: key?.max_concurrent ?? this.options.concurrent,
     });
+    const team = ctx.team;
+    if (team) {
+      add(rules, `${TEAM_SUBJECT}${team.id}`, {
+        rpm: team.rate_limit_rpm,
+        tpm: team.rate_limit_tpm,
+        concurrent: team.max_concurrent,
+      });
+    }
     const target = ctx.target;
     if (target) {
       add(rules, `model:${target.spec.id}`, this.capsOfModel(target.spec.id));
