@@ -154,7 +154,7 @@ t.test('usage summary by key and by model matches the records of real calls', as
   for (const [query, words] of [
     ['', /group_by/],
     ['?group_by=', /group_by/],
-    ['?group_by=week', /week.*key, model, endpoint, hour or day/],
+    ['?group_by=week', /week.*key, team, model, endpoint, hour or day/],
     ['?group_by=endpoints', /endpoints/],
     ['?group_by=endpoint,endpoint', /twice/],
     ['?group_by=endpoint&endpoint=', /endpoint/],

@@ -1,0 +1,353 @@
+/**
+ * The team side of the admin API over real HTTP: create, list, read, change and delete teams, every
+ * validation error's status and body, keys joining and leaving a team, and a team's deletion refused
+ * while it has keys.
+ */
+import t from 'tap';
+import { startTestGateway, type TestGateway } from '../../helpers/gateway';
+import { isError } from '../../helpers/errors';
+import type { JsonResponse } from '../../helpers/http';
+import type {
+  CreatedKey,
+  KeyWithActivity,
+  List,
+  Page,
+  PublicTeam,
+  TeamWithActivity,
+} from '../../../core/admin/wire';
+
+function adminOf(gw: TestGateway) {
+  return async <T = Record<string, unknown>>(
+    method: string,
+    path: string,
+    body?: unknown,
+  ): Promise<JsonResponse<T>> => {
+    const res = await fetch(`${gw.gateway.adminUrl}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${gw.gateway.adminToken}`, 'content-type': 'application/json' },
+      ...(body !== undefined ? { body: typeof body === 'string' ? body : JSON.stringify(body) } : {}),
+    });
+    const text = await res.text();
+    return { status: res.status, headers: res.headers, body: JSON.parse(text) as T, text };
+  };
+}
+
+const TEAM_ID = /^team-[A-Za-z0-9_-]{12}$/;
+
+t.test('create, list in name order, read, change (null clears), delete', async (t) => {
+  const gw = await startTestGateway(t);
+  const admin = adminOf(gw);
+  const full = {
+    name: 'platform',
+    budget: { amount_micros: 50_000_000, period: 'month' },
+    rate_limit_rpm: 600,
+    rate_limit_tpm: 100_000,
+    max_concurrent: 8,
+    allowed_models: ['modela-5.5'],
+    metadata: { cost_centre: 'cc-17', owner: 'ana' },
+  };
+  const created = await admin<PublicTeam>('POST', '/admin/teams', full);
+  t.equal(created.status, 201);
+  t.match(created.body.id, TEAM_ID, 'team- and 12 base64url characters');
+  t.strictSame(created.body, { id: created.body.id, ...full, created_at: created.body.created_at });
+  t.ok(Number.isFinite(Date.parse(created.body.created_at)));
+
+  const bare = await admin<PublicTeam>('POST', '/admin/teams', { name: 'billing' });
+  t.equal(bare.status, 201);
+  t.strictSame(
+    bare.body,
+    { id: bare.body.id, name: 'billing', allowed_models: [], metadata: {}, created_at: bare.body.created_at },
+    'optional fields absent, lists and metadata empty',
+  );
+
+  const list = await admin<List<TeamWithActivity>>('GET', '/admin/teams');
+  t.equal(list.status, 200);
+  t.strictSame(
+    list.body.data.map((team) => team.name),
+    ['billing', 'platform'],
+    'name order',
+  );
+  for (const team of list.body.data) {
+    t.equal(team.key_count, 0, `${team.name}: no keys yet`);
+    t.equal(team.spent_micros, 0, `${team.name}: nothing spent`);
+    t.equal(team.spent_unknown_requests, 0);
+  }
+  const one = await admin<TeamWithActivity>('GET', `/admin/teams/${created.body.id}`);
+  t.equal(one.status, 200);
+  t.strictSame(one.body, list.body.data[1], 'one team as the listing shows it');
+  const narrowed = await admin<List<TeamWithActivity>>('GET', `/admin/teams?team_id=${bare.body.id}`);
+  t.strictSame(narrowed.body.data, [list.body.data[0]], '?team_id= narrows the list to that team');
+  const none = await admin<List<TeamWithActivity>>('GET', '/admin/teams?team_id=team-nonexistent0');
+  t.strictSame(none.body, { data: [] }, 'and to nothing for a team that does not exist');
+
+  const patched = await admin<PublicTeam>('PATCH', `/admin/teams/${created.body.id}`, {
+    name: 'platform-eu',
+    rate_limit_rpm: null,
+    budget: null,
+    max_concurrent: 2,
+    allowed_models: [],
+    metadata: { owner: 'li' },
+  });
+  t.equal(patched.status, 200);
+  t.strictSame(patched.body, {
+    id: created.body.id,
+    name: 'platform-eu',
+    rate_limit_tpm: 100_000,
+    max_concurrent: 2,
+    allowed_models: [],
+    metadata: { owner: 'li' },
+    created_at: created.body.created_at,
+  });
+  const reread = await admin<TeamWithActivity>('GET', `/admin/teams/${created.body.id}`);
+  t.notOk(
+    'rate_limit_rpm' in reread.body || 'budget' in reread.body,
+    'cleared fields are gone when read again',
+  );
+
+  const deleted = await admin<PublicTeam>('DELETE', `/admin/teams/${bare.body.id}`);
+  t.equal(deleted.status, 200);
+  t.equal(deleted.body.name, 'billing', 'the deleted team is returned');
+  isError(t, await admin('GET', `/admin/teams/${bare.body.id}`), 404, 'team_not_found', bare.body.id);
+  t.strictSame(
+    (await admin<List<TeamWithActivity>>('GET', '/admin/teams')).body.data.map((team) => team.id),
+    [created.body.id],
+  );
+});
+
+t.test('every validation error names its field, with the right status and code', async (t) => {
+  const gw = await startTestGateway(t);
+  const admin = adminOf(gw);
+  const taken = await admin<PublicTeam>('POST', '/admin/teams', { name: 'taken' });
+  const other = await admin<PublicTeam>('POST', '/admin/teams', { name: 'other' });
+  const bigMetadata = Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, 'v']));
+  const creates: [string, unknown, string, ...string[]][] = [
+    ['no name', {}, 'invalid_request', "field 'name' must be a string of 1 to 100 characters"],
+    ['an empty name', { name: '' }, 'invalid_request', "field 'name'"],
+    ['a name of 101 characters', { name: 'n'.repeat(101) }, 'invalid_request', "field 'name'"],
+    ['a name not a string', { name: 7 }, 'invalid_request', "field 'name'"],
+    [
+      'a negative budget',
+      { name: 'x', budget: { amount_micros: -1, period: 'month' } },
+      'invalid_request',
+      "field 'budget.amount_micros' must be a non-negative integer",
+    ],
+    [
+      'a budget period not known',
+      { name: 'x', budget: { amount_micros: 1, period: 'week' } },
+      'invalid_request',
+      "field 'budget.period' must be 'total' or 'month'",
+    ],
+    [
+      'a budget without its period',
+      { name: 'x', budget: { amount_micros: 1 } },
+      'invalid_request',
+      "field 'budget.period'",
+    ],
+    [
+      'a budget not an object',
+      { name: 'x', budget: 5 },
+      'invalid_request',
+      "field 'budget' must be an object",
+    ],
+    [
+      'rpm of 0',
+      { name: 'x', rate_limit_rpm: 0 },
+      'invalid_request',
+      "field 'rate_limit_rpm' must be a positive integer",
+    ],
+    [
+      'tpm not whole',
+      { name: 'x', rate_limit_tpm: 1.5 },
+      'invalid_request',
+      "field 'rate_limit_tpm' must be a positive integer",
+    ],
+    [
+      'concurrency negative',
+      { name: 'x', max_concurrent: -2 },
+      'invalid_request',
+      "field 'max_concurrent' must be a positive integer",
+    ],
+    [
+      'models not a list',
+      { name: 'x', allowed_models: 'modela-5.5' },
+      'invalid_request',
+      "field 'allowed_models' must be an array",
+    ],
+    [
+      'an empty model name',
+      { name: 'x', allowed_models: [''] },
+      'invalid_request',
+      "field 'allowed_models.0' must be a non-empty model name",
+    ],
+    [
+      'metadata not an object',
+      { name: 'x', metadata: ['a'] },
+      'invalid_request',
+      "field 'metadata' must be an object of at most 50 entries",
+    ],
+    [
+      'a metadata value not a string',
+      { name: 'x', metadata: { owner: 1 } },
+      'invalid_request',
+      "field 'metadata.owner' must be",
+    ],
+    [
+      'a metadata value of 501 characters',
+      { name: 'x', metadata: { owner: 'v'.repeat(501) } },
+      'invalid_request',
+      "field 'metadata.owner'",
+      'at most 500',
+    ],
+    [
+      'a metadata name of 101 characters',
+      { name: 'x', metadata: { ['n'.repeat(101)]: 'v' } },
+      'invalid_request',
+      `field 'metadata.${'n'.repeat(101)}'`,
+      'name at most 100 characters',
+    ],
+    [
+      '51 metadata entries',
+      { name: 'x', metadata: bigMetadata },
+      'invalid_request',
+      "field 'metadata' must be",
+      'at most 50',
+    ],
+    ['an unknown field', { name: 'x', colour: 'red' }, 'invalid_request', "unknown field 'colour'"],
+    ['a body not an object', '[1]', 'invalid_request', 'the request body must be a JSON object'],
+    ['not JSON', '{"name":', 'invalid_json', 'not valid JSON'],
+  ];
+  for (const [what, body, code, ...mentions] of creates) {
+    t.test(`POST: ${what}`, async (t) =>
+      isError(t, await admin('POST', '/admin/teams', body), 400, code, ...mentions),
+    );
+  }
+  t.test('a taken name: 409 on create and on rename', async (t) => {
+    isError(t, await admin('POST', '/admin/teams', { name: 'taken' }), 409, 'team_name_taken', "'taken'");
+    const rename = await admin('PATCH', `/admin/teams/${other.body.id}`, { name: 'taken' });
+    isError(t, rename, 409, 'team_name_taken', "'taken'");
+    t.equal(
+      (await admin<PublicTeam>('GET', `/admin/teams/${other.body.id}`)).body.name,
+      'other',
+      'unchanged',
+    );
+    const own = await admin<PublicTeam>('PATCH', `/admin/teams/${taken.body.id}`, { name: 'taken' });
+    t.equal(own.status, 200, 'a team keeping its own name is no conflict');
+  });
+  t.test('PATCH: null clears only optional fields, and says so', async (t) => {
+    const path = `/admin/teams/${taken.body.id}`;
+    isError(
+      t,
+      await admin('PATCH', path, { name: null }),
+      400,
+      'invalid_request',
+      "field 'name' must be a string",
+    );
+    isError(
+      t,
+      await admin('PATCH', path, { allowed_models: null }),
+      400,
+      'invalid_request',
+      "field 'allowed_models'",
+    );
+    isError(
+      t,
+      await admin('PATCH', path, { rate_limit_rpm: 0 }),
+      400,
+      'invalid_request',
+      "field 'rate_limit_rpm' must be a positive integer (requests per minute), or null to clear it",
+    );
+    isError(t, await admin('PATCH', path, { id: 'team-mine' }), 400, 'invalid_request', "unknown field 'id'");
+    isError(
+      t,
+      await admin('PATCH', path, { created_at: 'now' }),
+      400,
+      'invalid_request',
+      "unknown field 'created_at'",
+    );
+  });
+  t.test('an unknown team: 404 on read, change and delete', async (t) => {
+    for (const method of ['GET', 'PATCH', 'DELETE']) {
+      const res = await admin(
+        method,
+        '/admin/teams/team-nonexistent0',
+        method === 'PATCH' ? { name: 'y' } : undefined,
+      );
+      isError(t, res, 404, 'team_not_found', 'team-nonexistent0');
+    }
+  });
+  t.test('an unknown listing parameter', async (t) => {
+    isError(t, await admin('GET', '/admin/teams?name=x'), 400, 'invalid_request', "query parameter 'name'");
+  });
+  t.test('without the admin token', async (t) => {
+    const res = await fetch(`${gw.gateway.adminUrl}/admin/teams`);
+    t.equal(res.status, 401);
+  });
+});
+
+t.test('keys join and leave a team; delete is refused while it has keys', async (t) => {
+  const gw = await startTestGateway(t);
+  const admin = adminOf(gw);
+  const team = (await admin<PublicTeam>('POST', '/admin/teams', { name: 'research' })).body;
+
+  const missing = await admin('POST', '/admin/keys', { description: 'stray', team_id: 'team-nonexistent0' });
+  isError(
+    t,
+    missing,
+    400,
+    'invalid_request',
+    "field 'team_id' must be the id of an existing team",
+    'team-nonexistent0',
+  );
+  isError(t, await admin('POST', '/admin/keys', { team_id: 5 }), 400, 'invalid_request', "field 'team_id'");
+
+  const a = await admin<CreatedKey>('POST', '/admin/keys', { description: 'a', team_id: team.id });
+  t.equal(a.status, 201);
+  t.equal(a.body.record.team_id, team.id, 'created in the team');
+  const b = await admin<CreatedKey>('POST', '/admin/keys', { description: 'b' });
+  t.notOk('team_id' in b.body.record, 'a key without a team shows none');
+  const joined = await admin<KeyWithActivity>('PATCH', `/admin/keys/${b.body.record.id}`, {
+    team_id: team.id,
+  });
+  t.equal(joined.status, 200);
+  t.equal(joined.body.team_id, team.id, 'PATCH moves a key into the team');
+  isError(
+    t,
+    await admin('PATCH', `/admin/keys/${b.body.record.id}`, { team_id: 'team-nonexistent0' }),
+    400,
+    'invalid_request',
+    "field 'team_id'",
+  );
+  t.equal(
+    (await admin<KeyWithActivity>('GET', `/admin/keys/${b.body.record.id}`)).body.team_id,
+    team.id,
+    'a refused move changes nothing',
+  );
+
+  const members = await admin<Page<KeyWithActivity>>('GET', `/admin/keys?team_id=${team.id}`);
+  t.strictSame(
+    members.body.data.map((k) => k.id).sort(),
+    [a.body.record.id, b.body.record.id].sort(),
+    '?team_id= lists its keys',
+  );
+  t.equal((await admin<TeamWithActivity>('GET', `/admin/teams/${team.id}`)).body.key_count, 2);
+
+  const rotated = await admin<CreatedKey>('POST', `/admin/keys/${a.body.record.id}/rotate`, {});
+  t.equal(rotated.status, 201);
+  t.equal(rotated.body.record.team_id, team.id, 'rotation keeps the team');
+
+  const refused = await admin('DELETE', `/admin/teams/${team.id}`);
+  isError(t, refused, 409, 'team_has_keys', team.id, 'has 3 keys', 'move them', 'delete them first');
+  t.equal((await admin('GET', `/admin/teams/${team.id}`)).status, 200, 'the team is still there');
+
+  const left = await admin<KeyWithActivity>('PATCH', `/admin/keys/${b.body.record.id}`, { team_id: null });
+  t.notOk('team_id' in left.body, 'null takes a key out of its team');
+  await admin('DELETE', `/admin/keys/${a.body.record.id}`);
+  const lastOne = await admin('DELETE', `/admin/teams/${team.id}`);
+  isError(t, lastOne, 409, 'team_has_keys', 'has 1 key;', 'move it');
+  await admin('DELETE', `/admin/keys/${rotated.body.record.id}`);
+  const members2 = await admin<Page<KeyWithActivity>>('GET', `/admin/keys?team_id=${team.id}`);
+  t.strictSame(members2.body.data, [], 'no keys left in the team');
+  const deleted = await admin<PublicTeam>('DELETE', `/admin/teams/${team.id}`);
+  t.equal(deleted.status, 200, 'deleted once it has no keys');
+  t.equal(deleted.body.id, team.id);
+});
