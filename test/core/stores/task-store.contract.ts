@@ -431,6 +431,7 @@ export function taskStoreContract(t: Test, makeStore: MakeTaskStore, clock: Leas
         status: statuses[i % 5]!,
         key_id: i % 2 === 0 ? 'sk-even' : 'sk-odd',
         model: i < 10 ? 'video-a' : 'video-b',
+        ...(i % 3 === 0 ? { team_id: 'team-three' } : {}),
       }),
     );
     for (const task of [...tasks].reverse()) await store.insert(task, T0);
@@ -463,6 +464,17 @@ export function taskStoreContract(t: Test, makeStore: MakeTaskStore, clock: Leas
     t.strictSame(
       ids(await store.page({ limit: 100, model: 'video-a' })),
       only((x) => x.model === 'video-a'),
+    );
+    const team = await store.page({ limit: 100, team_id: 'team-three' });
+    t.strictSame(
+      ids(team),
+      only((x) => x.team_id === 'team-three'),
+      'by team',
+    );
+    t.ok(team.length === 9 && team.every((x) => x.team_id === 'team-three'), 'each task keeps its team');
+    t.notOk(
+      (await store.page({ limit: 100, key_id: 'sk-odd' })).some((x) => x.id.endsWith('01') && 'team_id' in x),
+      'a task without a team has no team_id',
     );
     const cursor = { created_at: newest[4]!.created_at, id: newest[4]!.id };
     t.strictSame(

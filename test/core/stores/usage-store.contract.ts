@@ -149,6 +149,88 @@ export function usageStoreContract(t: Test, makeStore: MakeUsageStore): void {
     t.strictSame(await reader.list({ key_id: 'sk-keyAAAAA' }), many);
   });
 
+  t.test('by team: listed, summed and grouped at every level, across a reopen', async (t) => {
+    const open = await makeStore(t);
+    const store = await open();
+    const at = (iso: string, key: string, team: string | undefined, over: Partial<UsageRecord> = {}) =>
+      newRecord({ created_at: iso, key_id: key, ...(team ? { team_id: team } : {}), ...over });
+    // Key sk-a is in team-red, then moved to team-blue; sk-b stays in red; sk-c has no team.
+    const records = [
+      at('2026-05-01T10:05:00.000Z', 'sk-a', 'team-red'),
+      at('2026-05-01T10:40:00.000Z', 'sk-b', 'team-red', { cost_micros: null }),
+      at('2026-05-01T11:10:00.000Z', 'sk-c', undefined),
+      at('2026-05-02T09:00:00.000Z', 'sk-a', 'team-blue'),
+      at('2026-05-02T09:30:00.000Z', 'sk-b', 'team-red', { model: 'model-2' }),
+    ];
+    for (const r of records) store.record(r);
+    const [red1, red2, , , red3] = records;
+    t.strictSame(await store.list({ team_id: 'team-red' }), [red1, red2, red3], 'list by team');
+    t.strictSame(await store.list({ team_id: 'team-red', key_id: 'sk-a' }), [red1], 'with the key filter');
+    const row = (team: string | null, requests: number, unknown = 0) => ({
+      team_id: team,
+      requests,
+      input_tokens: requests * 10,
+      output_tokens: requests * 20,
+      cost_micros: (requests - unknown) * 42,
+      cost_unknown_requests: unknown,
+    });
+    const check = async (s: UsageStore, when: string): Promise<void> => {
+      const all = [row(null, 1), row('team-blue', 1), row('team-red', 3, 1)];
+      t.strictSame(await s.summary({ group_by: ['team'] }), all, `${when}: all time, no team first`);
+      t.strictSame(
+        await s.summary({ group_by: ['team'], from: Date.parse('2026-05-01T00:00:00Z') }),
+        all,
+        `${when}: by day`,
+      );
+      t.strictSame(
+        await s.summary({ group_by: ['team'], from: Date.parse('2026-05-01T10:00:00Z') }),
+        all,
+        `${when}: by hour`,
+      );
+      t.strictSame(
+        await s.summary({
+          group_by: ['team'],
+          team_ids: ['team-red'],
+          from: Date.parse('2026-05-02T00:00:00Z'),
+        }),
+        [row('team-red', 1)],
+        `${when}: one team from a day on`,
+      );
+      t.strictSame(
+        (await s.summary({ group_by: ['team', 'key'], team_ids: ['team-red', 'team-blue'] })).map((r) => [
+          r.key_id,
+          r.team_id,
+          r.requests,
+        ]),
+        [
+          ['sk-a', 'team-blue', 1],
+          ['sk-a', 'team-red', 1],
+          ['sk-b', 'team-red', 2],
+        ],
+        `${when}: a moved key's calls stay with the team they were made under`,
+      );
+      t.strictSame(
+        (await s.summary({ group_by: ['model'], key_ids: ['sk-b'], team_ids: ['team-red'] })).map((r) => [
+          r.model,
+          r.requests,
+        ]),
+        [
+          ['model-1', 1],
+          ['model-2', 1],
+        ],
+        `${when}: key and team filters together`,
+      );
+      t.strictSame(
+        (await s.summary({ group_by: ['key'] })).map((r) => 'team_id' in r),
+        [false, false, false],
+        `${when}: no team_id unless grouped by team`,
+      );
+    };
+    await check(store, 'as written');
+    await store.close();
+    await check(await open(), 'after a reopen');
+  });
+
   t.test('summary by endpoint: exact per endpoint at every level, filtered, across a reopen', async (t) => {
     const open = await makeStore(t);
     const store = await open();
