@@ -50,6 +50,7 @@ import { RedisClaims } from '../redis/redis-claims';
 import { openStores } from '../stores/open-stores';
 import { type Stores } from '../stores/stores';
 import type { KeyStore } from '../stores/key-store';
+import type { TeamStore } from '../stores/team-store';
 import type { TaskStore } from '../stores/task-store';
 import { UsageStoreToken, type UsageStore } from '../stores/usage-store';
 import { taskSubmission, videoPoller } from '../plugins/build-video';
@@ -66,6 +67,8 @@ export interface StartOptions {
    * over one key store (as instances share a MongoDB). The gateway does not close it.
    */
   readonly keyStore?: KeyStore;
+  /** A team store to use instead of the configured one's, as `keyStore`. The gateway does not close it. */
+  readonly teamStore?: TeamStore;
   /** The file `config` was read from, with its hash: the gateway then reloads it (core/reload/). */
   readonly source?: { readonly file: string; readonly hash: string };
   /** The plugins this gateway may use; by default every plugin the process has loaded. */
@@ -122,9 +125,9 @@ export async function startGateway(
   // period (at least a second).
   lifecycle.add({ name: 'stores', stop: (deadline) => stores.close(Math.max(1_000, deadline - Date.now())) });
   try {
-    const keyStore = options.keyStore ?? stores.keys;
+    const shared = { keys: options.keyStore ?? stores.keys, teams: options.teamStore ?? stores.teams };
     const composed = { ...options, env, logger };
-    return await compose(config, composed, { ...stores, keys: keyStore }, lifecycle);
+    return await compose(config, composed, { ...stores, ...shared }, lifecycle);
   } catch (e) {
     await lifecycle.stop(0); // frees the data directory (and whatever else started) for the next try
     throw e;

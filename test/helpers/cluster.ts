@@ -1,7 +1,8 @@
 /**
  * Several real gateway processes in front of one simulator, sharing a Redis, each with its own data
  * directory, and one API key valid on all of them: the same key record (hashed with the same
- * GATEWAY_KEY_SECRET) is written into each data directory's key file before start.
+ * GATEWAY_KEY_SECRET) is written into each data directory's key file before start. With `team`, the
+ * same team is written into each teams.json, and the shared key and a second one belong to it.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
@@ -9,6 +10,7 @@ import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { generateKey, KeyHasher } from '../../core/keys/api-key';
 import type { KeyRecord } from '../../core/stores/key-store';
+import type { TeamRecord } from '../../core/stores/team-store';
 import { startSimulator, type RunningSimulator } from '../../simulator/server';
 import { tempDir, testConfig, type ConfigDoc, type Teardown } from './gateway';
 import { spawnGateway, type GatewayProcess } from './process';
@@ -22,6 +24,8 @@ export interface ClusterOptions {
   readonly rateLimit: Record<string, unknown>;
   /** Limits on the shared key (rate_limit_rpm, rate_limit_tpm, max_concurrent). */
   readonly keyLimits?: Partial<Pick<KeyRecord, 'rate_limit_rpm' | 'rate_limit_tpm' | 'max_concurrent'>>;
+  /** A team's limits: the shared key and `teamMateKey` are then in that team. */
+  readonly team?: Partial<Pick<TeamRecord, 'rate_limit_rpm' | 'rate_limit_tpm' | 'max_concurrent'>>;
   readonly instances?: number;
   /** Any other change to each instance's gateway.yaml. */
   readonly adjust?: (doc: ConfigDoc) => void;
@@ -32,38 +36,54 @@ export interface Cluster {
   readonly key: string;
   /** A second key, without the shared key's limits: probes that leave its windows alone. */
   readonly probeKey: string;
+  /** With `team`: its id, and a second key in it (with no limits of its own). */
+  readonly teamId?: string;
+  readonly teamMateKey?: string;
   readonly processes: readonly GatewayProcess[];
 }
+
+/** A key record valid on every instance of the cluster, hashed with its shared secret. */
+function clusterKey(secret: string, description: string, over: Partial<KeyRecord> = {}) {
+  const { key, id } = generateKey();
+  const record: KeyRecord = {
+    id,
+    hash: new KeyHasher(Buffer.from(secret)).hash(key),
+    description,
+    enabled: true,
+    allowed_models: [],
+    ...over,
+    created_at: new Date().toISOString(),
+  };
+  return { key, record };
+}
+
+/** The team of `options.team`, as teams.json holds it. */
+const clusterTeam = (limits: ClusterOptions['team']): TeamRecord => ({
+  id: `team-${randomBytes(9).toString('base64url')}`,
+  name: 'cluster',
+  ...limits,
+  allowed_models: [],
+  metadata: {},
+  created_at: new Date().toISOString(),
+});
 
 const READY = /admin API listening/;
 const LISTENING = /gateway listening on (http:\/\/127\.0\.0\.1:\d+)/;
 
 export async function startCluster(t: Teardown, options: ClusterOptions): Promise<Cluster> {
   const secret = randomBytes(32).toString('base64url');
-  const { key, id } = generateKey();
-  const record: KeyRecord = {
-    id,
-    hash: new KeyHasher(Buffer.from(secret)).hash(key),
-    description: 'shared by the cluster',
-    enabled: true,
-    allowed_models: [],
-    ...options.keyLimits,
-    created_at: new Date().toISOString(),
-  };
-  const probe = generateKey();
-  const probeRecord: KeyRecord = {
-    id: probe.id,
-    hash: new KeyHasher(Buffer.from(secret)).hash(probe.key),
-    description: 'probes',
-    enabled: true,
-    allowed_models: [],
-    created_at: record.created_at,
-  };
+  const team = options.team && clusterTeam(options.team);
+  const inTeam = team ? { team_id: team.id } : {};
+  const shared = clusterKey(secret, 'shared by the cluster', { ...options.keyLimits, ...inTeam });
+  const probe = clusterKey(secret, 'probes');
+  const mate = clusterKey(secret, "the shared key's team mate", inTeam);
+  const records = [shared.record, probe.record, ...(team ? [mate.record] : [])];
   const started = Array.from({ length: options.instances ?? 3 }, async () => {
     const dir = await tempDir(t);
     const dataDir = join(dir, 'data');
     await mkdir(dataDir);
-    await writeFile(join(dataDir, 'keys.json'), JSON.stringify({ version: 1, keys: [record, probeRecord] }));
+    await writeFile(join(dataDir, 'keys.json'), JSON.stringify({ version: 1, keys: records }));
+    if (team) await writeFile(join(dataDir, 'teams.json'), JSON.stringify({ version: 1, teams: [team] }));
     const doc = testConfig(options.sim.url, dataDir);
     (doc.pipeline as unknown[])[2] = { 'rate-limit': options.rateLimit };
     doc.redis = { url: options.redisUrl, key_prefix: options.keyPrefix };
@@ -85,7 +105,13 @@ export async function startCluster(t: Teardown, options: ClusterOptions): Promis
     return { url: url!, gateway };
   });
   const all = await Promise.all(started);
-  return { urls: all.map((g) => g.url), key, probeKey: probe.key, processes: all.map((g) => g.gateway) };
+  return {
+    urls: all.map((g) => g.url),
+    key: shared.key,
+    probeKey: probe.key,
+    ...(team ? { teamId: team.id, teamMateKey: mate.key } : {}),
+    processes: all.map((g) => g.gateway),
+  };
 }
 
 /** A cluster on the test Redis (a prefix of its own) in front of a simulator of its own. */

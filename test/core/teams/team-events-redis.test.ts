@@ -1,0 +1,57 @@
+/**
+ * Three instances over one key store and one team store (as with MongoDB) and one Redis: a team changed
+ * through one instance applies on the others within a pub/sub hop, though their team caches keep
+ * entries a minute. The instances run in this process, each with its own data directory otherwise.
+ */
+import 'reflect-metadata';
+import '../../helpers/load-plugins';
+import t from 'tap';
+import { buildConfig } from '../../../config/load';
+import { startGateway, type RunningGateway } from '../../../core/boot/gateway';
+import { EmbeddedKeyStore } from '../../../core/stores/embedded/embedded-key-store';
+import { EmbeddedTeamStore } from '../../../core/stores/embedded/embedded-team-store';
+import { startSimulator } from '../../../simulator/server';
+import { tempDir, testConfig } from '../../helpers/gateway';
+import { eventually, postJson } from '../../helpers/http';
+import { redisPrefix, TEST_REDIS_URL } from '../../helpers/redis';
+
+const hello = { model: 'modela-5.5', messages: [{ role: 'user', content: 'hi' }] };
+
+t.test('a team changed on one instance applies on all of them at once', async (t) => {
+  const sim = await startSimulator();
+  t.teardown(() => sim.close());
+  const keyStore = await EmbeddedKeyStore.open(await tempDir(t));
+  const teamStore = await EmbeddedTeamStore.open(await tempDir(t));
+  t.teardown(() => Promise.all([keyStore.close(), teamStore.close()]));
+  const env = { GATEWAY_KEY_SECRET: 'shared-secret-for-this-test' };
+  const prefix = redisPrefix(t);
+  const gateways: RunningGateway[] = [];
+  for (let i = 0; i < 3; i++) {
+    const doc = testConfig(sim.url, await tempDir(t));
+    doc.redis = { url: TEST_REDIS_URL, key_prefix: prefix };
+    doc.keys = { cache_ttl: '60s' };
+    const gateway = await startGateway(buildConfig(doc, {}), { env, keyStore, teamStore });
+    t.teardown(() => gateway.close(1_000));
+    gateways.push(gateway);
+  }
+  const [a, b, c] = gateways as [RunningGateway, RunningGateway, RunningGateway];
+  const team = await a.teams.create({ name: 'narrow', allowed_models: ['modelb-3.5-flash'] });
+  const { key } = await a.keys.create({ team_id: team.id });
+  for (const gw of gateways) {
+    const res = await postJson(`${gw.url}/v1/chat/completions`, hello, key);
+    t.equal(res.status, 403, "refused by the team's models (and the team cached for a minute)");
+  }
+  const changed = await fetch(`${a.adminUrl}/admin/teams/${team.id}`, {
+    method: 'PATCH',
+    headers: { authorization: `Bearer ${a.adminToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ allowed_models: [] }),
+  });
+  t.equal(changed.status, 200);
+  for (const gw of [b, c]) {
+    await eventually(
+      async () => (await postJson(`${gw.url}/v1/chat/completions`, hello, key)).status === 200,
+      1_000,
+    );
+    t.pass('served within a second by another instance: its cached team was evicted');
+  }
+});
