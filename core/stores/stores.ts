@@ -1,4 +1,6 @@
-/** The three stores a gateway runs on, whichever driver holds them (open-stores.ts picks it). */
+/** The stores a gateway runs on, whichever driver holds them (open-stores.ts picks it). */
+import type { AdminTokenStore } from './admin-token-store';
+import type { AuditStore } from './audit-store';
 import type { KeyStore } from './key-store';
 import type { StoreHealth } from './store-health';
 import type { TaskStore } from './task-store';
@@ -8,6 +10,10 @@ export interface Stores {
   readonly keys: KeyStore;
   readonly usage: UsageStore;
   readonly tasks: TaskStore;
+  /** The admin API's own tokens (`POST /admin/tokens`). */
+  readonly adminTokens: AdminTokenStore;
+  /** The admin API's audit log. */
+  readonly audit: AuditStore;
   /**
    * Whether the stores can do their work now (readiness): MongoDB answers a ping and its usage writes
    * succeed; the embedded files' last writes succeeded.
@@ -26,34 +32,30 @@ export interface Stores {
  */
 export const USAGE_WRITES = { flushEveryMs: 200, maxBatch: 1000, retryFirstMs: 200, retryMaxMs: 10_000 };
 
-/** The three stores, closed in order and then `release` (the data directory's lock, the MongoDB client). */
+/** The stores a driver opened, before they are joined into `Stores`. */
+export type OpenedStores = Pick<Stores, 'keys' | 'usage' | 'tasks' | 'adminTokens' | 'audit'>;
+
+/** The stores, closed in order and then `release` (the data directory's lock, the MongoDB client). */
 export function storesOf(
-  keys: KeyStore,
-  usage: UsageStore,
-  tasks: TaskStore,
+  opened: OpenedStores,
   health: () => Promise<StoreHealth>,
   release: () => Promise<void>,
 ): Stores {
   return {
-    keys,
-    usage,
-    tasks,
+    ...opened,
     health,
     close: async (waitMs) => {
-      await closeAll(keys, usage, tasks, waitMs);
+      await closeAll(opened, waitMs);
       await release();
     },
   };
 }
 
-/** Tasks first (their writes may still bill), then usage (flushes its queue), then keys. */
-async function closeAll(
-  keys: KeyStore,
-  usage: UsageStore,
-  tasks: TaskStore,
-  waitMs: number | undefined,
-): Promise<void> {
-  await tasks.close();
-  await usage.close(waitMs);
-  await keys.close();
+/** Tasks first (their writes may still bill), then usage (flushes its queue), then the rest. */
+async function closeAll(opened: OpenedStores, waitMs: number | undefined): Promise<void> {
+  await opened.tasks.close();
+  await opened.usage.close(waitMs);
+  await opened.keys.close();
+  await opened.adminTokens.close();
+  await opened.audit.close();
 }
