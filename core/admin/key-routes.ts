@@ -3,7 +3,7 @@
  *   GET    /admin/keys?limit=&cursor=&status=&q=   a page of keys in id order → {data, next_cursor}, each
  *                                      key with its last_used_at and spent_micros
  *   POST   /admin/keys                 create {description?, allowed_models?, rate_limit_rpm?, rate_limit_tpm?,
- *                                      max_concurrent?, expires_at?, budget?} → {key, record}
+ *                                      max_concurrent?, expires_at?, budget?, team_id?} → {key, record}
  *   GET    /admin/keys/:id             one key, as in the listing
  *   PATCH  /admin/keys/:id             change any of those fields and `enabled`; null clears an optional one
  *   POST   /admin/keys/:id/rotate      {disable_old_after?} → {key, record, replaces}
@@ -11,17 +11,20 @@
  *   DELETE /admin/keys/:id
  *   GET    /admin/keys/declared        the keys declared in gateway.yaml, each with `declared: true`; they
  *                                      are read-only here (409 key_declared to any change)
- * Every key record answered goes through publicKey: never a hash.
+ * Every key record answered goes through publicKey: never a hash. A team_admin's keys are held to its
+ * team (AdminCall.team): created in it, and never moved out of it. Each change notes its before and
+ * after views for the audit log.
  */
 import type { IncomingMessage } from 'node:http';
 import { z } from 'zod';
 import { Errors } from '../base/errors';
-import { bodyReader } from '../http/body';
 import type { KeyService } from '../keys/key-service';
 import type { KeyChange, KeyRecord, KeyStatus } from '../stores/key-store';
 import type { UsageStore } from '../stores/usage-store';
 import type { Params } from '../../lib/router';
-import { createdRoute, okRoute, type AdminRoute } from './admin-reply';
+import { readAdminJson } from './admin-body';
+import { createdRoute, okRoute, type AdminCall, type AdminRoute } from './admin-reply';
+import { changesOf } from './audit-changes';
 import { withActivity } from './key-activity';
 import { checkParams, pageLimit } from './page-params';
 import { publicKey } from './public-key';
@@ -41,11 +44,13 @@ const EXPECTED: Record<string, string> = {
   'budget.period': "'total' or 'month'",
   enabled: 'true or false',
   disable_old_after: 'a non-negative integer number of seconds (at most 10 years)',
+  team_id: 'a team id (1 to 100 characters)',
 };
 
 const description = z.string().max(500);
 const allowedModels = z.array(z.string().min(1));
 const positiveInt = z.number().int().positive();
+const teamId = z.string().min(1).max(100);
 /** Stored as `Date#toISOString` (UTC, milliseconds), so stores compare expiries as strings. */
 const expiresAt = z.iso
   .datetime({ offset: true })
@@ -67,6 +72,7 @@ const newKeyBody = z
     max_concurrent: positiveInt.optional(),
     expires_at: expiresAt.optional(),
     budget: budget.optional(),
+    team_id: teamId.optional(),
   })
   .strict();
 
@@ -80,6 +86,7 @@ const keyPatchBody = z
     expires_at: expiresAt.nullable().optional(),
     budget: budget.nullable().optional(),
     enabled: z.boolean().optional(),
+    team_id: teamId.nullable().optional(),
   })
   .strict();
 
@@ -89,10 +96,17 @@ const rotateBody = z
   .strict();
 
 const STATUSES: readonly KeyStatus[] = ['enabled', 'disabled', 'expired'];
-const PAGE_PARAMS = ['limit', 'cursor', 'status', 'q'];
+const PAGE_PARAMS = ['limit', 'cursor', 'status', 'q', 'team_id'];
 
 /** Fields a PATCH may clear with null. */
-const CLEARABLE = new Set(['rate_limit_rpm', 'rate_limit_tpm', 'max_concurrent', 'expires_at', 'budget']);
+const CLEARABLE = new Set([
+  'rate_limit_rpm',
+  'rate_limit_tpm',
+  'max_concurrent',
+  'expires_at',
+  'budget',
+  'team_id',
+]);
 
 /** The first problem zod found, as the catalog's error naming the field (`clearing`: null is allowed). */
 function bodyError(error: z.ZodError, clearing: boolean): Error {
@@ -112,19 +126,9 @@ function bodyError(error: z.ZodError, clearing: boolean): Error {
 }
 
 async function readJsonBody<T>(req: IncomingMessage, schema: z.ZodType<T>, clearing = false): Promise<T> {
-  const parsed = schema.safeParse(parseJson((await readAdminBody(req)).toString('utf8') || '{}'));
+  const parsed = schema.safeParse(await readAdminJson(req));
   if (!parsed.success) throw bodyError(parsed.error, clearing);
   return parsed.data;
-}
-
-const readAdminBody = bodyReader({ maxBytes: 64 * 1024, idleMs: 10_000, totalMs: 30_000 });
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch (e) {
-    throw Errors.invalidJson((e as Error).message);
-  }
 }
 
 export class KeyRoutes {
@@ -137,17 +141,21 @@ export class KeyRoutes {
   routes(): AdminRoute[] {
     return [
       okRoute('GET', '/admin/keys', ({ search }) => this.page(search)),
-      createdRoute('POST', '/admin/keys', ({ req }) => this.create(req)),
+      createdRoute('POST', '/admin/keys', (call) => this.create(call)),
       okRoute('GET', '/admin/keys/declared', async (): Promise<List<KeyWithActivity>> => ({
         data: await this.withActivity(this.keys.listDeclared()),
       })),
       okRoute('GET', '/admin/keys/:id', ({ params }) => this.one(params.id ?? '')),
-      okRoute('PATCH', '/admin/keys/:id', ({ params, req }) => this.patch(this.changeable(params), req)),
-      okRoute('DELETE', '/admin/keys/:id', ({ params }) => this.remove(this.changeable(params))),
-      okRoute('POST', '/admin/keys/:id/disable', ({ params }) => this.enable(this.changeable(params), false)),
-      okRoute('POST', '/admin/keys/:id/enable', ({ params }) => this.enable(this.changeable(params), true)),
-      createdRoute('POST', '/admin/keys/:id/rotate', ({ params, req }) =>
-        this.rotate(this.changeable(params), req),
+      okRoute('PATCH', '/admin/keys/:id', (call) => this.patch(this.changeable(call.params), call)),
+      okRoute('DELETE', '/admin/keys/:id', (call) => this.remove(this.changeable(call.params), call)),
+      okRoute('POST', '/admin/keys/:id/disable', (call) =>
+        this.enable(this.changeable(call.params), false, call),
+      ),
+      okRoute('POST', '/admin/keys/:id/enable', (call) =>
+        this.enable(this.changeable(call.params), true, call),
+      ),
+      createdRoute('POST', '/admin/keys/:id/rotate', (call) =>
+        this.rotate(this.changeable(call.params), call),
       ),
     ];
   }
@@ -159,9 +167,13 @@ export class KeyRoutes {
     return id;
   }
 
-  private async create(req: IncomingMessage): Promise<CreatedKey> {
-    const created = await this.keys.create(await readJsonBody(req, newKeyBody));
-    return { key: created.key, record: publicKey(created.record) };
+  private async create(call: AdminCall): Promise<CreatedKey> {
+    const body = await readJsonBody(call.req, newKeyBody);
+    const team = heldTeam(call, body.team_id);
+    const created = await this.keys.create(team === undefined ? body : { ...body, team_id: team });
+    const record = publicKey(created.record);
+    call.audit.changed({ kind: 'key', id: record.id }, changesOf('key', undefined, record));
+    return { key: created.key, record };
   }
 
   private async one(id: string): Promise<KeyWithActivity | undefined> {
@@ -170,32 +182,56 @@ export class KeyRoutes {
     return (await this.withActivity([record]))[0];
   }
 
-  private async patch(id: string, req: IncomingMessage): Promise<PublicKey> {
-    const patch = await readJsonBody(req, keyPatchBody, true);
+  private async patch(id: string, call: AdminCall): Promise<PublicKey> {
+    const patch = await readJsonBody(call.req, keyPatchBody, true);
+    if ('team_id' in patch) heldTeam(call, patch.team_id ?? undefined, true);
     const change: KeyChange = {};
     // null clears a field: the stores remove a field given as undefined.
     for (const [field, value] of Object.entries(patch) as [keyof KeyChange, unknown][]) {
       (change as Record<string, unknown>)[field] = value === null ? undefined : value;
     }
-    return this.found(id, await this.keys.update(id, change));
+    return this.changed(id, call, () => this.keys.update(id, change));
   }
 
-  private async remove(id: string): Promise<PublicKey> {
-    return this.found(id, await this.keys.delete(id));
+  private async remove(id: string, call: AdminCall): Promise<PublicKey> {
+    const before = this.found(id, await this.keys.delete(id));
+    call.audit.changed({ kind: 'key', id }, changesOf('key', before, undefined));
+    return before;
   }
 
-  private async enable(id: string, enabled: boolean): Promise<PublicKey> {
-    return this.found(id, await this.keys.update(id, { enabled }));
+  private enable(id: string, enabled: boolean, call: AdminCall): Promise<PublicKey> {
+    return this.changed(id, call, () => this.keys.update(id, { enabled }));
   }
 
-  private async rotate(id: string, req: IncomingMessage): Promise<CreatedKey> {
-    const { disable_old_after } = await readJsonBody(req, rotateBody);
+  private async rotate(id: string, call: AdminCall): Promise<CreatedKey> {
+    const { disable_old_after } = await readJsonBody(call.req, rotateBody);
+    const before = await this.keys.findById(id);
     const rotated = await this.keys.rotate(
       id,
       disable_old_after === undefined ? undefined : disable_old_after * 1000,
     );
-    if (!rotated) throw Errors.keyNotFound(id);
-    return { key: rotated.key, record: publicKey(rotated.record), replaces: rotated.replaces };
+    if (!rotated || !before) throw Errors.keyNotFound(id);
+    const record = publicKey(rotated.record);
+    call.audit.changed(
+      { kind: 'key', id },
+      {
+        ...changesOf('key', publicKey(before), publicKey(rotated.old)),
+        replaced_by: { before: null, after: record.id },
+      },
+    );
+    return { key: rotated.key, record, replaces: rotated.replaces };
+  }
+
+  /** Applies a change to key `id`, noting its public view before and after for the audit log. */
+  private async changed(
+    id: string,
+    call: AdminCall,
+    change: () => Promise<KeyRecord | undefined>,
+  ): Promise<PublicKey> {
+    const before = this.found(id, await this.keys.findById(id));
+    const after = this.found(id, await change());
+    call.audit.changed({ kind: 'key', id }, changesOf('key', before, after));
+    return after;
   }
 
   /** `?limit=1..500 (100)&cursor=<next_cursor>&status=enabled|disabled|expired&q=<substring>`. */
@@ -212,6 +248,7 @@ export class KeyRoutes {
     }
     const q = search.get('q');
     if (q !== null && q.length > 200) throw Errors.invalidQuery('q', 'at most 200 characters');
+    const team = search.get('team_id');
     const now = Date.now();
     const records = await this.keys.page({
       limit: limit + 1, // one more tells whether there is a next page
@@ -219,6 +256,7 @@ export class KeyRoutes {
       ...(cursor !== null ? { after: cursor } : {}),
       ...(status !== null ? { status: status as KeyStatus } : {}),
       ...(q ? { q } : {}),
+      ...(team !== null ? { team_id: team } : {}),
     });
     const data = records.slice(0, limit);
     return {
@@ -237,4 +275,14 @@ export class KeyRoutes {
     if (!record) throw Errors.keyNotFound(id);
     return publicKey(record);
   }
+}
+
+/**
+ * The team a key must have for a caller confined to one (`call.team`): its own, whether the body named
+ * it or not (`changing`: only named, as a PATCH moves a key only when it names a team); another is 403.
+ */
+function heldTeam(call: AdminCall, asked: string | undefined, changing = false): string | undefined {
+  if (call.team === undefined) return asked;
+  if (asked === call.team || (asked === undefined && !changing)) return call.team;
+  throw Errors.forbidden('a team_admin may not move a key to another team or out of its own');
 }

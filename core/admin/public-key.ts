@@ -19,6 +19,7 @@ export function publicKey(record: KeyRecord, now: number = Date.now()): PublicKe
     ...(record.budget !== undefined
       ? { budget: { amount_micros: record.budget.amount_micros, period: record.budget.period } }
       : {}),
+    ...(record.team_id !== undefined ? { team_id: record.team_id } : {}),
     created_at: record.created_at,
   };
 }

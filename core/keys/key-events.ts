@@ -32,11 +32,13 @@ export class KeyEvents {
     private readonly instance: string,
     private readonly redis: RedisLink | undefined,
     private readonly logger: Logger,
+    /** Another kind of record's changes (admin tokens) travel the same way on their own channel. */
+    private readonly channel: string = KEY_EVENTS_CHANNEL,
   ) {}
 
   /** Starts receiving other instances' events (a no-op without Redis). */
   start(): void {
-    this.unsubscribe ??= this.redis?.subscribe(KEY_EVENTS_CHANNEL, (text) => this.receive(text));
+    this.unsubscribe ??= this.redis?.subscribe(this.channel, (text) => this.receive(text));
   }
 
   stop(): void {
@@ -53,7 +55,7 @@ export class KeyEvents {
     this.deliver(id, kind);
     if (!this.redis?.up) return;
     const message: KeyEventMessage = { id, kind, from: this.instance };
-    this.redis.publish(KEY_EVENTS_CHANNEL, JSON.stringify(message)).catch((e: Error) => {
+    this.redis.publish(this.channel, JSON.stringify(message)).catch((e: Error) => {
       this.logger.warn(
         { err: e.message, key: id },
         'key event not published; other instances catch up by TTL',
