@@ -56,6 +56,8 @@ export interface AdminAccess {
   readonly logger: Logger;
   /** Whether a team exists, for team_admin tokens; absent where this gateway has no teams. */
   readonly teamExists?: TeamExists;
+  /** Who may call each route; route-access.ts's table unless given (tests). */
+  readonly table?: Readonly<Record<string, RouteAccess>>;
 }
 
 /** The parts of the admin API an instance may or may not have. */
@@ -145,7 +147,10 @@ export class AdminServer {
     const tokens = new TokenRoutes(access.tokens, access.teamExists);
     for (const route of apiRoutes(new KeyRoutes(keys, usage), tokens, access.audit, usage, sources)) {
       // A route the table does not list stops start-up here.
-      this.routes.add(route.method, route.path, { route, access: accessOf(route.method, route.path) });
+      this.routes.add(route.method, route.path, {
+        route,
+        access: accessOf(route.method, route.path, access.table),
+      });
     }
     this.trail = new AuditTrail(access.audit, access.logger);
     this.owners = teamOwners(keys, sources.tasks);

@@ -81,10 +81,10 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
 export function accessOf(
   method: string,
   path: string,
-  table: Readonly<Record<string, RouteAccess>> = ROUTE_ACCESS,
+  table: Readonly<Record<string, RouteAccess>> | undefined = ROUTE_ACCESS,
 ): RouteAccess {
   const name = `${method} ${path}`;
-  const access = table[name];
+  const access = (table ?? ROUTE_ACCESS)[name];
   if (!access)
     throw new Error(`admin route ${name} has no entry in the route access table (route-access.ts)`);
   const problem = TABLE_RULES.find((rule) => rule.broken(method, access));
