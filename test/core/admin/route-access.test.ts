@@ -92,7 +92,9 @@ t.test('an admin route without an entry in the table stops start-up', async (t) 
   const audit = await EmbeddedAuditStore.open(dir, { retentionMs: 0 });
   t.teardown(() => audit.close());
   const gw = await startTestGateway(t);
-  const { 'GET /admin/audit': _left, ...table } = ROUTE_ACCESS;
+  const table = Object.fromEntries(
+    Object.entries(ROUTE_ACCESS).filter(([route]) => route !== 'GET /admin/audit'),
+  );
   const access = {
     actors: [bootstrapTokenSource('x')],
     tokens: new AdminTokenService(adminTokens, new KeyHasher(Buffer.from('s')), {
