@@ -1,13 +1,21 @@
 /**
  * The audit log over real HTTP: a record after each kind of change, with the public fields' before and
  * after, written before the answer; refused calls (401, 403) recorded with the client's address; never a
- * key, a token or a hash in the log file or in `GET /admin/audit`; filters and pages.
+ * key, a token or a hash in the log file or in `GET /admin/audit`; filters and pages; and what a failed
+ * write does.
  */
 import t from 'tap';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { bootstrapTokenSource } from '../../../core/admin/actor-sources';
+import { AdminServer } from '../../../core/admin/admin-server';
+import { AdminTokenService } from '../../../core/admin/admin-token-service';
 import type { AuditEntry } from '../../../core/admin/wire';
-import { startTestGateway } from '../../helpers/gateway';
+import { KeyHasher } from '../../../core/keys/api-key';
+import type { AuditStore } from '../../../core/stores/audit-store';
+import { EmbeddedAdminTokenStore } from '../../../core/stores/embedded/embedded-admin-token-store';
+import { startTestGateway, tempDir } from '../../helpers/gateway';
+import { capturingLogger } from '../../helpers/stores';
 import { adminCall, makeAdminToken, teamsNamed } from '../../helpers/admin';
 
 interface Page {
@@ -202,4 +210,40 @@ t.test('GET /admin/audit: filters, pages newest first, bad queries named', async
     t.equal(bad.status, 400, query!);
     t.match(bad.body.error.message, `'${name}'`);
   }
+});
+
+t.test('a failed audit write: the call is answered as it was, the record logged in full', async (t) => {
+  const gw = await startTestGateway(t);
+  const { logger, lines } = capturingLogger();
+  const dir = await tempDir(t);
+  const failing: AuditStore = {
+    append: () => Promise.reject(new Error('ENOSPC: no space left on device')),
+    page: () => Promise.resolve([]),
+    close: () => Promise.resolve(),
+  };
+  const tokens = new AdminTokenService(
+    await EmbeddedAdminTokenStore.open(dir),
+    new KeyHasher(Buffer.from('s')),
+    {
+      cacheTtlMs: 1_000,
+      cacheMax: 10,
+    },
+  );
+  const server = new AdminServer(
+    { actors: [bootstrapTokenSource('root-token')], tokens, audit: failing, logger },
+    gw.gateway.keys,
+    gw.gateway.usage,
+  );
+  const port = await server.listen('127.0.0.1', 0);
+  t.teardown(() => server.close());
+  const res = await fetch(`http://127.0.0.1:${port}/admin/keys`, {
+    method: 'POST',
+    headers: { authorization: 'Bearer root-token', 'content-type': 'application/json' },
+    body: JSON.stringify({ description: 'made while the log is full' }),
+  });
+  t.equal(res.status, 201, 'the key is made and the answer says so');
+  const { key } = (await res.json()) as { key: string };
+  const logged = lines.find((l) => l.msg.startsWith('audit record not written'));
+  t.match(logged, { level: 50, audit: { action: 'key.create', outcome: { status: 201 } } }, 'at error level');
+  t.notOk(JSON.stringify(lines).includes(key), 'the log line holds no key either');
 });

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { EmbeddedAuditStore } from '../../../core/stores/embedded/embedded-audit-store';
 import { MongoAuditStore } from '../../../core/stores/mongodb/mongo-audit-store';
 import { storeIndexes } from '../../../core/stores/mongodb/store-indexes';
+import { buildConfig } from '../../../config/load';
 import { tempDir } from '../../helpers/gateway';
 import { closingAtEnd, indexedCollections, MONGODB_URI, mongoTestDb, NO_MONGODB } from '../../helpers/stores';
 import { auditStoreContract, newAuditRecord } from './audit-store.contract';
@@ -68,4 +69,15 @@ t.test('embedded retention: the prune drops records past it, in rotated and curr
     [],
     'opening prunes by the clock: every record of January 2026 is past ten minutes now',
   );
+});
+
+t.test('audit.retention: 365 days unless set, 0 keeps every record', (t) => {
+  const retention = (audit?: unknown) =>
+    buildConfig({ pipeline: ['auth'], ...(audit !== undefined ? { audit } : {}) }).audit.retention;
+  t.equal(retention(), 365 * DAY_MS);
+  t.equal(retention({ retention: '90d' }), 90 * DAY_MS);
+  t.equal(retention({ retention: 0 }), 0);
+  t.throws(() => retention({ retention: 'forever' }), /audit\.retention/);
+  t.throws(() => retention({ keep: '1d' }), /audit/);
+  t.end();
 });
