@@ -22,20 +22,19 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
-import { Errors, sendError, toGatewayError, type GatewayError } from '../base/errors';
+import { Errors, sendError, toGatewayError } from '../base/errors';
 import type { KeyService } from '../keys/key-service';
 import type { AuditStore } from '../stores/audit-store';
 import type { TaskStore } from '../stores/task-store';
 import type { UsageStore } from '../stores/usage-store';
 import { requestIdFor } from '../http/request-id';
 import { Router } from '../../lib/router';
-import type { Actor } from './actor';
 import { resolveActor, type ActorSource } from './actor-sources';
 import { okRoute, type AdminCall, type AdminReply, type AdminRoute } from './admin-reply';
 import type { AdminTokenService } from './admin-token-service';
-import { AuditNote } from './audit-note';
 import { auditPage } from './audit-routes';
-import { auditActor, AuditTrail, type AuditEvent } from './audit-trail';
+import { AuditTrail } from './audit-trail';
+import { CallAudit, outcomeOf } from './call-audit';
 import { accessOf, checkAccess, type RouteAccess, type TeamOwners } from './route-access';
 import { teamOwners } from './team-owners';
 import { TokenRoutes, type TeamExists } from './token-routes';
@@ -218,67 +217,38 @@ export class AdminServer {
     const url = new URL(req.url ?? '/', 'http://admin');
     const method = req.method ?? 'GET';
     const found = this.routes.find(method, url.pathname);
+    const guarded = 'handler' in found ? found.handler : undefined;
     const params = 'handler' in found ? found.params : {};
-    const routeName =
-      'handler' in found ? `${method} ${found.handler.route.path}` : `${method} ${url.pathname}`;
-    const audited = (
-      actor: Actor | undefined,
-      rest: Pick<AuditEvent, 'action' | 'target' | 'outcome' | 'changes'>,
-    ) =>
-      this.trail.write({
-        actor: auditActor(actor),
-        ...rest,
-        request_id: requestId,
-        client_address: req.socket.remoteAddress ?? '',
-      });
-    const denied = (actor: Actor | undefined, error: GatewayError) =>
-      audited(actor, {
-        action: 'access.denied',
-        target: { kind: 'route', id: routeName.slice(0, 300) },
-        outcome: { status: error.status, code: error.code },
-        changes: {},
-      });
-
-    const actor = await resolveActor(this.access.actors, req);
-    if (!actor) {
-      const error = Errors.unauthorized();
-      await denied(undefined, error);
-      throw error;
-    }
-    if (!('handler' in found)) throw Errors.notFound(method, url.pathname);
-    const { route, access } = found.handler;
-    try {
-      await checkAccess(access, actor, { route: routeName, search: url.searchParams, params }, this.owners);
-    } catch (e) {
-      const error = toGatewayError(e);
-      await denied(actor, error);
-      throw error;
-    }
-    const note = new AuditNote();
-    const call: AdminCall = {
-      req,
-      search: url.searchParams,
+    const audit = new CallAudit(this.trail, {
+      route: `${method} ${guarded ? guarded.route.path : url.pathname}`,
       params,
-      actor,
-      team: actor.role === 'team_admin' ? actor.team_id : undefined,
-      audit: note,
-    };
-    const change = access.audit;
-    if (!change) return route.handle(call);
-    const record = (outcome: AuditEvent['outcome']) =>
-      audited(actor, {
-        action: change.action,
-        target: note.target ?? { kind: change.target, id: (params.id ?? '').slice(0, 300) },
-        outcome,
-        changes: note.changes,
-      });
+      request_id: requestId,
+      client_address: req.socket.remoteAddress ?? '',
+    });
+    const actor = await resolveActor(this.access.actors, req);
+    if (!actor) throw await audit.refused(undefined, Errors.unauthorized());
+    if (!guarded) throw Errors.notFound(method, url.pathname);
+    const { route, access } = guarded;
+    try {
+      const checked = { route: `${method} ${route.path}`, search: url.searchParams, params };
+      await checkAccess(access, actor, checked, this.owners);
+    } catch (e) {
+      // A refusal is `access.denied`; anything else (a store that cannot answer) is the call's failure.
+      const error = toGatewayError(e);
+      if (error.status === 403) throw await audit.refused(actor, error);
+      await audit.finished(actor, access.audit, outcomeOf(error));
+      throw error;
+    }
+    const team = actor.role === 'team_admin' ? actor.team_id : undefined;
+    const call: AdminCall = { req, search: url.searchParams, params, actor, team, audit: audit.note };
+    if (!access.audit) return route.handle(call);
     try {
       const reply = await route.handle(call);
-      await record({ status: reply.status });
+      await audit.finished(actor, access.audit, { status: reply.status });
       return reply;
     } catch (e) {
       const error = toGatewayError(e);
-      await record({ status: error.status, code: error.code });
+      await audit.finished(actor, access.audit, outcomeOf(error));
       throw error;
     }
   }
