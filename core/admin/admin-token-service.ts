@@ -47,7 +47,10 @@ export class AdminTokenService {
   }
 
   async create(spec: NewAdminToken): Promise<CreatedAdminToken> {
-    const { token, id } = generateAdminToken();
+    let generated = generateAdminToken();
+    // Visible prefixes must stay unique (48 random bits: a clash is rare, not impossible).
+    while (await this.store.findById(generated.id)) generated = generateAdminToken();
+    const { token, id } = generated;
     const record: AdminTokenRecord = {
       id,
       hash: this.hasher.hash(token),

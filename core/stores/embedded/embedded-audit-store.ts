@@ -45,7 +45,10 @@ export class EmbeddedAuditStore implements AuditStore {
     );
     const store = new EmbeddedAuditStore(log, options.retentionMs);
     if (store.retentionMs > 0) {
-      await store.prune(Date.now());
+      await store.prune(Date.now()).catch(async (e: unknown) => {
+        await log.close();
+        throw e;
+      });
       store.pruner = setInterval(() => {
         store.prune(Date.now()).catch((e: unknown) => logger.error({ err: e }, 'pruning audit.jsonl failed'));
       }, PRUNE_EVERY_MS).unref();
