@@ -131,10 +131,19 @@ t.test('a revocation reaches another instance over Redis, within a pub/sub hop',
     events.start();
     t.teardown(() => events.stop());
     // A long TTL: only the event can make the other instance forget the token.
-    return new AdminTokenService(store, hasher, { cacheTtlMs: 600_000, cacheMax: 100 }, events);
+    const service = new AdminTokenService(store, hasher, { cacheTtlMs: 600_000, cacheMax: 100 }, events);
+    return { service, events };
   };
-  const a = await instance('a');
-  const b = await instance('b');
+  const { service: a, events: aEvents } = await instance('a');
+  const { service: b, events: bEvents } = await instance('b');
+  // Subscribing completes in the background: probe until b hears a, so the revocation cannot be missed.
+  let heard = false;
+  bEvents.on((id) => (heard ||= id === 'probe'));
+  for (const until = Date.now() + 5_000; !heard && Date.now() < until;) {
+    aEvents.emit('probe', 'changed');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  t.ok(heard, 'b hears a');
   const { token, record } = await a.create({ description: 'shared', role: 'admin' });
   t.equal((await b.lookup(token))?.id, record.id, 'b knows it (and caches it)');
   await a.revoke(record.id);
