@@ -371,6 +371,50 @@ const logging = z
   })
   .strict();
 
+/** A percent of a budget; above 100 for overspend (calls under way may together pass the budget). */
+const thresholdPercent = z.int().min(1).max(1000);
+/** Whole percents, kept in ascending order, each once. */
+const thresholds = z
+  .array(thresholdPercent)
+  .min(1)
+  .transform((list) => [...new Set(list)].sort((a, b) => a - b));
+
+/** Where spend alerts go (core/alerts/): a receiver, the secret it verifies signatures with, what it wants. */
+const alertWebhook = z
+  .object({
+    url: z.url({ protocol: /^https?$/ }),
+    /** The HMAC-SHA256 key of `x-gateway-signature`; from the environment (`${ALERTS_SECRET}`). */
+    secret: z.string().min(16, 'must be at least 16 characters (e.g. openssl rand -hex 32)'),
+    subjects: z
+      .array(z.enum(['key', 'team']))
+      .min(1)
+      .default(['key', 'team']),
+    /** This receiver's thresholds instead of the section's. */
+    thresholds: thresholds.optional(),
+  })
+  .strict();
+
+/** Retries of a delivery: `first` after the first failure, doubling up to `max`, `attempts` in all. */
+const alertRetry = z
+  .object({
+    attempts: z.int().min(1).max(100).default(6),
+    first: duration.pipe(z.number().min(1)).default(1_000),
+    max: duration.pipe(z.number().min(1)).default(300_000),
+  })
+  .strict()
+  .refine((retry) => retry.max >= retry.first, { path: ['max'], message: 'must be at least retry.first' });
+
+/** Spend alerts by webhook when a budget's spend crosses a threshold; without webhooks, off. */
+const alerts = z
+  .object({
+    thresholds: thresholds.default([50, 80, 100]),
+    webhooks: z.array(alertWebhook).default([]),
+    retry: alertRetry.default(alertRetry.parse({})),
+    /** One delivery attempt, from the request to the response's headers. */
+    timeout: duration.pipe(z.number().min(1)).default(5_000),
+  })
+  .strict();
+
 export const gatewayConfigSchema = z
   .object({
     server: server.default(server.parse({})),
@@ -389,6 +433,7 @@ export const gatewayConfigSchema = z
     limits: z.record(z.string(), modelLimits).default({}),
     simulator: simulator.default(simulator.parse({})),
     reload: reload.default(reload.parse({})),
+    alerts: alerts.default(alerts.parse({})),
     audit: audit.default(audit.parse({})),
   })
   .strict()
@@ -419,3 +464,5 @@ export type AuditConfig = GatewayConfig['audit'];
 export type ReloadConfig = GatewayConfig['reload'];
 export type LimitsConfig = GatewayConfig['limits'];
 export type DeclaredKeyConfig = z.output<typeof declaredKey>;
+export type AlertsConfig = GatewayConfig['alerts'];
+export type AlertWebhookConfig = AlertsConfig['webhooks'][number];

@@ -4,7 +4,7 @@
  * whatever the page's size). Spend is counted over the key's budget period, as the budget stage counts
  * it: this calendar month for a monthly budget, else the key's whole life.
  */
-import { monthStart } from '../billing/spend-tracker';
+import { monthStart } from '../billing/budget-period';
 import type { KeyRecord } from '../stores/key-store';
 import type { UsageStore } from '../stores/usage-store';
 import { publicKey } from './public-key';

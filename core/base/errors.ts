@@ -173,19 +173,27 @@ export const Errors = {
       'retry-after': String(retryAfterSeconds),
     }),
   /**
-   * The key's budget is spent. A monthly one names its reset, and `Retry-After` counts the seconds to it;
-   * a total one never resets by itself (an operator must raise it), so its `Retry-After` is a day: when
-   * to look again, not a promise. `x-should-retry: false` tells the vendors' SDKs not to retry at once.
+   * A budget the call falls under is spent: the key's own, or its team's (`owner`, named in the message).
+   * A monthly one names its reset, and `Retry-After` counts the seconds to it; a total one never resets
+   * by itself (an operator must raise it), so its `Retry-After` is a day: when to look again, not a
+   * promise. `x-should-retry: false` tells the vendors' SDKs not to retry at once.
    */
-  budgetExhausted: (period: 'total' | 'month', resetsAt: string | undefined, retryAfterSeconds: number) =>
-    new GatewayError(
+  budgetExhausted: (
+    owner: 'key' | 'team',
+    period: 'total' | 'month',
+    resetsAt: string | undefined,
+    retryAfterSeconds: number,
+  ) => {
+    const whose = owner === 'team' ? "this API key's team's" : "this API key's";
+    return new GatewayError(
       429,
       'budget_exhausted',
       period === 'month' && resetsAt
-        ? `this API key's monthly budget is spent; it resets at ${resetsAt}`
-        : "this API key's budget is spent; it does not reset by itself: an operator must raise it",
+        ? `${whose} monthly budget is spent; it resets at ${resetsAt}`
+        : `${whose} budget is spent; it does not reset by itself: an operator must raise it`,
       { 'retry-after': String(retryAfterSeconds), 'x-should-retry': 'false' },
-    ),
+    );
+  },
   /** Every upstream of the model is ejected for failing (core/routing/upstream-health.ts). */
   upstreamUnavailable: (model: string, retryAfterSeconds: number) =>
     new GatewayError(

@@ -43,7 +43,11 @@ import { KeptState, KeptStateToken } from '../reload/kept-state';
 import { LiveRouting } from '../reload/live-routing';
 import { Resilience, ResilienceToken } from '../routing/resilience';
 import { buildSnapshot, type ConfigSource, type Snapshot, type SnapshotParts } from '../reload/snapshot';
-import { SpendTracker, SpendTrackerToken } from '../billing/spend-tracker';
+import { BudgetLedgerToken, type BudgetLedger } from '../billing/budget-ledger';
+import { budgetLedger } from '../billing/open-budget-ledger';
+import type { SpendListener } from '../billing/spend-change';
+import { SpendAlerts, type SpendAlertsDeps } from '../alerts/spend-alerts';
+import { RedisClaims } from '../redis/redis-claims';
 import { openStores } from '../stores/open-stores';
 import { type Stores } from '../stores/stores';
 import type { KeyStore } from '../stores/key-store';
@@ -93,6 +97,11 @@ export interface RunningGateway {
   readonly firstKey: CreatedKey | undefined;
   /** What `/readyz` and `/admin/health` answer from. */
   readonly readiness: Readiness;
+  /**
+   * What the budget ledger tells of each change of a budgeted spend: the spend alerts' `observe` (a no-op
+   * without `alerts.webhooks`).
+   */
+  readonly observeSpend: SpendListener;
   /** Reloads the configuration file (SIGHUP); undefined when started without one. */
   reload(trigger: ReloadTrigger): Promise<ReloadResult> | undefined;
   /** Graceful stop: stop accepting, let requests finish within the grace period, end open streams, flush usage. */
@@ -161,12 +170,25 @@ async function compose(
 
   // What outlives snapshots reads the running one through this (called only once `routing` exists below).
   const running = (): Snapshot => routing.current;
-  const spend = new SpendTracker(usage, Date.now, openTaskHolds(taskStore, running));
+  const ledger = budgetLedger({
+    usage,
+    openTasks: openTaskHolds(taskStore, running),
+    redis,
+    logger,
+  });
+  const budgets = ledger.ledger;
+  lifecycle.add({ name: 'budgets', stop: () => Promise.resolve(ledger.stop()) });
   // This gateway's own registry: several gateways in one process (tests) must not share counts.
   const metrics = new GatewayMetrics();
   // Long-lived: a reload calls its configure(); failure counts and ejections carry on.
   const resilience = new Resilience(config.resilience, logger, redis && { link: redis, instance }, metrics);
-  const scope = gatewayScope(plugins, { redis, live, logger, keys, usage, spend, resilience });
+  const alerts = spendAlerts(
+    config,
+    { claims: redis ? new RedisClaims(redis) : stores.claims, logger, metrics },
+    lifecycle,
+  );
+  if (alerts) budgets.onSpend(alerts);
+  const scope = gatewayScope(plugins, { redis, live, logger, keys, usage, budgets, resilience });
 
   const proxy = new UpstreamProxy();
   const videoDeps = {
@@ -174,7 +196,7 @@ async function compose(
     tasks: taskStore,
     usage,
     pricing: () => running().pricing,
-    spend,
+    budgets,
     logger,
     instanceId: instance,
     redis,
@@ -216,7 +238,7 @@ async function compose(
   const poller = videoPoller(videoDeps, first.taskUpstreams);
   // Video submits' budget holds last until their tasks end, wherever they end (any instance's poller).
   taskStore.watch((task) => {
-    if (!needsWork(task)) spend.taskEnded(task.id);
+    if (!needsWork(task)) budgets.taskEnded(task.id);
   });
 
   const reloading = configReloading({
@@ -337,6 +359,7 @@ async function compose(
     poller,
     firstKey,
     readiness,
+    observeSpend: alerts ?? (() => undefined),
     reload: reloading.reload,
     close,
   };
@@ -351,7 +374,7 @@ function gatewayScope(
     readonly logger: Logger;
     readonly keys: KeyService;
     readonly usage: UsageStore;
-    readonly spend: SpendTracker;
+    readonly budgets: BudgetLedger;
     readonly resilience: Resilience;
   },
 ): DependencyContainer {
@@ -363,10 +386,31 @@ function gatewayScope(
   scope.register(LoggerToken, { useValue: services.logger });
   scope.register(KeyServiceToken, { useValue: services.keys });
   scope.register(UsageStoreToken, { useValue: services.usage });
-  scope.register(SpendTrackerToken, { useValue: services.spend });
+  scope.register(BudgetLedgerToken, { useValue: services.budgets });
   scope.register(KeptStateToken, { useValue: new KeptState() });
   scope.register(ResilienceToken, { useValue: services.resilience });
   return scope;
+}
+
+/**
+ * The spend alerts as a listener of the budget ledger and a part of the gateway; none without a webhook,
+ * so a gateway without alerts pays nothing per record. Added before the listeners, so it stops after
+ * them: the last requests' spend is still observed, and deliveries under way get what is left of the
+ * grace period (at least a second).
+ */
+function spendAlerts(
+  config: GatewayConfig,
+  deps: SpendAlertsDeps,
+  lifecycle: Lifecycle,
+): SpendListener | undefined {
+  if (config.alerts.webhooks.length === 0) return undefined;
+  const alerts = new SpendAlerts(config.alerts, deps);
+  lifecycle.add({
+    name: 'spend alerts',
+    start: () => alerts.start(),
+    stop: (deadline) => alerts.stop(Math.max(deadline, Date.now() + 1_000)),
+  });
+  return (change) => alerts.observe(change);
 }
 
 /**

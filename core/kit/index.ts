@@ -19,12 +19,13 @@ export { isExpired, type KeyRecord } from '../stores/key-store';
 export type { TeamRecord } from '../stores/team-store';
 export { UsageStoreToken, type UsageRecord, type UsageStore } from '../stores/usage-store';
 export { PricingToken, type Pricing } from '../billing/pricing';
+export { nextMonthStart } from '../billing/budget-period';
 export {
-  nextMonthStart,
-  SpendTrackerToken,
-  type KeySpend,
-  type SpendTracker,
-} from '../billing/spend-tracker';
+  BudgetLedgerToken,
+  type BudgetHold,
+  type BudgetLedger,
+  type BudgetSubject,
+} from '../billing/budget-ledger';
 export { KeptStateToken, type KeptState } from '../reload/kept-state';
 export { TASK_STORED } from '../tasks/submission';
 

@@ -84,6 +84,9 @@ export class GatewayMetrics {
   private readonly pollLag: HistogramCell;
   private readonly configInfo: Gauge<string>;
   private readonly reloads: Counter<string>;
+  private readonly alertCrossings: Counter<string>;
+  private readonly alertAttempts: Counter<string>;
+  private readonly alertDeliveries: Counter<string>;
   /** Request counters by endpoint, then route target (null: not routed), then status. */
   private readonly requestChildren = new WeakMap<Endpoint, Map<RouteTarget | null, Map<number, Child>>>();
   private readonly endpointTimers = new WeakMap<Endpoint, EndpointTimers>();
@@ -183,6 +186,21 @@ export class GatewayMetrics {
       help: 'Configuration reloads by result (applied, unchanged, refused).',
       labelNames: ['result'],
     });
+    this.alertCrossings = counter({
+      name: 'gateway_alert_crossings_total',
+      help: 'Budget thresholds crossed, by result: claimed (this instance sends the alert), claimed_elsewhere, claim_failed, dropped (the alert queue was full, or the gateway stopping).',
+      labelNames: ['result'],
+    });
+    this.alertAttempts = counter({
+      name: 'gateway_alert_delivery_attempts_total',
+      help: 'Spend alert webhook attempts, by result (2xx, 3xx, 4xx, 429, 5xx, timeout, unreachable, stopped).',
+      labelNames: ['result'],
+    });
+    this.alertDeliveries = counter({
+      name: 'gateway_alert_deliveries_total',
+      help: 'Spend alert deliveries ended, by outcome: delivered, rejected (a 4xx other than 429, not retried), failed (attempts spent, or the gateway stopping).',
+      labelNames: ['outcome'],
+    });
     this.scraped();
     collectDefaultMetrics({ register: this.registry });
   }
@@ -257,6 +275,18 @@ export class GatewayMetrics {
 
   reloaded(result: 'applied' | 'unchanged' | 'refused'): void {
     this.reloads.labels(result).inc();
+  }
+
+  alertCrossed(result: 'claimed' | 'claimed_elsewhere' | 'claim_failed' | 'dropped'): void {
+    this.alertCrossings.labels(result).inc();
+  }
+
+  alertAttempted(result: string): void {
+    this.alertAttempts.labels(result).inc();
+  }
+
+  alertDelivered(outcome: 'delivered' | 'rejected' | 'failed'): void {
+    this.alertDeliveries.labels(outcome).inc();
   }
 
   private requestChild(endpoint: Endpoint, target: RouteTarget | null, status: number): Child {

@@ -22,7 +22,7 @@ import { sharedPollGates } from '../tasks/shared-poll-gate';
 import type { Pricing } from '../billing/pricing';
 import type { LiveInstances } from '../redis/live-instances';
 import type { RedisLink } from '../redis/redis-link';
-import type { SpendTracker } from '../billing/spend-tracker';
+import type { BudgetLedger } from '../billing/budget-ledger';
 import { TaskSubmission } from '../tasks/submission';
 import type { Resilience } from '../routing/resilience';
 
@@ -33,7 +33,7 @@ export interface VideoDeps {
   /** The prices of the running configuration. */
   readonly pricing: () => Pricing;
   /** Told of each task billed, for budgets. */
-  readonly spend?: SpendTracker | undefined;
+  readonly budgets?: BudgetLedger | undefined;
   readonly logger: Logger;
   /** Unique per process start: leases of a previous run of this instance are not mistaken for its own. */
   readonly instanceId: string;
@@ -75,7 +75,7 @@ export function videoPoller(
   return new TaskPoller(
     deps.tasks,
     upstreams,
-    new Biller(deps.usage, deps.pricing, deps.spend, (record) =>
+    new Biller(deps.usage, deps.pricing, deps.budgets, (record) =>
       deps.metrics?.billed(record.model, record.total_tokens, record.cost_micros),
     ),
     {

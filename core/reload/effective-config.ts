@@ -14,6 +14,7 @@ const RESTART_ONLY: readonly string[] = [
   'redis',
   'simulator',
   'reload',
+  'alerts',
   'keys.cache_ttl',
   'keys.cache_max',
   'keys.failed_auth_limit',

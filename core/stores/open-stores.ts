@@ -7,6 +7,7 @@ import type { AuditConfig, StorageConfig } from '../../config/schema';
 import { DataDirLock } from './embedded/data-dir-lock';
 import { EmbeddedAdminTokenStore } from './embedded/embedded-admin-token-store';
 import { EmbeddedAuditStore } from './embedded/embedded-audit-store';
+import { EmbeddedClaimStore } from './embedded/embedded-claim-store';
 import { EmbeddedKeyStore } from './embedded/embedded-key-store';
 import { EmbeddedTaskStore } from './embedded/embedded-task-store';
 import { EmbeddedUsageStore } from './embedded/embedded-usage-store';
@@ -47,7 +48,8 @@ export async function openStores(
           auditStore.health(),
         ]),
       );
-    const opened = { keys, usage, tasks, adminTokens, audit: auditStore };
+    const claims = new EmbeddedClaimStore(dir);
+    const opened = { keys, usage, tasks, claims, adminTokens, audit: auditStore };
     return storesOf(opened, health, () => lock.release());
   } catch (e) {
     await lock.release();

@@ -1,6 +1,7 @@
 /** The stores a gateway runs on, whichever driver holds them (open-stores.ts picks it). */
 import type { AdminTokenStore } from './admin-token-store';
 import type { AuditStore } from './audit-store';
+import type { ClaimStore } from './claim-store';
 import type { KeyStore } from './key-store';
 import type { StoreHealth } from './store-health';
 import type { TaskStore } from './task-store';
@@ -10,6 +11,8 @@ export interface Stores {
   readonly keys: KeyStore;
   readonly usage: UsageStore;
   readonly tasks: TaskStore;
+  /** Names claimed once across instances (spend alerts' thresholds); used without Redis. */
+  readonly claims: ClaimStore;
   /** The admin API's own tokens (`POST /admin/tokens`). */
   readonly adminTokens: AdminTokenStore;
   /** The admin API's audit log. */
@@ -33,7 +36,7 @@ export interface Stores {
 export const USAGE_WRITES = { flushEveryMs: 200, maxBatch: 1000, retryFirstMs: 200, retryMaxMs: 10_000 };
 
 /** The stores a driver opened, before they are joined into `Stores`. */
-export type OpenedStores = Pick<Stores, 'keys' | 'usage' | 'tasks' | 'adminTokens' | 'audit'>;
+export type OpenedStores = Pick<Stores, 'keys' | 'usage' | 'tasks' | 'claims' | 'adminTokens' | 'audit'>;
 
 /** The stores, closed in order and then `release` (the data directory's lock, the MongoDB client). */
 export function storesOf(
@@ -56,6 +59,7 @@ async function closeAll(opened: OpenedStores, waitMs: number | undefined): Promi
   await opened.tasks.close();
   await opened.usage.close(waitMs);
   await opened.keys.close();
+  await opened.claims.close();
   await opened.adminTokens.close();
   await opened.audit.close();
 }

@@ -25,6 +25,7 @@ export interface TaskPageQuery {
   readonly after?: { readonly created_at: number; readonly id: string };
   readonly status?: TaskStatus;
   readonly key_id?: string;
+  readonly team_id?: string;
   readonly model?: string;
 }
 

@@ -50,7 +50,7 @@ export interface UsageFilter {
 }
 
 /** What a usage summary may be grouped by: any of key, model and endpoint, and at most one period. */
-export type SummaryDimension = 'key' | 'model' | 'endpoint' | 'hour' | 'day';
+export type SummaryDimension = 'key' | 'team' | 'model' | 'endpoint' | 'hour' | 'day';
 
 export interface UsageSummaryQuery {
   /** Non-empty; at most one of `hour` and `day`. */
@@ -60,6 +60,8 @@ export interface UsageSummaryQuery {
   readonly to?: number | undefined;
   /** Only these keys' records (any when absent). */
   readonly key_ids?: readonly string[] | undefined;
+  /** Only these teams' records (any when absent). */
+  readonly team_ids?: readonly string[] | undefined;
   /** Only these models' records (any when absent). */
   readonly models?: readonly string[] | undefined;
   /** Only the records of calls to these endpoints, by id (`chat-completions`, `responses`; any when absent). */

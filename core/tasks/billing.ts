@@ -4,7 +4,7 @@
  */
 import type { UsageRecord, UsageStore } from '../stores/usage-store';
 import type { Pricing } from '../billing/pricing';
-import type { SpendTracker } from '../billing/spend-tracker';
+import type { BudgetLedger } from '../billing/budget-ledger';
 import type { TaskUsage, VideoTask } from '../stores/video-task';
 
 export const VIDEO_ENDPOINT = 'video';
@@ -45,7 +45,7 @@ export class Biller {
     /** The prices of the running configuration (a reload may change them). */
     private readonly pricing: () => Pricing,
     /** Told of each record this biller writes, so budgets count it. */
-    private readonly spend?: SpendTracker,
+    private readonly budgets?: BudgetLedger,
     /** Told of each record this biller writes, for the metrics (tokens and cost by model). */
     private readonly onBilled?: (record: UsageRecord) => void,
   ) {}
@@ -58,7 +58,7 @@ export class Biller {
     const record = usageRecordOf(task, this.pricing());
     const wrote = await this.usage.recordOnce(record);
     if (wrote) {
-      this.spend?.recorded(record);
+      this.budgets?.recorded(record);
       this.onBilled?.(record);
     }
     return { record, wrote };

@@ -1,18 +1,25 @@
 /**
- * What a key's video tasks still under way hold against its budget, read from the task store when the
- * key's spend is first read (SpendTracker), so a restart does not forget the holds of tasks it left
- * running: the same estimate the budget stage held at submit (TaskUpstream.estimate at the model's price).
+ * What a key's or a team's video tasks still under way hold against its budget, read from the task store
+ * when its spend is first read (MemoryBudgetLedger), so a restart does not forget the holds of tasks it
+ * left running: the same estimate the budget stage held at submit (TaskUpstream.estimate at the model's
+ * price).
  */
 import type { Pricing } from '../billing/pricing';
 import type { Catalogue } from '../routing/catalogue';
-import type { OpenTask } from '../billing/spend-tracker';
-import type { TaskStore } from '../stores/task-store';
+import type { BudgetKind } from '../billing/budget-ledger';
+import type { OpenTask } from '../billing/memory-budget-ledger';
+import type { TaskPageQuery, TaskStore } from '../stores/task-store';
 import { needsWork, type TaskStatus, type VideoTask } from '../stores/video-task';
 
 /** Statuses of tasks that may still be billed (a succeeded one until its record is written). */
 const OPEN: readonly TaskStatus[] = ['queued', 'running', 'succeeded'];
-/** A key with more tasks under way than this is already far past any budget's edge. */
+/** A key or team with more tasks under way than this is already far past any budget's edge. */
 const MAX_OPEN = 1_000;
+/** The task field naming each kind of budget's owner. */
+const OWNER_FIELD: Record<BudgetKind, keyof TaskPageQuery & ('key_id' | 'team_id')> = {
+  key: 'key_id',
+  team: 'team_id',
+};
 
 /** What the estimate needs from the running configuration (a reload may change it). */
 export interface HoldPrices {
@@ -23,7 +30,7 @@ export interface HoldPrices {
 export function openTaskHolds(
   tasks: TaskStore,
   running: () => HoldPrices,
-): (keyId: string) => Promise<OpenTask[]> {
+): (kind: BudgetKind, id: string) => Promise<OpenTask[]> {
   const holdOf = (task: VideoTask): number => {
     const { catalogue, pricing } = running();
     const target = catalogue.targetOn(task.model, task.upstream);
@@ -31,9 +38,9 @@ export function openTaskHolds(
     if (!target || !upstream) return 0; // no longer configured: nothing to estimate it by
     return pricing.taskCost(task.model, task.params, upstream.estimate(task.params, target.spec)) ?? 0;
   };
-  return async (keyId) => {
+  return async (kind, id) => {
     const pages = await Promise.all(
-      OPEN.map((status) => tasks.page({ key_id: keyId, status, limit: MAX_OPEN })),
+      OPEN.map((status) => tasks.page({ [OWNER_FIELD[kind]]: id, status, limit: MAX_OPEN })),
     );
     return pages
       .flat()

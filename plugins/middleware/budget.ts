@@ -1,10 +1,11 @@
 /**
- * Per-key budgets (KeyRecord.budget). A call of a budgeted key starts only while the key's spend in its
- * period — the cost of its usage records plus the estimated cost held for its calls under way — is below
- * the budget; otherwise 429 `budget_exhausted`, before anything goes upstream. A key without a budget
- * costs one property check. Must come after `auth` and `model-router` (it prices the routed model), and
- * before `usage-metering`, whose finish records the real cost just before this stage's finish releases
- * the hold.
+ * Budgets of API keys (KeyRecord.budget) and of their teams (TeamRecord.budget). A call starts only
+ * while every budget it falls under — its key's and its team's — has room: the subject's spend in its
+ * period (the cost of its usage records) plus the estimated cost held for its calls under way is below
+ * the amount; otherwise 429 `budget_exhausted` naming whose budget is spent, before anything goes
+ * upstream. A key with no budget and no budgeted team costs two property checks. Must come after `auth`
+ * and `model-router` (it prices the routed model), and before `usage-metering`, whose finish records the
+ * real cost just before this stage's finish releases the hold.
  *
  * The hold of a text call is its prompt estimated from the body (a token per 4 bytes) at the input price
  * plus its output ceiling — `max_completion_tokens` or `max_tokens`, else the model's `max_output_tokens`
@@ -14,8 +15,8 @@
  * is stored until it is billed or ends unbilled, however long it runs. `fixed_hold_micros` replaces the
  * estimate. A model without a price holds nothing (its cost is unknown and counts nothing).
  *
- * Single instance: spend is kept in this process (see SpendTracker); a budget shared by several
- * gateways (Redis) is a later issue.
+ * The counts are the budget ledger's (core/billing/budget-ledger.ts): exact across instances on Redis,
+ * one instance's own in memory without it.
  * @example - budget: { default_output_tokens: 4096 }
  */
 import { inject } from 'tsyringe';
@@ -27,14 +28,15 @@ import {
   type GatewayContext,
   imageOptions,
   type JsonObject,
-  type KeySpend,
+  type BudgetHold,
+  type BudgetLedger,
+  BudgetLedgerToken,
+  type BudgetSubject,
   type Middleware,
   type Next,
   nextMonthStart,
   type Pricing,
   PricingToken,
-  type SpendTracker,
-  SpendTrackerToken,
   StateKey,
   TASK_STORED,
 } from '../../core/kit';
@@ -53,12 +55,20 @@ type BudgetOptions = z.output<typeof budgetOptions>;
 const TOTAL_RETRY_AFTER_S = 86_400;
 
 interface Held {
-  readonly spend: KeySpend;
-  readonly micros: number;
+  readonly hold: BudgetHold;
   /** The video task the hold moved to: it is released when the task ends, not with this call. */
   task?: string;
 }
 const HELD = new StateKey<Held>('budget', 'held');
+
+/** The budgets a call falls under, the key's first: the key's own refusal is the one named. */
+function subjectsOf(ctx: GatewayContext): BudgetSubject[] {
+  const subjects: BudgetSubject[] = [];
+  const { key, team } = ctx;
+  if (key?.budget) subjects.push({ kind: 'key', id: key.id, budget: key.budget });
+  if (team?.budget) subjects.push({ kind: 'team', id: team.id, budget: team.budget });
+  return subjects;
+}
 
 /** A positive whole number from the body, else undefined. */
 const positive = (value: unknown): number | undefined =>
@@ -68,54 +78,39 @@ const positive = (value: unknown): number | undefined =>
   kind: 'middleware',
   name: 'budget',
   options: budgetOptions,
-  requires: { auth: 'budgets belong to API keys', 'model-router': 'a call is priced by its routed model' },
+  requires: {
+    auth: 'budgets belong to API keys and their teams',
+    'model-router': 'a call is priced by its routed model',
+  },
 })
 export class BudgetMiddleware implements Middleware {
   constructor(
     private readonly options: BudgetOptions,
-    @inject(SpendTrackerToken) private readonly tracker: SpendTracker,
+    @inject(BudgetLedgerToken) private readonly ledger: BudgetLedger,
     @inject(PricingToken) private readonly pricing: Pricing,
   ) {}
 
   handle(ctx: GatewayContext, next: Next): Promise<void> {
-    const budget = ctx.key?.budget;
-    if (!budget || !ctx.target) return next(); // no budget, or nothing billable (the model list)
-    return this.admit(ctx, budget.amount_micros, budget.period, next);
+    // No budget, or nothing billable (the model list).
+    if ((!ctx.key?.budget && !ctx.team?.budget) || !ctx.target) return next();
+    return this.admit(ctx, subjectsOf(ctx), next);
   }
 
   finish(ctx: GatewayContext): void {
     const held = ctx.get(HELD);
-    if (held && held.task === undefined) this.tracker.release(held.spend, held.micros);
+    if (held && held.task === undefined) this.ledger.release(held.hold);
   }
 
-  private async admit(
-    ctx: GatewayContext,
-    amount: number,
-    period: 'total' | 'month',
-    next: Next,
-  ): Promise<void> {
-    const hold = await this.estimate(ctx);
-    const spend = await this.tracker.current(ctx.key!.id, period);
-    // From here to the hold nothing awaits: concurrent calls are admitted one at a time.
-    if (spend.spent + spend.held >= amount) {
-      if (period === 'month') {
-        const now = Date.now();
-        const reset = nextMonthStart(now);
-        throw Errors.budgetExhausted(
-          period,
-          new Date(reset).toISOString(),
-          Math.max(1, Math.ceil((reset - now) / 1000)),
-        );
-      }
-      throw Errors.budgetExhausted(period, undefined, TOTAL_RETRY_AFTER_S);
-    }
-    if (hold > 0) {
-      this.tracker.hold(spend, hold);
-      const held: Held = { spend, micros: hold };
+  private async admit(ctx: GatewayContext, subjects: readonly BudgetSubject[], next: Next): Promise<void> {
+    const admission = await this.ledger.admit(subjects, await this.estimate(ctx));
+    if (!admission.admitted) throw exhausted(admission.subject);
+    const hold = admission.hold;
+    if (hold) {
+      const held: Held = { hold };
       ctx.set(HELD, held);
       ctx.set(TASK_STORED, (taskId) => {
         held.task = taskId;
-        this.tracker.holdTask(taskId, spend, hold);
+        this.ledger.holdTask(taskId, hold);
       });
     }
     return next();
@@ -147,4 +142,15 @@ export class BudgetMiddleware implements Middleware {
     });
     return cost ?? 0;
   }
+}
+
+/** 429 for a spent budget: a monthly one says when it resets. */
+function exhausted({ kind, budget }: BudgetSubject): Error {
+  if (budget.period === 'month') {
+    const now = Date.now();
+    const reset = nextMonthStart(now);
+    const wait = Math.max(1, Math.ceil((reset - now) / 1000));
+    return Errors.budgetExhausted(kind, 'month', new Date(reset).toISOString(), wait);
+  }
+  return Errors.budgetExhausted(kind, 'total', undefined, TOTAL_RETRY_AFTER_S);
 }

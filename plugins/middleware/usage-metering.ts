@@ -19,8 +19,8 @@ import {
   NO_USAGE,
   type Pricing,
   PricingToken,
-  type SpendTracker,
-  SpendTrackerToken,
+  type BudgetLedger,
+  BudgetLedgerToken,
   StateKey,
   type UsageRecord,
   type UsageStore,
@@ -54,7 +54,7 @@ export class UsageMeteringMiddleware implements Middleware {
   constructor(
     @inject(UsageStoreToken) private readonly store: UsageStore,
     @inject(PricingToken) private readonly pricing: Pricing,
-    @inject(SpendTrackerToken) private readonly spend: SpendTracker,
+    @inject(BudgetLedgerToken) private readonly budgets: BudgetLedger,
   ) {}
 
   /** The hot path is one call to `accepting()`; the rest runs only while the store is full. */
@@ -77,6 +77,7 @@ export class UsageMeteringMiddleware implements Middleware {
     const record: UsageRecord = {
       id: ctx.requestId,
       key_id: ctx.key?.id ?? null,
+      team_id: ctx.team?.id,
       model: target.spec.id,
       upstream: target.upstream.name,
       // The API the client called, which a translated call's model does not speak.
@@ -99,6 +100,7 @@ export class UsageMeteringMiddleware implements Middleware {
       created_at: isoNow(),
     };
     this.store.record(record);
-    this.spend.recorded(record); // budgets count it now, not when the batch is written
+    // Budgets count it now, not when the batch is written.
+    this.budgets.recorded(record, ctx.key?.budget !== undefined || ctx.team?.budget !== undefined);
   }
 }

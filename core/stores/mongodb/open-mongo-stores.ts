@@ -8,6 +8,7 @@ import { storesOf, type Stores } from '../stores';
 import { connectMongo } from './connect';
 import { MongoAdminTokenStore } from './mongo-admin-token-store';
 import { MongoAuditStore } from './mongo-audit-store';
+import { MongoClaimStore } from './mongo-claim-store';
 import { MongoKeyStore } from './mongo-key-store';
 import { MongoPing } from './mongo-ping';
 import { MongoTaskStore } from './mongo-task-store';
@@ -44,6 +45,7 @@ export async function openMongoStores(
     keys: answeringUnavailable(keys),
     usage: answeringUnavailable(usage),
     tasks: answeringUnavailable(tasks),
+    claims: MongoClaimStore.open(db),
     adminTokens: answeringUnavailable(MongoAdminTokenStore.open(db)),
     audit: answeringUnavailable(MongoAuditStore.open(db)),
   };

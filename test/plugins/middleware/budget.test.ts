@@ -8,7 +8,7 @@
 import t, { type Test } from 'tap';
 import type { KeyBudget } from '../../../core/stores/key-store';
 import type { UsageRecord } from '../../../core/stores/usage-store';
-import { monthStart, nextMonthStart } from '../../../core/billing/spend-tracker';
+import { monthStart, nextMonthStart } from '../../../core/billing/budget-period';
 import { isError } from '../../helpers/errors';
 import { startTestGateway, testConfig, type ConfigDoc, type TestGateway } from '../../helpers/gateway';
 import { buildConfig } from '../../../config/load';

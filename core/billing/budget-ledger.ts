@@ -1,0 +1,60 @@
+/**
+ * Budgets as the request path and the biller see them: a call is admitted only while every budget it
+ * falls under (its key's, its team's) has room, and holds its estimated cost against each while it runs;
+ * each usage record's cost then counts against the budgets of its key and team. Two ledgers implement it:
+ * memory-budget-ledger.ts (one instance's counts) and redis-budget-ledger.ts (exact across instances).
+ */
+import type { KeyBudget } from '../stores/key-store';
+import type { UsageRecord } from '../stores/usage-store';
+import { token } from '../base/token';
+import type { SpendListener } from './spend-change';
+
+export type BudgetKind = 'key' | 'team';
+
+/** A budget a call must fit in, with whose it is. */
+export interface BudgetSubject {
+  readonly kind: BudgetKind;
+  readonly id: string;
+  readonly budget: KeyBudget;
+}
+
+/** What an admitted call holds against each of its subjects until it ends (or its video task does). */
+export interface BudgetHold {
+  readonly id: string;
+  readonly subjects: readonly BudgetSubject[];
+  readonly micros: number;
+}
+
+export type BudgetAdmission =
+  | { readonly admitted: true; readonly hold: BudgetHold | undefined }
+  /** `subject`: the first budget found spent (the key's is checked before the team's). */
+  | { readonly admitted: false; readonly subject: BudgetSubject };
+
+/** What a usage record tells the ledger. */
+export type RecordedCost = Pick<UsageRecord, 'key_id' | 'team_id' | 'cost_micros' | 'created_at'>;
+
+export interface BudgetLedger {
+  /**
+   * Admits a call when every subject's spend in its period plus what is held for its calls under way is
+   * below its amount, and then holds `micros` against each, in one step: calls admitted together cannot
+   * spend more than the budget plus one call's cost. A hold of 0 is no hold.
+   */
+  admit(subjects: readonly BudgetSubject[], micros: number): Promise<BudgetAdmission>;
+  /** The call ended: its hold goes (its real cost arrives through `recorded`). Never throws. */
+  release(hold: BudgetHold): void;
+  /** A video submit's hold passes to its task, until the task ends (`taskEnded`, on any instance). */
+  holdTask(taskId: string, hold: BudgetHold): void;
+  /** The task needs no more work: billed, failed or cancelled. A task without a hold is a no-op. */
+  taskEnded(taskId: string): void;
+  /**
+   * A usage record was written: its cost counts against its key's and its team's current period.
+   * `budgeted`: whether the call fell under a budget (false spares a shared ledger a round trip for a
+   * subject it has never seen budgeted); the video biller does not know, and leaves it out.
+   */
+  recorded(record: RecordedCost, budgeted?: boolean): void;
+  /** Told of each record counted against a budget, with the spend before and after it (alerts). */
+  onSpend(listener: SpendListener): void;
+}
+
+/** The budgets a call falls under: usage-metering and the video biller report each record to it. */
+export const BudgetLedgerToken = token<BudgetLedger>('BudgetLedger');

@@ -1,0 +1,362 @@
+/**
+ * Budgets shared by every instance on one Redis: each admission is one script that checks and holds
+ * against the key's and the team's budget together (budget-scripts.ts), so instances together cannot
+ * spend past a budget by more than one call's cost each, as one instance alone. A period's spend is read
+ * from the usage store once, by whichever instance first needs it, then counted on Redis as records are
+ * written.
+ *
+ * While Redis cannot answer, admissions fall back to this instance's own counts (MemoryBudgetLedger, fed
+ * every record meanwhile), and records Redis missed are counted there once it answers again (a record
+ * whose script timed out may then count twice: budgets err towards refusing early).
+ */
+import { randomBytes } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { RedisLink } from '../redis/redis-link';
+import { RedisScript } from '../redis/redis-script';
+import type {
+  BudgetAdmission,
+  BudgetHold,
+  BudgetKind,
+  BudgetLedger,
+  BudgetSubject,
+  RecordedCost,
+} from './budget-ledger';
+import { monthStart, nextMonthStart, periodStartOf } from './budget-period';
+import {
+  ADMIT,
+  BEGIN_SEED,
+  END_TASK,
+  FINISH_SEED,
+  HOLD_TASK,
+  RECORD,
+  RELEASE,
+  RENEW,
+} from './budget-scripts';
+import type { MemoryBudgetLedger, SpentSince } from './memory-budget-ledger';
+import type { SpendListener } from './spend-change';
+
+const admitScript = new RedisScript(ADMIT);
+const beginSeedScript = new RedisScript(BEGIN_SEED);
+const finishSeedScript = new RedisScript(FINISH_SEED);
+const recordScript = new RedisScript(RECORD);
+const renewScript = new RedisScript(RENEW);
+const releaseScript = new RedisScript(RELEASE);
+const holdTaskScript = new RedisScript(HOLD_TASK);
+const endTaskScript = new RedisScript(END_TASK);
+
+export interface RedisLedgerTiming {
+  /** A call's hold lapses this long after its last renewal (renewed every third of it while it runs). */
+  readonly leaseMs: number;
+  /** A read of a period's spend begun this long ago and never finished is begun again by another. */
+  readonly seedAbandonedMs: number;
+  /** How often records Redis missed are tried again. */
+  readonly retryMs: number;
+}
+
+export const REDIS_LEDGER_TIMING: RedisLedgerTiming = {
+  leaseMs: 60_000,
+  seedAbandonedMs: 60_000,
+  retryMs: 1_000,
+};
+
+/** A month's counts stay on Redis this long past its end (late records of it still count), then go. */
+const MONTH_KEPT_MS = 7 * 86_400_000;
+/** A record's token stays this long: a record sent again within it (after a timeout) counts once. */
+const TOKEN_KEPT_MS = 600_000;
+/** How long an admission waits for another instance reading a period's spend, polling every 25 ms. */
+const SEED_WAIT_MS = 5_000;
+const SEED_POLL_MS = 25;
+/** Records waiting for Redis beyond this many are counted only locally (logged). */
+const MAX_WAITING = 100_000;
+/** Subjects remembered as budgeted, whose records are counted on Redis whatever the call's budget. */
+const MAX_KNOWN = 100_000;
+
+interface SharedHold {
+  readonly member: string;
+  readonly sets: readonly string[];
+}
+
+/** A record for Redis, with the token that makes sending it again harmless. */
+interface Pending {
+  readonly record: RecordedCost;
+  readonly token: string;
+}
+
+interface TaskIndex {
+  readonly s: readonly string[];
+  readonly m: number;
+}
+
+export class RedisBudgetLedger implements BudgetLedger {
+  /** This process's holds on Redis, by hold id: renewed together while their calls run. */
+  private readonly shared = new Map<string, SharedHold>();
+  /** Reads of a period's spend under way on this instance, by the period's name. */
+  private readonly seeds = new Map<string, Promise<void>>();
+  /** Subjects this instance has seen with a budget. */
+  private readonly known = new Set<string>();
+  private readonly waiting: Pending[] = [];
+  private readonly listeners: SpendListener[] = [];
+  private readonly tag = randomBytes(6).toString('base64url');
+  private holds = 0;
+  private records = 0;
+  private renewer: NodeJS.Timeout | undefined;
+  private retrier: NodeJS.Timeout | undefined;
+  private fellBack = false;
+
+  constructor(
+    private readonly redis: RedisLink,
+    /** This instance's own counts: the answer while Redis cannot give one. */
+    private readonly local: MemoryBudgetLedger,
+    private readonly spentSince: SpentSince,
+    private readonly logger: Logger,
+    private readonly timing: RedisLedgerTiming = REDIS_LEDGER_TIMING,
+    private readonly clock: () => number = Date.now,
+  ) {}
+
+  async admit(subjects: readonly BudgetSubject[], micros: number): Promise<BudgetAdmission> {
+    for (const s of subjects) this.remember(s.kind, s.id);
+    if (this.redis.up) {
+      try {
+        const admission = await this.admitShared(subjects, micros);
+        this.fellBack = false;
+        return admission;
+      } catch (e) {
+        this.fallingBack(e);
+      }
+    } else this.fallingBack(undefined);
+    return this.local.admit(subjects, micros);
+  }
+
+  release(hold: BudgetHold): void {
+    const shared = this.shared.get(hold.id);
+    if (!shared) return this.local.release(hold);
+    this.forget(hold.id);
+    const keys = hold.subjects.flatMap((s) => [
+      this.subject(s.kind, s.id),
+      this.subject(s.kind, s.id) + ':h',
+    ]);
+    // A release that fails leaves the hold to lapse with its lease.
+    void releaseScript.run(this.redis.client, keys, [shared.member, hold.micros]).catch(() => undefined);
+  }
+
+  holdTask(taskId: string, hold: BudgetHold): void {
+    const shared = this.shared.get(hold.id);
+    if (!shared) return this.local.holdTask(taskId, hold);
+    this.forget(hold.id);
+    const names = hold.subjects.map((s) => this.subject(s.kind, s.id));
+    const index: TaskIndex = { s: names, m: hold.micros };
+    const keys = [this.taskIndex(taskId), ...names.flatMap((n) => [n, `${n}:h`, `${n}:t`])];
+    const args = [shared.member, hold.micros, taskId, JSON.stringify(index)];
+    holdTaskScript.run(this.redis.client, keys, args).catch((e: Error) => {
+      this.logger.warn({ err: e.message, task: taskId }, 'budget: a video task hold was not kept on redis');
+    });
+  }
+
+  taskEnded(taskId: string): void {
+    this.local.taskEnded(taskId);
+    void this.endTask(taskId).catch((e: Error) => {
+      this.logger.warn(
+        { err: e.message, task: taskId },
+        'budget: a video task hold was not released on redis',
+      );
+    });
+  }
+
+  recorded(record: RecordedCost, budgeted?: boolean): void {
+    this.local.recorded(record);
+    if (record.cost_micros === null || record.cost_micros <= 0) return;
+    if (budgeted === false && !this.knows(record)) return;
+    this.count({ record, token: `${this.tag}.${++this.records}` });
+  }
+
+  onSpend(listener: SpendListener): void {
+    this.listeners.push(listener);
+  }
+
+  /** Stops renewing and retrying; holds still on Redis lapse with their leases. */
+  stop(): void {
+    clearInterval(this.renewer);
+    clearInterval(this.retrier);
+    this.renewer = this.retrier = undefined;
+  }
+
+  private async admitShared(subjects: readonly BudgetSubject[], micros: number): Promise<BudgetAdmission> {
+    const id = `${this.tag}.${++this.holds}`;
+    const member = `${id}:${micros}`;
+    const now = this.clock();
+    const keys = subjects.flatMap((s) => {
+      const name = this.subject(s.kind, s.id);
+      return [name, `${name}:h`, this.period(name, periodStartOf(s.budget.period, now))];
+    });
+    const args: (string | number)[] = [this.timing.leaseMs, id, micros];
+    for (const s of subjects) args.push(s.budget.amount_micros, s.budget.period);
+    for (const deadline = Date.now() + SEED_WAIT_MS; Date.now() < deadline;) {
+      const [verdict, index] = (await admitScript.run(this.redis.client, keys, args)) as [number, number?];
+      if (verdict === 1) {
+        if (micros <= 0) return { admitted: true, hold: undefined };
+        this.keep(id, { member, sets: keys.filter((_, i) => i % 3 === 1) });
+        return { admitted: true, hold: { id, subjects, micros } };
+      }
+      const subject = subjects[(index ?? 1) - 1]!;
+      if (verdict === 0) return { admitted: false, subject };
+      await this.seed(subject, periodStartOf(subject.budget.period, now));
+    }
+    throw new Error("the budget's spend was not read from the usage store in time");
+  }
+
+  /** Reads the subject's spend in the period from the usage store onto Redis, once among instances. */
+  private seed(subject: BudgetSubject, start: number): Promise<void> {
+    const name = this.period(this.subject(subject.kind, subject.id), start);
+    let seeding = this.seeds.get(name);
+    if (!seeding) {
+      seeding = this.read(subject, start, name).finally(() => this.seeds.delete(name));
+      this.seeds.set(name, seeding);
+    }
+    return seeding;
+  }
+
+  /** Reads the spend, or, while another instance reads it, waits a moment for the admission to ask again. */
+  private async read(subject: BudgetSubject, start: number, name: string): Promise<void> {
+    const client = this.redis.client;
+    const begun = await beginSeedScript.run(client, [name], [this.timing.seedAbandonedMs]);
+    if (begun === 1) return;
+    if (begun === 2) return new Promise((r) => setTimeout(r, SEED_POLL_MS));
+    const spent = await this.spentSince(subject.kind, subject.id, start > 0 ? start : undefined);
+    const expires = subject.budget.period === 'month' ? nextMonthStart(start) + MONTH_KEPT_MS : 0;
+    await finishSeedScript.run(client, [name], [spent, expires]);
+  }
+
+  /** Counts the record on Redis, or keeps it to count once Redis answers. */
+  private count(pending: Pending): void {
+    const { record, token } = pending;
+    const subjects = ownersOf(record);
+    if (subjects.length === 0) return;
+    const month = monthStart(Date.parse(record.created_at));
+    const keys = [this.redis.name(`bg:rec:${token}`)];
+    for (const [kind, id] of subjects) {
+      const name = this.subject(kind, id);
+      keys.push(name, this.period(name, 0), this.period(name, month));
+    }
+    if (!this.redis.up) return this.wait(pending);
+    recordScript.run(this.redis.client, keys, [record.cost_micros!, TOKEN_KEPT_MS]).then(
+      (answer) => this.tell(subjects, month, answer as number[]),
+      () => this.wait(pending),
+    );
+  }
+
+  /** Spend changes for alerts, from the record script's answer (five numbers per subject counted). */
+  private tell(subjects: readonly Owner[], month: number, answer: readonly number[]): void {
+    for (let i = 0; i + 4 < answer.length; i += 5) {
+      const [index, before, after, amount, monthly] = answer.slice(i, i + 5) as [
+        number,
+        number,
+        number,
+        number,
+        number,
+      ];
+      const [kind, id] = subjects[index - 1]!;
+      const period = monthly === 1 ? 'month' : 'total';
+      const change = {
+        subject: { kind, id },
+        budget: { amount_micros: amount, period },
+        periodStart: monthly === 1 ? month : 0,
+        before,
+        after,
+      } as const;
+      for (const listener of this.listeners) listener(change);
+    }
+  }
+
+  private wait(pending: Pending): void {
+    if (this.waiting.length >= MAX_WAITING) {
+      const cost_micros = pending.record.cost_micros;
+      this.logger.error({ cost_micros }, 'budget: redis missed a record; counted locally only');
+      return;
+    }
+    this.waiting.push(pending);
+    this.retrier ??= setInterval(() => this.retry(), this.timing.retryMs);
+    this.retrier.unref();
+  }
+
+  private retry(): void {
+    if (!this.redis.up) return;
+    const pending = this.waiting.splice(0);
+    clearInterval(this.retrier);
+    this.retrier = undefined;
+    for (const p of pending) this.count(p);
+  }
+
+  private async endTask(taskId: string): Promise<void> {
+    if (!this.redis.up) return;
+    const indexName = this.taskIndex(taskId);
+    const text = await this.redis.client.get(indexName);
+    if (text === null) return;
+    const index = JSON.parse(text) as TaskIndex;
+    const keys = [indexName, ...index.s.flatMap((n) => [n, `${n}:t`])];
+    await endTaskScript.run(this.redis.client, keys, [taskId, index.m]);
+  }
+
+  private keep(id: string, hold: SharedHold): void {
+    this.shared.set(id, hold);
+    if (this.renewer) return;
+    this.renewer = setInterval(() => void this.renew(), Math.max(1, this.timing.leaseMs / 3));
+    this.renewer.unref();
+  }
+
+  private forget(id: string): void {
+    if (!this.shared.delete(id) || this.shared.size > 0) return;
+    clearInterval(this.renewer);
+    this.renewer = undefined;
+  }
+
+  private async renew(): Promise<void> {
+    if (!this.redis.up) return;
+    const keys: string[] = [];
+    const args: (string | number)[] = [this.timing.leaseMs];
+    for (const { member, sets } of this.shared.values())
+      for (const set of sets) {
+        keys.push(set);
+        args.push(member);
+      }
+    // A failed renewal is not retried: the next one comes a third of a lease later.
+    await renewScript.run(this.redis.client, keys, args).catch(() => undefined);
+  }
+
+  private fallingBack(e: unknown): void {
+    if (this.fellBack) return;
+    this.fellBack = true;
+    const err = e instanceof Error ? e.message : 'not connected';
+    this.logger.warn({ err }, 'budget: redis cannot answer; budgets count this instance alone meanwhile');
+  }
+
+  private remember(kind: BudgetKind, id: string): void {
+    if (this.known.size >= MAX_KNOWN) this.known.clear();
+    this.known.add(`${kind}:${id}`);
+  }
+
+  private knows(record: RecordedCost): boolean {
+    return ownersOf(record).some(([kind, id]) => this.known.has(`${kind}:${id}`));
+  }
+
+  private subject(kind: BudgetKind, id: string): string {
+    return this.redis.name(`bg:${kind}:${id}`);
+  }
+
+  private period(subject: string, start: number): string {
+    return `${subject}:p:${start}`;
+  }
+
+  private taskIndex(taskId: string): string {
+    return this.redis.name(`bg:task:${taskId}`);
+  }
+}
+
+type Owner = readonly [BudgetKind, string];
+
+/** The budget subjects a record counts against: its key, and its team when it has one. */
+function ownersOf(record: RecordedCost): Owner[] {
+  const owners: Owner[] = [];
+  if (record.key_id !== null) owners.push(['key', record.key_id]);
+  if (record.team_id !== undefined) owners.push(['team', record.team_id]);
+  return owners;
+}
