@@ -42,7 +42,7 @@ async function main(argv: string[]): Promise<boolean> {
   });
   if (positionals[0] !== 'indexes' || positionals.length > 1) throw new Error(USAGE);
   const file = configPath();
-  const { storage } = loadConfigFile(file);
+  const { storage, audit } = loadConfigFile(file);
   if (storage.driver !== 'mongodb') {
     print(`${file}: storage.driver is ${storage.driver}; the embedded stores need no indexes built`);
     return true;
@@ -50,7 +50,7 @@ async function main(argv: string[]): Promise<boolean> {
   const client = await connectMongo(storage.uri, { appName: 'model-gateway deploy', setting: 'storage.uri' });
   try {
     const db = client.db(storage.database);
-    const retention = mongoRetention(storage);
+    const retention = mongoRetention(storage, audit);
     const plans = values.check
       ? await planStoreIndexes(db, retention)
       : await buildStoreIndexes(db, retention);

@@ -358,6 +358,13 @@ const reload = z
   })
   .strict();
 
+/** The admin API's audit log (core/admin/audit-trail.ts): how long a record is kept; 0 keeps them all. */
+const audit = z
+  .object({
+    retention: duration.default(365 * 24 * 3600 * 1000),
+  })
+  .strict();
+
 const logging = z
   .object({
     level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -429,6 +436,7 @@ export const gatewayConfigSchema = z
     simulator: simulator.default(simulator.parse({})),
     reload: reload.default(reload.parse({})),
     alerts: alerts.default(alerts.parse({})),
+    audit: audit.default(audit.parse({})),
   })
   .strict()
   .superRefine(({ storage, video }, ctx) => {
@@ -454,6 +462,7 @@ export type PerImagePrice = z.output<typeof perImage>;
 export type StorageConfig = GatewayConfig['storage'];
 export type MongoStorageConfig = Extract<StorageConfig, { driver: 'mongodb' }>;
 export type RedisConfig = GatewayConfig['redis'];
+export type AuditConfig = GatewayConfig['audit'];
 export type ReloadConfig = GatewayConfig['reload'];
 export type LimitsConfig = GatewayConfig['limits'];
 export type DeclaredKeyConfig = z.output<typeof declaredKey>;

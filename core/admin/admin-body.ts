@@ -1,12 +1,23 @@
 /**
- * Reading an admin request's JSON body against a zod schema, and its first problem as the catalog's
- * error naming the field (`field 'budget.period' must be 'total' or 'month'`), for every admin route
- * that takes a body (key-routes.ts, team-routes.ts).
+ * An admin request's JSON body: at most 64 KiB, read within 30 s; an empty body is `{}`. Read against a
+ * zod schema, its first problem is the catalog's error naming the field (`field 'budget.period' must be
+ * 'total' or 'month'`), for every admin route that takes a body (key-routes.ts, team-routes.ts).
  */
 import type { IncomingMessage } from 'node:http';
 import type { z } from 'zod';
 import { Errors } from '../base/errors';
 import { bodyReader } from '../http/body';
+
+const readAdminBody = bodyReader({ maxBytes: 64 * 1024, idleMs: 10_000, totalMs: 30_000 });
+
+export async function readAdminJson(req: IncomingMessage): Promise<unknown> {
+  const text = (await readAdminBody(req)).toString('utf8') || '{}';
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw Errors.invalidJson((e as Error).message);
+  }
+}
 
 /** What a route's fields must be, as error messages say it, by dotted path (array items as `field.*`). */
 export interface BodyFields {
@@ -32,24 +43,14 @@ function bodyError(error: z.ZodError, fields: BodyFields, clearing: boolean): Er
   return Errors.invalidField(path, fields.expected[known]! + orNull);
 }
 
-const readAdminBody = bodyReader({ maxBytes: 64 * 1024, idleMs: 10_000, totalMs: 30_000 });
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch (e) {
-    throw Errors.invalidJson((e as Error).message);
-  }
-}
-
-/** The body as `schema` reads it (an empty body is `{}`); `clearing`: a PATCH, where null clears a field. */
+/** The body as `schema` reads it; `clearing`: a PATCH, where null clears a field. */
 export async function readJsonBody<T>(
   req: IncomingMessage,
   schema: z.ZodType<T>,
   fields: BodyFields,
   clearing = false,
 ): Promise<T> {
-  const parsed = schema.safeParse(parseJson((await readAdminBody(req)).toString('utf8') || '{}'));
+  const parsed = schema.safeParse(await readAdminJson(req));
   if (!parsed.success) throw bodyError(parsed.error, fields, clearing);
   return parsed.data;
 }

@@ -1,5 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Params } from '../../lib/router';
+import type { Actor } from './actor';
+import type { AuditNote } from './audit-note';
 
 /** What an admin route answers: a status and a JSON body. */
 export interface AdminReply {
@@ -7,11 +9,18 @@ export interface AdminReply {
   readonly body: unknown;
 }
 
-/** What an admin route is given: the request, its query, and its path parameters as sent. */
+/**
+ * What an admin route is given: the request, its query, and its path parameters as sent; who calls
+ * (already allowed by route-access.ts); and where a changing route notes what it changed.
+ */
 export interface AdminCall {
   readonly req: IncomingMessage;
   readonly search: URLSearchParams;
   readonly params: Params;
+  readonly actor: Actor;
+  /** Set when the caller is confined to one team (`team_admin`): a route that takes `team_id` in its body holds it to this. */
+  readonly team: string | undefined;
+  readonly audit: AuditNote;
 }
 
 /** One route of the admin API. */

@@ -1,5 +1,8 @@
 /**
- * The operators' API, on its own listener (loopback by default), guarded by the admin token:
+ * The operators' API, on its own listener (loopback by default). Each call's caller is resolved through
+ * the actor sources (the bootstrap token, stored admin tokens; a console session where plugged in) and
+ * checked against the route access table (route-access.ts) before its handler runs; every changing call
+ * and every refused one is written to the audit log before it is answered (audit-trail.ts).
  *   /admin/keys…                       keys: list, create, read, change, rotate, disable, delete (key-routes.ts)
  *   /admin/teams…                      teams of keys: list, create, read, change, delete (team-routes.ts)
  *   GET    /admin/usage?id=&key_id=&team_id=&limit=
@@ -12,28 +15,53 @@
  * Every task answered goes through taskView: never its lease or idempotency body hash (task-routes.ts).
  *   GET    /admin/config, POST /admin/reload   the configuration's version and hot reload (config-routes.ts)
  *   GET    /admin/upstreams            each upstream's failures, ejection and retries (upstream-routes.ts)
+ *   /admin/tokens…                     the admin tokens: list, create, revoke (token-routes.ts)
+ *   GET    /admin/audit                the audit log, newest first (audit-routes.ts)
  *   GET    /admin/health               readiness in detail: phase, and each check's state, reason and since
  *                                      when (core/health/readiness.ts; the main port's /readyz says only ok or not)
  * and, without the token, the operators' console: the page at `/` and its assets at `/console/*`, and
  * `GET /metrics` (Prometheus text; counts and timings, no secrets, and a scraper carries no token).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { timingSafeEqual } from 'node:crypto';
+import type { Logger } from 'pino';
 import { Errors, sendError, toGatewayError } from '../base/errors';
 import type { KeyService } from '../keys/key-service';
 import type { TeamService } from '../teams/team-service';
+import type { AuditStore } from '../stores/audit-store';
 import type { TaskStore } from '../stores/task-store';
 import type { UsageStore } from '../stores/usage-store';
 import { requestIdFor } from '../http/request-id';
 import { Router } from '../../lib/router';
-import { okRoute, type AdminReply, type AdminRoute } from './admin-reply';
+import { resolveActor, type ActorSource } from './actor-sources';
+import { okRoute, type AdminCall, type AdminReply, type AdminRoute } from './admin-reply';
+import type { AdminTokenService } from './admin-token-service';
+import { auditPage } from './audit-routes';
+import { AuditTrail } from './audit-trail';
+import { CallAudit, outcomeOf } from './call-audit';
+import { accessOf, checkAccess, type RouteAccess, type TeamOwners } from './route-access';
+import { teamOwners } from './team-owners';
+import { TokenRoutes, type TeamExists } from './token-routes';
 import { configView, reloadNow, type ConfigControl } from './config-routes';
 import { ConsoleAssets } from './console-assets';
 import { KeyRoutes } from './key-routes';
 import { TeamRoutes } from './team-routes';
 import { taskById, taskPage } from './task-routes';
+import { checkParams } from './page-params';
 import { summaryQuery } from './usage-query';
 import type { List, UsageSummaryRow } from './wire';
+
+/** Who may call, and the record of what they did. */
+export interface AdminAccess {
+  /** Tried in order; the first to recognise the caller gives its Actor. None: 401. */
+  readonly actors: readonly ActorSource[];
+  readonly tokens: AdminTokenService;
+  readonly audit: AuditStore;
+  readonly logger: Logger;
+  /** Whether a team exists, for team_admin tokens; absent where this gateway has no teams. */
+  readonly teamExists?: TeamExists;
+  /** Who may call each route; route-access.ts's table unless given (tests). */
+  readonly table?: Readonly<Record<string, RouteAccess>>;
+}
 
 /** The parts of the admin API an instance may or may not have. */
 export interface AdminSources {
@@ -57,11 +85,19 @@ export interface AdminSources {
  * Every route behind the token. Each part an instance may lack is routed only where it has it, so
  * without it its paths are 404. Parameters stay as sent: ids are not percent-decoded.
  */
-function apiRoutes(keys: KeyRoutes, usage: UsageStore, sources: AdminSources): AdminRoute[] {
+function apiRoutes(
+  keys: KeyRoutes,
+  tokens: TokenRoutes,
+  audit: AuditStore,
+  usage: UsageStore,
+  sources: AdminSources,
+): AdminRoute[] {
   const { config, videoStats, upstreams, tasks, health, teams } = sources;
   const routes: (AdminRoute | undefined)[] = [
     ...keys.routes(),
     ...(teams ? new TeamRoutes(teams, usage).routes() : []),
+    ...tokens.routes(),
+    okRoute('GET', '/admin/audit', ({ search }) => auditPage(audit, search)),
     // The store's rows are the answer as they are: declared as the wire's, a store change that breaks
     // the answer fails to compile here.
     okRoute('GET', '/admin/usage/summary', async ({ search }): Promise<List<UsageSummaryRow>> => ({
@@ -81,6 +117,8 @@ function apiRoutes(keys: KeyRoutes, usage: UsageStore, sources: AdminSources): A
 
 /** `?id=&key_id=&team_id=&limit=`: the usage records that match. */
 function usageRecords(usage: UsageStore, search: URLSearchParams): ReturnType<UsageStore['list']> {
+  // Unknown parameters are refused: a filter this listing does not apply must not pass for applied.
+  checkParams(search, ['id', 'key_id', 'team_id', 'limit']);
   const limit = search.get('limit');
   if (limit !== null && !/^[1-9]\d{0,6}$/.test(limit)) {
     throw Errors.invalidRequest("query parameter 'limit' must be a positive integer");
@@ -93,23 +131,42 @@ function usageRecords(usage: UsageStore, search: URLSearchParams): ReturnType<Us
   });
 }
 
+/** A route with its entry of the access table. */
+interface GuardedRoute {
+  readonly route: AdminRoute;
+  readonly access: RouteAccess;
+}
+
 export class AdminServer {
   readonly server: Server;
-  private readonly token: Buffer;
   private readonly console = new ConsoleAssets();
-  private readonly routes = new Router<AdminRoute>({ ignoreEmptySegments: true });
+  private readonly routes = new Router<GuardedRoute>({ ignoreEmptySegments: true });
+  private readonly trail: AuditTrail;
+  private readonly owners: TeamOwners;
 
   constructor(
-    token: string,
+    private readonly access: AdminAccess,
     keys: KeyService,
     usage: UsageStore,
     /** The rest of the API, each part present only where this instance has it (else its paths are 404). */
     private readonly sources: AdminSources = {},
   ) {
-    this.token = Buffer.from(token);
-    for (const route of apiRoutes(new KeyRoutes(keys, usage, sources.teams), usage, sources)) {
-      this.routes.add(route.method, route.path, route);
+    const tokens = new TokenRoutes(access.tokens, access.teamExists);
+    for (const route of apiRoutes(
+      new KeyRoutes(keys, usage, sources.teams),
+      tokens,
+      access.audit,
+      usage,
+      sources,
+    )) {
+      // A route the table does not list stops start-up here.
+      this.routes.add(route.method, route.path, {
+        route,
+        access: accessOf(route.method, route.path, access.table),
+      });
     }
+    this.trail = new AuditTrail(access.audit, access.logger);
+    this.owners = teamOwners(keys, sources.tasks);
     this.server = createServer((req, res) => void this.handle(req, res));
   }
 
@@ -135,8 +192,7 @@ export class AdminServer {
     try {
       if (this.servedConsole(req, res)) return;
       if (await this.servedMetrics(req, res)) return;
-      if (!this.authorized(req.headers.authorization)) throw Errors.unauthorized();
-      const reply = await this.route(req);
+      const reply = await this.call(req, requestId);
       const body = JSON.stringify(reply.body);
       res.writeHead(reply.status, { 'content-type': 'application/json', 'x-request-id': requestId });
       res.end(body);
@@ -167,17 +223,47 @@ export class AdminServer {
     return true;
   }
 
-  private authorized(header: string | undefined): boolean {
-    const presented = Buffer.from(header?.replace(/^Bearer\s+/i, '') ?? '');
-    return presented.length === this.token.length && timingSafeEqual(presented, this.token);
-  }
-
-  /** The API behind the token; it has no 405: a path without the request's method is as unknown as any. */
-  private route(req: IncomingMessage): Promise<AdminReply> {
+  /**
+   * The API behind the actor sources; it has no 405: a path without the request's method is as unknown
+   * as any. Refusals (401, 403) and changing calls are audited before the answer goes out.
+   */
+  private async call(req: IncomingMessage, requestId: string): Promise<AdminReply> {
     const url = new URL(req.url ?? '/', 'http://admin');
     const method = req.method ?? 'GET';
     const found = this.routes.find(method, url.pathname);
-    if (!('handler' in found)) throw Errors.notFound(method, url.pathname);
-    return found.handler.handle({ req, search: url.searchParams, params: found.params });
+    const guarded = 'handler' in found ? found.handler : undefined;
+    const params = 'handler' in found ? found.params : {};
+    const audit = new CallAudit(this.trail, {
+      route: `${method} ${guarded ? guarded.route.path : url.pathname}`,
+      params,
+      request_id: requestId,
+      client_address: req.socket.remoteAddress ?? '',
+    });
+    const actor = await resolveActor(this.access.actors, req);
+    if (!actor) throw await audit.refused(undefined, Errors.unauthorized());
+    if (!guarded) throw Errors.notFound(method, url.pathname);
+    const { route, access } = guarded;
+    try {
+      const checked = { route: `${method} ${route.path}`, search: url.searchParams, params };
+      await checkAccess(access, actor, checked, this.owners);
+    } catch (e) {
+      // A refusal is `access.denied`; anything else (a store that cannot answer) is the call's failure.
+      const error = toGatewayError(e);
+      if (error.status === 403) throw await audit.refused(actor, error);
+      await audit.finished(actor, access.audit, outcomeOf(error));
+      throw error;
+    }
+    const team = actor.role === 'team_admin' ? actor.team_id : undefined;
+    const call: AdminCall = { req, search: url.searchParams, params, actor, team, audit: audit.note };
+    if (!access.audit) return route.handle(call);
+    try {
+      const reply = await route.handle(call);
+      await audit.finished(actor, access.audit, { status: reply.status });
+      return reply;
+    } catch (e) {
+      const error = toGatewayError(e);
+      await audit.finished(actor, access.audit, outcomeOf(error));
+      throw error;
+    }
   }
 }

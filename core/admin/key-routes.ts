@@ -11,9 +11,10 @@
  *   DELETE /admin/keys/:id
  *   GET    /admin/keys/declared        the keys declared in gateway.yaml, each with `declared: true`; they
  *                                      are read-only here (409 key_declared to any change)
- * Every key record answered goes through publicKey: never a hash.
+ * Every key record answered goes through publicKey: never a hash. A team_admin's keys are held to its
+ * team (AdminCall.team): created in it, and never moved out of it. Each change notes its before and
+ * after views for the audit log.
  */
-import type { IncomingMessage } from 'node:http';
 import { z } from 'zod';
 import { Errors } from '../base/errors';
 import type { KeyService } from '../keys/key-service';
@@ -22,7 +23,8 @@ import type { UsageStore } from '../stores/usage-store';
 import type { TeamService } from '../teams/team-service';
 import type { Params } from '../../lib/router';
 import { readJsonBody, toChange, type BodyFields } from './admin-body';
-import { createdRoute, okRoute, type AdminRoute } from './admin-reply';
+import { createdRoute, okRoute, type AdminCall, type AdminRoute } from './admin-reply';
+import { changesOf } from './audit-changes';
 import { withActivity } from './key-activity';
 import { allowedModels, budget, CLEARABLE_LIMITS, LIMIT_EXPECTED, positiveInt } from './limit-fields';
 import { checkParams, pageLimit } from './page-params';
@@ -35,20 +37,20 @@ const FIELDS: BodyFields = {
     ...LIMIT_EXPECTED,
     description: 'a string of at most 500 characters',
     expires_at: "an ISO 8601 time with a time zone, e.g. '2026-12-31T23:59:59Z'",
-    team_id: 'the id of a team (`team-…`)',
     enabled: 'true or false',
     disable_old_after: 'a non-negative integer number of seconds (at most 10 years)',
+    team_id: 'a team id (1 to 100 characters)',
   },
   clearable: new Set([...CLEARABLE_LIMITS, 'expires_at', 'team_id']),
 };
 
 const description = z.string().max(500);
+const teamId = z.string().min(1).max(100);
 /** Stored as `Date#toISOString` (UTC, milliseconds), so stores compare expiries as strings. */
 const expiresAt = z.iso
   .datetime({ offset: true })
   .refine((text) => Number.isFinite(Date.parse(text)))
   .transform((text) => new Date(text).toISOString());
-const teamId = z.string().min(1).max(64);
 
 const newKeyBody = z
   .object({
@@ -72,8 +74,8 @@ const keyPatchBody = z
     max_concurrent: positiveInt.nullable().optional(),
     expires_at: expiresAt.nullable().optional(),
     budget: budget.nullable().optional(),
-    team_id: teamId.nullable().optional(),
     enabled: z.boolean().optional(),
+    team_id: teamId.nullable().optional(),
   })
   .strict();
 
@@ -96,17 +98,21 @@ export class KeyRoutes {
   routes(): AdminRoute[] {
     return [
       okRoute('GET', '/admin/keys', ({ search }) => this.page(search)),
-      createdRoute('POST', '/admin/keys', ({ req }) => this.create(req)),
+      createdRoute('POST', '/admin/keys', (call) => this.create(call)),
       okRoute('GET', '/admin/keys/declared', async (): Promise<List<KeyWithActivity>> => ({
         data: await this.withActivity(this.keys.listDeclared()),
       })),
       okRoute('GET', '/admin/keys/:id', ({ params }) => this.one(params.id ?? '')),
-      okRoute('PATCH', '/admin/keys/:id', ({ params, req }) => this.patch(this.changeable(params), req)),
-      okRoute('DELETE', '/admin/keys/:id', ({ params }) => this.remove(this.changeable(params))),
-      okRoute('POST', '/admin/keys/:id/disable', ({ params }) => this.enable(this.changeable(params), false)),
-      okRoute('POST', '/admin/keys/:id/enable', ({ params }) => this.enable(this.changeable(params), true)),
-      createdRoute('POST', '/admin/keys/:id/rotate', ({ params, req }) =>
-        this.rotate(this.changeable(params), req),
+      okRoute('PATCH', '/admin/keys/:id', (call) => this.patch(this.changeable(call.params), call)),
+      okRoute('DELETE', '/admin/keys/:id', (call) => this.remove(this.changeable(call.params), call)),
+      okRoute('POST', '/admin/keys/:id/disable', (call) =>
+        this.enable(this.changeable(call.params), false, call),
+      ),
+      okRoute('POST', '/admin/keys/:id/enable', (call) =>
+        this.enable(this.changeable(call.params), true, call),
+      ),
+      createdRoute('POST', '/admin/keys/:id/rotate', (call) =>
+        this.rotate(this.changeable(call.params), call),
       ),
     ];
   }
@@ -118,17 +124,20 @@ export class KeyRoutes {
     return id;
   }
 
-  private async create(req: IncomingMessage): Promise<CreatedKey> {
-    const spec = await readJsonBody(req, newKeyBody, FIELDS);
-    await this.checkTeam(spec.team_id);
-    const created = await this.keys.create(spec);
-    return { key: created.key, record: publicKey(created.record) };
+  private async create(call: AdminCall): Promise<CreatedKey> {
+    const body = await readJsonBody(call.req, newKeyBody, FIELDS);
+    const team = heldTeam(call, body.team_id);
+    await this.checkTeam(team);
+    const created = await this.keys.create(team === undefined ? body : { ...body, team_id: team });
+    const record = publicKey(created.record);
+    call.audit.changed({ kind: 'key', id: record.id }, changesOf('key', undefined, record));
+    return { key: created.key, record };
   }
 
   /** A key may join only a team that exists: 400 naming `team_id` otherwise. */
   private async checkTeam(id: string | null | undefined): Promise<void> {
     if (typeof id === 'string' && !(await this.teams?.find(id))) {
-      throw Errors.invalidField('team_id', `the id of an existing team; no team has id ${id.slice(0, 64)}`);
+      throw Errors.invalidField('team_id', `the id of an existing team; no team has id ${id.slice(0, 100)}`);
     }
   }
 
@@ -138,31 +147,56 @@ export class KeyRoutes {
     return (await this.withActivity([record]))[0];
   }
 
-  private async patch(id: string, req: IncomingMessage): Promise<PublicKey> {
-    const patch = await readJsonBody(req, keyPatchBody, FIELDS, true);
+  private async patch(id: string, call: AdminCall): Promise<PublicKey> {
+    const patch = await readJsonBody(call.req, keyPatchBody, FIELDS, true);
+    if ('team_id' in patch) heldTeam(call, patch.team_id ?? undefined, true);
     await this.checkTeam(patch.team_id);
-    return this.found(id, await this.keys.update(id, toChange<KeyChange>(patch)));
+    const change = toChange<KeyChange>(patch);
+    return this.changed(id, call, () => this.keys.update(id, change));
   }
 
-  private async remove(id: string): Promise<PublicKey> {
-    return this.found(id, await this.keys.delete(id));
+  private async remove(id: string, call: AdminCall): Promise<PublicKey> {
+    const before = this.found(id, await this.keys.delete(id));
+    call.audit.changed({ kind: 'key', id }, changesOf('key', before, undefined));
+    return before;
   }
 
-  private async enable(id: string, enabled: boolean): Promise<PublicKey> {
-    return this.found(id, await this.keys.update(id, { enabled }));
+  private enable(id: string, enabled: boolean, call: AdminCall): Promise<PublicKey> {
+    return this.changed(id, call, () => this.keys.update(id, { enabled }));
   }
 
-  private async rotate(id: string, req: IncomingMessage): Promise<CreatedKey> {
-    const { disable_old_after } = await readJsonBody(req, rotateBody, FIELDS);
+  private async rotate(id: string, call: AdminCall): Promise<CreatedKey> {
+    const { disable_old_after } = await readJsonBody(call.req, rotateBody, FIELDS);
+    const before = await this.keys.findById(id);
     const rotated = await this.keys.rotate(
       id,
       disable_old_after === undefined ? undefined : disable_old_after * 1000,
     );
-    if (!rotated) throw Errors.keyNotFound(id);
-    return { key: rotated.key, record: publicKey(rotated.record), replaces: rotated.replaces };
+    if (!rotated || !before) throw Errors.keyNotFound(id);
+    const record = publicKey(rotated.record);
+    call.audit.changed(
+      { kind: 'key', id },
+      {
+        ...changesOf('key', publicKey(before), publicKey(rotated.old)),
+        replaced_by: { before: null, after: record.id },
+      },
+    );
+    return { key: rotated.key, record, replaces: rotated.replaces };
   }
 
-  /** `?limit=1..500 (100)&cursor=<next_cursor>&status=enabled|disabled|expired&q=<substring>&team_id=<id>`. */
+  /** Applies a change to key `id`, noting its public view before and after for the audit log. */
+  private async changed(
+    id: string,
+    call: AdminCall,
+    change: () => Promise<KeyRecord | undefined>,
+  ): Promise<PublicKey> {
+    const before = this.found(id, await this.keys.findById(id));
+    const after = this.found(id, await change());
+    call.audit.changed({ kind: 'key', id }, changesOf('key', before, after));
+    return after;
+  }
+
+  /** `?limit=1..500 (100)&cursor=<next_cursor>&status=enabled|disabled|expired&q=<substring>`. */
   private async page(search: URLSearchParams): Promise<Page<KeyWithActivity>> {
     checkParams(search, PAGE_PARAMS);
     const limit = pageLimit(search, 100);
@@ -177,7 +211,7 @@ export class KeyRoutes {
     const q = search.get('q');
     if (q !== null && q.length > 200) throw Errors.invalidQuery('q', 'at most 200 characters');
     const team = search.get('team_id');
-    if (team !== null && (team.length === 0 || team.length > 64)) {
+    if (team !== null && (team.length === 0 || team.length > 100)) {
       throw Errors.invalidQuery('team_id', 'the id of a team');
     }
     const now = Date.now();
@@ -206,4 +240,14 @@ export class KeyRoutes {
     if (!record) throw Errors.keyNotFound(id);
     return publicKey(record);
   }
+}
+
+/**
+ * The team a key must have for a caller confined to one (`call.team`): its own, whether the body named
+ * it or not (`changing`: only named, as a PATCH moves a key only when it names a team); another is 403.
+ */
+function heldTeam(call: AdminCall, asked: string | undefined, changing = false): string | undefined {
+  if (call.team === undefined) return asked;
+  if (asked === call.team || (asked === undefined && !changing)) return call.team;
+  throw Errors.forbidden('a team_admin may not move a key to another team or out of its own');
 }

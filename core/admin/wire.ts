@@ -34,7 +34,7 @@ export interface PublicKey {
   /** ISO 8601, UTC; absent: never expires. */
   readonly expires_at?: string;
   readonly budget?: KeyBudget;
-  /** The team the key belongs to; absent: none. */
+  /** The team the key belongs to, if any. */
   readonly team_id?: string;
   readonly created_at: string;
 }
@@ -162,4 +162,47 @@ export interface List<T> {
 /** A page of a server-paged listing; `next_cursor` asks for the next one, null on the last. */
 export interface Page<T> extends List<T> {
   readonly next_cursor: string | null;
+}
+
+/** What an admin token may do: `admin` everything, `team_admin` its own team's keys, usage and tasks, `viewer` read. */
+export type AdminRole = 'admin' | 'team_admin' | 'viewer';
+
+/** An admin token as `GET /admin/tokens` shows it: never the token or its hash. */
+export interface PublicAdminToken {
+  /** The visible prefix (`gat-` + 8 characters), or `bootstrap` for the bootstrap token. */
+  readonly id: string;
+  readonly description: string;
+  readonly role: AdminRole;
+  /** Set for `team_admin`: its team. */
+  readonly team_id?: string;
+  /** ISO 8601, UTC; null for the bootstrap token, which comes from the environment or the data directory. */
+  readonly created_at: string | null;
+  /** Set on the bootstrap token, which cannot be deleted through the API. */
+  readonly bootstrap?: true;
+}
+
+/** `POST /admin/tokens`: the only answer that carries a full token, once. */
+export interface CreatedAdminToken {
+  readonly token: string;
+  readonly record: PublicAdminToken;
+}
+
+/** One record of the audit log (`GET /admin/audit`). */
+export interface AuditEntry {
+  readonly id: string;
+  readonly at: string;
+  readonly actor: {
+    readonly kind: 'token' | 'person' | 'unknown';
+    readonly id: string;
+    readonly name: string;
+    readonly role?: AdminRole;
+    readonly team_id?: string;
+  };
+  readonly action: string;
+  readonly target: { readonly kind: string; readonly id: string };
+  readonly outcome: { readonly status: number; readonly code?: string };
+  /** Each changed field of the public view, before and after (null where absent). */
+  readonly changes: Readonly<Record<string, { readonly before: unknown; readonly after: unknown }>>;
+  readonly request_id: string;
+  readonly client_address: string;
 }

@@ -144,6 +144,16 @@ export const Errors = {
   invalidQuery: (name: string, expected: string) =>
     new GatewayError(400, 'invalid_request', `query parameter '${clip(name)}' must be ${expected}`),
   keyNotFound: (id: string) => new GatewayError(404, 'key_not_found', `no key with id ${clip(id)}`),
+  /** An admin call the caller's role may not make; `needs` says which roles may. */
+  forbidden: (needs: string) => new GatewayError(403, 'forbidden', `forbidden: ${needs}`),
+  adminTokenNotFound: (id: string) =>
+    new GatewayError(404, 'token_not_found', `no admin token with id ${clip(id)}`),
+  bootstrapToken: () =>
+    new GatewayError(
+      409,
+      'token_bootstrap',
+      'the bootstrap token comes from GATEWAY_ADMIN_TOKEN or the data directory; change it there',
+    ),
   teamNotFound: (id: string) => new GatewayError(404, 'team_not_found', `no team with id ${clip(id)}`),
   teamNameTaken: (name: string) =>
     new GatewayError(409, 'team_name_taken', `another team is named '${clip(name)}'; team names are unique`),

@@ -11,7 +11,10 @@ import type { GatewayConfig } from '../../config/schema';
 import { ConfigError } from '../../config/errors';
 import type { Env } from '../../config/env';
 import { variablesOf } from '../../config/load';
+import { adminTokenSource, bootstrapTokenSource } from '../admin/actor-sources';
 import { AdminServer } from '../admin/admin-server';
+import { ADMIN_TOKEN_EVENTS_CHANNEL, AdminTokenService } from '../admin/admin-token-service';
+import type { TeamExists } from '../admin/token-routes';
 import { upstreamsPage } from '../admin/upstream-routes';
 import { gatewayChecks } from './gateway-checks';
 import { Readiness } from '../health/readiness';
@@ -73,6 +76,8 @@ export interface StartOptions {
   readonly source?: { readonly file: string; readonly hash: string };
   /** The plugins this gateway may use; by default every plugin the process has loaded. */
   readonly plugins?: readonly AnyPluginRegistration[];
+  /** Whether a team exists, for `team_admin` admin tokens; by default, whether the team store has it. */
+  readonly teamExists?: TeamExists;
 }
 
 export interface RunningGateway {
@@ -120,7 +125,7 @@ export async function startGateway(
   }
   const lifecycle = new Lifecycle(logger);
   // Stores first: the embedded ones lock the data directory before anything in it is read or created.
-  const stores = await openStores(config.storage, logger);
+  const stores = await openStores(config.storage, logger, config.audit);
   // Flushed last: usage written while the rest stops is kept, retried for what is left of the grace
   // period (at least a second).
   lifecycle.add({ name: 'stores', stop: (deadline) => stores.close(Math.max(1_000, deadline - Date.now())) });
@@ -143,7 +148,7 @@ type ComposeOptions = StartOptions & { readonly env: Env; readonly logger: Logge
  */
 async function compose(
   config: GatewayConfig,
-  { env, logger, source, plugins = definedPlugins() }: ComposeOptions,
+  { env, logger, source, plugins = definedPlugins(), teamExists }: ComposeOptions,
   stores: Stores,
   lifecycle: Lifecycle,
 ): Promise<RunningGateway> {
@@ -281,7 +286,26 @@ async function compose(
     usage: () => usage.stats(),
     ...(poller ? { taskCounts: () => taskStore.countByStatus() } : {}),
   });
-  const admin = new AdminServer(adminToken, keys, usage, {
+  const tokenEvents = new KeyEvents(instance, redis, logger, ADMIN_TOKEN_EVENTS_CHANNEL);
+  lifecycle.add({
+    name: 'admin token events',
+    start: () => tokenEvents.start(),
+    stop: () => tokenEvents.stop(),
+  });
+  const adminTokens = new AdminTokenService(
+    stores.adminTokens,
+    hasher,
+    { cacheTtlMs: config.keys.cache_ttl, cacheMax: 1_000 },
+    tokenEvents,
+  );
+  const adminAccess = {
+    actors: [bootstrapTokenSource(adminToken), adminTokenSource(adminTokens)],
+    tokens: adminTokens,
+    audit: stores.audit,
+    logger,
+    teamExists: teamExists ?? (async (id: string) => (await teams.find(id)) !== undefined),
+  };
+  const admin = new AdminServer(adminAccess, keys, usage, {
     ...(poller ? { videoStats: () => poller.stats() } : {}),
     tasks: taskStore,
     teams,

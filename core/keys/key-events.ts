@@ -6,7 +6,13 @@ import type { RedisLink } from '../redis/redis-link';
 export const KEY_EVENTS_CHANNEL = 'keys:changed';
 
 export class KeyEvents extends ChangeEvents {
-  constructor(instance: string, redis: RedisLink | undefined, logger: Logger) {
-    super({ channel: KEY_EVENTS_CHANNEL, subject: 'key' }, instance, redis, logger);
+  constructor(
+    instance: string,
+    redis: RedisLink | undefined,
+    logger: Logger,
+    /** Another kind of record's changes (admin tokens) travel the same way on their own channel. */
+    channel: string = KEY_EVENTS_CHANNEL,
+  ) {
+    super({ channel, subject: channel === KEY_EVENTS_CHANNEL ? 'key' : channel }, instance, redis, logger);
   }
 }

@@ -260,6 +260,7 @@ export class KeyService {
       ...(old.max_concurrent !== undefined ? { max_concurrent: old.max_concurrent } : {}),
       ...(old.expires_at !== undefined ? { expires_at: old.expires_at } : {}),
       ...(old.budget !== undefined ? { budget: old.budget } : {}),
+      // The replacement stays in the team: a team_admin's rotation must not make a key outside it.
       ...(old.team_id !== undefined ? { team_id: old.team_id } : {}),
     });
     let current: KeyRecord = old;

@@ -3,8 +3,10 @@
  * per directory, enforced by a lock file held until `close`), or MongoDB (mongodb/open-mongo-stores.ts).
  */
 import type { Logger } from 'pino';
-import type { StorageConfig } from '../../config/schema';
+import type { AuditConfig, StorageConfig } from '../../config/schema';
 import { DataDirLock } from './embedded/data-dir-lock';
+import { EmbeddedAdminTokenStore } from './embedded/embedded-admin-token-store';
+import { EmbeddedAuditStore } from './embedded/embedded-audit-store';
 import { EmbeddedClaimStore } from './embedded/embedded-claim-store';
 import { EmbeddedKeyStore } from './embedded/embedded-key-store';
 import { EmbeddedTaskStore } from './embedded/embedded-task-store';
@@ -13,26 +15,45 @@ import { EmbeddedUsageStore } from './embedded/embedded-usage-store';
 import { firstFailing } from './store-health';
 import { storesOf, USAGE_WRITES, type Stores } from './stores';
 
-export async function openStores(storage: StorageConfig, logger: Logger): Promise<Stores> {
+/** The audit section's default, for callers that open stores without a whole configuration. */
+const DEFAULT_AUDIT: AuditConfig = { retention: 365 * 24 * 3600 * 1000 };
+
+export async function openStores(
+  storage: StorageConfig,
+  logger: Logger,
+  audit: AuditConfig = DEFAULT_AUDIT,
+): Promise<Stores> {
   const usageOptions = { ...USAGE_WRITES, maxQueued: storage.usage_queue_max, logger };
   if (storage.driver === 'mongodb') {
     // Loaded only here: the driver takes about 100 ms to load, a sixth of an embedded gateway's start-up.
     const { openMongoStores } = await import('./mongodb/open-mongo-stores');
-    return openMongoStores(storage, usageOptions);
+    return openMongoStores(storage, usageOptions, audit);
   }
   const dir = storage.data_dir;
   const lock = await DataDirLock.acquire(dir);
   try {
-    const [keys, usage, tasks, teams] = await Promise.all([
+    const [keys, usage, tasks, teams, adminTokens, auditStore] = await Promise.all([
       EmbeddedKeyStore.open(dir),
       EmbeddedUsageStore.open(dir, { ...usageOptions, rotateBytes: storage.usage_rotate_size }),
       EmbeddedTaskStore.open(dir, { retentionMs: storage.task_retention }),
       EmbeddedTeamStore.open(dir),
+      EmbeddedAdminTokenStore.open(dir),
+      EmbeddedAuditStore.open(dir, { retentionMs: audit.retention, logger }),
     ]);
     const health = () =>
-      Promise.resolve(firstFailing([usage.health(), tasks.health(), keys.health(), teams.health()]));
+      Promise.resolve(
+        firstFailing([
+          usage.health(),
+          tasks.health(),
+          keys.health(),
+          teams.health(),
+          adminTokens.health(),
+          auditStore.health(),
+        ]),
+      );
     const claims = new EmbeddedClaimStore(dir);
-    return storesOf({ keys, usage, tasks, teams, claims }, health, () => lock.release());
+    const opened = { keys, usage, tasks, teams, claims, adminTokens, audit: auditStore };
+    return storesOf(opened, health, () => lock.release());
   } catch (e) {
     await lock.release();
     throw e;

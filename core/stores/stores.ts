@@ -1,4 +1,6 @@
 /** The stores a gateway runs on, whichever driver holds them (open-stores.ts picks it). */
+import type { AdminTokenStore } from './admin-token-store';
+import type { AuditStore } from './audit-store';
 import type { ClaimStore } from './claim-store';
 import type { KeyStore } from './key-store';
 import type { StoreHealth } from './store-health';
@@ -6,17 +8,17 @@ import type { TaskStore } from './task-store';
 import type { TeamStore } from './team-store';
 import type { UsageStore } from './usage-store';
 
-/** The stores themselves, without the health and closing that hold them together. */
-export interface StoreSet {
+export interface Stores {
   readonly keys: KeyStore;
+  readonly teams: TeamStore;
   readonly usage: UsageStore;
   readonly tasks: TaskStore;
-  readonly teams: TeamStore;
   /** Names claimed once across instances (spend alerts' thresholds); used without Redis. */
   readonly claims: ClaimStore;
-}
-
-export interface Stores extends StoreSet {
+  /** The admin API's own tokens (`POST /admin/tokens`). */
+  readonly adminTokens: AdminTokenStore;
+  /** The admin API's audit log. */
+  readonly audit: AuditStore;
   /**
    * Whether the stores can do their work now (readiness): MongoDB answers a ping and its usage writes
    * succeed; the embedded files' last writes succeeded.
@@ -35,26 +37,35 @@ export interface Stores extends StoreSet {
  */
 export const USAGE_WRITES = { flushEveryMs: 200, maxBatch: 1000, retryFirstMs: 200, retryMaxMs: 10_000 };
 
+/** The stores a driver opened, before they are joined into `Stores`. */
+export type OpenedStores = Pick<
+  Stores,
+  'keys' | 'teams' | 'usage' | 'tasks' | 'claims' | 'adminTokens' | 'audit'
+>;
+
 /** The stores, closed in order and then `release` (the data directory's lock, the MongoDB client). */
 export function storesOf(
-  set: StoreSet,
+  opened: OpenedStores,
   health: () => Promise<StoreHealth>,
   release: () => Promise<void>,
 ): Stores {
   return {
-    ...set,
+    ...opened,
     health,
     close: async (waitMs) => {
-      await closeAll(set, waitMs);
+      await closeAll(opened, waitMs);
       await release();
     },
   };
 }
 
 /** Tasks first (their writes may still bill), then usage (flushes its queue), then the rest. */
-async function closeAll(set: StoreSet, waitMs: number | undefined): Promise<void> {
-  await set.tasks.close();
-  await set.usage.close(waitMs);
-  await Promise.all([set.keys.close(), set.teams.close()]);
-  await set.claims.close();
+async function closeAll(opened: OpenedStores, waitMs: number | undefined): Promise<void> {
+  await opened.tasks.close();
+  await opened.usage.close(waitMs);
+  await opened.keys.close();
+  await opened.teams.close();
+  await opened.claims.close();
+  await opened.adminTokens.close();
+  await opened.audit.close();
 }

@@ -71,6 +71,11 @@ export class AppendLog {
     return [...(await rotatedNames(this.dir, this.name)).map((f) => join(this.dir, f)), this.current];
   }
 
+  /** Starts a new current file now, the old one joining the rotated ones (a pruner rewrites only those). */
+  async startNewFile(): Promise<void> {
+    if (this.size > 0) await this.rotateNow();
+  }
+
   async close(): Promise<void> {
     await this.handle?.close();
     this.handle = undefined;

@@ -7,7 +7,14 @@ import { MongoClient, MongoServerError, type CollectionOptions } from 'mongodb';
 import type { Logger } from 'pino';
 
 /** The default collection names under the configured database. */
-export const COLLECTIONS = { keys: 'keys', usage: 'usage', tasks: 'tasks', teams: 'teams' } as const;
+export const COLLECTIONS = {
+  keys: 'keys',
+  usage: 'usage',
+  tasks: 'tasks',
+  admin_tokens: 'admin_tokens',
+  audit: 'audit',
+  teams: 'teams',
+} as const;
 export type StoreName = keyof typeof COLLECTIONS;
 
 /**

@@ -13,14 +13,17 @@ export interface StoreRetention {
   readonly tasksMs: number;
   /** A usage record, counted from when it was written (`created_on`). */
   readonly usageMs: number;
+  /** An audit record, counted from when it was written (`on`). */
+  readonly auditMs: number;
 }
 
-export const KEEP_FOREVER: StoreRetention = { tasksMs: 0, usageMs: 0 };
+export const KEEP_FOREVER: StoreRetention = { tasksMs: 0, usageMs: 0, auditMs: 0 };
 
 /** The TTL index of each store that has one, and the setting that sets it (for messages). */
 const TTL_INDEXES: Partial<Record<StoreName, { name: string; field: string; setting: string }>> = {
   tasks: { name: 'done_on_ttl', field: 'done_on', setting: 'storage.task_retention' },
   usage: { name: 'created_on_ttl', field: 'created_on', setting: 'storage.usage_retention' },
+  audit: { name: 'on_ttl', field: 'on', setting: 'audit.retention' },
 };
 
 const FIXED_INDEXES: Readonly<Record<StoreName, readonly IndexDescription[]>> = {
@@ -64,10 +67,29 @@ const FIXED_INDEXES: Readonly<Record<StoreName, readonly IndexDescription[]>> = 
     { key: { created_at: -1, _id: -1 }, name: 'created_at_id' },
     { key: { status: 1, created_at: -1, _id: -1 }, name: 'status_created_at_id' },
   ],
+  admin_tokens: [
+    { key: { id: 1 }, name: 'id_unique', unique: true },
+    { key: { hash: 1 }, name: 'hash_unique', unique: true },
+  ],
+  // Newest first, all records or those of one actor, target or action (`at` ranges ride on `id` order).
+  audit: [
+    { key: { id: -1 }, name: 'id_unique', unique: true },
+    { key: { 'actor.id': 1, id: -1 }, name: 'actor_then_id' },
+    { key: { 'target.id': 1, id: -1 }, name: 'target_then_id' },
+    { key: { action: 1, id: -1 }, name: 'action_then_id' },
+  ],
 };
 
-const retentionOf = (store: StoreName, retention: StoreRetention): number =>
-  store === 'tasks' ? retention.tasksMs : store === 'usage' ? retention.usageMs : 0;
+const RETENTION_OF: Partial<Record<StoreName, keyof StoreRetention>> = {
+  tasks: 'tasksMs',
+  usage: 'usageMs',
+  audit: 'auditMs',
+};
+
+const retentionOf = (store: StoreName, retention: StoreRetention): number => {
+  const field = RETENTION_OF[store];
+  return field ? retention[field] : 0;
+};
 
 /** The indexes a store needs under the given retention (a TTL index only where data expires). */
 export function storeIndexes(store: StoreName, retention: StoreRetention): IndexDescription[] {

@@ -48,7 +48,7 @@ t.test('MONGODB_URI: the ping answers', SKIP, async (t) => {
 
 t.test('MONGODB_URI: a gateway on MongoDB is ready', SKIP, async (t) => {
   const db = await mongoTestDb(t, MONGODB_URI ?? '');
-  await buildStoreIndexes(db, { tasksMs: 30 * 24 * 3_600_000, usageMs: KEEP_FOREVER.usageMs });
+  await buildStoreIndexes(db, { tasksMs: 30 * 24 * 3_600_000, usageMs: KEEP_FOREVER.usageMs, auditMs: 0 });
   const doc = testConfig('http://127.0.0.1:9', await tempDir(t));
   doc.storage = {
     driver: 'mongodb',

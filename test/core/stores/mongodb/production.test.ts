@@ -174,7 +174,7 @@ t.test('a change stream failing with a fatal code reopens from now', SKIP, async
 
 t.test('the deploy step from two places at once, then a gateway starts', SKIP, async (t) => {
   const [a, b] = await freshDatabase(t, 2);
-  const retention = { tasksMs: 30 * 86_400_000, usageMs: 0 };
+  const retention = { tasksMs: 30 * 86_400_000, usageMs: 0, auditMs: 0 };
   const storage = {
     driver: 'mongodb' as const,
     uri: MONGODB_URI!,
@@ -184,7 +184,7 @@ t.test('the deploy step from two places at once, then a gateway starts', SKIP, a
     task_retention: retention.tasksMs,
     usage_retention: 0,
   };
-  const refused = await openStores(storage, silent).then(
+  const refused = await openStores(storage, silent, { retention: retention.auditMs }).then(
     () => undefined,
     (e: unknown) => e,
   );
@@ -192,7 +192,7 @@ t.test('the deploy step from two places at once, then a gateway starts', SKIP, a
   t.match((refused as Error).message, /tasks \(tasks\): index idempotency_unique is missing/);
   await Promise.all([buildStoreIndexes(a!.db, retention), buildStoreIndexes(b!.db, retention)]);
   await checkStoreIndexes(b!.db, retention);
-  const stores = await openStores(storage, silent);
+  const stores = await openStores(storage, silent, { retention: retention.auditMs });
   await stores.close();
   t.pass('built twice at once without a conflict, and the gateway starts');
 });
@@ -270,7 +270,7 @@ t.test(
     const { ttlMonitorSleepSecs } = await admin.command({ getParameter: 1, ttlMonitorSleepSecs: 1 });
     await admin.command({ setParameter: 1, ttlMonitorSleepSecs: 1 });
     t.teardown(() => admin.command({ setParameter: 1, ttlMonitorSleepSecs }).then(() => undefined));
-    await buildStoreIndexes(db, { tasksMs: 1_000, usageMs: 1_000 });
+    await buildStoreIndexes(db, { tasksMs: 1_000, usageMs: 1_000, auditMs: 0 });
     const tasks = MongoTaskStore.open(db, { logger: silent });
     const usage = MongoUsageStore.open(db, TEST_USAGE_WRITES);
     t.teardown(() => Promise.all([tasks.close(), usage.close()]).then(() => undefined));

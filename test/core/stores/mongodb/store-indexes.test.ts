@@ -13,7 +13,7 @@ import {
 } from '../../../../core/stores/mongodb/store-indexes';
 
 const DAY_MS = 24 * 3_600_000;
-const THIRTY_DAYS: StoreRetention = { tasksMs: 30 * DAY_MS, usageMs: 0 };
+const THIRTY_DAYS: StoreRetention = { tasksMs: 30 * DAY_MS, usageMs: 0, auditMs: 0 };
 
 /** The collection as the server lists it once the deploy step built `retention`'s indexes. */
 const built = (store: 'tasks' | 'usage' | 'keys' | 'teams', retention: StoreRetention): Document[] => [
@@ -45,7 +45,7 @@ t.test('built as needed: nothing to do, whatever other indexes an operator added
 });
 
 t.test('retention: a changed period is changed in place, one turned off drops its TTL index', (t) => {
-  const week: StoreRetention = { tasksMs: 7 * DAY_MS, usageMs: 90 * DAY_MS };
+  const week: StoreRetention = { tasksMs: 7 * DAY_MS, usageMs: 90 * DAY_MS, auditMs: 0 };
   const longer = planIndexes('tasks', 'tasks', built('tasks', week), THIRTY_DAYS);
   t.strictSame(longer.retime, [{ name: 'done_on_ttl', seconds: 30 * 24 * 3600 }]);
   t.strictSame(longer.create, [], 'no rebuild');

@@ -1,0 +1,87 @@
+/**
+ * Admin tokens in one JSON file under the data directory (`admin-tokens.json`), held in memory and
+ * rewritten atomically on each change, as the key store does with keys.json.
+ */
+import { join } from 'node:path';
+import type { AdminTokenRecord, AdminTokenStore } from '../admin-token-store';
+import { writeHealth, type StoreHealth } from '../store-health';
+import { readFileIfExists, writeFileAtomic } from './atomic-file';
+
+interface TokenFile {
+  version: 1;
+  tokens: AdminTokenRecord[];
+}
+
+export class EmbeddedAdminTokenStore implements AdminTokenStore {
+  private readonly byId = new Map<string, AdminTokenRecord>();
+  private readonly byHash = new Map<string, AdminTokenRecord>();
+  /** Writes are chained so two quick changes can not overwrite each other out of order. */
+  private writing: Promise<void> = Promise.resolve();
+  private failure: unknown;
+
+  private constructor(private readonly file: string) {}
+
+  static async open(dataDir: string): Promise<EmbeddedAdminTokenStore> {
+    const store = new EmbeddedAdminTokenStore(join(dataDir, 'admin-tokens.json'));
+    const text = await readFileIfExists(store.file);
+    if (text) for (const record of (JSON.parse(text) as TokenFile).tokens) store.index(record);
+    return store;
+  }
+
+  async insert(record: AdminTokenRecord): Promise<void> {
+    if (this.byId.has(record.id)) throw new Error(`admin token id ${record.id} already exists`);
+    if (this.byHash.has(record.hash)) throw new Error(`admin token hash of ${record.id} already exists`);
+    this.index(record);
+    await this.persist();
+  }
+
+  findByHash(hash: string): Promise<AdminTokenRecord | undefined> {
+    return Promise.resolve(this.byHash.get(hash));
+  }
+
+  findById(id: string): Promise<AdminTokenRecord | undefined> {
+    return Promise.resolve(this.byId.get(id));
+  }
+
+  list(): Promise<AdminTokenRecord[]> {
+    return Promise.resolve([...this.byId.values()]);
+  }
+
+  async delete(id: string): Promise<AdminTokenRecord | undefined> {
+    const current = this.byId.get(id);
+    if (!current) return undefined;
+    this.byId.delete(id);
+    this.byHash.delete(current.hash);
+    await this.persist();
+    return current;
+  }
+
+  health(): StoreHealth {
+    return writeHealth('admin-tokens.json', this.failure);
+  }
+
+  async close(): Promise<void> {
+    await this.writing.catch(() => undefined);
+  }
+
+  private index(record: AdminTokenRecord): void {
+    this.byId.set(record.id, record);
+    this.byHash.set(record.hash, record);
+  }
+
+  private persist(): Promise<void> {
+    const snapshot: TokenFile = { version: 1, tokens: [...this.byId.values()] };
+    const write = this.writing
+      .catch(() => undefined)
+      .then(() => writeFileAtomic(this.file, JSON.stringify(snapshot, null, 2)))
+      .then(
+        () => void (this.failure = undefined),
+        (e: unknown) => {
+          this.failure = e;
+          throw e;
+        },
+      );
+    this.writing = write;
+    return write;
+  }
+}
