@@ -1,5 +1,6 @@
 /** Admin API calls for tests: any method, a bearer token, a JSON body; the answer parsed. */
-import type { TestGateway } from './gateway';
+import { EmbeddedTeamStore } from '../../core/stores/embedded/embedded-team-store';
+import { tempDir, type Teardown, type TestGateway } from './gateway';
 
 export interface AdminAnswer<T = Record<string, unknown>> {
   readonly status: number;
@@ -46,3 +47,22 @@ export const teamsNamed =
   (...ids: string[]) =>
   (id: string): Promise<boolean> =>
     Promise.resolve(ids.includes(id));
+
+/**
+ * A team store holding teams with exactly these ids (the admin API would make random ones), for a
+ * gateway's `teamStore`: keys in them work on the request path, and admin tokens may name them.
+ */
+export async function teamStoreWith(t: Teardown, ...ids: string[]): Promise<EmbeddedTeamStore> {
+  const store = await EmbeddedTeamStore.open(await tempDir(t));
+  t.teardown(() => store.close());
+  for (const id of ids) {
+    await store.insert({
+      id,
+      name: id,
+      allowed_models: [],
+      metadata: {},
+      created_at: new Date().toISOString(),
+    });
+  }
+  return store;
+}

@@ -6,7 +6,7 @@
 import t from 'tap';
 import { newTask } from '../stores/task-store.contract';
 import { startTestGateway } from '../../helpers/gateway';
-import { adminCall, makeAdminToken, teamsNamed, type ErrorBody } from '../../helpers/admin';
+import { adminCall, makeAdminToken, teamStoreWith, type ErrorBody } from '../../helpers/admin';
 
 interface KeyAnswer {
   key: string;
@@ -14,7 +14,8 @@ interface KeyAnswer {
 }
 
 t.test("a team_admin acts on its own team's keys only", async (t) => {
-  const gw = await startTestGateway(t, undefined, { teamExists: teamsNamed('team-a', 'team-b') });
+  const teamStore = await teamStoreWith(t, 'team-a', 'team-b');
+  const gw = await startTestGateway(t, undefined, { teamStore });
   const teamAdmin = await makeAdminToken(gw, { role: 'team_admin', team_id: 'team-a' });
   const call = <T = Record<string, unknown>>(method: string, path: string, body?: unknown) =>
     adminCall<T>(gw, teamAdmin, method, path, body);
