@@ -7,6 +7,9 @@
  */
 import t from 'tap';
 import { CookieJar } from '../../../helpers/cookie-jar';
+import { MemoryEndedSessions } from '../../../../core/admin/sso/ended-sessions';
+import { Sessions } from '../../../../core/admin/sso/sessions';
+import { Signer } from '../../../../core/admin/sso/signer';
 import { startTestGateway } from '../../../helpers/gateway';
 import { redisPrefix, TEST_REDIS_URL } from '../../../helpers/redis';
 import { startSsoGateway, untilCallback, type SsoGateway } from '../../../helpers/sso';
@@ -215,6 +218,51 @@ t.test('with Redis, a session ended on one instance is refused by every instance
   });
   t.equal(out.status, 204, 'signed out on the first');
   t.equal((await onB()).status, 401, 'the second refuses it at once');
+});
+
+t.test('sessions are signed with GATEWAY_SESSION_SECRET when set; an expired one is refused', async (t) => {
+  const secret = 'a-session-secret-the-instances-share';
+  const gw = await startSsoGateway(t, undefined, { env: { GATEWAY_SESSION_SECRET: secret } });
+  const actor = { kind: 'person', id: 'alice', name: 'Alice Admin', role: 'admin' } as const;
+  const made = (hoursAgo: number) => {
+    const sessions = new Sessions(
+      new Signer(Buffer.from(secret)),
+      new MemoryEndedSessions(),
+      3_600_000,
+      false,
+      () => Date.now() - hoursAgo * 3_600_000,
+    );
+    return sessions.start(actor).cookie.split(';')[0]!;
+  };
+  const sessionWith = (cookie: string) => fetch(`${gw.admin}/admin/session`, { headers: { cookie } });
+  t.equal((await sessionWith(made(0))).status, 200, 'a session signed with that secret is good');
+  const expired = await sessionWith(made(2));
+  t.equal(expired.status, 401, 'one whose time is up is not');
+  t.match(await errorOf(expired), { code: 'unauthorized', message: /expired/ });
+});
+
+t.test('the provider out of reach, or refusing, is told as such', async (t) => {
+  const gw = await startSsoGateway(t);
+  const jar = new CookieJar();
+  const callback = new URL(await untilCallback(jar, gw.admin, 'alice'));
+  const denied = new URL(`${gw.admin}/auth/callback`);
+  denied.search = new URLSearchParams({
+    error: 'access_denied',
+    error_description: 'the person cancelled',
+    state: callback.searchParams.get('state')!,
+    iss: gw.idp.issuer,
+  }).toString();
+  const refused = await jar.fetch(denied.href);
+  t.equal(refused.status, 400, "the provider's refusal");
+  t.match(await errorOf(refused), { code: 'sign_in_failed', message: /access_denied: the person cancelled/ });
+
+  const dead = await startSsoGateway(t, (doc) => {
+    const oidc = (doc.console as { oidc: Record<string, unknown> }).oidc;
+    oidc.issuer = 'http://127.0.0.1:9/';
+  });
+  const res = await fetch(`${dead.admin}/auth/login`, { redirect: 'manual' });
+  t.equal(res.status, 502, 'a provider that cannot be reached');
+  t.match(await errorOf(res), { code: 'identity_provider_unavailable', type: 'error' });
 });
 
 t.test('without console.oidc the console is told there is no SSO, and cookies sign nobody in', async (t) => {
