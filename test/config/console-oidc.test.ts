@@ -1,5 +1,11 @@
-/** The `console.oidc` section: its defaults, and the mistakes start-up refuses, each named by its path. */
+/**
+ * The `console.oidc` section: its defaults, the mistakes start-up refuses (each named by its path), and
+ * the blocks the docs show, which must be valid as written.
+ */
 import t from 'tap';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'yaml';
 import { ConfigError } from '../../config/errors';
 import type { Env } from '../../config/env';
 import { buildConfig } from '../../config/load';
@@ -81,5 +87,16 @@ t.test('mistakes are refused with the path of the field', (t) => {
     [],
     'an http issuer on this machine is allowed',
   );
+  t.end();
+});
+
+t.test('the console blocks of the docs are valid as written', (t) => {
+  for (const page of ['configuration.md', 'keys-and-console.md']) {
+    const text = readFileSync(join(__dirname, '..', '..', '..', 'docs', page), 'utf8');
+    const block = /```yaml\n(console:\n[\s\S]*?)```/.exec(text)?.[1];
+    if (!block) throw new Error(`docs/${page}: no console block`);
+    const { console: section } = parse(block) as { console: { oidc: Record<string, unknown> } };
+    t.same(problems(section.oidc), [], `docs/${page}`);
+  }
   t.end();
 });
