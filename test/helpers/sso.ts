@@ -43,17 +43,23 @@ export function ssoConfig(idp: TestIdentityProvider, admin: string): ConfigDoc {
   };
 }
 
-/** A provider and a gateway signing in through it; `adjust` may change the gateway's document further. */
+/**
+ * A provider and a gateway signing in through it; `adjust` may change the gateway's document further.
+ * `scheme` is the one redirect_uri names, as a TLS proxy in front would make it; tests still call the
+ * listener itself over http.
+ */
 export async function startSsoGateway(
   t: Teardown,
   adjust: (doc: ConfigDoc) => void = () => undefined,
   options: StartOptions = {},
+  scheme: 'http' | 'https' = 'http',
 ): Promise<SsoGateway> {
   const port = await freePort();
   const admin = `http://127.0.0.1:${port}`;
-  const idp = await startIdentityProvider(t, `${admin}/auth/callback`, ACCOUNTS);
+  const published = `${scheme}://127.0.0.1:${port}`;
+  const idp = await startIdentityProvider(t, `${published}/auth/callback`, ACCOUNTS);
   const env: Env = { OIDC_CLIENT_SECRET: idp.clientSecret };
-  const oidc = ssoConfig(idp, admin);
+  const oidc = ssoConfig(idp, published);
   const gw = await startTestGateway(
     t,
     (doc) => {
@@ -69,7 +75,8 @@ export async function startSsoGateway(
 
 /**
  * Starts a sign-in at the gateway and walks the provider's pages as `login` (any password); resolves
- * with the callback URL the provider sends the browser back to, not yet visited.
+ * with the callback URL the provider sends the browser back to, not yet visited, at `admin` (whatever
+ * scheme redirect_uri names).
  */
 export async function untilCallback(jar: CookieJar, admin: string, login: string): Promise<string> {
   let url = `${admin}/auth/login`;
@@ -77,7 +84,9 @@ export async function untilCallback(jar: CookieJar, admin: string, login: string
   for (let step = 0; step < 20; step++) {
     const res = await jar.fetch(url, init);
     const next = redirectedTo(url, res);
-    if (next?.startsWith(`${admin}/auth/callback`)) return next;
+    if (next && new URL(next).host === new URL(admin).host && new URL(next).pathname === '/auth/callback') {
+      return `${admin}/auth/callback${new URL(next).search}`;
+    }
     if (next) {
       [url, init] = [next, {}];
       continue;

@@ -118,6 +118,28 @@ t.test('the code flow signs a person in; the cookie then works as the token does
   t.equal(wrongBearer.status, 401, 'a wrong bearer token is refused even with a good cookie');
 });
 
+t.test('behind https (redirect_uri), the cookies are Secure and the origin is the https one', async (t) => {
+  const gw = await startSsoGateway(t, undefined, {}, 'https');
+  const jar = new CookieJar();
+  const login = await jar.fetch(`${gw.admin}/auth/login`);
+  t.match(
+    login.headers.getSetCookie()[0],
+    /^gateway_sign_in=.*; Path=\/auth; .*HttpOnly; SameSite=Lax; Secure$/,
+  );
+  const landed = await signIn(jar, gw, 'alice');
+  t.ok(sessionCookie(landed).includes('Secure'), 'the session cookie is Secure');
+  const { csrf_token } = (await (await jar.fetch(`${gw.admin}/admin/session`)).json()) as {
+    csrf_token: string;
+  };
+  const https = gw.admin.replace('http:', 'https:');
+  t.equal(
+    (await keysCreated(jar, gw, { 'x-csrf-token': csrf_token, origin: gw.admin })).status,
+    403,
+    'not http',
+  );
+  t.equal((await keysCreated(jar, gw, { 'x-csrf-token': csrf_token, origin: https })).status, 201, 'https');
+});
+
 t.test('a tampered, garbled or foreign session cookie is refused with 401', async (t) => {
   const gw = await startSsoGateway(t);
   const jar = new CookieJar();
