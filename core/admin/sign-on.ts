@@ -9,9 +9,10 @@ export interface SignOn {
   /** Answers the sign-on routes (`/auth/…`, `GET /admin/session`); false for any other request. */
   serve(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<boolean>;
   /**
-   * The person a request's session cookie signs in, undefined when it carries none. Throws 401 for a
-   * session altered, expired or signed out, and 403 `csrf_failed` for a changing call that lacks the
-   * session's CSRF token or comes from another origin.
+   * The person a request's session cookie signs in; undefined when it carries none, or presents a
+   * bearer token (judged by the token alone). Throws 401 for a session altered, expired or signed out,
+   * and 403 `csrf_failed` for a changing call that lacks the session's CSRF token or comes from another
+   * origin. Shaped as an actor source: a list of them can end with it.
    */
   actorOf(req: IncomingMessage): Promise<Actor | undefined>;
 }
