@@ -1,8 +1,9 @@
 /**
  * Single sign-on for the console, over real HTTP against a real OpenID provider (oidc-provider) and a
- * real gateway: the code flow through the provider's login and consent pages, the session cookie and
- * its flags, `/admin/session`, admin calls on the cookie with and without the CSRF token, a forged
- * callback, a tampered cookie, a person no role matches, and sign-out, on one instance and across two
+ * real gateway: the code flow through the provider's login and consent pages (the provider requires
+ * PKCE), the session cookie and its flags (Secure behind https), `/admin/session`, admin calls on the
+ * cookie with and without the CSRF token, a forged callback, a tampered or expired cookie, a person no
+ * role matches, the provider refusing or out of reach, and sign-out, on one instance and across two
  * sharing Redis.
  */
 import t from 'tap';
@@ -50,6 +51,24 @@ t.test('the code flow signs a person in; the cookie then works as the token does
     'the console is told SSO is on',
   );
   t.equal((await jar.fetch(`${gw.admin}/admin/session`)).status, 401, 'no session before signing in');
+  const asked = new URL(
+    (await fetch(`${gw.admin}/auth/login`, { redirect: 'manual' })).headers.get('location')!,
+  );
+  t.equal(asked.origin, gw.idp.issuer, 'sign-in starts at the provider');
+  t.match(
+    Object.fromEntries(asked.searchParams),
+    {
+      response_type: 'code',
+      client_id: gw.idp.clientId,
+      redirect_uri: `${gw.admin}/auth/callback`,
+      scope: 'openid profile email',
+      code_challenge: /^[A-Za-z0-9_-]{43}$/,
+      code_challenge_method: 'S256',
+      state: /^[A-Za-z0-9_-]{20,}$/,
+      nonce: /^[A-Za-z0-9_-]{20,}$/,
+    },
+    'an authorization code request with PKCE (S256), state and nonce',
+  );
 
   const callback = await untilCallback(jar, gw.admin, 'alice');
   const login = new URL(callback);
