@@ -15,6 +15,12 @@ import { startTestGateway } from '../../../helpers/gateway';
 import { redisPrefix, TEST_REDIS_URL } from '../../../helpers/redis';
 import { startSsoGateway, untilCallback, type SsoGateway } from '../../../helpers/sso';
 
+interface AuditEntry {
+  actor: { kind: string; id: string };
+  action: string;
+  outcome: { status: number; code?: string };
+}
+
 interface ErrorBody {
   error: { code: string; message: string; type: string };
 }
@@ -135,6 +141,21 @@ t.test('the code flow signs a person in; the cookie then works as the token does
     headers: { authorization: 'Bearer nope' },
   });
   t.equal(wrongBearer.status, 401, 'a wrong bearer token is refused even with a good cookie');
+
+  const audit = await fetch(`${gw.admin}/admin/audit?limit=100`, {
+    headers: { authorization: `Bearer ${gw.gateway.adminToken}` },
+  });
+  const entries = ((await audit.json()) as { data: AuditEntry[] }).data;
+  const byAlice = entries.filter((e) => e.actor.kind === 'person' && e.actor.id === 'alice');
+  t.ok(
+    byAlice.some((e) => e.action !== 'access.denied' && e.outcome.status === 201),
+    'the audit log names the person who made the key',
+  );
+  t.equal(
+    entries.filter((e) => e.action === 'access.denied' && e.outcome.code === 'csrf_failed').length,
+    3,
+    'and records each CSRF refusal',
+  );
 });
 
 t.test('behind https (redirect_uri), the cookies are Secure and the origin is the https one', async (t) => {
@@ -171,6 +192,15 @@ t.test('a tampered, garbled or foreign session cookie is refused with 401', asyn
     role: 'team_admin',
     team_id: 'team-a',
   });
+  const { csrf_token } = (await (await jar.fetch(`${gw.admin}/admin/session`)).json()) as {
+    csrf_token: string;
+  };
+  const reload = await jar.fetch(`${gw.admin}/admin/reload`, {
+    method: 'POST',
+    headers: { 'x-csrf-token': csrf_token },
+  });
+  t.equal(reload.status, 403, "the role table applies to a person: a team_admin's session may not reload");
+  t.match(await errorOf(reload), { code: 'forbidden' });
 
   const genuine = jar.get(gw.admin, SESSION)!;
   const [body, mac] = genuine.split('.') as [string, string];
