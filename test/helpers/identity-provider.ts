@@ -29,8 +29,13 @@ export async function startIdentityProvider(
   const { default: Provider } = await import('oidc-provider');
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.teardown(() => new Promise((resolve) => server.close(resolve)));
-  server.closeIdleConnections();
+  t.teardown(
+    () =>
+      new Promise((resolve) => {
+        server.close(resolve);
+        server.closeAllConnections();
+      }),
+  );
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const client = { clientId: 'gateway-console', clientSecret: 'test-client-secret-0123456789' };
   const signing = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ format: 'jwk' });
@@ -58,6 +63,5 @@ export async function startIdentityProvider(
   });
   const handle = provider.callback();
   server.on('request', (req, res) => void handle(req, res));
-  t.teardown(() => server.closeAllConnections());
   return { issuer, ...client };
 }
