@@ -66,6 +66,60 @@ const admin = z
   })
   .strict();
 
+/** Hosts an `http:` issuer may have: a provider on this machine, where nothing travels the network. */
+const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/** What a person's claim value makes them in the console; `team_id` names the team of a `team_admin`. */
+const oidcRole = z
+  .object({
+    value: z.string().min(1),
+    role: z.enum(['admin', 'team_admin', 'viewer']),
+    team_id: z.string().min(1).optional(),
+  })
+  .strict()
+  .superRefine((entry, ctx) => {
+    const teamAdmin = entry.role === 'team_admin';
+    if (teamAdmin === (entry.team_id !== undefined)) return;
+    const message = teamAdmin ? 'a team_admin needs its team_id' : 'only a team_admin has a team_id';
+    ctx.addIssue({ code: 'custom', path: ['team_id'], message });
+  });
+
+/**
+ * Single sign-on for the console through an OpenID Connect provider (core/admin/sso/). The secret comes
+ * from the environment (`client_secret: ${OIDC_CLIENT_SECRET}`); sessions are signed with
+ * GATEWAY_SESSION_SECRET, else with a secret derived from the key secret.
+ */
+const oidc = z
+  .object({
+    /** The provider's issuer URL; `/.well-known/openid-configuration` is read from it. */
+    issuer: z
+      .url({ protocol: /^https?$/ })
+      .refine(
+        (url) => url.startsWith('https:') || LOOPBACK.has(new URL(url).hostname),
+        'must be https (http only for a provider on this machine)',
+      ),
+    client_id: z.string().min(1),
+    client_secret: z.string().min(1),
+    /** The admin listener's public address + `/auth/callback`, as registered at the provider. */
+    redirect_uri: z
+      .url({ protocol: /^https?$/ })
+      .refine((url) => new URL(url).pathname === '/auth/callback', 'must end in /auth/callback'),
+    /** Space-separated; must include `openid`. */
+    scopes: z
+      .string()
+      .refine((scopes) => scopes.split(/\s+/).includes('openid'), "must include 'openid'")
+      .default('openid profile email'),
+    /** The ID token's (or userinfo's) claim matched against `roles[].value`: a string or an array of them. */
+    role_claim: z.string().min(1).default('groups'),
+    /** In order: the first entry whose value the claim holds decides; a person no entry matches is refused. */
+    roles: z.array(oidcRole).min(1),
+    session_ttl: duration.pipe(z.number().min(60_000)).default(8 * 3_600_000),
+  })
+  .strict();
+
+/** The operators' console; without `oidc` it signs in with the admin token only. */
+const consoleSection = z.object({ oidc: oidc.optional() }).strict();
+
 /** Usage records waiting to be written; at this many, new billable calls are refused (503 usage_backlog). */
 const usageQueueMax = z.number().int().min(1).default(100_000);
 
@@ -421,6 +475,7 @@ export const gatewayConfigSchema = z
   .object({
     server: server.default(server.parse({})),
     admin: admin.default(admin.parse({})),
+    console: consoleSection.default({}),
     storage: storage.default(storage.parse({})),
     keys: keys.default(keys.parse({})),
     redis: redis.default(redis.parse({})),
@@ -463,6 +518,8 @@ export type StorageConfig = GatewayConfig['storage'];
 export type MongoStorageConfig = Extract<StorageConfig, { driver: 'mongodb' }>;
 export type RedisConfig = GatewayConfig['redis'];
 export type AuditConfig = GatewayConfig['audit'];
+export type OidcConfig = z.output<typeof oidc>;
+export type OidcRoleConfig = z.output<typeof oidcRole>;
 export type ReloadConfig = GatewayConfig['reload'];
 export type LimitsConfig = GatewayConfig['limits'];
 export type DeclaredKeyConfig = z.output<typeof declaredKey>;

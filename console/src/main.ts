@@ -4,7 +4,7 @@ import './console.css';
 import { html } from 'htm/preact';
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { onSignedOut, signOut, token } from './api';
+import { onSignedOut, person, resumeSession, signOnOffered, signOut, token } from './api';
 import { SignIn } from './sign-in';
 import { KeysView } from './keys';
 import { TasksView } from './tasks';
@@ -21,16 +21,33 @@ const viewOf = (): View => {
   return Object.hasOwn(VIEWS, name) ? (name as View) : 'keys';
 };
 
+/** Signed in with the saved token, else with the single sign-on session the cookie holds, if offered. */
+async function signInState(): Promise<{ signedIn: boolean; sso: boolean }> {
+  const sso = await signOnOffered();
+  if (token() !== null) return { signedIn: true, sso };
+  return { signedIn: sso && (await resumeSession()), sso };
+}
+
 function App() {
-  const [signedIn, setSignedIn] = useState(token() !== null);
+  // Unknown until the gateway is asked; nothing is drawn meanwhile (a moment, on loopback).
+  const [signedIn, setSignedIn] = useState<boolean | null>(token() !== null ? true : null);
+  const [sso, setSso] = useState(false);
   const [view, setView] = useState<View>(viewOf());
-  useEffect(() => onSignedOut(() => setSignedIn(false)), []);
+  useEffect(() => {
+    void signInState().then((state) => {
+      setSso(state.sso);
+      setSignedIn(state.signedIn);
+    });
+    return onSignedOut(() => setSignedIn(false));
+  }, []);
   useEffect(() => {
     const onHash = () => setView(viewOf());
     window.addEventListener('hashchange', onHash);
     return () => window.removeEventListener('hashchange', onHash);
   }, []);
-  if (!signedIn) return html`<${SignIn} onSignedIn=${() => setSignedIn(true)} />`;
+  if (signedIn === null) return null;
+  if (!signedIn) return html`<${SignIn} sso=${sso} onSignedIn=${() => setSignedIn(true)} />`;
+  const who = person();
   return html`<header class="top">
       <strong>Model gateway</strong>
       <nav>
@@ -41,7 +58,8 @@ function App() {
             >`,
         )}
       </nav>
-      <button type="button" onClick=${signOut}>Sign out</button>
+      ${who && html`<span class="who" title=${who.id}>${who.name} (${who.role.replace('_', ' ')})</span>`}
+      <button type="button" onClick=${() => void signOut()}>Sign out</button>
     </header>
     <main><${VIEWS[view].view} /></main>`;
 }

@@ -1,9 +1,13 @@
-/** Sign-in: the admin token is checked with one API call, then kept in this tab only. */
+/**
+ * Sign-in: the admin token is checked with one API call, then kept in this tab only. Where the gateway
+ * offers single sign-on, a link starts it: the identity provider's page, then back to the console with
+ * a session cookie.
+ */
 import { html } from 'htm/preact';
 import { useState } from 'preact/hooks';
 import { api, saveToken } from './api';
 
-export function SignIn(props: { onSignedIn: () => void }) {
+export function SignIn(props: { onSignedIn: () => void; sso: boolean }) {
   const [value, setValue] = useState('');
   const [error, setError] = useState('');
   const [busy, setBusy] = useState(false);
@@ -23,6 +27,12 @@ export function SignIn(props: { onSignedIn: () => void }) {
   };
   return html`<main class="sign-in">
     <h1>Model gateway console</h1>
+    ${
+      props.sso &&
+      html`<p><a class="button primary" href="/auth/login">Sign in with SSO</a></p>
+        <p class="hint">Through your organisation's identity provider.</p>
+        <p class="or">or</p>`
+    }
     <form onSubmit=${submit}>
       <label
         >Admin token

@@ -21,6 +21,8 @@
  *                                      when (core/health/readiness.ts; the main port's /readyz says only ok or not)
  * and, without the token, the operators' console: the page at `/` and its assets at `/console/*`, and
  * `GET /metrics` (Prometheus text; counts and timings, no secrets, and a scraper carries no token).
+ * With single sign-on (`console.oidc`, core/admin/sso/), `/auth/…` and `GET /admin/session` are its
+ * own (sign-on.ts), and a console session is one more actor source.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
@@ -43,6 +45,7 @@ import { teamOwners } from './team-owners';
 import { TokenRoutes, type TeamExists } from './token-routes';
 import { configView, reloadNow, type ConfigControl } from './config-routes';
 import { ConsoleAssets } from './console-assets';
+import type { SignOn } from './sign-on';
 import { KeyRoutes } from './key-routes';
 import { TeamRoutes } from './team-routes';
 import { taskById, taskPage } from './task-routes';
@@ -79,6 +82,8 @@ export interface AdminSources {
   readonly health?: () => Promise<unknown>;
   /** The Prometheus scrape (`GET /metrics`, no token). */
   readonly metrics?: () => Promise<{ contentType: string; body: string }>;
+  /** Single sign-on's routes (its sessions' persons come through `AdminAccess.actors`). */
+  readonly signOn?: SignOn;
 }
 
 /**
@@ -192,6 +197,7 @@ export class AdminServer {
     try {
       if (this.servedConsole(req, res)) return;
       if (await this.servedMetrics(req, res)) return;
+      if (await this.sources.signOn?.serve(req, res, requestId)) return;
       const reply = await this.call(req, requestId);
       const body = JSON.stringify(reply.body);
       res.writeHead(reply.status, { 'content-type': 'application/json', 'x-request-id': requestId });
@@ -239,7 +245,11 @@ export class AdminServer {
       request_id: requestId,
       client_address: req.socket.remoteAddress ?? '',
     });
-    const actor = await resolveActor(this.access.actors, req);
+    // A console session may refuse outright (401, or 403 csrf_failed): audited like any refusal.
+    const actor = await resolveActor(this.access.actors, req).catch(async (e: unknown) => {
+      const error = toGatewayError(e);
+      throw error.status === 401 || error.status === 403 ? await audit.refused(undefined, error) : error;
+    });
     if (!actor) throw await audit.refused(undefined, Errors.unauthorized());
     if (!guarded) throw Errors.notFound(method, url.pathname);
     const { route, access } = guarded;

@@ -1,6 +1,7 @@
 /**
  * The operators' console: the page at `/` and its built assets at `/console/<file>`, public (they hold
- * no secrets; every API call the page makes carries the admin token). The files are the bundle
+ * no secrets; every API call the page makes carries the admin token or a single sign-on session's
+ * cookie). The files are the bundle
  * `npm run build` writes (console/build.ts), read once at start-up into memory: a request can only name
  * one of those files, so no path (`..`, encoded slashes, absolute paths) can reach anything else on disk.
  */

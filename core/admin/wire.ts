@@ -206,3 +206,23 @@ export interface AuditEntry {
   readonly request_id: string;
   readonly client_address: string;
 }
+
+/** `GET /auth/config` (public): whether the console offers single sign-on. */
+export interface SignOnOffer {
+  readonly sso: boolean;
+}
+
+/** `GET /admin/session`: the console session single sign-on made (core/admin/sso/). */
+export interface ConsoleSession {
+  readonly actor: {
+    readonly kind: 'token' | 'person';
+    readonly id: string;
+    readonly name: string;
+    readonly role: AdminRole;
+    readonly team_id?: string;
+  };
+  /** ISO 8601. */
+  readonly expires_at: string;
+  /** What every changing call on the session sends as `x-csrf-token`. */
+  readonly csrf_token: string;
+}

@@ -265,6 +265,33 @@ export const Errors = {
       `usage cannot be recorded right now, so no new billable call is started; retry after ${retryAfterSeconds} s`,
       { 'retry-after': String(retryAfterSeconds) },
     ),
+  /** A console session cookie that was altered, has expired or was signed out (core/admin/sso/). */
+  sessionInvalid: () =>
+    new GatewayError(
+      401,
+      'unauthorized',
+      'the console session is not valid (altered, expired or signed out); sign in again',
+    ),
+  /** A changing call on a console session without its CSRF token, or from another origin. */
+  csrfFailed: (reason: string) => new GatewayError(403, 'csrf_failed', reason),
+  /** Single sign-on could not complete: a stale or forged callback, or the provider's refusal. */
+  signInFailed: (reason: string) =>
+    new GatewayError(400, 'sign_in_failed', `single sign-on did not complete: ${clip(reason)}`),
+  /** The provider vouched for the person, but `console.oidc.roles` gives them no role. */
+  signInRefused: (who: string, claim: string) =>
+    new GatewayError(
+      403,
+      'sign_in_refused',
+      `${clip(who)} is not allowed in the console: no entry of console.oidc.roles matches their '${claim}' claim`,
+    ),
+  identityProviderUnavailable: (cause?: unknown) =>
+    new GatewayError(
+      502,
+      'identity_provider_unavailable',
+      'the identity provider could not be reached; try again shortly',
+      {},
+      { cause },
+    ),
   shuttingDown: () =>
     new GatewayError(503, 'shutting_down', 'the gateway is shutting down', { connection: 'close' }),
   internal: (cause?: unknown) =>

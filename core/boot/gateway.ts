@@ -11,11 +11,13 @@ import type { GatewayConfig } from '../../config/schema';
 import { ConfigError } from '../../config/errors';
 import type { Env } from '../../config/env';
 import { variablesOf } from '../../config/load';
-import { adminTokenSource, bootstrapTokenSource } from '../admin/actor-sources';
+import { adminTokenSource, bootstrapTokenSource, type ActorSource } from '../admin/actor-sources';
 import { AdminServer } from '../admin/admin-server';
 import { ADMIN_TOKEN_EVENTS_CHANNEL, AdminTokenService } from '../admin/admin-token-service';
 import type { TeamExists } from '../admin/token-routes';
 import { upstreamsPage } from '../admin/upstream-routes';
+import { sessionSecret } from '../admin/sso/session-secret';
+import { consoleSignOn } from '../admin/sso/single-sign-on';
 import { gatewayChecks } from './gateway-checks';
 import { Readiness } from '../health/readiness';
 import { requestBodies } from '../http/body';
@@ -298,8 +300,11 @@ async function compose(
     { cacheTtlMs: config.keys.cache_ttl, cacheMax: 1_000 },
     tokenEvents,
   );
+  const signOn = consoleSignOn(config.console.oidc, sessionSecret(env.GATEWAY_SESSION_SECRET, secret), redis);
+  const session: ActorSource = (req) => signOn.actorOf(req);
   const adminAccess = {
-    actors: [bootstrapTokenSource(adminToken), adminTokenSource(adminTokens)],
+    // A console session last: a call that presents a token is the token's alone.
+    actors: [bootstrapTokenSource(adminToken), adminTokenSource(adminTokens), session],
     tokens: adminTokens,
     audit: stores.audit,
     logger,
@@ -313,6 +318,7 @@ async function compose(
     upstreams: () => upstreamsPage(() => resilience.view(), Object.keys(running().config.upstreams)),
     health: () => readiness.view(),
     metrics: () => metrics.scrape(),
+    signOn,
   });
   const adminListener = listenerPart(
     config,

@@ -10,6 +10,7 @@ import { deepFreeze } from '../../config/load';
 const RESTART_ONLY: readonly string[] = [
   'server',
   'admin',
+  'console',
   'storage',
   'redis',
   'simulator',
