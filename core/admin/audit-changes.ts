@@ -4,11 +4,12 @@
  * be named, and nothing but those fields is copied.
  */
 import type { AuditChange } from '../stores/audit-store';
-import type { PublicAdminToken, PublicKey } from './wire';
+import type { PublicAdminToken, PublicKey, PublicTeam } from './wire';
 
 interface Views {
   key: PublicKey;
   token: PublicAdminToken;
+  team: PublicTeam;
 }
 
 const AUDITED: { readonly [K in keyof Views]: readonly (keyof Views[K] & string)[] } = {
@@ -26,6 +27,16 @@ const AUDITED: { readonly [K in keyof Views]: readonly (keyof Views[K] & string)
     'team_id',
   ],
   token: ['id', 'description', 'role', 'team_id'],
+  team: [
+    'id',
+    'name',
+    'budget',
+    'rate_limit_rpm',
+    'rate_limit_tpm',
+    'max_concurrent',
+    'allowed_models',
+    'metadata',
+  ],
 };
 
 /** The audited fields whose values differ between two views (undefined: there was none, or is none now). */

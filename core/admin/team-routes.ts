@@ -9,14 +9,14 @@
  *   DELETE /admin/teams/:id            refused with 409 team_has_keys while keys belong to it
  * Keys join and leave a team through their own `team_id` (key-routes.ts).
  */
-import type { IncomingMessage } from 'node:http';
 import { z } from 'zod';
 import { Errors } from '../base/errors';
 import type { TeamChange, TeamRecord } from '../stores/team-store';
 import type { UsageStore } from '../stores/usage-store';
 import type { TeamService } from '../teams/team-service';
 import { readJsonBody, toChange, type BodyFields } from './admin-body';
-import { createdRoute, okRoute, type AdminRoute } from './admin-reply';
+import { createdRoute, okRoute, type AdminCall, type AdminRoute } from './admin-reply';
+import { changesOf } from './audit-changes';
 import { allowedModels, budget, CLEARABLE_LIMITS, LIMIT_EXPECTED, positiveInt } from './limit-fields';
 import { checkParams } from './page-params';
 import { publicTeam } from './public-team';
@@ -75,15 +75,17 @@ export class TeamRoutes {
   routes(): AdminRoute[] {
     return [
       okRoute('GET', '/admin/teams', ({ search }) => this.list(search)),
-      createdRoute('POST', '/admin/teams', ({ req }) => this.create(req)),
+      createdRoute('POST', '/admin/teams', (call) => this.create(call)),
       okRoute('GET', '/admin/teams/:id', ({ params }) => this.one(params.id ?? '')),
-      okRoute('PATCH', '/admin/teams/:id', ({ params, req }) => this.patch(params.id ?? '', req)),
-      okRoute('DELETE', '/admin/teams/:id', ({ params }) => this.remove(params.id ?? '')),
+      okRoute('PATCH', '/admin/teams/:id', (call) => this.patch(call.params.id ?? '', call)),
+      okRoute('DELETE', '/admin/teams/:id', (call) => this.remove(call.params.id ?? '', call)),
     ];
   }
 
-  private async create(req: IncomingMessage): Promise<PublicTeam> {
-    return publicTeam(await this.teams.create(await readJsonBody(req, newTeamBody, FIELDS)));
+  private async create(call: AdminCall): Promise<PublicTeam> {
+    const team = publicTeam(await this.teams.create(await readJsonBody(call.req, newTeamBody, FIELDS)));
+    call.audit.changed({ kind: 'team', id: team.id }, changesOf('team', undefined, team));
+    return team;
   }
 
   /** `?team_id=<id>`: that team alone (none when it does not exist). */
@@ -101,13 +103,18 @@ export class TeamRoutes {
     return (await this.withActivity([team]))[0]!;
   }
 
-  private async patch(id: string, req: IncomingMessage): Promise<PublicTeam> {
-    const patch = await readJsonBody(req, teamPatchBody, FIELDS, true);
-    return this.found(id, await this.teams.update(id, toChange<TeamChange>(patch)));
+  private async patch(id: string, call: AdminCall): Promise<PublicTeam> {
+    const patch = await readJsonBody(call.req, teamPatchBody, FIELDS, true);
+    const before = this.found(id, await this.teams.find(id));
+    const after = this.found(id, await this.teams.update(id, toChange<TeamChange>(patch)));
+    call.audit.changed({ kind: 'team', id }, changesOf('team', before, after));
+    return after;
   }
 
-  private async remove(id: string): Promise<PublicTeam> {
-    return this.found(id, await this.teams.delete(id));
+  private async remove(id: string, call: AdminCall): Promise<PublicTeam> {
+    const before = this.found(id, await this.teams.delete(id));
+    call.audit.changed({ kind: 'team', id }, changesOf('team', before, undefined));
+    return before;
   }
 
   private async withActivity(records: readonly TeamRecord[]): Promise<TeamWithActivity[]> {

@@ -351,3 +351,33 @@ t.test('keys join and leave a team; delete is refused while it has keys', async 
   t.equal(deleted.status, 200, 'deleted once it has no keys');
   t.equal(deleted.body.id, team.id);
 });
+
+t.test('team changes are in the audit log, with what changed', async (t) => {
+  const gw = await startTestGateway(t);
+  const admin = adminOf(gw);
+  const team = (await admin<PublicTeam>('POST', '/admin/teams', { name: 'audited', rate_limit_rpm: 5 })).body;
+  await admin('PATCH', `/admin/teams/${team.id}`, { name: 'renamed', rate_limit_rpm: null });
+  await admin('DELETE', `/admin/teams/${team.id}`);
+  interface AuditEvent {
+    action: string;
+    target: { kind: string; id: string };
+    changes?: Record<string, { before: unknown; after: unknown }>;
+  }
+  const audit = await admin<{ data: AuditEvent[] }>('GET', '/admin/audit');
+  const events = audit.body.data.filter((e) => e.target.kind === 'team').reverse();
+  t.strictSame(
+    events.map((e) => [e.action, e.target.id]),
+    [
+      ['team.create', team.id],
+      ['team.update', team.id],
+      ['team.delete', team.id],
+    ],
+    'each change, oldest first',
+  );
+  t.match(events[0]?.changes, { name: { before: null, after: 'audited' }, rate_limit_rpm: { after: 5 } });
+  t.strictSame(events[1]?.changes, {
+    name: { before: 'audited', after: 'renamed' },
+    rate_limit_rpm: { before: 5, after: null },
+  });
+  t.match(events[2]?.changes, { name: { before: 'renamed', after: null } });
+});
