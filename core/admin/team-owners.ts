@@ -1,6 +1,7 @@
 /**
  * The team each kind of admin resource belongs to, for route-access.ts's checks of a team_admin's `:id`
- * calls. A task is its key's: the task record names its key, and a key its team.
+ * calls. A task belongs to the team its key was in when it was submitted (the task records it), so a key
+ * moved later does not carry its past tasks with it.
  */
 import type { KeyService } from '../keys/key-service';
 import type { TaskStore } from '../stores/task-store';
@@ -9,11 +10,10 @@ import type { TeamOwners } from './route-access';
 export function teamOwners(keys: KeyService, tasks: TaskStore | undefined): TeamOwners {
   return {
     key: (id) => keys.findById(id),
+    // A task of no team: only an admin or a viewer sees it.
     task: async (id) => {
       const task = await tasks?.get(id);
-      if (!task) return undefined;
-      // A task whose key is gone belongs to no team: only an admin or a viewer sees it.
-      return (task.key_id !== null ? await keys.findById(task.key_id) : undefined) ?? {};
+      return task && (task.team_id !== undefined ? { team_id: task.team_id } : {});
     },
     // A team is its own.
     team: (id) => Promise.resolve({ team_id: id }),

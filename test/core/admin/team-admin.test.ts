@@ -83,12 +83,18 @@ t.test("a team_admin acts on its own team's keys only", async (t) => {
   });
   t.equal(works.status, 200, 'and its key works');
 
-  const otherTask = newTask({ key_id: otherKey, status: 'succeeded' });
-  const ownTask = newTask({ key_id: ownKey, status: 'succeeded' });
-  await gw.gateway.tasks.insert(otherTask, 0);
-  await gw.gateway.tasks.insert(ownTask, 0);
+  // A task belongs to the team its key was in at submit: the record says which.
+  const otherTask = newTask({ key_id: otherKey, team_id: 'team-b', status: 'succeeded' });
+  const ownTask = newTask({ key_id: ownKey, team_id: 'team-a', status: 'succeeded' });
+  const beforeJoining = newTask({ key_id: ownKey, status: 'succeeded' });
+  for (const task of [otherTask, ownTask, beforeJoining]) await gw.gateway.tasks.insert(task, 0);
   t.equal((await call('GET', `/admin/tasks/${otherTask.id}`)).status, 403, "another team's task: 403");
   t.equal((await call('GET', `/admin/tasks/${ownTask.id}`)).status, 200, 'its own task it reads');
+  t.equal(
+    (await call('GET', `/admin/tasks/${beforeJoining.id}`)).status,
+    403,
+    "a task its key made before joining the team is not the team's",
+  );
   t.equal((await call('GET', '/admin/tasks/vt-none')).status, 404, 'an unknown task is 404');
 
   for (const [method, path] of [
