@@ -24,8 +24,10 @@ export interface ClusterOptions {
   readonly rateLimit: Record<string, unknown>;
   /** Limits on the shared key (rate_limit_rpm, rate_limit_tpm, max_concurrent). */
   readonly keyLimits?: Partial<Pick<KeyRecord, 'rate_limit_rpm' | 'rate_limit_tpm' | 'max_concurrent'>>;
-  /** A team's limits: the shared key and `teamMateKey` are then in that team. */
-  readonly team?: Partial<Pick<TeamRecord, 'rate_limit_rpm' | 'rate_limit_tpm' | 'max_concurrent'>>;
+  /** A team's limits and budget: the shared key and `teamMateKey` are then in that team. */
+  readonly team?: Partial<
+    Pick<TeamRecord, 'rate_limit_rpm' | 'rate_limit_tpm' | 'max_concurrent' | 'budget'>
+  >;
   readonly instances?: number;
   /** Any other change to each instance's gateway.yaml. */
   readonly adjust?: (doc: ConfigDoc) => void;
@@ -40,6 +42,9 @@ export interface Cluster {
   readonly teamId?: string;
   readonly teamMateKey?: string;
   readonly processes: readonly GatewayProcess[];
+  /** Each instance's admin API, in the order of `urls`, and the admin token all of them take. */
+  readonly adminUrls: readonly string[];
+  readonly adminToken: string;
 }
 
 /** A key record valid on every instance of the cluster, hashed with its shared secret. */
@@ -67,11 +72,12 @@ const clusterTeam = (limits: ClusterOptions['team']): TeamRecord => ({
   created_at: new Date().toISOString(),
 });
 
-const READY = /admin API listening/;
+const READY = /admin API listening on (http:\/\/127\.0\.0\.1:\d+)/;
 const LISTENING = /gateway listening on (http:\/\/127\.0\.0\.1:\d+)/;
 
 export async function startCluster(t: Teardown, options: ClusterOptions): Promise<Cluster> {
   const secret = randomBytes(32).toString('base64url');
+  const adminToken = randomBytes(24).toString('base64url');
   const team = options.team && clusterTeam(options.team);
   const inTeam = team ? { team_id: team.id } : {};
   const shared = clusterKey(secret, 'shared by the cluster', { ...options.keyLimits, ...inTeam });
@@ -98,11 +104,12 @@ export async function startCluster(t: Teardown, options: ClusterOptions): Promis
       PORT: '0',
       ADMIN_PORT: '0',
       GATEWAY_KEY_SECRET: secret,
+      GATEWAY_ADMIN_TOKEN: adminToken,
       REDIS_URL: options.redisUrl, // not the environment's own
     });
     const [, url] = await gateway.waitFor(LISTENING, 20_000);
-    await gateway.waitFor(READY, 20_000);
-    return { url: url!, gateway };
+    const [, adminUrl] = await gateway.waitFor(READY, 20_000);
+    return { url: url!, adminUrl: adminUrl!, gateway };
   });
   const all = await Promise.all(started);
   return {
@@ -111,6 +118,8 @@ export async function startCluster(t: Teardown, options: ClusterOptions): Promis
     probeKey: probe.key,
     ...(team ? { teamId: team.id, teamMateKey: mate.key } : {}),
     processes: all.map((g) => g.gateway),
+    adminUrls: all.map((g) => g.adminUrl),
+    adminToken,
   };
 }
 

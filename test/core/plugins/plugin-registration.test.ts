@@ -158,7 +158,7 @@ t.test("start-up refuses a pipeline that breaks a stage's order, naming the entr
     {
       path: 'pipeline[0]',
       message:
-        /model-router must come after auth \(it checks the model against the key's allowed models\), which is pipeline\[1\]/,
+        /model-router must come after auth \(it checks the model against the key's and its team's allowed models\), which is pipeline\[1\]/,
     },
     'the router before auth would skip the allowed models',
   );
@@ -168,7 +168,7 @@ t.test("start-up refuses a pipeline that breaks a stage's order, naming the entr
   });
   t.match(await refused(['model-router', 'budget']), {
     path: 'pipeline[1]',
-    message: /budget needs auth before it \(budgets belong to API keys\)/,
+    message: /budget needs auth before it \(budgets belong to API keys and their teams\)/,
   });
   t.match(await refused(['auth', 'usage-metering', 'model-router']), {
     path: 'pipeline[1]',
