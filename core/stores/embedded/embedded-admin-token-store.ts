@@ -4,8 +4,8 @@
  */
 import { join } from 'node:path';
 import type { AdminTokenRecord, AdminTokenStore } from '../admin-token-store';
-import { writeHealth, type StoreHealth } from '../store-health';
-import { readFileIfExists, writeFileAtomic } from './atomic-file';
+import type { StoreHealth } from '../store-health';
+import { SnapshotFile } from './snapshot-file';
 
 interface TokenFile {
   version: 1;
@@ -15,16 +15,13 @@ interface TokenFile {
 export class EmbeddedAdminTokenStore implements AdminTokenStore {
   private readonly byId = new Map<string, AdminTokenRecord>();
   private readonly byHash = new Map<string, AdminTokenRecord>();
-  /** Writes are chained so two quick changes can not overwrite each other out of order. */
-  private writing: Promise<void> = Promise.resolve();
-  private failure: unknown;
 
-  private constructor(private readonly file: string) {}
+  private constructor(private readonly file: SnapshotFile<TokenFile>) {}
 
   static async open(dataDir: string): Promise<EmbeddedAdminTokenStore> {
-    const store = new EmbeddedAdminTokenStore(join(dataDir, 'admin-tokens.json'));
-    const text = await readFileIfExists(store.file);
-    if (text) for (const record of (JSON.parse(text) as TokenFile).tokens) store.index(record);
+    const file = new SnapshotFile<TokenFile>(join(dataDir, 'admin-tokens.json'), 'admin-tokens.json');
+    const store = new EmbeddedAdminTokenStore(file);
+    for (const record of (await file.read())?.tokens ?? []) store.index(record);
     return store;
   }
 
@@ -57,11 +54,11 @@ export class EmbeddedAdminTokenStore implements AdminTokenStore {
   }
 
   health(): StoreHealth {
-    return writeHealth('admin-tokens.json', this.failure);
+    return this.file.health();
   }
 
   async close(): Promise<void> {
-    await this.writing.catch(() => undefined);
+    await this.file.settled().catch(() => undefined);
   }
 
   private index(record: AdminTokenRecord): void {
@@ -70,18 +67,6 @@ export class EmbeddedAdminTokenStore implements AdminTokenStore {
   }
 
   private persist(): Promise<void> {
-    const snapshot: TokenFile = { version: 1, tokens: [...this.byId.values()] };
-    const write = this.writing
-      .catch(() => undefined)
-      .then(() => writeFileAtomic(this.file, JSON.stringify(snapshot, null, 2)))
-      .then(
-        () => void (this.failure = undefined),
-        (e: unknown) => {
-          this.failure = e;
-          throw e;
-        },
-      );
-    this.writing = write;
-    return write;
+    return this.file.write({ version: 1, tokens: [...this.byId.values()] });
   }
 }
