@@ -1,6 +1,7 @@
 /**
  * A JSON file under the data directory that holds a whole store and is rewritten atomically on each
- * change (keys.json, teams.json, admin-tokens.json): the store keeps its records in memory and hands each snapshot here.
+ * change (keys.json, teams.json, admin-tokens.json): the store keeps its records in memory and hands
+ * each snapshot here.
  */
 import { writeHealth, type StoreHealth } from '../store-health';
 import { readFileIfExists, writeFileAtomic } from './atomic-file';
