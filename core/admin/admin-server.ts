@@ -17,6 +17,7 @@
  *   GET    /admin/upstreams            each upstream's failures, ejection and retries (upstream-routes.ts)
  *   /admin/tokens…                     the admin tokens: list, create, revoke (token-routes.ts)
  *   GET    /admin/audit                the audit log, newest first (audit-routes.ts)
+ *   GET    /admin/whoami               the caller and its role, as the console needs to know what to offer
  *   GET    /admin/health               readiness in detail: phase, and each check's state, reason and since
  *                                      when (core/health/readiness.ts; the main port's /readyz says only ok or not)
  * and, without the token, the operators' console: the page at `/` and its assets at `/console/*`, and
@@ -51,7 +52,7 @@ import { TeamRoutes } from './team-routes';
 import { taskById, taskPage } from './task-routes';
 import { checkParams } from './page-params';
 import { summaryQuery } from './usage-query';
-import type { List, UsageSummaryRow } from './wire';
+import type { List, UsageSummaryRow, WhoAmI } from './wire';
 
 /** Who may call, and the record of what they did. */
 export interface AdminAccess {
@@ -103,6 +104,7 @@ function apiRoutes(
     ...(teams ? new TeamRoutes(teams, usage).routes() : []),
     ...tokens.routes(),
     okRoute('GET', '/admin/audit', ({ search }) => auditPage(audit, search)),
+    okRoute('GET', '/admin/whoami', ({ actor }): WhoAmI => ({ actor })),
     // The store's rows are the answer as they are: declared as the wire's, a store change that breaks
     // the answer fails to compile here.
     okRoute('GET', '/admin/usage/summary', async ({ search }): Promise<List<UsageSummaryRow>> => ({

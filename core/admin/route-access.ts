@@ -18,8 +18,9 @@ import type { Actor, Role } from './actor';
  *   query           a listing: `team_id=<its team>` is forced into the query, another team_id refused
  *   body            the route takes `team_id` in its body and holds it to the caller's (AdminCall.team)
  *   key, task, team a `:id` route: the resource's team must be the caller's (an unknown id goes on to 404)
+ *   self            the route answers about the caller alone: nothing of any team to hold
  */
-export type TeamScope = 'query' | 'body' | Resource;
+export type TeamScope = 'query' | 'body' | 'self' | Resource;
 export type Resource = 'key' | 'task' | 'team';
 
 export interface RouteAccess {
@@ -70,6 +71,7 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
   'POST /admin/tokens': { roles: ADMIN, audit: { action: 'token.create', target: 'token' } },
   'DELETE /admin/tokens/:id': { roles: ADMIN, audit: { action: 'token.delete', target: 'token' } },
   'GET /admin/audit': { roles: READ },
+  'GET /admin/whoami': { roles: ALL, team: ['self'] },
   'GET /admin/config': { roles: READ },
   'POST /admin/reload': { roles: ADMIN, audit: { action: 'config.reload', target: 'config' } },
   'GET /admin/health': { roles: READ },
@@ -154,6 +156,7 @@ const SCOPE_CHECKS: Readonly<
   },
   // The handler holds the body's team_id to AdminCall.team: the body is read there, once.
   body: () => Promise.resolve(),
+  self: () => Promise.resolve(),
   key: ownedBy('key'),
   task: ownedBy('task'),
   team: ownedBy('team'),

@@ -212,15 +212,25 @@ export interface SignOnOffer {
   readonly sso: boolean;
 }
 
+/** Who makes an admin call: an admin token, or a person signed in through single sign-on. */
+export interface Caller {
+  readonly kind: 'token' | 'person';
+  /** The token's id (never the token), or the person's subject at the identity provider. */
+  readonly id: string;
+  readonly name: string;
+  readonly role: AdminRole;
+  /** Set for `team_admin`: the only team it acts on. */
+  readonly team_id?: string;
+}
+
+/** `GET /admin/whoami`: the caller, as the admin API judges it (the console shows what its role may do). */
+export interface WhoAmI {
+  readonly actor: Caller;
+}
+
 /** `GET /admin/session`: the console session single sign-on made (core/admin/sso/). */
 export interface ConsoleSession {
-  readonly actor: {
-    readonly kind: 'token' | 'person';
-    readonly id: string;
-    readonly name: string;
-    readonly role: AdminRole;
-    readonly team_id?: string;
-  };
+  readonly actor: Caller;
   /** ISO 8601. */
   readonly expires_at: string;
   /** What every changing call on the session sends as `x-csrf-token`. */

@@ -105,6 +105,32 @@ t.test('team_id: required for team_admin and an existing team, refused for other
   t.equal(listed.body.data.length, 1, 'none was made');
 });
 
+t.test('whoami: each token is told its own role and team, as the console needs', async (t) => {
+  const gw = await startTestGateway(t, undefined, { teamExists: teamsNamed('team-a') });
+  const whoami = async (token: string | undefined) =>
+    await adminCall<{ actor: Record<string, unknown> }>(gw, token, 'GET', '/admin/whoami');
+  t.strictSame((await whoami(gw.gateway.adminToken)).body, {
+    actor: { kind: 'token', id: 'bootstrap', name: 'bootstrap token', role: 'admin' },
+  });
+  const made = await adminCall<Made>(gw, gw.gateway.adminToken, 'POST', '/admin/tokens', {
+    role: 'team_admin',
+    team_id: 'team-a',
+    description: 'team a lead',
+  });
+  t.strictSame((await whoami(made.body.token)).body, {
+    actor: {
+      kind: 'token',
+      id: made.body.record.id,
+      name: 'team a lead',
+      role: 'team_admin',
+      team_id: 'team-a',
+    },
+  });
+  const refused = await whoami('gat-not-a-token');
+  t.equal(refused.status, 401, 'an unknown token is refused, not described');
+  t.equal((await whoami(undefined)).status, 401);
+});
+
 t.test('without teams, no team_admin token can be made', async (t) => {
   const gw = await startTestGateway(t);
   const answer = await adminCall<ErrorBody>(gw, gw.gateway.adminToken, 'POST', '/admin/tokens', {
