@@ -5,7 +5,7 @@
  * CSRF token, held in memory only, on every changing call. A 401 signs out.
  * What each call answers is typed by core/admin/wire.ts, the server's own statement of its answers.
  */
-import type { ConsoleSession, SignOnOffer } from '../../core/admin/wire';
+import type { Caller, ConsoleSession, SignOnOffer, WhoAmI } from '../../core/admin/wire';
 
 const TOKEN_KEY = 'gateway-admin-token';
 const SIGNED_OUT = 'console:signed-out';
@@ -13,17 +13,29 @@ const READING = new Set(['GET', 'HEAD']);
 
 /** The single sign-on session, when signed in that way (read again from the server on each load). */
 let session: ConsoleSession | null = null;
+/** Who is signed in, as the gateway judged the token or the session; null when signed out. */
+let signedIn: Caller | null = null;
 
 export const token = (): string | null => sessionStorage.getItem(TOKEN_KEY);
 export const saveToken = (value: string): void => sessionStorage.setItem(TOKEN_KEY, value);
-/** The person signed in through single sign-on, or null (signed in with the token, or not at all). */
-export const person = (): ConsoleSession['actor'] | null => session?.actor ?? null;
+/** The caller signed in (token or person), with its role; null before sign-in. */
+export const caller = (): Caller | null => signedIn;
 
 /** Forgets the credentials in this tab; the views go back to the sign-in page. */
 function forget(): void {
   sessionStorage.removeItem(TOKEN_KEY);
   session = null;
+  signedIn = null;
   window.dispatchEvent(new Event(SIGNED_OUT));
+}
+
+/**
+ * Asks the gateway who `bearer` is (default: the saved token, else the session) and keeps the answer:
+ * the console offers only what that role may do. Throws as `api` does (401: the token was refused).
+ */
+export async function identify(bearer = token()): Promise<Caller> {
+  signedIn = (await api<WhoAmI>('GET', '/admin/whoami', undefined, bearer)).actor;
+  return signedIn;
 }
 
 /** Signs out: the token is forgotten; a single sign-on session is also ended on the gateway. */
@@ -54,6 +66,7 @@ export async function signOnOffered(): Promise<boolean> {
 export async function resumeSession(): Promise<boolean> {
   const res = await fetch('/admin/session', { cache: 'no-store', credentials: 'same-origin' });
   session = res.ok ? ((await res.json()) as ConsoleSession) : null;
+  signedIn = session?.actor ?? null;
   return session !== null;
 }
 

@@ -1,62 +1,55 @@
 /** The key dialogs: create and edit (one form), rotate, and the once-only reveal of a full key. */
 import { html } from 'htm/preact';
-import { useState } from 'preact/hooks';
-import type { CreatedKey, PublicKey } from '../../core/admin/wire';
-import { api } from './api';
+import { useEffect, useState } from 'preact/hooks';
+import type { CreatedKey, List, PublicKey, TeamWithActivity } from '../../core/admin/wire';
+import { api, caller } from './api';
+import { can } from './abilities';
 import { Dialog } from './dialog';
-import { money, parseMoney } from './format';
+import { RevealSecret } from './reveal';
+import { defined, limitBody, LimitInputs, limitStateOf, type LimitState } from './limit-form';
 
-interface FormState {
+interface FormState extends LimitState {
   description: string;
-  models: string;
-  rpm: string;
-  tpm: string;
-  concurrent: string;
-  budget: string;
-  period: 'total' | 'month';
+  /** The team's id; '' for none. */
+  team: string;
   expires: string;
 }
 
 const formOf = (k?: PublicKey): FormState => ({
+  ...limitStateOf(k),
   description: k?.description ?? '',
-  models: k?.allowed_models.join(', ') ?? '',
-  rpm: k?.rate_limit_rpm?.toString() ?? '',
-  tpm: k?.rate_limit_tpm?.toString() ?? '',
-  concurrent: k?.max_concurrent?.toString() ?? '',
-  budget: k?.budget ? money(k.budget.amount_micros).replace(/,/g, '') : '',
-  period: k?.budget?.period ?? 'month',
+  team: k?.team_id ?? '',
   expires: k?.expires_at?.slice(0, 16) ?? '',
 });
 
-/** A limit field: empty (undefined) or a whole number above 0. */
-function wholeNumber(text: string, label: string): number | undefined {
-  const value = text.trim();
-  if (value && !/^[1-9]\d*$/.test(value)) throw new Error(`${label} must be a whole number above 0.`);
-  return value ? Number(value) : undefined;
-}
-
-/** The API body for the form; in an edit, empty optional fields are cleared with null. */
+/**
+ * The API body for the form; in an edit, empty optional fields are cleared with null. A caller confined
+ * to one team sends no team: the gateway puts its keys in that team.
+ */
 function bodyOf(f: FormState, editing: boolean): Record<string, unknown> {
   const clear = editing ? null : undefined;
-  const rpm = wholeNumber(f.rpm, 'Rate limit');
-  const tpm = wholeNumber(f.tpm, 'Token limit');
-  const concurrent = wholeNumber(f.concurrent, 'Concurrent requests');
-  const amount = f.budget.trim() ? parseMoney(f.budget) : undefined;
-  if (f.budget.trim() && amount === undefined)
-    throw new Error('Budget must be an amount such as 25 or 0.50.');
-  const body: Record<string, unknown> = {
+  const choosesTeam = can(caller(), 'see-all-teams');
+  return defined({
     description: f.description.trim(),
-    allowed_models: f.models
-      .split(',')
-      .map((m) => m.trim())
-      .filter(Boolean),
-    rate_limit_rpm: rpm ?? clear,
-    rate_limit_tpm: tpm ?? clear,
-    max_concurrent: concurrent ?? clear,
-    budget: amount !== undefined ? { amount_micros: amount, period: f.period } : clear,
+    ...limitBody(f, editing),
+    team_id: choosesTeam ? f.team || clear : undefined,
     expires_at: f.expires ? `${f.expires}:00Z` : clear,
-  };
-  return Object.fromEntries(Object.entries(body).filter(([, v]) => v !== undefined));
+  });
+}
+
+/** The teams a key may join, for the form's choice (a team_admin's listing holds its own team only). */
+function useTeams(): readonly TeamWithActivity[] {
+  const [teams, setTeams] = useState<readonly TeamWithActivity[]>([]);
+  useEffect(() => {
+    let live = true;
+    api<List<TeamWithActivity>>('GET', '/admin/teams')
+      .then((list) => live && setTeams(list.data))
+      .catch(() => undefined); // a gateway without teams: the choice stays "No team"
+    return () => {
+      live = false;
+    };
+  }, []);
+  return teams;
 }
 
 /** Create (no `record`) or edit (`record`) a key; `onDone` gets the API's answer. */
@@ -68,6 +61,8 @@ export function KeyForm(props: {
   const editing = props.record !== undefined;
   const [f, setF] = useState(formOf(props.record));
   const [error, setError] = useState('');
+  const teams = useTeams();
+  const confined = caller()?.team_id;
   const field = (name: keyof FormState) => (e: Event) =>
     setF({ ...f, [name]: (e.target as HTMLInputElement).value });
   const submit = async (e: Event) => {
@@ -92,56 +87,18 @@ export function KeyForm(props: {
         >Description <input name="description" value=${f.description} onInput=${field('description')}
       /></label>
       <label
-        >Allowed models
-        <input name="models" placeholder="all models" value=${f.models} onInput=${field('models')}
-      /></label>
-      <label
-        >Rate limit (requests/min)
-        <input
-          name="rpm"
-          inputmode="numeric"
-          placeholder="gateway default"
-          value=${f.rpm}
-          onInput=${field('rpm')}
-      /></label>
-      <div class="row">
-        <label
-          >Tokens/min
-          <input
-            name="tpm"
-            inputmode="numeric"
-            placeholder="gateway default"
-            value=${f.tpm}
-            onInput=${field('tpm')}
-        /></label>
-        <label
-          >Concurrent requests
-          <input
-            name="concurrent"
-            inputmode="numeric"
-            placeholder="gateway default"
-            value=${f.concurrent}
-            onInput=${field('concurrent')}
-        /></label>
-      </div>
-      <div class="row">
-        <label
-          >Budget
-          <input
-            name="budget"
-            inputmode="decimal"
-            placeholder="none"
-            value=${f.budget}
-            onInput=${field('budget')}
-        /></label>
-        <label
-          >Per
-          <select name="period" value=${f.period} onChange=${field('period')}>
-            <option value="month">calendar month</option>
-            <option value="total">in total</option>
-          </select></label
+        >Team
+        <select
+          name="team"
+          value=${confined ?? f.team}
+          disabled=${confined !== undefined}
+          onChange=${field('team')}
         >
-      </div>
+          ${confined === undefined && html`<option value="">No team</option>`}
+          ${teams.map((team) => html`<option value=${team.id}>${team.name}</option>`)}
+        </select></label
+      >
+      <${LimitInputs} state=${f} set=${field} placeholder="gateway default" />
       <label
         >Expires (UTC)
         <input name="expires" type="datetime-local" value=${f.expires} onInput=${field('expires')}
@@ -207,24 +164,13 @@ export function RotateForm(props: {
 }
 
 /** The full key, shown this once: the page keeps it only until this dialog closes. */
-export function RevealKey(props: { created: CreatedKey; onClose: () => void }) {
-  const [copied, setCopied] = useState(false);
-  const copy = async () => {
-    await navigator.clipboard.writeText(props.created.key);
-    setCopied(true);
-  };
-  return html`<${Dialog} title="Your new key" onClose=${props.onClose}>
-    <p class="warning" role="alert">
-      Copy this key now. It is shown only this once: the gateway keeps only a hash of it and can never show it
-      again.
-    </p>
-    <div class="row">
-      <input class="secret" readonly aria-label="New key" value=${props.created.key} />
-      <button type="button" onClick=${() => void copy()}>${copied ? 'Copied' : 'Copy'}</button>
-    </div>
+export const RevealKey = (props: { created: CreatedKey; onClose: () => void }) =>
+  html`<${RevealSecret}
+    title="Your new key"
+    label="New key"
+    secret=${props.created.key}
+    keeps="a hash of it"
+    onClose=${props.onClose}
+  >
     ${props.created.replaces && html`<p>It replaces <code>${props.created.replaces}</code>.</p>`}
-    <div class="actions">
-      <button type="button" class="primary" onClick=${props.onClose}>I have stored it</button>
-    </div>
   <//>`;
-}

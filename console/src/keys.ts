@@ -1,11 +1,23 @@
-/** Keys: a server-paged table with search and a status filter, and the actions on each key. */
+/**
+ * Keys: a server-paged table with search, status and team filters, and the actions on each key for a
+ * role that may change keys.
+ */
 import { html } from 'htm/preact';
 import { useEffect, useState } from 'preact/hooks';
-import type { CreatedKey, KeyWithActivity, Page, PublicKey } from '../../core/admin/wire';
-import { api } from './api';
+import type {
+  CreatedKey,
+  KeyWithActivity,
+  List,
+  Page,
+  PublicKey,
+  TeamWithActivity,
+} from '../../core/admin/wire';
+import { api, caller } from './api';
+import { can } from './abilities';
 import { Confirm } from './dialog';
 import { KeyForm, RevealKey, RotateForm } from './key-dialogs';
-import { money, utc } from './format';
+import { utc } from './format';
+import { budgetText, limitsText, spentText } from './limit-text';
 import { Pager } from './pager';
 
 const PAGE_SIZE = 50;
@@ -15,39 +27,20 @@ type Open =
   | { kind: 'edit' | 'rotate' | 'disable' | 'delete'; record: PublicKey }
   | { kind: 'reveal'; created: CreatedKey };
 
-function pagePath(q: string, status: string, cursor: string | undefined): string {
+function pagePath(q: string, status: string, team: string, cursor: string | undefined): string {
   const params = new URLSearchParams({ limit: String(PAGE_SIZE) });
   if (q.trim()) params.set('q', q.trim());
   if (status) params.set('status', status);
+  if (team) params.set('team_id', team);
   if (cursor) params.set('cursor', cursor);
   return `/admin/keys?${params.toString()}`;
 }
 
-const budgetText = (k: PublicKey) =>
-  k.budget ? `${money(k.budget.amount_micros)} ${k.budget.period === 'month' ? '/ month' : 'total'}` : '—';
-
-/** What the key spent (this month for a monthly budget), and whether calls of unknown cost are in it. */
-function spentText(k: KeyWithActivity) {
-  const spent = money(k.spent_micros);
-  const unknown = k.spent_unknown_requests;
-  return unknown > 0
-    ? html`${spent} <span class="muted" title="calls to models without a price">+ ${unknown} unpriced</span>`
-    : spent;
-}
-
-/** A key's own rate limits, or `default` when it has none (the gateway's then apply). */
-const limitsText = (k: PublicKey): string =>
-  [
-    k.rate_limit_rpm && `${k.rate_limit_rpm}/min`,
-    k.rate_limit_tpm && `${k.rate_limit_tpm} tokens/min`,
-    k.max_concurrent && `${k.max_concurrent} at once`,
-  ]
-    .filter(Boolean)
-    .join(', ') || 'default';
-
 export function KeysView() {
   const [q, setQ] = useState('');
   const [status, setStatus] = useState('');
+  const [team, setTeam] = useState('');
+  const [teams, setTeams] = useState<ReadonlyMap<string, string>>(new Map());
   /** Cursors of the pages before this one (for "Previous"), and this page's. */
   const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
   const [page, setPage] = useState<Page<KeyWithActivity>>({ data: [], next_cursor: null });
@@ -58,26 +51,34 @@ export function KeysView() {
 
   useEffect(() => {
     let live = true;
-    api<Page<KeyWithActivity>>('GET', pagePath(q, status, cursor))
+    api<Page<KeyWithActivity>>('GET', pagePath(q, status, team, cursor))
       .then((p) => live && (setPage(p), setError('')))
       .catch((e: Error) => live && setError(e.message));
     return () => {
       live = false;
     };
-  }, [q, status, cursor, reloads]);
+  }, [q, status, team, cursor, reloads]);
+  useEffect(() => {
+    // Team names for the table and the filter; a gateway without teams leaves the map empty.
+    api<List<TeamWithActivity>>('GET', '/admin/teams')
+      .then((list) => setTeams(new Map(list.data.map((t) => [t.id, t.name]))))
+      .catch(() => undefined);
+  }, []);
+  const changes = can(caller(), 'change-keys');
 
   const reload = () => setReloads((n) => n + 1);
   const close = () => setOpen(null);
+  /** A refusal stays on screen: nothing changed, so nothing is reloaded over it. */
   const act =
     (path: string, method = 'POST') =>
     async () => {
+      close();
       try {
         await api(method, path);
+        reload();
       } catch (e) {
         setError((e as Error).message);
       }
-      close();
-      reload();
     };
   const filter = (set: (v: string) => void) => (e: Event) => {
     set((e.target as HTMLInputElement).value);
@@ -104,11 +105,26 @@ export function KeysView() {
         <option value="disabled">Disabled</option>
         <option value="expired">Expired</option>
       </select>
-      <button type="button" class="primary" onClick=${() => setOpen({ kind: 'create' })}>Create key</button>
+      ${
+        can(caller(), 'see-all-teams') &&
+        teams.size > 0 &&
+        html`<select name="team" aria-label="Team" value=${team} onChange=${filter(setTeam)}>
+          <option value="">Any team</option>
+          ${[...teams].map(([id, name]) => html`<option value=${id}>${name}</option>`)}
+        </select>`
+      }
+      ${
+        changes &&
+        html`<button type="button" class="primary" onClick=${() => setOpen({ kind: 'create' })}>
+          Create key
+        </button>`
+      }
     </div>
     ${error && html`<p class="error" role="alert">${error}</p>`}
     <${KeyTable}
       rows=${page.data}
+      teams=${teams}
+      changes=${changes}
       onOpen=${setOpen}
       onEnable=${(k: PublicKey) => void act(`/admin/keys/${k.id}/enable`)()}
     />
@@ -142,10 +158,13 @@ export function KeysView() {
 
 function KeyTable(props: {
   rows: readonly KeyWithActivity[];
+  teams: ReadonlyMap<string, string>;
+  /** Whether the caller may change keys: the actions column is shown only then. */
+  changes: boolean;
   onOpen: (o: Open) => void;
   onEnable: (k: PublicKey) => void;
 }) {
-  const { rows, onOpen } = props;
+  const { rows, onOpen, teams, changes } = props;
   return html`<table class="keys">
     <thead>
       <tr>
@@ -154,19 +173,20 @@ function KeyTable(props: {
         <th>Created</th>
         <th>Last used</th>
         <th>Status</th>
+        <th>Team</th>
         <th>Models</th>
         <th>Rate limits</th>
         <th>Budget</th>
         <th>Spent</th>
         <th>Expires</th>
-        <th>Actions</th>
+        ${changes && html`<th>Actions</th>`}
       </tr>
     </thead>
     <tbody>
       ${
         rows.length === 0 &&
         html`<tr>
-          <td colspan="11" class="empty">No keys match.</td>
+          <td colspan=${changes ? 12 : 11} class="empty">No keys match.</td>
         </tr>`
       }
       ${rows.map(
@@ -177,25 +197,31 @@ function KeyTable(props: {
             <td>${utc(k.created_at)}</td>
             <td>${k.last_used_at ? utc(k.last_used_at) : html`<span class="muted">never</span>`}</td>
             <td><span class=${`status ${k.status}`}>${k.status}</span></td>
+            <td>
+              ${k.team_id ? (teams.get(k.team_id) ?? html`<code>${k.team_id}</code>`) : html`<span class="muted">—</span>`}
+            </td>
             <td>${k.allowed_models.length ? k.allowed_models.join(', ') : 'all'}</td>
-            <td>${limitsText(k)}</td>
+            <td>${limitsText(k, 'default')}</td>
             <td>${budgetText(k)}</td>
             <td>${spentText(k)}</td>
             <td>${utc(k.expires_at)}</td>
-            <td class="row-actions">
-              <button type="button" onClick=${() => onOpen({ kind: 'edit', record: k })}>Edit</button>
-              <button type="button" onClick=${() => onOpen({ kind: 'rotate', record: k })}>Rotate</button>
-              ${
-                k.enabled
-                  ? html`<button type="button" onClick=${() => onOpen({ kind: 'disable', record: k })}>
-                      Disable
-                    </button>`
-                  : html`<button type="button" onClick=${() => props.onEnable(k)}>Enable</button>`
-              }
-              <button type="button" class="danger" onClick=${() => onOpen({ kind: 'delete', record: k })}>
-                Delete
-              </button>
-            </td>
+            ${
+              changes &&
+              html`<td class="row-actions">
+                <button type="button" onClick=${() => onOpen({ kind: 'edit', record: k })}>Edit</button>
+                <button type="button" onClick=${() => onOpen({ kind: 'rotate', record: k })}>Rotate</button>
+                ${
+                  k.enabled
+                    ? html`<button type="button" onClick=${() => onOpen({ kind: 'disable', record: k })}>
+                        Disable
+                      </button>`
+                    : html`<button type="button" onClick=${() => props.onEnable(k)}>Enable</button>`
+                }
+                <button type="button" class="danger" onClick=${() => onOpen({ kind: 'delete', record: k })}>
+                  Delete
+                </button>
+              </td>`
+            }
           </tr>`,
       )}
     </tbody>

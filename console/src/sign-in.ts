@@ -1,11 +1,12 @@
 /**
- * Sign-in: the admin token is checked with one API call, then kept in this tab only. Where the gateway
+ * Sign-in: the admin token is checked by asking the gateway whose it is (its role decides what the
+ * console offers), then kept in this tab only. Where the gateway
  * offers single sign-on, a link starts it: the identity provider's page, then back to the console with
  * a session cookie.
  */
 import { html } from 'htm/preact';
 import { useState } from 'preact/hooks';
-import { api, saveToken } from './api';
+import { identify, saveToken } from './api';
 
 export function SignIn(props: { onSignedIn: () => void; sso: boolean }) {
   const [value, setValue] = useState('');
@@ -16,7 +17,7 @@ export function SignIn(props: { onSignedIn: () => void; sso: boolean }) {
     setBusy(true);
     setError('');
     try {
-      await api('GET', '/admin/keys?limit=1', undefined, value.trim());
+      await identify(value.trim());
       saveToken(value.trim());
       props.onSignedIn();
     } catch (err) {
