@@ -11,6 +11,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
+import { LeaseRenewer } from '../../lib/lease-renewer';
 import type { RedisLink } from '../redis/redis-link';
 import { RedisScript } from '../redis/redis-script';
 import type {
@@ -71,11 +72,6 @@ const MAX_WAITING = 100_000;
 /** Subjects remembered as budgeted, whose records are counted on Redis whatever the call's budget. */
 const MAX_KNOWN = 100_000;
 
-interface SharedHold {
-  readonly member: string;
-  readonly sets: readonly string[];
-}
-
 /** A record for Redis, with the token that makes sending it again harmless. */
 interface Pending {
   readonly record: RecordedCost;
@@ -89,7 +85,7 @@ interface TaskIndex {
 
 export class RedisBudgetLedger implements BudgetLedger {
   /** This process's holds on Redis, by hold id: renewed together while their calls run. */
-  private readonly shared = new Map<string, SharedHold>();
+  private readonly shared: LeaseRenewer;
   /** Reads of a period's spend under way on this instance, by the period's name. */
   private readonly seeds = new Map<string, Promise<void>>();
   /** Subjects this instance has seen with a budget. */
@@ -99,7 +95,6 @@ export class RedisBudgetLedger implements BudgetLedger {
   private readonly tag = randomBytes(6).toString('base64url');
   private holds = 0;
   private records = 0;
-  private renewer: NodeJS.Timeout | undefined;
   private retrier: NodeJS.Timeout | undefined;
   private fellBack = false;
 
@@ -111,7 +106,12 @@ export class RedisBudgetLedger implements BudgetLedger {
     private readonly logger: Logger,
     private readonly timing: RedisLedgerTiming = REDIS_LEDGER_TIMING,
     private readonly clock: () => number = Date.now,
-  ) {}
+  ) {
+    // Renewing pushes each hold's score on; the hold sets never expire themselves (RENEW leaves them).
+    this.shared = new LeaseRenewer(timing.leaseMs, ({ keys, args }) =>
+      this.redis.up ? renewScript.run(this.redis.client, keys, args) : Promise.resolve(),
+    );
+  }
 
   async admit(subjects: readonly BudgetSubject[], micros: number): Promise<BudgetAdmission> {
     for (const s of subjects) this.remember(s.kind, s.id);
@@ -130,7 +130,7 @@ export class RedisBudgetLedger implements BudgetLedger {
   release(hold: BudgetHold): void {
     const shared = this.shared.get(hold.id);
     if (!shared) return this.local.release(hold);
-    this.forget(hold.id);
+    this.shared.release(hold.id);
     const keys = hold.subjects.flatMap((s) => [
       this.subject(s.kind, s.id),
       this.subject(s.kind, s.id) + ':h',
@@ -142,7 +142,7 @@ export class RedisBudgetLedger implements BudgetLedger {
   holdTask(taskId: string, hold: BudgetHold): void {
     const shared = this.shared.get(hold.id);
     if (!shared) return this.local.holdTask(taskId, hold);
-    this.forget(hold.id);
+    this.shared.release(hold.id);
     const names = hold.subjects.map((s) => this.subject(s.kind, s.id));
     const index: TaskIndex = { s: names, m: hold.micros };
     const keys = [this.taskIndex(taskId), ...names.flatMap((n) => [n, `${n}:h`, `${n}:t`])];
@@ -175,9 +175,9 @@ export class RedisBudgetLedger implements BudgetLedger {
 
   /** Stops renewing and retrying; holds still on Redis lapse with their leases. */
   stop(): void {
-    clearInterval(this.renewer);
+    this.shared.stop();
     clearInterval(this.retrier);
-    this.renewer = this.retrier = undefined;
+    this.retrier = undefined;
   }
 
   private async admitShared(subjects: readonly BudgetSubject[], micros: number): Promise<BudgetAdmission> {
@@ -194,7 +194,7 @@ export class RedisBudgetLedger implements BudgetLedger {
       const [verdict, index] = (await admitScript.run(this.redis.client, keys, args)) as [number, number?];
       if (verdict === 1) {
         if (micros <= 0) return { admitted: true, hold: undefined };
-        this.keep(id, { member, sets: keys.filter((_, i) => i % 3 === 1) });
+        this.shared.hold(id, { member, sets: keys.filter((_, i) => i % 3 === 1) });
         return { admitted: true, hold: { id, subjects, micros } };
       }
       const subject = subjects[(index ?? 1) - 1]!;
@@ -294,32 +294,6 @@ export class RedisBudgetLedger implements BudgetLedger {
     const index = JSON.parse(text) as TaskIndex;
     const keys = [indexName, ...index.s.flatMap((n) => [n, `${n}:t`])];
     await endTaskScript.run(this.redis.client, keys, [taskId, index.m]);
-  }
-
-  private keep(id: string, hold: SharedHold): void {
-    this.shared.set(id, hold);
-    if (this.renewer) return;
-    this.renewer = setInterval(() => void this.renew(), Math.max(1, this.timing.leaseMs / 3));
-    this.renewer.unref();
-  }
-
-  private forget(id: string): void {
-    if (!this.shared.delete(id) || this.shared.size > 0) return;
-    clearInterval(this.renewer);
-    this.renewer = undefined;
-  }
-
-  private async renew(): Promise<void> {
-    if (!this.redis.up) return;
-    const keys: string[] = [];
-    const args: (string | number)[] = [this.timing.leaseMs];
-    for (const { member, sets } of this.shared.values())
-      for (const set of sets) {
-        keys.push(set);
-        args.push(member);
-      }
-    // A failed renewal is not retried: the next one comes a third of a lease later.
-    await renewScript.run(this.redis.client, keys, args).catch(() => undefined);
   }
 
   private fallingBack(e: unknown): void {

@@ -17,6 +17,7 @@ import {
   type LimitRule,
 } from './limiter';
 import { ADMIT, RENEW, SETTLE } from './redis-scripts';
+import { LeaseRenewer } from '../../../lib/lease-renewer';
 import { type RedisLink, RedisScript } from '../../../core/kit';
 
 const CODE: Record<LimitKind, string> = { requests: 'r', tokens: 't', concurrent: 'c' };
@@ -35,14 +36,17 @@ function standings(rules: readonly LimitRule[], answer: readonly number[], from:
 }
 
 export class RedisLimiter implements Limiter {
-  /** Lease sets of the admissions in flight, by admission id. */
-  private readonly leases = new Map<string, readonly string[]>();
-  private renewer: NodeJS.Timeout | undefined;
+  /** Concurrency leases of the admissions in flight, by admission id (the id is the member). */
+  private readonly leases: LeaseRenewer;
 
   constructor(
     private readonly redis: RedisLink,
     private readonly timing: LimiterTiming,
-  ) {}
+  ) {
+    this.leases = new LeaseRenewer(timing.leaseMs, ({ keys, args }) =>
+      this.redis.up ? renewScript.run(this.redis.client, keys, args) : Promise.resolve(),
+    );
+  }
 
   async admit(rules: readonly LimitRule[]): Promise<Decision> {
     const id = admissionId();
@@ -55,13 +59,13 @@ export class RedisLimiter implements Limiter {
       return { admitted: false, retryAfterMs, rule: rules[index - 1]!, quota };
     }
     const leaseSets = rules.filter((r) => r.kind === 'concurrent').map((r) => this.set(r));
-    if (leaseSets.length > 0) this.hold(id, leaseSets);
+    if (leaseSets.length > 0) this.leases.hold(id, { member: id, sets: leaseSets });
     return { admitted: true, admission: { id, rules }, quota: standings(rules, answer, 1) };
   }
 
   /** Throws when Redis fails: the caller decides what to do with the tokens. */
   async settle(admission: Admission, tokens: number): Promise<void> {
-    this.release(admission.id);
+    this.leases.release(admission.id);
     const settled = admission.rules.filter(
       (r) => r.kind === 'concurrent' || (r.kind === 'tokens' && tokens > 0),
     );
@@ -76,32 +80,5 @@ export class RedisLimiter implements Limiter {
 
   private set(rule: LimitRule): string {
     return this.redis.name(`rl:${rule.subject}:${CODE[rule.kind]}`);
-  }
-
-  /** The renewal timer runs only while some call holds a lease. */
-  private hold(id: string, sets: readonly string[]): void {
-    this.leases.set(id, sets);
-    if (this.renewer) return;
-    this.renewer = setInterval(() => void this.renew(), Math.max(1, this.timing.leaseMs / 3));
-    this.renewer.unref();
-  }
-
-  private release(id: string): void {
-    if (!this.leases.delete(id) || this.leases.size > 0) return;
-    clearInterval(this.renewer);
-    this.renewer = undefined;
-  }
-
-  private async renew(): Promise<void> {
-    if (!this.redis.up) return;
-    const keys: string[] = [];
-    const args: (string | number)[] = [this.timing.leaseMs];
-    for (const [id, sets] of this.leases)
-      for (const set of sets) {
-        keys.push(set);
-        args.push(id);
-      }
-    // A failed renewal is not retried: the next one comes a third of a lease later.
-    await renewScript.run(this.redis.client, keys, args).catch(() => undefined);
   }
 }
