@@ -3,12 +3,13 @@
  * target, action and days (UTC), paged by the server; the entries matching the filters export as CSV.
  */
 import { html } from 'htm/preact';
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import type { AuditEntry, Page } from '../../core/admin/wire';
 import { api } from './api';
 import { FilterInput } from './filter-input';
 import { csv, download, utc } from './format';
 import { Pager } from './pager';
+import { useLoad } from './use-load';
 
 const PAGE_SIZE = 50;
 /** The export pages through the log this many entries a call, and stops at EXPORT_MAX. */
@@ -90,15 +91,12 @@ export function AuditView() {
   const [error, setError] = useState('');
   const [note, setNote] = useState('');
   const cursor = cursors[cursors.length - 1];
-  useEffect(() => {
-    let live = true;
-    api<Page<AuditEntry>>('GET', auditPath(filters, PAGE_SIZE, cursor))
-      .then((p) => live && (setPage(p), setError('')))
-      .catch((e: Error) => live && setError(e.message));
-    return () => {
-      live = false;
-    };
-  }, [filters, cursor]);
+  useLoad(
+    () => api<Page<AuditEntry>>('GET', auditPath(filters, PAGE_SIZE, cursor)),
+    (p) => (setPage(p), setError('')),
+    setError,
+    [filters, cursor],
+  );
   const set = (name: keyof Filters) => (value: string) => {
     setFilters({ ...filters, [name]: value });
     setCursors([undefined]);

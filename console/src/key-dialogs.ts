@@ -1,11 +1,12 @@
 /** The key dialogs: create and edit (one form), rotate, and the once-only reveal of a full key. */
 import { html } from 'htm/preact';
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import type { CreatedKey, List, PublicKey, TeamWithActivity } from '../../core/admin/wire';
 import { api, caller } from './api';
 import { can } from './abilities';
 import { Dialog } from './dialog';
 import { RevealSecret } from './reveal';
+import { ignore, useLoad } from './use-load';
 import { defined, limitBody, LimitInputs, limitStateOf, type LimitState } from './limit-form';
 
 interface FormState extends LimitState {
@@ -40,15 +41,13 @@ function bodyOf(f: FormState, editing: boolean): Record<string, unknown> {
 /** The teams a key may join, for the form's choice (a team_admin's listing holds its own team only). */
 function useTeams(): readonly TeamWithActivity[] {
   const [teams, setTeams] = useState<readonly TeamWithActivity[]>([]);
-  useEffect(() => {
-    let live = true;
-    api<List<TeamWithActivity>>('GET', '/admin/teams')
-      .then((list) => live && setTeams(list.data))
-      .catch(() => undefined); // a gateway without teams: the choice stays "No team"
-    return () => {
-      live = false;
-    };
-  }, []);
+  // A gateway without teams: the choice stays "No team".
+  useLoad(
+    () => api<List<TeamWithActivity>>('GET', '/admin/teams'),
+    (list) => setTeams(list.data),
+    ignore,
+    [],
+  );
   return teams;
 }
 

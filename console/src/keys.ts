@@ -3,7 +3,7 @@
  * role that may change keys.
  */
 import { html } from 'htm/preact';
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import type {
   CreatedKey,
   KeyWithActivity,
@@ -19,6 +19,7 @@ import { KeyForm, RevealKey, RotateForm } from './key-dialogs';
 import { utc } from './format';
 import { budgetText, limitsText, spentText } from './limit-text';
 import { Pager } from './pager';
+import { ignore, useLoad } from './use-load';
 
 const PAGE_SIZE = 50;
 
@@ -49,21 +50,19 @@ export function KeysView() {
   const [reloads, setReloads] = useState(0);
   const cursor = cursors[cursors.length - 1];
 
-  useEffect(() => {
-    let live = true;
-    api<Page<KeyWithActivity>>('GET', pagePath(q, status, team, cursor))
-      .then((p) => live && (setPage(p), setError('')))
-      .catch((e: Error) => live && setError(e.message));
-    return () => {
-      live = false;
-    };
-  }, [q, status, team, cursor, reloads]);
-  useEffect(() => {
-    // Team names for the table and the filter; a gateway without teams leaves the map empty.
-    api<List<TeamWithActivity>>('GET', '/admin/teams')
-      .then((list) => setTeams(new Map(list.data.map((t) => [t.id, t.name]))))
-      .catch(() => undefined);
-  }, []);
+  useLoad(
+    () => api<Page<KeyWithActivity>>('GET', pagePath(q, status, team, cursor)),
+    (p) => (setPage(p), setError('')),
+    setError,
+    [q, status, team, cursor, reloads],
+  );
+  // Team names for the table and the filter; a gateway without teams leaves the map empty.
+  useLoad(
+    () => api<List<TeamWithActivity>>('GET', '/admin/teams'),
+    (list) => setTeams(new Map(list.data.map((t) => [t.id, t.name]))),
+    ignore,
+    [],
+  );
   const changes = can(caller(), 'change-keys');
 
   const reload = () => setReloads((n) => n + 1);

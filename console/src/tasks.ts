@@ -1,11 +1,12 @@
 /** Video tasks: a server-paged list, newest first, filterable by status, key and model; a task's detail. */
 import { html } from 'htm/preact';
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import type { Page, TaskDetail, TaskStatus, TaskView } from '../../core/admin/wire';
 import { api } from './api';
 import { Dialog } from './dialog';
 import { FilterInput } from './filter-input';
 import { Pager } from './pager';
+import { useLoad } from './use-load';
 import { money, utc } from './format';
 
 const PAGE_SIZE = 50;
@@ -37,15 +38,12 @@ export function TasksView() {
   const [open, setOpen] = useState<string | null>(null);
   const cursor = cursors[cursors.length - 1];
 
-  useEffect(() => {
-    let live = true;
-    api<Page<TaskView>>('GET', pagePath(filters, cursor))
-      .then((p) => live && (setPage(p), setError('')))
-      .catch((e: Error) => live && setError(e.message));
-    return () => {
-      live = false;
-    };
-  }, [filters, cursor]);
+  useLoad(
+    () => api<Page<TaskView>>('GET', pagePath(filters, cursor)),
+    (p) => (setPage(p), setError('')),
+    setError,
+    [filters, cursor],
+  );
 
   const commit = (name: keyof Filters) => (value: string) => {
     setFilters({ ...filters, [name]: value });
@@ -124,11 +122,9 @@ export function TasksView() {
 function TaskDialog(props: { id: string; onClose: () => void }) {
   const [task, setTask] = useState<TaskDetail | null>(null);
   const [error, setError] = useState('');
-  useEffect(() => {
-    api<TaskDetail>('GET', `/admin/tasks/${encodeURIComponent(props.id)}`).then(setTask, (e: Error) =>
-      setError(e.message),
-    );
-  }, [props.id]);
+  useLoad(() => api<TaskDetail>('GET', `/admin/tasks/${encodeURIComponent(props.id)}`), setTask, setError, [
+    props.id,
+  ]);
   const facts: [string, unknown][] = task
     ? [
         ['Status', html`<span class=${`status ${task.status}`}>${task.status}</span>`],

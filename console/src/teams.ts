@@ -3,7 +3,7 @@
  * delete for a role that may change teams. A team_admin sees its own team only.
  */
 import { html } from 'htm/preact';
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import type { List, PublicTeam, TeamWithActivity } from '../../core/admin/wire';
 import { api, caller } from './api';
 import { can } from './abilities';
@@ -11,6 +11,7 @@ import { Confirm } from './dialog';
 import { utc } from './format';
 import { budgetMeter, budgetText, limitsText, spentText } from './limit-text';
 import { TeamForm } from './team-dialogs';
+import { useLoad } from './use-load';
 
 type Open = { kind: 'create' } | { kind: 'edit' | 'delete'; record: PublicTeam };
 
@@ -19,15 +20,12 @@ export function TeamsView() {
   const [error, setError] = useState('');
   const [open, setOpen] = useState<Open | null>(null);
   const [reloads, setReloads] = useState(0);
-  useEffect(() => {
-    let live = true;
-    api<List<TeamWithActivity>>('GET', '/admin/teams')
-      .then((list) => live && (setTeams(list.data), setError('')))
-      .catch((e: Error) => live && setError(e.message));
-    return () => {
-      live = false;
-    };
-  }, [reloads]);
+  useLoad(
+    () => api<List<TeamWithActivity>>('GET', '/admin/teams'),
+    (list) => (setTeams(list.data), setError('')),
+    setError,
+    [reloads],
+  );
   const changes = can(caller(), 'change-teams');
   const close = () => setOpen(null);
   const done = () => {

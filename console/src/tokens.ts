@@ -4,7 +4,7 @@
  * the gateway's environment and is not revoked here.
  */
 import { html } from 'htm/preact';
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import type {
   AdminRole,
   CreatedAdminToken,
@@ -17,6 +17,7 @@ import { can, roleName } from './abilities';
 import { Confirm, Dialog } from './dialog';
 import { utc } from './format';
 import { RevealSecret } from './reveal';
+import { ignore, useLoad } from './use-load';
 
 type Open =
   { kind: 'create' } | { kind: 'revoke'; record: PublicAdminToken } | { kind: 'reveal'; token: string };
@@ -33,18 +34,19 @@ export function TokensView() {
   const [error, setError] = useState('');
   const [open, setOpen] = useState<Open | null>(null);
   const [reloads, setReloads] = useState(0);
-  useEffect(() => {
-    let live = true;
-    api<List<PublicAdminToken>>('GET', '/admin/tokens')
-      .then((list) => live && (setTokens(list.data), setError('')))
-      .catch((e: Error) => live && setError(e.message));
-    api<List<TeamWithActivity>>('GET', '/admin/teams')
-      .then((list) => live && setTeams(list.data))
-      .catch(() => undefined);
-    return () => {
-      live = false;
-    };
-  }, [reloads]);
+  useLoad(
+    () => api<List<PublicAdminToken>>('GET', '/admin/tokens'),
+    (list) => (setTokens(list.data), setError('')),
+    setError,
+    [reloads],
+  );
+  // Team names for the table and the form; a gateway without teams leaves them out.
+  useLoad(
+    () => api<List<TeamWithActivity>>('GET', '/admin/teams'),
+    (list) => setTeams(list.data),
+    ignore,
+    [],
+  );
   const changes = can(caller(), 'change-tokens');
   const teamName = (id: string) => teams.find((t) => t.id === id)?.name ?? id;
   const close = () => setOpen(null);

@@ -10,6 +10,7 @@ import { StackedChart, type Stack } from './chart';
 import { FilterInput } from './filter-input';
 import { money } from './format';
 import { UsageTable, type StackBy } from './usage-table';
+import { useLoad } from './use-load';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -93,24 +94,6 @@ const valuesOf = (rows: readonly UsageSummaryRow[], field: StackBy): string[] =>
 /** A filter's options: the values in use, and the chosen one even when the range no longer has it. */
 const optionsWith = (values: string[], chosen: string): string[] =>
   chosen && !values.includes(chosen) ? [chosen, ...values] : values;
-
-/** Runs `load` when `deps` change and hands its answer to `set`, ignoring answers that came too late. */
-function useLoad<T>(
-  load: () => Promise<T> | undefined,
-  set: (v: T) => void,
-  onError: (m: string) => void,
-  deps: unknown[],
-) {
-  useEffect(() => {
-    let live = true;
-    load()
-      ?.then((v) => live && set(v))
-      .catch((e: Error) => live && onError(e.message));
-    return () => {
-      live = false;
-    };
-  }, deps);
-}
 
 export function UsageView() {
   const [period, setPeriod] = useState<Period>('hour');

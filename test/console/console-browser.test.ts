@@ -6,27 +6,13 @@
  * to test-output/screenshots/.
  */
 import t, { type Test } from 'tap';
-import { existsSync } from 'node:fs';
-import { mkdir, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { readFile } from 'node:fs/promises';
 import OpenAI from 'openai';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
+import { needsChromium, openConsolePage, shot } from '../helpers/chromium';
 import { startTestGateway, type TestGateway } from '../helpers/gateway';
 import { eventually } from '../helpers/http';
 import { submitVideo, untilFinished, videoBody } from '../plugins/video-helpers';
-
-const CHROMIUM = '/usr/bin/chromium';
-const SHOTS = join(__dirname, '..', '..', '..', 'test-output', 'screenshots');
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 
 /** A second model, called with another key, for the usage view's filters. */
 const OTHER_MODEL = 'modelc-3.6-plus';
@@ -41,21 +27,6 @@ const chatWith = (gw: TestGateway, apiKey: string, model = 'modela-5.5') =>
     messages: [{ role: 'user', content: 'hello from the console test' }],
   });
 
-async function launch(t: Test): Promise<{ browser: Browser; page: Page; problems: string[] }> {
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS, timeout: 30_000 });
-  t.teardown(() => browser.close());
-  const page = await browser.newPage({ viewport: { width: 1280, height: 800 }, acceptDownloads: true });
-  page.setDefaultTimeout(10_000);
-  const problems: string[] = [];
-  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-  page.on('console', (m) => {
-    if (m.type() === 'error' && !/401 \(Unauthorized\)/.test(m.text())) problems.push(m.text());
-  });
-  return { browser, page, problems };
-}
-
-const shot = (page: Page, name: string) =>
-  page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
 const row = (page: Page, id: string) => page.locator(`tr[data-key="${id}"]`);
 
 async function signIn(t: Test, page: Page, gw: TestGateway): Promise<void> {
@@ -266,83 +237,78 @@ async function confirmAction(page: Page, id: string, action: string, screenshot:
   await page.locator('dialog').getByRole('button', { name: action }).click();
 }
 
-t.test(
-  'the console in Chromium: sign-in, keys, usage',
-  { skip: existsSync(CHROMIUM) ? false : `no ${CHROMIUM} (apt-get install chromium)` },
-  async (t) => {
-    await mkdir(SHOTS, { recursive: true });
-    const gw = await startTestGateway(t, (doc) => {
-      (doc.prices as Record<string, unknown>)['modela-5.5'] = { input_per_mtok: 1.25, output_per_mtok: 10 };
-    });
-    const { page, problems } = await launch(t);
-    await signIn(t, page, gw);
-    const key = await createKey(t, page);
-    const id = key.slice(0, 11);
+t.test('the console in Chromium: sign-in, keys, usage', needsChromium, async (t) => {
+  const gw = await startTestGateway(t, (doc) => {
+    (doc.prices as Record<string, unknown>)['modela-5.5'] = { input_per_mtok: 1.25, output_per_mtok: 10 };
+  });
+  const { page, problems } = await openConsolePage(t, gw.gateway.adminUrl);
+  await signIn(t, page, gw);
+  const key = await createKey(t, page);
+  const id = key.slice(0, 11);
 
-    const answer = await chatWith(gw, key);
-    t.ok(answer.choices[0]?.message, 'the new key works with the openai client');
-    await chatWith(gw, gw.key, OTHER_MODEL);
-    await callOtherEndpoints(t, gw);
-    await usage(t, page, id);
-    await usageByEndpoint(t, page, 2);
+  const answer = await chatWith(gw, key);
+  t.ok(answer.choices[0]?.message, 'the new key works with the openai client');
+  await chatWith(gw, gw.key, OTHER_MODEL);
+  await callOtherEndpoints(t, gw);
+  await usage(t, page, id);
+  await usageByEndpoint(t, page, 2);
 
-    const [done, failed] = await Promise.all(
-      ['task_ms=200', 'task_ms=200 fail'].map(async (directives) => {
-        const submitted = await submitVideo(gw, 'generic', videoBody('videoa-1.1-t2v', directives));
-        return String(submitted.body.id);
-      }),
-    );
-    for (const task of [done!, failed!]) await untilFinished(gw, 'generic', task);
-    await eventually(async () => (await gw.gateway.tasks.get(done!))?.billed === true);
-    await tasks(t, page, done!, failed!);
+  const [done, failed] = await Promise.all(
+    ['task_ms=200', 'task_ms=200 fail'].map(async (directives) => {
+      const submitted = await submitVideo(gw, 'generic', videoBody('videoa-1.1-t2v', directives));
+      return String(submitted.body.id);
+    }),
+  );
+  for (const task of [done!, failed!]) await untilFinished(gw, 'generic', task);
+  await eventually(async () => (await gw.gateway.tasks.get(done!))?.billed === true);
+  await tasks(t, page, done!, failed!);
 
-    await page.getByRole('link', { name: 'Keys' }).click();
-    const used = await row(page, id).innerText();
-    t.notMatch(used, /never/, 'the key shows when it was last used');
-    t.match(used, /5\.00 \/ month\s+0\.000\d+\s/, 'and what it spent of its budget this month');
-    await shot(page, '09-keys-used');
-    await row(page, id).getByRole('button', { name: 'Edit' }).click();
-    await page.getByLabel('Description').fill('browser test, edited');
-    await page.getByRole('button', { name: 'Save' }).click();
-    await row(page, id).filter({ hasText: 'browser test, edited' }).waitFor();
-    t.pass('the description is edited');
-    await shot(page, '10-edited');
+  await page.getByRole('link', { name: 'Keys' }).click();
+  const used = await row(page, id).innerText();
+  t.notMatch(used, /never/, 'the key shows when it was last used');
+  t.match(used, /5\.00 \/ month\s+0\.000\d+\s/, 'and what it spent of its budget this month');
+  await shot(page, '09-keys-used');
+  await row(page, id).getByRole('button', { name: 'Edit' }).click();
+  await page.getByLabel('Description').fill('browser test, edited');
+  await page.getByRole('button', { name: 'Save' }).click();
+  await row(page, id).filter({ hasText: 'browser test, edited' }).waitFor();
+  t.pass('the description is edited');
+  await shot(page, '10-edited');
 
-    await row(page, id).getByRole('button', { name: 'Rotate' }).click();
-    await page.getByLabel('Grace period (minutes)').fill('30');
-    await page.locator('dialog').getByRole('button', { name: 'Rotate' }).click();
-    const replacement = await page.getByRole('textbox', { name: 'New key', exact: true }).inputValue();
-    t.match(replacement, /^sk-/, 'rotation shows the new key once');
-    t.match(await page.locator('dialog').innerText(), new RegExp(`replaces ${id}`));
-    await shot(page, '11-rotated');
-    await page.getByRole('button', { name: 'I have stored it' }).click();
-    t.match(await row(page, replacement.slice(0, 11)).innerText(), /browser test, edited/, 'same settings');
-    t.ok((await chatWith(gw, replacement)).choices[0], 'the replacement works');
+  await row(page, id).getByRole('button', { name: 'Rotate' }).click();
+  await page.getByLabel('Grace period (minutes)').fill('30');
+  await page.locator('dialog').getByRole('button', { name: 'Rotate' }).click();
+  const replacement = await page.getByRole('textbox', { name: 'New key', exact: true }).inputValue();
+  t.match(replacement, /^sk-/, 'rotation shows the new key once');
+  t.match(await page.locator('dialog').innerText(), new RegExp(`replaces ${id}`));
+  await shot(page, '11-rotated');
+  await page.getByRole('button', { name: 'I have stored it' }).click();
+  t.match(await row(page, replacement.slice(0, 11)).innerText(), /browser test, edited/, 'same settings');
+  t.ok((await chatWith(gw, replacement)).choices[0], 'the replacement works');
 
-    await confirmAction(page, id, 'Disable', '12-disable-confirm');
-    await row(page, id).locator('.status.disabled').waitFor();
-    t.equal(
-      await row(page, id).getByRole('button', { name: 'Enable' }).count(),
-      1,
-      'shown disabled, with Enable',
-    );
-    await shot(page, '13-disabled');
-    const refused = await chatWith(gw, key).then(
-      () => 0,
-      (e: unknown) => (e instanceof OpenAI.APIError ? Number(e.status ?? -1) : -1),
-    );
-    t.equal(refused, 403, 'the disabled key gets 403 from the gateway');
+  await confirmAction(page, id, 'Disable', '12-disable-confirm');
+  await row(page, id).locator('.status.disabled').waitFor();
+  t.equal(
+    await row(page, id).getByRole('button', { name: 'Enable' }).count(),
+    1,
+    'shown disabled, with Enable',
+  );
+  await shot(page, '13-disabled');
+  const refused = await chatWith(gw, key).then(
+    () => 0,
+    (e: unknown) => (e instanceof OpenAI.APIError ? Number(e.status ?? -1) : -1),
+  );
+  t.equal(refused, 403, 'the disabled key gets 403 from the gateway');
 
-    await confirmAction(page, id, 'Delete', '14-delete-confirm');
-    await row(page, id).waitFor({ state: 'detached' });
-    t.pass('the deleted key leaves the table');
-    await shot(page, '15-deleted');
+  await confirmAction(page, id, 'Delete', '14-delete-confirm');
+  await row(page, id).waitFor({ state: 'detached' });
+  t.pass('the deleted key leaves the table');
+  await shot(page, '15-deleted');
 
-    // The page's own code runs in the browser, so it is given as text (this project is compiled for Node).
-    await page.evaluate("sessionStorage.setItem('gateway-admin-token', 'stale-token')");
-    await page.reload();
-    await page.getByLabel('Admin token').waitFor();
-    t.pass('a 401 returns to sign-in');
-    t.strictSame(problems, [], 'no script errors or CSP violations in the page');
-  },
-);
+  // The page's own code runs in the browser, so it is given as text (this project is compiled for Node).
+  await page.evaluate("sessionStorage.setItem('gateway-admin-token', 'stale-token')");
+  await page.reload();
+  await page.getByLabel('Admin token').waitFor();
+  t.pass('a 401 returns to sign-in');
+  t.strictSame(problems, [], 'no script errors or CSP violations in the page');
+});

@@ -6,42 +6,15 @@
  * screenshot of each step goes to test-output/screenshots/.
  */
 import t from 'tap';
-import { existsSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
-import { chromium, type Page } from 'playwright-core';
+import { needsChromium, openConsolePage, shot } from '../helpers/chromium';
 import { startSsoGateway } from '../helpers/sso';
-
-const CHROMIUM = '/usr/bin/chromium';
-const SHOTS = join(__dirname, '..', '..', '..', 'test-output', 'screenshots');
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--no-first-run',
-  '--disable-background-networking',
-];
-
-const shot = (page: Page, name: string) =>
-  page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
 
 t.test(
   'the console in Chromium: sign in through the identity provider, work, sign out',
-  { skip: existsSync(CHROMIUM) ? false : `no ${CHROMIUM} (apt-get install chromium)` },
+  needsChromium,
   async (t) => {
-    await mkdir(SHOTS, { recursive: true });
     const gw = await startSsoGateway(t);
-    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS, timeout: 30_000 });
-    t.teardown(() => browser.close());
-    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-    page.setDefaultTimeout(10_000);
-    const problems: string[] = [];
-    page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-    // The console's own problems; the provider's development pages load fonts from the internet.
-    page.on('console', (m) => {
-      const ours = page.url().startsWith(gw.admin);
-      if (ours && m.type() === 'error' && !/401 \(Unauthorized\)/.test(m.text())) problems.push(m.text());
-    });
+    const { page, problems } = await openConsolePage(t, gw.admin);
 
     await page.goto(`${gw.admin}/`);
     const sso = page.getByRole('link', { name: 'Sign in with SSO' });

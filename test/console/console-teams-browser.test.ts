@@ -8,27 +8,14 @@
  * test-output/screenshots/.
  */
 import t, { type Test } from 'tap';
-import { existsSync } from 'node:fs';
-import { mkdir, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { readFile } from 'node:fs/promises';
 import OpenAI from 'openai';
-import { chromium, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import type { KeyWithActivity, List, PublicKey, TeamWithActivity } from '../../core/admin/wire';
 import { adminCall } from '../helpers/admin';
+import { needsChromium, openConsolePage, shot } from '../helpers/chromium';
 import { startSsoGateway, type SsoGateway } from '../helpers/sso';
 
-const CHROMIUM = '/usr/bin/chromium';
-const SHOTS = join(__dirname, '..', '..', '..', 'test-output', 'screenshots');
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--no-first-run',
-  '--disable-background-networking',
-];
-
-const shot = (page: Page, name: string) =>
-  page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
 const menu = async (page: Page): Promise<string[]> =>
   (await page.locator('.top nav a').allInnerTexts()).map((s) => s.trim());
 
@@ -68,23 +55,13 @@ async function createToken(t: Test, page: Page, role: string, team?: string): Pr
 
 t.test(
   'teams, tokens and the audit log in Chromium: an admin through SSO, then a team admin and a viewer',
-  { skip: existsSync(CHROMIUM) ? false : `no ${CHROMIUM} (apt-get install chromium)` },
+  needsChromium,
   async (t) => {
-    await mkdir(SHOTS, { recursive: true });
     const gw = await startSsoGateway(t, (doc) => {
       doc.prices = { 'modela-*': { input_per_mtok: 1.25, output_per_mtok: 10 } };
     });
-    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS, timeout: 30_000 });
-    t.teardown(() => browser.close());
-    const page = await browser.newPage({ viewport: { width: 1400, height: 860 }, acceptDownloads: true });
-    page.setDefaultTimeout(10_000);
-    const problems: string[] = [];
-    page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-    page.on('console', (m) => {
-      const ours = page.url().startsWith(gw.admin);
-      // 401 and 403 are the refusals the test provokes; 409 the team that still has keys.
-      if (ours && m.type() === 'error' && !/40[139] \(/.test(m.text())) problems.push(m.text());
-    });
+    // 401 and 403 are the refusals the test provokes; 409 the team that still has keys.
+    const { page, problems } = await openConsolePage(t, gw.admin, /40[139] \(/, { width: 1400, height: 860 });
 
     await signInThroughProvider(page, gw, 'alice');
     t.strictSame(
