@@ -30,7 +30,7 @@ import { table } from './report';
 import { startBound, startGateway, startProxy, startSimulator, type Target } from './targets';
 
 const USAGE =
-  'usage: npm run bench:instructions -- [--cases json,stream,messages,responses,responses-stream] [--targets bare,floor,bound,gateway] [--access on|off] [--requests 5000] [--warmup 2000] [--connections 8]';
+  'usage: npm run bench:instructions -- [--cases json,stream,messages,responses,responses-stream] [--targets bare,floor,bound,gateway] [--access on|off] [--team on|off] [--requests 5000] [--warmup 2000] [--connections 8]';
 
 const TARGETS = ['bare', 'floor', 'bound', 'gateway'] as const;
 type CountedTarget = (typeof TARGETS)[number];
@@ -41,6 +41,8 @@ interface Options {
   readonly targets: readonly CountedTarget[];
   /** The access line of the gateway and the bound: on as shipped. */
   readonly access: boolean;
+  /** The gateway's key in a team with a budget and limits (off: a key of no team). */
+  readonly team: boolean;
   readonly requests: number;
   readonly warmup: number;
   readonly connections: number;
@@ -54,6 +56,7 @@ function parseOptions(argv: readonly string[]): Options {
       cases: { type: 'string', default: 'json,stream,messages' },
       targets: { type: 'string', default: TARGETS.join(',') },
       access: { type: 'string', default: 'on' },
+      team: { type: 'string', default: 'off' },
       // Fewer requests count a major GC or none by chance: counts of 2,000 varied by 10%, of 5,000 by 2%.
       requests: { type: 'string', default: '5000' },
       warmup: { type: 'string', default: '2000' },
@@ -64,6 +67,7 @@ function parseOptions(argv: readonly string[]): Options {
     cases: nameList('cases', values.cases, CASE_NAMES),
     targets: nameList('targets', values.targets, TARGETS),
     access: onOff('access', values.access),
+    team: onOff('team', values.team),
     requests: positiveInt('requests', values.requests, 1),
     warmup: positiveInt('warmup', values.warmup, 1),
     connections: positiveInt('connections', values.connections, 1),
@@ -193,7 +197,7 @@ async function main(): Promise<void> {
       bare: () => startProxy('bare', sim.url, launcher),
       floor: () => startProxy('floor', sim.url, launcher),
       bound: (tmp) => startBound(sim.url, tmp, how),
-      gateway: (tmp) => startGateway(sim.url, tmp, how),
+      gateway: (tmp) => startGateway(sim.url, tmp, { ...how, team: options.team }),
     };
     const rows: Row[] = [];
     for (const caseName of options.cases) {
@@ -220,7 +224,8 @@ async function main(): Promise<void> {
     }
     console.log(
       `\n${options.requests} requests counted per case and target, after ${options.warmup} uncounted; ` +
-        `access log ${options.access ? 'on' : 'off'}; TurboFan's background compilation apart\n`,
+        `access log ${options.access ? 'on' : 'off'}; the gateway's key ${options.team ? 'in a team' : 'of no team'}; ` +
+        `TurboFan's background compilation apart\n`,
     );
     console.log(rowsTable(rows));
     console.log(`BENCH_INSTRUCTIONS ${JSON.stringify({ options, rows })}`);

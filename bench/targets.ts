@@ -122,6 +122,8 @@ export interface GatewayStart {
   readonly launcher?: readonly string[];
   /** The access log, on as shipped. */
   readonly access?: boolean;
+  /** The key in a team whose budget and limits never refuse: the team's checks run on every call. */
+  readonly team?: boolean;
 }
 
 /** The one key the bound accepts. */
@@ -145,13 +147,37 @@ export function startBound(
   });
 }
 
+/** Far above what a benchmark spends or sends, so a team's checks run but never refuse. */
+const NEVER_REFUSING_TEAM = {
+  name: 'bench',
+  budget: { amount_micros: 1_000_000_000_000_000, period: 'month' },
+  rate_limit_rpm: 100_000_000,
+  rate_limit_tpm: 1_000_000_000_000,
+  max_concurrent: 1_000_000,
+};
+
+/** Makes a team through the admin API and moves `key` into it. */
+async function putInTeam(adminUrl: string, adminToken: string, key: string): Promise<void> {
+  const call = async <T>(method: string, path: string, body: unknown): Promise<T> => {
+    const res = await fetch(`${adminUrl}${path}`, {
+      method,
+      headers: { ...JSON_TYPE, authorization: `Bearer ${adminToken}` },
+      body: JSON.stringify(body),
+    });
+    if (!res.ok) throw new Error(`bench: ${method} ${path} answered ${res.status}: ${await res.text()}`);
+    return (await res.json()) as T;
+  };
+  const made = await call<{ id: string }>('POST', '/admin/teams', NEVER_REFUSING_TEAM);
+  await call('PATCH', `/admin/keys/${key.slice(0, 11)}`, { team_id: made.id });
+}
+
 /** Starts the gateway on a fresh data dir under `tmpDir`, and reads the API key it creates on first start. */
 export async function startGateway(
   simUrl: string,
   tmpDir: string,
   how: GatewayStart = {},
 ): Promise<GatewayTarget> {
-  const { redis, launcher = [], access = true } = how;
+  const { redis, launcher = [], access = true, team = false } = how;
   const name: TargetName = redis ? 'gateway-redis' : 'gateway';
   const config = join(tmpDir, `${name}.yaml`);
   await writeFile(config, gatewayYaml(simUrl, redis, access));
@@ -176,12 +202,14 @@ export async function startGateway(
   await waitForPort(port, startupMs(launcher));
   const headers = { ...JSON_TYPE, authorization: `Bearer ${key}` };
   const base = `http://${LOOPBACK}:${port}`;
+  const adminUrl = `http://${LOOPBACK}:${adminPort}`;
+  if (team) await putInTeam(adminUrl, adminToken, key);
   return {
     name,
     child,
     url: base,
     key: key ?? '',
-    adminUrl: `http://${LOOPBACK}:${adminPort}`,
+    adminUrl,
     adminToken,
     request: (c) => ({ url: `${base}${c.gatewayPath}`, headers: { ...headers, ...c.headers }, body: c.body }),
   };
