@@ -6,6 +6,7 @@ import { api, caller } from './api';
 import { can } from './abilities';
 import { Dialog } from './dialog';
 import { RevealSecret } from './reveal';
+import { useForm } from './use-form';
 import { ignore, useLoad } from './use-load';
 import { defined, limitBody, LimitInputs, limitStateOf, type LimitState } from './limit-form';
 
@@ -58,25 +59,21 @@ export function KeyForm(props: {
   onClose: () => void;
 }) {
   const editing = props.record !== undefined;
-  const [f, setF] = useState(formOf(props.record));
-  const [error, setError] = useState('');
   const teams = useTeams();
   const confined = caller()?.team_id;
-  const field = (name: keyof FormState) => (e: Event) =>
-    setF({ ...f, [name]: (e.target as HTMLInputElement).value });
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    try {
-      const body = bodyOf(f, editing);
-      props.onDone(
-        editing
-          ? await api<PublicKey>('PATCH', `/admin/keys/${encodeURIComponent(props.record!.id)}`, body)
-          : await api<CreatedKey>('POST', '/admin/keys', body),
-      );
-    } catch (err) {
-      setError((err as Error).message);
-    }
-  };
+  const {
+    state: f,
+    field,
+    error,
+    submit,
+  } = useForm(formOf(props.record), async (state) => {
+    const body = bodyOf(state, editing);
+    props.onDone(
+      editing
+        ? await api<PublicKey>('PATCH', `/admin/keys/${encodeURIComponent(props.record!.id)}`, body)
+        : await api<CreatedKey>('POST', '/admin/keys', body),
+    );
+  });
   return html`<${Dialog}
     title=${editing ? `Edit ${props.record!.id}` : 'Create a key'}
     onClose=${props.onClose}

@@ -1,10 +1,10 @@
 /** The team form: create and edit, with the team's limits, budget and metadata. */
 import { html } from 'htm/preact';
-import { useState } from 'preact/hooks';
 import type { PublicTeam } from '../../core/admin/wire';
 import { api } from './api';
 import { Dialog } from './dialog';
 import { defined, limitBody, LimitInputs, limitStateOf, type LimitState } from './limit-form';
+import { useForm } from './use-form';
 
 interface FormState extends LimitState {
   name: string;
@@ -40,21 +40,17 @@ const bodyOf = (f: FormState, editing: boolean): Record<string, unknown> =>
 /** Create (no `record`) or edit (`record`) a team; `onDone` gets the API's answer. */
 export function TeamForm(props: { record?: PublicTeam; onDone: () => void; onClose: () => void }) {
   const editing = props.record !== undefined;
-  const [f, setF] = useState(formOf(props.record));
-  const [error, setError] = useState('');
-  const field = (name: keyof FormState) => (e: Event) =>
-    setF({ ...f, [name]: (e.target as HTMLInputElement).value });
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    try {
-      const body = bodyOf(f, editing);
-      if (editing) await api('PATCH', `/admin/teams/${encodeURIComponent(props.record!.id)}`, body);
-      else await api('POST', '/admin/teams', body);
-      props.onDone();
-    } catch (err) {
-      setError((err as Error).message);
-    }
-  };
+  const {
+    state: f,
+    field,
+    error,
+    submit,
+  } = useForm(formOf(props.record), async (state) => {
+    const body = bodyOf(state, editing);
+    if (editing) await api('PATCH', `/admin/teams/${encodeURIComponent(props.record!.id)}`, body);
+    else await api('POST', '/admin/teams', body);
+    props.onDone();
+  });
   return html`<${Dialog}
     title=${editing ? `Edit ${props.record!.name}` : 'Create a team'}
     onClose=${props.onClose}
