@@ -27,10 +27,18 @@ import { sendCount } from './load';
 import { nameList, onOff, positiveInt } from './options';
 import { stopAll } from './processes';
 import { table } from './report';
-import { startBound, startGateway, startProxy, startSimulator, type Target } from './targets';
+import {
+  startBound,
+  startGateway,
+  startProxy,
+  startSimulator,
+  TEAM_SHAPES,
+  type Target,
+  type TeamShape,
+} from './targets';
 
 const USAGE =
-  'usage: npm run bench:instructions -- [--cases json,stream,messages,responses,responses-stream] [--targets bare,floor,bound,gateway] [--access on|off] [--team on|off] [--requests 5000] [--warmup 2000] [--connections 8]';
+  'usage: npm run bench:instructions -- [--cases json,stream,messages,responses,responses-stream] [--targets bare,floor,bound,gateway] [--access on|off] [--team off|plain|limited] [--requests 5000] [--warmup 2000] [--connections 8]';
 
 const TARGETS = ['bare', 'floor', 'bound', 'gateway'] as const;
 type CountedTarget = (typeof TARGETS)[number];
@@ -41,8 +49,8 @@ interface Options {
   readonly targets: readonly CountedTarget[];
   /** The access line of the gateway and the bound: on as shipped. */
   readonly access: boolean;
-  /** The gateway's key in a team with a budget and limits (off: a key of no team). */
-  readonly team: boolean;
+  /** The gateway's key's team (targets.ts): none, one with only a name, or one with a budget and limits. */
+  readonly team: TeamShape;
   readonly requests: number;
   readonly warmup: number;
   readonly connections: number;
@@ -67,7 +75,7 @@ function parseOptions(argv: readonly string[]): Options {
     cases: nameList('cases', values.cases, CASE_NAMES),
     targets: nameList('targets', values.targets, TARGETS),
     access: onOff('access', values.access),
-    team: onOff('team', values.team),
+    team: nameList('team', values.team, TEAM_SHAPES)[0]!,
     requests: positiveInt('requests', values.requests, 1),
     warmup: positiveInt('warmup', values.warmup, 1),
     connections: positiveInt('connections', values.connections, 1),
@@ -224,7 +232,7 @@ async function main(): Promise<void> {
     }
     console.log(
       `\n${options.requests} requests counted per case and target, after ${options.warmup} uncounted; ` +
-        `access log ${options.access ? 'on' : 'off'}; the gateway's key ${options.team ? 'in a team' : 'of no team'}; ` +
+        `access log ${options.access ? 'on' : 'off'}; the gateway's key's team: ${options.team}; ` +
         `TurboFan's background compilation apart\n`,
     );
     console.log(rowsTable(rows));

@@ -122,8 +122,11 @@ export interface GatewayStart {
   readonly launcher?: readonly string[];
   /** The access log, on as shipped. */
   readonly access?: boolean;
-  /** The key in a team whose budget and limits never refuse: the team's checks run on every call. */
-  readonly team?: boolean;
+  /**
+   * The key's team: none, a team with only a name (its lookup and model check run on every call), or a
+   * team with a budget and rate limits that never refuse (their checks run too).
+   */
+  readonly team?: TeamShape;
 }
 
 /** The one key the bound accepts. */
@@ -147,17 +150,23 @@ export function startBound(
   });
 }
 
-/** Far above what a benchmark spends or sends, so a team's checks run but never refuse. */
-const NEVER_REFUSING_TEAM = {
-  name: 'bench',
-  budget: { amount_micros: 1_000_000_000_000_000, period: 'month' },
-  rate_limit_rpm: 100_000_000,
-  rate_limit_tpm: 1_000_000_000_000,
-  max_concurrent: 1_000_000,
+export const TEAM_SHAPES = ['off', 'plain', 'limited'] as const;
+export type TeamShape = (typeof TEAM_SHAPES)[number];
+
+/** The teams the key may be put in; `limited`'s budget and limits are far above what a benchmark spends or sends. */
+const TEAMS: Readonly<Record<Exclude<TeamShape, 'off'>, object>> = {
+  plain: { name: 'bench' },
+  limited: {
+    name: 'bench',
+    budget: { amount_micros: 1_000_000_000_000_000, period: 'month' },
+    rate_limit_rpm: 100_000_000,
+    rate_limit_tpm: 1_000_000_000_000,
+    max_concurrent: 1_000_000,
+  },
 };
 
-/** Makes a team through the admin API and moves `key` into it. */
-async function putInTeam(adminUrl: string, adminToken: string, key: string): Promise<void> {
+/** Makes `team` through the admin API and moves `key` into it. */
+async function putInTeam(adminUrl: string, adminToken: string, key: string, team: object): Promise<void> {
   const call = async <T>(method: string, path: string, body: unknown): Promise<T> => {
     const res = await fetch(`${adminUrl}${path}`, {
       method,
@@ -167,7 +176,7 @@ async function putInTeam(adminUrl: string, adminToken: string, key: string): Pro
     if (!res.ok) throw new Error(`bench: ${method} ${path} answered ${res.status}: ${await res.text()}`);
     return (await res.json()) as T;
   };
-  const made = await call<{ id: string }>('POST', '/admin/teams', NEVER_REFUSING_TEAM);
+  const made = await call<{ id: string }>('POST', '/admin/teams', team);
   await call('PATCH', `/admin/keys/${key.slice(0, 11)}`, { team_id: made.id });
 }
 
@@ -177,7 +186,7 @@ export async function startGateway(
   tmpDir: string,
   how: GatewayStart = {},
 ): Promise<GatewayTarget> {
-  const { redis, launcher = [], access = true, team = false } = how;
+  const { redis, launcher = [], access = true, team = 'off' } = how;
   const name: TargetName = redis ? 'gateway-redis' : 'gateway';
   const config = join(tmpDir, `${name}.yaml`);
   await writeFile(config, gatewayYaml(simUrl, redis, access));
@@ -203,7 +212,7 @@ export async function startGateway(
   const headers = { ...JSON_TYPE, authorization: `Bearer ${key}` };
   const base = `http://${LOOPBACK}:${port}`;
   const adminUrl = `http://${LOOPBACK}:${adminPort}`;
-  if (team) await putInTeam(adminUrl, adminToken, key);
+  if (team !== 'off') await putInTeam(adminUrl, adminToken, key, TEAMS[team]);
   return {
     name,
     child,
