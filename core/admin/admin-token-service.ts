@@ -4,7 +4,8 @@
  * announced as an event (the key events' mechanism on its own channel, core/keys/key-events.ts) that
  * evicts the token here at once and on other instances within a pub/sub hop (the TTL bounds a lost one).
  */
-import { LRUCache } from 'lru-cache';
+import type { LRUCache } from 'lru-cache';
+import { lookupCache } from '../base/lookup-cache';
 import { KeyHasher } from '../keys/api-key';
 import type { KeyEvents } from '../keys/key-events';
 import type { AdminTokenRecord, AdminTokenRole, AdminTokenStore } from '../stores/admin-token-store';
@@ -42,7 +43,7 @@ export class AdminTokenService {
     options: AdminTokenCacheOptions,
     private readonly events?: KeyEvents,
   ) {
-    this.cache = new LRUCache({ max: options.cacheMax, ttl: options.cacheTtlMs });
+    this.cache = lookupCache(options.cacheMax, options.cacheTtlMs);
     events?.on((id) => this.evict(id));
   }
 

@@ -15,7 +15,8 @@
  * give the same KeyRecord, so every stage checks them alike. Changes go to the store only: the admin API
  * refuses them for a declared id.
  */
-import { LRUCache } from 'lru-cache';
+import type { LRUCache } from 'lru-cache';
+import { lookupCache } from '../base/lookup-cache';
 import {
   type KeyChange,
   type KeyPageQuery,
@@ -73,14 +74,12 @@ export class KeyService {
     options: KeyServiceOptions,
     private readonly events?: KeyEvents,
   ) {
-    this.cache = new LRUCache<string, KeyRecord>({
-      max: options.cacheMax,
-      ttl: options.cacheTtlMs,
-      // Keeps `cachedById` exactly as large as the cache: called on eviction, expiry, delete and overwrite.
+    this.cache = lookupCache<string, KeyRecord>(options.cacheMax, options.cacheTtlMs, {
+      // Keeps `cachedById` exactly as large as the cache: called on eviction, delete and overwrite.
       dispose: (record, presented) => this.unindex(record.id, presented),
     });
-    this.unknown = new LRUCache<string, true>({ max: options.cacheMax, ttl: options.cacheTtlMs });
-    this.byId = new LRUCache({ max: options.cacheMax, ttl: options.cacheTtlMs });
+    this.unknown = lookupCache(options.cacheMax, options.cacheTtlMs);
+    this.byId = lookupCache(options.cacheMax, options.cacheTtlMs);
     this.knownIds = new KnownKeyIds(
       async () => (await this.store.list()).map((record) => record.id),
       ID_LISTING_GAP_MS,

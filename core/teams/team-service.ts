@@ -13,7 +13,8 @@
  * by hand, or a declared key naming a team that does not exist) is refused by auth: it fails closed.
  */
 import { randomBytes } from 'node:crypto';
-import { LRUCache } from 'lru-cache';
+import type { LRUCache } from 'lru-cache';
+import { lookupCache } from '../base/lookup-cache';
 import { Errors } from '../base/errors';
 import { token } from '../base/token';
 import type { KeyService } from '../keys/key-service';
@@ -45,8 +46,8 @@ export class TeamService {
     options: TeamServiceOptions,
     private readonly events?: TeamEvents,
   ) {
-    this.cache = new LRUCache({ max: options.cacheMax, ttl: options.cacheTtlMs });
-    this.missing = new LRUCache({ max: options.cacheMax, ttl: options.cacheTtlMs });
+    this.cache = lookupCache(options.cacheMax, options.cacheTtlMs);
+    this.missing = lookupCache(options.cacheMax, options.cacheTtlMs);
     events?.on((id) => this.evict(id));
   }
 
