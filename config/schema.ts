@@ -471,6 +471,47 @@ const alerts = z
   })
   .strict();
 
+/** The samplers of OTEL_TRACES_SAMPLER that the gateway offers. */
+export const TRACE_SAMPLERS = [
+  'always_on',
+  'always_off',
+  'traceidratio',
+  'parentbased_always_on',
+  'parentbased_always_off',
+  'parentbased_traceidratio',
+] as const;
+
+/**
+ * OpenTelemetry traces (core/observability/tracing/). Each field sets what its standard OTEL_* variable
+ * sets, and wins over it; a field left out is read from the variable. With no endpoint either way,
+ * tracing is off.
+ */
+const tracing = z
+  .object({
+    /** The traces URL as it is (OTEL_EXPORTER_OTLP_TRACES_ENDPOINT), e.g. http://collector:4318/v1/traces. */
+    endpoint: z.url({ protocol: /^https?$/ }).optional(),
+    protocol: z.enum(['http/protobuf', 'http/json']).optional(),
+    headers: z.record(z.string().min(1), z.string()).optional(),
+    service_name: z.string().min(1).optional(),
+    resource_attributes: z.record(z.string().min(1), z.string()).optional(),
+    sampler: z.enum(TRACE_SAMPLERS).optional(),
+    /** The ratio of the `traceidratio` samplers (OTEL_TRACES_SAMPLER_ARG). */
+    sampler_arg: z.number().min(0).max(1).optional(),
+    /** The batch span processor (OTEL_BSP_*). */
+    batch: z
+      .object({
+        schedule_delay: duration.optional(),
+        export_timeout: duration.optional(),
+        max_queue_size: z.int().min(1).optional(),
+        max_export_batch_size: z.int().min(1).optional(),
+      })
+      .strict()
+      .default({}),
+    /** Record prompt and completion text in spans: off, as they may hold what must not leave the gateway. */
+    capture_content: z.union([z.boolean(), z.stringbool()]).default(false),
+  })
+  .strict();
+
 export const gatewayConfigSchema = z
   .object({
     server: server.default(server.parse({})),
@@ -492,6 +533,7 @@ export const gatewayConfigSchema = z
     reload: reload.default(reload.parse({})),
     alerts: alerts.default(alerts.parse({})),
     audit: audit.default(audit.parse({})),
+    tracing: tracing.default(tracing.parse({})),
   })
   .strict()
   .superRefine(({ storage, video }, ctx) => {
@@ -518,6 +560,7 @@ export type StorageConfig = GatewayConfig['storage'];
 export type MongoStorageConfig = Extract<StorageConfig, { driver: 'mongodb' }>;
 export type RedisConfig = GatewayConfig['redis'];
 export type AuditConfig = GatewayConfig['audit'];
+export type TracingConfig = GatewayConfig['tracing'];
 export type OidcConfig = z.output<typeof oidc>;
 export type OidcRoleConfig = z.output<typeof oidcRole>;
 export type ReloadConfig = GatewayConfig['reload'];

@@ -16,6 +16,7 @@ const RESTART_ONLY: readonly string[] = [
   'simulator',
   'reload',
   'alerts',
+  'tracing',
   'keys.cache_ttl',
   'keys.cache_max',
   'keys.failed_auth_limit',
