@@ -1,13 +1,12 @@
 /** The key dialogs: create and edit (one form), rotate, and the once-only reveal of a full key. */
 import { html } from 'htm/preact';
 import { useState } from 'preact/hooks';
-import type { CreatedKey, List, PublicKey, TeamWithActivity } from '../../core/admin/wire';
+import type { CreatedKey, PublicKey, TeamWithActivity } from '../../core/admin/wire';
 import { api, caller } from './api';
 import { can } from './abilities';
 import { Dialog } from './dialog';
 import { RevealSecret } from './reveal';
 import { useForm } from './use-form';
-import { ignore, useLoad } from './use-load';
 import { defined, limitBody, LimitInputs, limitStateOf, type LimitState } from './limit-form';
 
 interface FormState extends LimitState {
@@ -39,27 +38,15 @@ function bodyOf(f: FormState, editing: boolean): Record<string, unknown> {
   });
 }
 
-/** The teams a key may join, for the form's choice (a team_admin's listing holds its own team only). */
-function useTeams(): readonly TeamWithActivity[] {
-  const [teams, setTeams] = useState<readonly TeamWithActivity[]>([]);
-  // A gateway without teams: the choice stays "No team".
-  useLoad(
-    () => api<List<TeamWithActivity>>('GET', '/admin/teams'),
-    (list) => setTeams(list.data),
-    ignore,
-    [],
-  );
-  return teams;
-}
-
 /** Create (no `record`) or edit (`record`) a key; `onDone` gets the API's answer. */
 export function KeyForm(props: {
   record?: PublicKey;
+  /** The teams a key may join (a team_admin's own only). */
+  teams: readonly TeamWithActivity[];
   onDone: (r: CreatedKey | PublicKey) => void;
   onClose: () => void;
 }) {
   const editing = props.record !== undefined;
-  const teams = useTeams();
   const confined = caller()?.team_id;
   const {
     state: f,
@@ -91,7 +78,7 @@ export function KeyForm(props: {
           onChange=${field('team')}
         >
           ${confined === undefined && html`<option value="">No team</option>`}
-          ${teams.map((team) => html`<option value=${team.id}>${team.name}</option>`)}
+          ${props.teams.map((team) => html`<option value=${team.id}>${team.name}</option>`)}
         </select></label
       >
       <${LimitInputs} state=${f} set=${field} placeholder="gateway default" />

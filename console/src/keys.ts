@@ -3,15 +3,8 @@
  * role that may change keys.
  */
 import { html } from 'htm/preact';
-import { useState } from 'preact/hooks';
-import type {
-  CreatedKey,
-  KeyWithActivity,
-  List,
-  Page,
-  PublicKey,
-  TeamWithActivity,
-} from '../../core/admin/wire';
+import { useMemo, useState } from 'preact/hooks';
+import type { CreatedKey, KeyWithActivity, Page, PublicKey } from '../../core/admin/wire';
 import { api, caller } from './api';
 import { can } from './abilities';
 import { Confirm } from './dialog';
@@ -19,7 +12,8 @@ import { KeyForm, RevealKey, RotateForm } from './key-dialogs';
 import { utc } from './format';
 import { budgetText, limitsText, spentText } from './limit-text';
 import { Pager } from './pager';
-import { ignore, useLoad } from './use-load';
+import { useLoad } from './use-load';
+import { useTeams } from './use-teams';
 
 const PAGE_SIZE = 50;
 
@@ -41,7 +35,8 @@ export function KeysView() {
   const [q, setQ] = useState('');
   const [status, setStatus] = useState('');
   const [team, setTeam] = useState('');
-  const [teams, setTeams] = useState<ReadonlyMap<string, string>>(new Map());
+  const teams = useTeams();
+  const teamNames = useMemo(() => new Map(teams.map((t) => [t.id, t.name])), [teams]);
   /** Cursors of the pages before this one (for "Previous"), and this page's. */
   const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
   const [page, setPage] = useState<Page<KeyWithActivity>>({ data: [], next_cursor: null });
@@ -55,13 +50,6 @@ export function KeysView() {
     (p) => (setPage(p), setError('')),
     setError,
     [q, status, team, cursor, reloads],
-  );
-  // Team names for the table and the filter; a gateway without teams leaves the map empty.
-  useLoad(
-    () => api<List<TeamWithActivity>>('GET', '/admin/teams'),
-    (list) => setTeams(new Map(list.data.map((t) => [t.id, t.name]))),
-    ignore,
-    [],
   );
   const changes = can(caller(), 'change-keys');
 
@@ -106,10 +94,10 @@ export function KeysView() {
       </select>
       ${
         can(caller(), 'see-all-teams') &&
-        teams.size > 0 &&
+        teams.length > 0 &&
         html`<select name="team" aria-label="Team" value=${team} onChange=${filter(setTeam)}>
           <option value="">Any team</option>
-          ${[...teams].map(([id, name]) => html`<option value=${id}>${name}</option>`)}
+          ${teams.map((t) => html`<option value=${t.id}>${t.name}</option>`)}
         </select>`
       }
       ${
@@ -122,14 +110,14 @@ export function KeysView() {
     ${error && html`<p class="error" role="alert">${error}</p>`}
     <${KeyTable}
       rows=${page.data}
-      teams=${teams}
+      teams=${teamNames}
       changes=${changes}
       onOpen=${setOpen}
       onEnable=${(k: PublicKey) => void act(`/admin/keys/${k.id}/enable`)()}
     />
     <${Pager} cursors=${cursors} next=${page.next_cursor} onChange=${setCursors} />
-    ${open?.kind === 'create' && html`<${KeyForm} onDone=${done} onClose=${close} />`}
-    ${open?.kind === 'edit' && html`<${KeyForm} record=${open.record} onDone=${done} onClose=${close} />`}
+    ${open?.kind === 'create' && html`<${KeyForm} teams=${teams} onDone=${done} onClose=${close} />`}
+    ${open?.kind === 'edit' && html`<${KeyForm} record=${open.record} teams=${teams} onDone=${done} onClose=${close} />`}
     ${open?.kind === 'rotate' && html`<${RotateForm} record=${open.record} onDone=${done} onClose=${close} />`}
     ${open?.kind === 'reveal' && html`<${RevealKey} created=${open.created} onClose=${close} />`}
     ${

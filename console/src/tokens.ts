@@ -17,7 +17,8 @@ import { can, roleName } from './abilities';
 import { Confirm, Dialog } from './dialog';
 import { utc } from './format';
 import { RevealSecret } from './reveal';
-import { ignore, useLoad } from './use-load';
+import { useLoad } from './use-load';
+import { useTeams } from './use-teams';
 
 type Open =
   { kind: 'create' } | { kind: 'revoke'; record: PublicAdminToken } | { kind: 'reveal'; token: string };
@@ -30,7 +31,7 @@ const ROLES: readonly { role: AdminRole; says: string }[] = [
 
 export function TokensView() {
   const [tokens, setTokens] = useState<readonly PublicAdminToken[]>([]);
-  const [teams, setTeams] = useState<readonly TeamWithActivity[]>([]);
+  const teams = useTeams();
   const [error, setError] = useState('');
   const [open, setOpen] = useState<Open | null>(null);
   const [reloads, setReloads] = useState(0);
@@ -39,13 +40,6 @@ export function TokensView() {
     (list) => (setTokens(list.data), setError('')),
     setError,
     [reloads],
-  );
-  // Team names for the table and the form; a gateway without teams leaves them out.
-  useLoad(
-    () => api<List<TeamWithActivity>>('GET', '/admin/teams'),
-    (list) => setTeams(list.data),
-    ignore,
-    [],
   );
   const changes = can(caller(), 'change-tokens');
   const teamName = (id: string) => teams.find((t) => t.id === id)?.name ?? id;
