@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { adminCall } from './admin-call';
 import { Cleanup } from './cleanup';
 import { ConsoleBrowser } from './console-browser';
 import { writeUsage } from './console-usage-data';
@@ -75,17 +76,6 @@ async function startGateway(env: Env, profile: boolean): Promise<Gateway> {
   return { child, adminUrl: `http://${LOOPBACK}:${adminPort}`, startMs: performance.now() - started };
 }
 
-async function admin(gw: Gateway, token: string, method: string, path: string, body?: unknown) {
-  const res = await fetch(gw.adminUrl + path, {
-    method,
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${method} ${path}: HTTP ${res.status} ${text.slice(0, 200)}`);
-  return text;
-}
-
 /** Creates the keys through the admin API, a few at a time; resolves with their ids. */
 async function createKeys(gw: Gateway, token: string): Promise<string[]> {
   const ids: string[] = [];
@@ -93,7 +83,9 @@ async function createKeys(gw: Gateway, token: string): Promise<string[]> {
   const worker = async () => {
     while (next < KEYS) {
       const n = next++;
-      const text = await admin(gw, token, 'POST', '/admin/keys', { description: `bench key ${n}` });
+      const text = await adminCall(gw.adminUrl, token, 'POST', '/admin/keys', {
+        description: `bench key ${n}`,
+      });
       ids.push((JSON.parse(text) as { record: { id: string } }).record.id);
     }
   };
@@ -143,7 +135,7 @@ async function apiRows(gw: Gateway, token: string, keyId: string): Promise<Row[]
   for (const path of calls) {
     rows.push(
       await measure(`GET ${path.replace(range, 'from=<30d>&to=<next hour>')}`, async () => {
-        const text = await admin(gw, token, 'GET', path);
+        const text = await adminCall(gw.adminUrl, token, 'GET', path);
         const n = (JSON.parse(text) as { data: unknown[] }).data.length;
         return `${n} rows, ${(text.length / 1024).toFixed(0)} kB`;
       }),

@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { adminCall } from './admin-call';
 import type { BenchCase } from './cases';
 import { gatewayYaml, type BenchRedis } from './gateway-config';
 import { freePort, LOOPBACK, waitForPort } from './ports';
@@ -167,17 +168,10 @@ const TEAMS: Readonly<Record<Exclude<TeamShape, 'off'>, object>> = {
 
 /** Makes `team` through the admin API and moves `key` into it. */
 async function putInTeam(adminUrl: string, adminToken: string, key: string, team: object): Promise<void> {
-  const call = async <T>(method: string, path: string, body: unknown): Promise<T> => {
-    const res = await fetch(`${adminUrl}${path}`, {
-      method,
-      headers: { ...JSON_TYPE, authorization: `Bearer ${adminToken}` },
-      body: JSON.stringify(body),
-    });
-    if (!res.ok) throw new Error(`bench: ${method} ${path} answered ${res.status}: ${await res.text()}`);
-    return (await res.json()) as T;
+  const made = JSON.parse(await adminCall(adminUrl, adminToken, 'POST', '/admin/teams', team)) as {
+    id: string;
   };
-  const made = await call<{ id: string }>('POST', '/admin/teams', team);
-  await call('PATCH', `/admin/keys/${key.slice(0, 11)}`, { team_id: made.id });
+  await adminCall(adminUrl, adminToken, 'PATCH', `/admin/keys/${key.slice(0, 11)}`, { team_id: made.id });
 }
 
 /** Starts the gateway on a fresh data dir under `tmpDir`, and reads the API key it creates on first start. */
