@@ -27,7 +27,7 @@ export interface TracingSettings {
   readonly headers: Readonly<Record<string, string>>;
   /** One export's limit. */
   readonly timeoutMs: number;
-  /** As OpenTelemetry's configuration model states it (core/observability/tracing/samplers.ts builds it). */
+  /** As OpenTelemetry's configuration model states it (tracer-provider.ts builds the SDK's sampler). */
   readonly sampler: SamplerConfigModel;
   readonly batch: {
     readonly scheduleDelayMs: number;
