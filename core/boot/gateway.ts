@@ -39,6 +39,9 @@ import { ADMIN_TOKEN_FILE, KEY_SECRET_FILE, loadOrCreateSecret } from '../keys/s
 import { createLogger, LoggerToken } from '../base/logger';
 import { GatewayMetrics } from '../observability/metrics';
 import { RequestObserver } from '../observability/request-observer';
+import { RequestTracer } from '../observability/tracing/request-tracer';
+import { startTracing, type Tracing } from '../observability/tracing/tracer-provider';
+import { tracingSettings } from '../observability/tracing/tracing-settings';
 import { UpstreamProxy } from '../proxy/upstream-proxy';
 import { LiveInstances, LiveInstancesToken } from '../redis/live-instances';
 import { RedisLink, RedisToken } from '../redis/redis-link';
@@ -181,8 +184,9 @@ async function compose(
   });
   const budgets = ledger.ledger;
   lifecycle.add({ name: 'budgets', stop: () => Promise.resolve(ledger.stop()) });
+  const tracing = gatewayTracing(config, lifecycle);
   // This gateway's own registry: several gateways in one process (tests) must not share counts.
-  const metrics = new GatewayMetrics();
+  const metrics = new GatewayMetrics({ exemplars: tracing !== undefined });
   // Long-lived: a reload calls its configure(); failure counts and ejections carry on.
   const resilience = new Resilience(config.resilience, logger, redis && { link: redis, instance }, metrics);
   const alerts = spendAlerts(
@@ -280,6 +284,7 @@ async function compose(
     logger,
     new RequestObserver(logger, metrics),
     new HealthEndpoints(readiness),
+    tracing && new RequestTracer(tracing),
   );
   metrics.watch({
     inFlight: () => server.requestsInFlight,
@@ -444,6 +449,18 @@ const objectHash = (config: GatewayConfig): string =>
 
 /** This process's name in leases: a restarted process does not mistake its predecessor's leases for its own. */
 const instanceId = (): string => `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+
+/**
+ * The tracer when tracing is on (tracing-settings.ts says when), stopped after the listeners so the spans
+ * of the last requests are sent.
+ */
+function gatewayTracing(config: GatewayConfig, lifecycle: Lifecycle): Tracing | undefined {
+  const settings = tracingSettings(config.tracing);
+  if (!settings) return undefined;
+  const tracing = startTracing(settings);
+  lifecycle.add({ name: 'tracing', stop: () => tracing.shutdown() });
+  return tracing;
+}
 
 /** A listener as a lifecycle part: it binds when started (a failure names it) and then knows its address. */
 function listenerPart(

@@ -66,6 +66,8 @@ export interface GatewayContext {
   readonly forwardedFor: string | undefined;
   /** What was measured and decided about this request, for the access log and the metrics. */
   readonly observed: Observed;
+  /** The request's trace; undefined when tracing is off or the request was not sampled. */
+  readonly trace: RequestTrace | undefined;
   /** The request body, read once under the configured size and time limits. */
   rawBody(): Promise<Buffer>;
   /** The request body parsed once as a JSON object (400 otherwise); the bytes forwarded are the ones parsed. */
@@ -91,6 +93,37 @@ export interface Observed {
   errorCode: string | undefined;
 }
 
+/**
+ * The request's trace (core/observability/tracing): its SERVER span, under which stages and the proxy
+ * open theirs. On the context only when the request is traced, so tracing off costs one check.
+ */
+export interface RequestTrace {
+  /** The trace's id, for the access line and the metrics' exemplars. */
+  readonly traceId: string;
+  /** The request's own span, which a video task's later spans link to or descend from. */
+  readonly spanId: string;
+  /** What the client's body asks of the call (its output ceiling; its prompt if content is recorded). */
+  requested(body: JsonObject, api: ModelApi): void;
+  /** Runs a stage's I/O (a key lookup, a Redis decision) as a child span named `name`. */
+  io<T>(name: string, work: () => Promise<T>): Promise<T>;
+  /** Opens the CLIENT span of one upstream attempt, to `target` at `url`, in the client's `api`. */
+  attempt(target: RouteTarget, api: ModelApi, url: URL, why: AttemptCause): AttemptTrace;
+}
+
+/** Why an upstream attempt is made: the first, or after a failure (its reason) on the same route. */
+export type AttemptCause =
+  { readonly kind: 'first' } | { readonly kind: 'retry' | 'fallback' | 'resend'; readonly reason: string };
+
+/** One upstream attempt's span. */
+export interface AttemptTrace {
+  /** The `traceparent` the upstream gets: it names this span. */
+  readonly traceparent: string;
+  /** A JSON answer, or one stream event's data, as the client gets it: read for finish reasons. */
+  answered(data: string): void;
+  /** The attempt is over: the upstream's status (0 when none came), and why it failed, if it did. */
+  end(status: number, failure: string | undefined, usage: Usage | undefined): void;
+}
+
 /** The last stage of a request: what runs after the pipeline passed it on. */
 export type Handler = (ctx: GatewayContext) => Promise<void>;
 
@@ -103,6 +136,8 @@ export interface Endpoint {
   readonly path: string;
   /** True when the body's `model` picks the upstream (model-router resolves `ctx.target`). */
   readonly routedByModel: boolean;
+  /** The client API a model-routed endpoint serves. */
+  readonly api?: ModelApi;
   /** For an endpoint routed by model: whether it accepts `model` (else 404 naming the endpoints that do). */
   serves?(model: ModelSpec): boolean;
   readonly handle: Handler;
@@ -162,12 +197,37 @@ export interface StreamDialect {
   errorFrame(error: GatewayError): string;
 }
 
+/**
+ * What OpenTelemetry's GenAI conventions record of an API's calls, and where its bodies say it. Bodies are
+ * read as the client sends and gets them, in the client's API, whichever API the upstream speaks.
+ */
+export interface GenAiFacts {
+  /** `gen_ai.operation.name`: `chat`, `embeddings`, `generate_content`, … */
+  readonly operation: string;
+  /** Request fields capping the output (`gen_ai.request.max_tokens`); the first present counts. */
+  readonly maxTokens?: readonly string[];
+  /** The request field holding the prompt, recorded only when the operator opts in to content. */
+  readonly input?: string;
+  /** The answer's field holding the output, recorded only when the operator opts in to content. */
+  readonly output?: string;
+  /** Where the answer states its finish reasons (`gen_ai.response.finish_reasons`). */
+  readonly finishReasons?: FinishReasons;
+}
+
+export interface FinishReasons {
+  /** Matches every JSON answer or stream event that states them: no other is parsed. */
+  readonly marker: RegExp;
+  /** The reasons `answer` (a JSON answer, or an event's data) states; undefined when it states none. */
+  read(answer: JsonObject): readonly string[] | undefined;
+}
+
 /** A client-facing API whose upstream is chosen by the body's `model` (e.g. chat completions). */
 export interface ModelApi {
   readonly id: string;
   readonly method: 'POST';
   readonly path: string;
   readonly dialect: StreamDialect;
+  readonly genAi: GenAiFacts;
   /**
    * `task` for an asynchronous task API (video): its endpoints come from the task protocol plugins and
    * its upstream plugins provide `tasks`. Absent for a request/response API, which the proxy forwards.

@@ -8,6 +8,7 @@
  */
 import type {
   ApiTranslator,
+  AttemptCause,
   Endpoint,
   GatewayContext,
   ModelApi,
@@ -22,6 +23,8 @@ import type { ApiServing } from '../routing/api-serving';
 import { nextTarget } from '../routing/catalogue';
 import { translatedContext } from './translated-context';
 import type { Resilience } from '../routing/resilience';
+
+const FIRST: AttemptCause = Object.freeze({ kind: 'first' });
 
 export function modelEndpoint(
   api: ModelApi,
@@ -43,9 +46,10 @@ export function modelEndpoint(
     ctx: GatewayContext,
     target: RouteTarget,
     request: UpstreamRequest,
+    why: AttemptCause,
   ): Promise<AttemptResult> => {
-    const settings = { dialect: api.dialect, relay: ctx.get(RELAY_POLICY), hooks };
-    const result = await proxy.forward(ctx, target.upstream, request, settings);
+    const settings = { api, relay: ctx.get(RELAY_POLICY), hooks };
+    const result = await proxy.forward(ctx, target.upstream, request, settings, why);
     if (result === 'delivered') health.success(target.upstream.name);
     else if (result !== 'abandoned') resilience.failed(ctx.requestId, target.upstream.name, result);
     return result;
@@ -75,7 +79,8 @@ export function modelEndpoint(
       }
       ctx.target = next; // usage is metered as the model and upstream that served
       resilience.retried(ctx.requestId, failed.upstream.name, next.upstream.name, failure.reason);
-      const result = await attempt(ctx, next, request);
+      const kind = failed.route.fallbacks.includes(next) ? 'fallback' : 'retry';
+      const result = await attempt(ctx, next, request, { kind, reason: failure.reason });
       if (typeof result !== 'string') deliverFailure(ctx, result);
       return true;
     } finally {
@@ -88,15 +93,17 @@ export function modelEndpoint(
     method: api.method,
     path: api.path,
     routedByModel: true,
+    api,
     serves: (model) => serving.reach(api, model) !== undefined,
     async handle(ctx) {
       const target = ctx.target;
       // The composition root refuses a pipeline without model-router, so this is a programming error.
       if (!target) throw Errors.internal(new Error('no model-router stage in the pipeline'));
       const request = await prepare(ctx, target);
+      if (ctx.trace) ctx.trace.requested(await ctx.json(), api);
       budget.requestStarted();
       try {
-        const result = await attempt(ctx, target, request);
+        const result = await attempt(ctx, target, request, FIRST);
         if (typeof result === 'string') return;
         if (!(await retry(ctx, target, result))) deliverFailure(ctx, result);
       } finally {

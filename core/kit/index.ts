@@ -40,7 +40,9 @@ export { StateKey } from '../contracts/plugin';
 export type {
   ApiTranslator,
   ClientEvents,
+  FinishReasons,
   GatewayContext,
+  GenAiFacts,
   Middleware,
   ModelApi,
   Next,
@@ -48,6 +50,7 @@ export type {
   PollOutcome,
   PollPolicy,
   RelayingReader,
+  RequestTrace,
   ResponseReader,
   StreamDialect,
   SubmitOutcome,
@@ -57,6 +60,9 @@ export type {
   UpstreamRequest,
   VendorError,
 } from '../contracts/plugin';
+
+// A stage's I/O as a span of the request's trace, when it is traced.
+export { traced } from '../observability/tracing/traced';
 
 // Readers that wrap another reader read its answers as lists.
 export { eventsOf } from '../contracts/client-events';

@@ -68,6 +68,7 @@ export function logRequest(logger: Logger, ctx: GatewayContext, view: ClientView
       bytes_out: req.socket.bytesWritten - observed.writtenBefore,
       prompt_tokens: usage?.promptTokens,
       completion_tokens: usage?.completionTokens,
+      trace_id: ctx.trace?.traceId,
     },
     ACCESS_MESSAGE,
   );
@@ -84,6 +85,8 @@ export interface Rejection {
   readonly code: string;
   readonly bytesOut: number;
   readonly totalMs: number;
+  /** When the request was traced. */
+  readonly traceId?: string | undefined;
 }
 
 /** The access line of a rejected request (Rejection). */
@@ -102,6 +105,7 @@ export function logRejection(logger: Logger, r: Rejection): void {
       upstream_ms: 0,
       bytes_in: 0,
       bytes_out: r.bytesOut,
+      trace_id: r.traceId,
     },
     ACCESS_MESSAGE,
   );

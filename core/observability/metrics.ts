@@ -8,7 +8,14 @@
  * resolved once into a cell (metric-cells.ts), kept per endpoint object, route target and status, so a
  * request costs map lookups and additions, never a label string built or hashed anew.
  */
-import { collectDefaultMetrics, Counter, Gauge, Registry, type CounterConfiguration } from 'prom-client';
+import {
+  collectDefaultMetrics,
+  Counter,
+  Gauge,
+  Registry,
+  type CounterConfiguration,
+  type RegistryContentType,
+} from 'prom-client';
 import type { Endpoint, GatewayContext, RouteTarget } from '../contracts/plugin';
 import type { UsageStats } from '../stores/usage-store';
 import type { TaskStatus } from '../stores/video-task';
@@ -65,8 +72,12 @@ const statusLabels: string[] = [];
 /** A status code as a label, made once per code. */
 const statusLabel = (status: number): string => (statusLabels[status] ??= String(status));
 
+/** Exemplars name a trace: only a traced request's observations carry one. */
+const exemplarOf = (ctx: GatewayContext): Readonly<Record<string, string>> | undefined =>
+  ctx.trace && { trace_id: ctx.trace.traceId, span_id: ctx.trace.spanId };
+
 export class GatewayMetrics {
-  readonly registry = new Registry();
+  readonly registry = new Registry<RegistryContentType>();
   private sources: MetricSources | undefined;
   private readonly requests: CellCounter;
   private readonly errors: CellCounter;
@@ -94,7 +105,12 @@ export class GatewayMetrics {
   private readonly modelCounters = new Map<string, ModelCounters>();
   private taskCounts: { at: number; counts: Promise<Record<TaskStatus, number>> } | undefined;
 
-  constructor() {
+  /**
+   * `exemplars`: whether histograms keep traced observations as exemplars, which the scrape then carries
+   * in the OpenMetrics format (Prometheus's text format has no place for them).
+   */
+  constructor({ exemplars = false }: { exemplars?: boolean } = {}) {
+    if (exemplars) this.registry.setContentType(Registry.OPENMETRICS_CONTENT_TYPE);
     const counter = (config: CounterConfiguration<string>) =>
       new Counter({ ...config, registers: [this.registry] });
     const cells = (config: { name: string; help: string; labelNames: string[] }) =>
@@ -220,13 +236,15 @@ export class GatewayMetrics {
     const { endpoint, target, observed } = ctx;
     this.requestChild(endpoint, target ?? null, status).value++;
     const timers = this.timersOf(endpoint);
-    timers.duration.observe(totalMs / 1000);
+    const exemplar = exemplarOf(ctx);
+    timers.duration.observe(totalMs / 1000, exemplar);
     timers.overhead.observe(Math.max(0, totalMs - observed.upstreamMs) / 1000);
     if (observed.errorCode !== undefined) this.errors.cell(observed.errorCode).value++;
     if (!target) return;
     const upstream = this.upstreamTimersOf(target.upstream.name);
-    if (observed.upstreamMs > 0) upstream.duration.observe(observed.upstreamMs / 1000);
-    if (observed.firstByteAt > 0) upstream.firstByte.observe((observed.firstByteAt - ctx.startedAt) / 1000);
+    if (observed.upstreamMs > 0) upstream.duration.observe(observed.upstreamMs / 1000, exemplar);
+    if (observed.firstByteAt > 0)
+      upstream.firstByte.observe((observed.firstByteAt - ctx.startedAt) / 1000, exemplar);
     if (ctx.usage) this.used(target.spec.id, ctx.usage, costMicros);
   }
 

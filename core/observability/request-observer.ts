@@ -9,6 +9,7 @@ import type { GatewayContext } from '../contracts/plugin';
 import type { Pricing } from '../billing/pricing';
 import { clientView, logRejection, logRequest, type Rejection } from './access-log';
 import type { GatewayMetrics } from './metrics';
+import type { ServerSpan } from './tracing/server-span';
 
 export class RequestObserver {
   /**
@@ -25,8 +26,11 @@ export class RequestObserver {
     this.access = logger.child({}, { redact: [], level: 'info' });
   }
 
-  /** A request that went through the pipeline is over; `access`: gateway.yaml's `logging.access`. */
-  ended(ctx: GatewayContext, pricing: Pricing, access: boolean): void {
+  /**
+   * A request that went through the pipeline is over; `access`: gateway.yaml's `logging.access`; `span`:
+   * its trace's, when it is traced.
+   */
+  ended(ctx: GatewayContext, pricing: Pricing, access: boolean, span: ServerSpan | undefined): void {
     const totalMs = performance.now() - ctx.startedAt;
     const view = clientView(ctx);
     const { target, usage } = ctx;
@@ -34,6 +38,7 @@ export class RequestObserver {
     const cost =
       target && usage && target.spec.api.kind !== 'task' ? pricing.callCost(target.spec.id, usage) : null;
     this.metrics.request(ctx, view.status, totalMs, cost);
+    span?.end(ctx, view.status, cost);
     if (access && this.logger.isLevelEnabled('info')) logRequest(this.access, ctx, view, totalMs);
   }
 

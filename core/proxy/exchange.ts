@@ -13,7 +13,13 @@ import { performance } from 'node:perf_hooks';
 import type { Stream } from 'node:stream';
 import type { ProxyServer, ServerOptions } from 'http-proxy-3';
 import { isJsonObject } from '../base/json';
-import type { GatewayContext, StreamDialect, UpstreamRequest } from '../contracts/plugin';
+import type {
+  AttemptCause,
+  AttemptTrace,
+  GatewayContext,
+  ModelApi,
+  UpstreamRequest,
+} from '../contracts/plugin';
 import { Errors, sendError, type GatewayError } from '../base/errors';
 import { connectDeadline } from '../upstream/connect-deadline';
 import type { Upstream } from '../upstream/upstream';
@@ -47,7 +53,8 @@ export function bodySource(body: Buffer): Stream {
 }
 
 export interface ExchangeSettings {
-  readonly dialect: StreamDialect;
+  /** The client's API: its stream frames, and what a trace records of its calls. */
+  readonly api: ModelApi;
   /** Absent when sse-relay is not in the pipeline: streams are then piped through untouched. */
   readonly relay: RelayPolicy | undefined;
   readonly hooks: readonly EventHook[];
@@ -119,12 +126,17 @@ export class Exchange {
   private clientHeaders: IncomingHttpHeaders = {};
   /** When the request went upstream, for the request's upstream time (Observed). */
   private sentAt = 0;
+  /** The upstream's status, once its response headers came. */
+  private upstreamStatus = 0;
+  /** This attempt's span, when the request is traced. */
+  private span: AttemptTrace | undefined;
 
   constructor(
     private readonly ctx: GatewayContext,
     private readonly upstream: Upstream,
     private readonly request: UpstreamRequest,
     private readonly settings: ExchangeSettings,
+    private readonly why: AttemptCause,
   ) {}
 
   /**
@@ -133,6 +145,9 @@ export class Exchange {
    */
   run(proxy: ProxyServer): Promise<AttemptResult> {
     const { ctx, request, upstream } = this;
+    // Model-routed requests alone are proxied, so a traced one has its target.
+    if (ctx.trace && ctx.target)
+      this.span = ctx.trace.attempt(ctx.target, this.settings.api, request.url, this.why);
     // http-proxy-3 copies the incoming headers; give it the ones the upstream may see.
     this.clientHeaders = ctx.req.headers;
     ctx.req.headers = upstreamRequestHeaders(
@@ -141,6 +156,7 @@ export class Exchange {
       request.body.length,
       ctx.requestId,
       ctx.forwardedFor,
+      this.span?.traceparent,
     );
     const finished = new Promise<AttemptResult>((resolve) => (this.done = resolve));
     this.sentAt = performance.now();
@@ -187,20 +203,23 @@ export class Exchange {
     clearTimeout(this.timer);
     this.responded = true;
     const status = upstreamRes.statusCode ?? 502;
+    this.upstreamStatus = status;
     const headers = clientResponseHeaders(upstreamRes.headers, this.ctx.requestId);
     if (this.request.responseHeaders) Object.assign(headers, this.request.responseHeaders);
     if (this.ctx.replyHeaders) Object.assign(headers, this.ctx.replyHeaders);
     const isStream =
       status < 300 && String(upstreamRes.headers['content-type']).includes('text/event-stream');
     if (!isStream) return this.relayBody(upstreamRes, status, headers);
-    const { dialect, hooks, onStream } = this.settings;
+    const { api, hooks, onStream } = this.settings;
     // A translating family's stream is never piped through: the client must get its translation.
     const relay = this.settings.relay ?? (this.request.reader.translates ? TRANSLATION_ONLY : undefined);
     if (!relay) return this.pipeRaw(upstreamRes, status, headers);
-    this.relay = new StreamRelay(this.ctx, upstreamRes, this.request.reader, dialect, hooks, relay, (r) => {
+    const { reader } = this.request;
+    const end = (r: StreamRelay): void => {
       onStream(r, false);
       this.finish();
-    });
+    };
+    this.relay = new StreamRelay(this.ctx, upstreamRes, reader, api.dialect, hooks, relay, end, this.span);
     onStream(this.relay, true);
     this.relay.start(
       headers,
@@ -242,6 +261,7 @@ export class Exchange {
       this.ctx.status = status;
       this.ctx.res.writeHead(status, headers as Record<string, string>);
       this.ctx.res.end(body);
+      if (status < 300) this.span?.answered(body.toString('utf8'));
       this.finish();
     });
   }
@@ -298,7 +318,11 @@ export class Exchange {
     const { ctx, request } = this;
     ctx.status = status;
     ctx.res.writeHead(status, headers as Record<string, string>);
-    const meter = new SseReader((ev) => void request.reader.event(ev));
+    const { span } = this;
+    const meter = new SseReader((ev) => {
+      request.reader.event(ev);
+      span?.answered(ev.data);
+    });
     upstreamRes.on('data', (chunk: Buffer) => {
       if (ctx.observed.firstByteAt === 0) ctx.observed.firstByteAt = performance.now();
       meter.push(chunk);
@@ -313,7 +337,7 @@ export class Exchange {
       if (!upstreamRes.complete && !ctx.res.destroyed) {
         ctx.outcome = request.reader.failed ? 'upstream_error' : 'upstream_cut';
         const cut = Errors.streamCut(this.upstream.name);
-        ctx.res.end(request.reader.errorFrame?.(cut) ?? this.settings.dialect.errorFrame(cut));
+        ctx.res.end(request.reader.errorFrame?.(cut) ?? this.settings.api.dialect.errorFrame(cut));
       }
       ctx.usage = request.reader.usage();
       this.finish();
@@ -335,13 +359,22 @@ export class Exchange {
     }
   }
 
+  /** Why a delivered answer failed anyway: the upstream's error status, or its stream ended badly. */
+  private brokenBy(): string | undefined {
+    if (this.upstreamStatus >= 400) return `status ${this.upstreamStatus}`;
+    const { outcome } = this.ctx;
+    return outcome === 'ok' || outcome === 'client_closed' ? undefined : outcome;
+  }
+
   private finish(result: AttemptResult = 'delivered'): void {
     if (this.finished) return;
     this.finished = true;
     clearTimeout(this.timer);
     this.ctx.observed.upstreamMs += performance.now() - this.sentAt;
+    const failed = typeof result !== 'string';
     // A failure nothing was sent for leaves the request as the client sent it, to send again or elsewhere.
-    if (typeof result !== 'string') this.ctx.req.headers = this.clientHeaders;
+    if (failed) this.ctx.req.headers = this.clientHeaders;
+    this.span?.end(this.upstreamStatus, failed ? result.reason : this.brokenBy(), this.ctx.usage);
     this.done(result);
   }
 }

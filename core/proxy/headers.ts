@@ -62,8 +62,8 @@ const NOT_RETURNED = new Set([
 const TRACEPARENT = /^00-(?!0{32}-)[0-9a-f]{32}-(?!0{16}-)[0-9a-f]{16}-[0-9a-f]{2}$/;
 
 /**
- * The client's trace context goes upstream unchanged when it is valid; an invalid `traceparent` is
- * dropped with its `tracestate` (which means nothing without it), as the specification asks of a proxy.
+ * Untraced, the client's trace context goes upstream unchanged when it is valid; an invalid `traceparent`
+ * is dropped with its `tracestate` (which means nothing without it), as the specification asks of a proxy.
  */
 function keepValidTrace(out: IncomingHttpHeaders): void {
   const traceparent = out.traceparent;
@@ -86,6 +86,8 @@ export function upstreamRequestHeaders(
   bodyLength: number,
   requestId: string,
   forwardedFor: string | undefined,
+  /** A traced request's: it names the attempt's span, and the client's tracestate goes with it. */
+  traceparent?: string,
 ): IncomingHttpHeaders {
   const out: IncomingHttpHeaders = {};
   const named = connectionTokens(client);
@@ -98,6 +100,7 @@ export function upstreamRequestHeaders(
   // The gateway's id (the client's when it sent a sane one), so the upstream's logs can be matched to ours.
   out['x-request-id'] = requestId;
   if (forwardedFor !== undefined) out['x-forwarded-for'] = forwardedFor;
+  if (traceparent !== undefined) out.traceparent = traceparent;
   return out;
 }
 

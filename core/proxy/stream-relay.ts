@@ -12,6 +12,7 @@ import {
   type GatewayContext,
   type Middleware,
   type Outcome,
+  type AttemptTrace,
   type ClientEvents,
   type ResponseReader,
   StateKey,
@@ -72,6 +73,8 @@ export class StreamRelay {
     private readonly hooks: readonly EventHook[],
     private readonly policy: RelayPolicy,
     private readonly onEnd: (relay: StreamRelay) => void,
+    /** The attempt's span, when the request is traced: it reads the client's events for finish reasons. */
+    private readonly trace?: AttemptTrace,
   ) {}
 
   start(headers: OutgoingHttpHeaders, cutError: () => GatewayError, idleError: () => GatewayError): void {
@@ -145,6 +148,12 @@ export class StreamRelay {
 
   /** What the client gets for `ev`: the reader's answer, each event then through the stages' hooks. */
   private seen(ev: SseEvent): ClientEvents {
+    const out = this.clientEvents(ev);
+    if (this.trace && out) for (const one of isSeveral(out) ? out : [out]) this.trace.answered(one.data);
+    return out;
+  }
+
+  private clientEvents(ev: SseEvent): ClientEvents {
     const out = this.reader.event(ev);
     if (out === null || this.hooks.length === 0) return out;
     if (!isSeveral(out)) return this.hooked(out);

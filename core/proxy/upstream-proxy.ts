@@ -6,13 +6,14 @@
  * (core/upstream/upstream-call.ts).
  */
 import { createProxyServer, type ProxyServer } from 'http-proxy-3';
-import type { GatewayContext, UpstreamRequest } from '../contracts/plugin';
+import type { AttemptCause, GatewayContext, UpstreamRequest } from '../contracts/plugin';
 import { Errors, type GatewayError } from '../base/errors';
 import type { Upstream } from '../upstream/upstream';
 import {
   Exchange,
   exchangeOf,
   isStaleConnection,
+  STALE_CONNECTION,
   type AttemptResult,
   type ExchangeSettings,
 } from './exchange';
@@ -20,6 +21,8 @@ import type { StreamRelay } from './stream-relay';
 
 /** Resends of a request whose kept-alive connection turned out closed. */
 const MAX_RESENDS = 2;
+
+const RESEND: AttemptCause = Object.freeze({ kind: 'resend', reason: STALE_CONNECTION });
 
 export class UpstreamProxy {
   private readonly proxy: ProxyServer;
@@ -52,16 +55,18 @@ export class UpstreamProxy {
     upstream: Upstream,
     request: UpstreamRequest,
     settings: Omit<ExchangeSettings, 'onStream'>,
+    why: AttemptCause,
   ): Promise<AttemptResult> {
     const keyId = ctx.key?.id;
     const onStream = (relay: StreamRelay, open: boolean): void => {
       if (open) this.opened(relay, keyId);
       else this.closed(relay, keyId);
     };
-    const send = () => new Exchange(ctx, upstream, request, { ...settings, onStream }).run(this.proxy);
-    let result = await send();
+    const send = (cause: AttemptCause) =>
+      new Exchange(ctx, upstream, request, { ...settings, onStream }, cause).run(this.proxy);
+    let result = await send(why);
     for (let resent = 0; resent < MAX_RESENDS && isStaleConnection(result) && !ctx.res.destroyed; resent++) {
-      result = await send();
+      result = await send(RESEND);
     }
     return result;
   }

@@ -6,6 +6,7 @@ import { type Usage } from '../contracts/usage';
 import { type RequestBodies } from '../http/body';
 import type { ClientAddresses } from '../http/client-address';
 import type { JsonObject } from '../base/json';
+import type { ServerSpan } from '../observability/tracing/server-span';
 import type { Endpoint, GatewayContext, Outcome, Observed, RouteTarget, StateKey } from '../contracts/plugin';
 
 /** The one implementation of GatewayContext (core/contracts/plugin.ts), built by the server for each request. */
@@ -37,6 +38,7 @@ export class RequestContext implements GatewayContext {
     readonly startedAt: number,
     private readonly bodies: RequestBodies,
     private readonly addresses: ClientAddresses,
+    readonly trace: ServerSpan | undefined,
   ) {
     this.observed = {
       upstreamMs: 0,

@@ -26,6 +26,7 @@ import type { HealthEndpoints } from '../http/health-endpoints';
 import { ClientAddresses, peerAddress } from '../http/client-address';
 import { proxyProtocolListener } from '../http/proxy-protocol';
 import { requestIdFor } from '../http/request-id';
+import type { RequestTracer } from '../observability/tracing/request-tracer';
 
 /** Errors Node's HTTP parser raises before a request exists, with the contract's error for each. */
 const CLIENT_ERRORS: Readonly<Record<string, () => GatewayError>> = {
@@ -88,6 +89,8 @@ export class GatewayServer {
     private readonly observer: RequestObserver,
     /** `/healthz` and `/readyz`, answered outside the pipeline (and while draining). */
     private readonly health?: HealthEndpoints,
+    /** Absent when tracing is off. */
+    private readonly tracer?: RequestTracer,
   ) {
     this.server = createServer(
       {
@@ -192,6 +195,7 @@ export class GatewayServer {
       this.health.answer(req, res, requestId);
       return;
     }
+    const trace = this.tracer?.start(req, started);
     const lease = this.routing.acquire();
     try {
       if (this.closing) throw Errors.shuttingDown();
@@ -211,6 +215,7 @@ export class GatewayServer {
         started,
         this.bodies,
         this.addresses,
+        trace,
       );
       this.run(ctx, lease);
     } catch (e) {
@@ -222,8 +227,18 @@ export class GatewayServer {
       sendError(res, error, requestId);
       const bytesOut = req.socket.bytesWritten - before;
       const client = this.addresses.of(req);
+      trace?.rejected({ requestId, status: error.status, code: error.code, client });
       this.rejected(
-        { requestId, method: req.method, path: pathOf(req.url), client, error, bytesOut, started },
+        {
+          requestId,
+          method: req.method,
+          path: pathOf(req.url),
+          client,
+          error,
+          bytesOut,
+          started,
+          traceId: trace?.traceId,
+        },
         access,
       );
     }
@@ -259,13 +274,15 @@ export class GatewayServer {
       error: GatewayError;
       bytesOut: number;
       started: number;
+      traceId?: string | undefined;
     },
     access = this.routing.current.config.logging.access,
   ): void {
-    const { requestId, method, path, client, error, bytesOut, started } = r;
+    const { requestId, method, path, client, error, bytesOut, started, traceId } = r;
     const totalMs = performance.now() - started;
+    const { status, code } = error;
     this.observer.rejected(
-      { requestId, method, path, client, status: error.status, code: error.code, bytesOut, totalMs },
+      { requestId, method, path, client, status, code, bytesOut, totalMs, traceId },
       access,
     );
   }
@@ -293,7 +310,7 @@ export class GatewayServer {
     }
   }
 
-  private run(ctx: GatewayContext, lease: SnapshotLease): void {
+  private run(ctx: RequestContext, lease: SnapshotLease): void {
     this.inFlight++;
     const pipeline = lease.snapshot.pipeline;
     pipeline
@@ -303,7 +320,7 @@ export class GatewayServer {
         pipeline.runFinish(ctx, (stage, e) => this.logger.error({ err: e, stage }, 'finish hook failed'));
         const { pricing, config } = lease.snapshot;
         try {
-          this.observer.ended(ctx, pricing, config.logging.access);
+          this.observer.ended(ctx, pricing, config.logging.access, ctx.trace);
         } catch (e) {
           this.logger.error({ err: e, request_id: ctx.requestId }, 'observing a request failed');
         }

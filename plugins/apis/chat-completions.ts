@@ -13,6 +13,7 @@ import {
   type ModelLimits,
   type StreamDialect,
 } from '../../core/kit';
+import { stringsOf } from './finish-reasons';
 import { checkParts, type PartTable } from './content-parts';
 import { FamilyFields, type ApiFields, type FieldTable } from './field-table';
 
@@ -29,6 +30,17 @@ export const ChatCompletionsApi: ModelApi = Object.freeze({
   method: 'POST',
   path: '/v1/chat/completions',
   dialect: OpenAiStreamDialect,
+  genAi: {
+    operation: 'chat',
+    maxTokens: ['max_completion_tokens', 'max_tokens'],
+    input: 'messages',
+    output: 'choices',
+    finishReasons: {
+      // Every chunk has the member, null until the choice ends: only a chunk with a value is read.
+      marker: /"finish_reason"\s*:\s*"/,
+      read: (answer: JsonObject) => stringsOf(answer.choices, 'finish_reason'),
+    },
+  },
 });
 
 const object = z.looseObject({});

@@ -16,6 +16,7 @@ export const EmbeddingsApi: ModelApi = Object.freeze({
   path: '/v1/embeddings',
   // Embeddings answer in JSON only; an upstream that streamed would get OpenAI-style frames.
   dialect: OpenAiStreamDialect,
+  genAi: { operation: 'embeddings', input: 'input' },
 });
 
 const token = z.int().min(0);

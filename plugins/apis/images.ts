@@ -14,6 +14,7 @@ export const ImagesApi: ModelApi = Object.freeze({
   path: '/v1/images/generations',
   // The contract's image API does not stream; an upstream that did would get OpenAI-style frames.
   dialect: OpenAiStreamDialect,
+  genAi: { operation: 'generate_content', input: 'prompt' },
 });
 
 /** The rules of the fields the contract lists for images; each family says which of them it takes. */

@@ -15,6 +15,7 @@ import {
   type ModelApi,
   type ModelLimits,
 } from '../../core/kit';
+import { stringsOf } from './finish-reasons';
 import { checkParts, type PartTable } from './content-parts';
 import { FamilyFields, type ApiFields, type FieldRule, type FieldTable } from './field-table';
 
@@ -32,6 +33,17 @@ export const MessagesApi: ModelApi = Object.freeze({
     errorFrame: (error: GatewayError) =>
       `event: error\ndata: ${JSON.stringify({ type: 'error', error: error.object() })}\n\n`,
   }),
+  genAi: {
+    operation: 'chat',
+    maxTokens: ['max_tokens'],
+    input: 'messages',
+    output: 'content',
+    finishReasons: {
+      // A whole message states `stop_reason`; a stream says it in `message_delta`'s delta.
+      marker: /"stop_reason"\s*:\s*"/,
+      read: (answer: JsonObject) => stringsOf([answer, answer.delta], 'stop_reason'),
+    },
+  },
 });
 
 const object = z.looseObject({});

@@ -17,6 +17,7 @@ import {
   type StreamDialect,
 } from '../../core/kit';
 import { checkParts, type PartTable } from './content-parts';
+import { responseFinish } from './finish-reasons';
 import { FamilyFields, type ApiFields, type FieldTable } from './field-table';
 
 /** What a Responses stream's `error` event says: the API's members, each a string or null. */
@@ -70,6 +71,17 @@ export const ResponsesApi: ModelApi = Object.freeze({
   method: 'POST',
   path: '/v1/responses',
   dialect: ResponsesStreamDialect,
+  genAi: {
+    operation: 'chat',
+    maxTokens: ['max_output_tokens'],
+    input: 'input',
+    output: 'output',
+    finishReasons: {
+      // A Response object, whole or in the stream's last event.
+      marker: /"type"\s*:\s*"response\.(?:completed|incomplete|failed)"|"object"\s*:\s*"response"/,
+      read: responseFinish,
+    },
+  },
 });
 
 const object = z.looseObject({});

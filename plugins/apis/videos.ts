@@ -12,6 +12,8 @@ export const VideoApi: ModelApi = Object.freeze({
   // Task answers are JSON; no stream is ever relayed on this API.
   dialect: OpenAiStreamDialect,
   kind: 'task',
+  // Each protocol's native body holds its prompt in its own place: no content is recorded.
+  genAi: { operation: 'generate_content' },
 });
 
 /** Unix seconds, as the generic and native-b answers give times. */

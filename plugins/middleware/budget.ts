@@ -39,6 +39,7 @@ import {
   PricingToken,
   StateKey,
   TASK_STORED,
+  traced,
 } from '../../core/kit';
 
 export const budgetOptions = z
@@ -102,7 +103,8 @@ export class BudgetMiddleware implements Middleware {
   }
 
   private async admit(ctx: GatewayContext, subjects: readonly BudgetSubject[], next: Next): Promise<void> {
-    const admission = await this.ledger.admit(subjects, await this.estimate(ctx));
+    const estimate = await this.estimate(ctx);
+    const admission = await traced(ctx, 'budget hold', () => this.ledger.admit(subjects, estimate));
     if (!admission.admitted) throw exhausted(admission.subject);
     const hold = admission.hold;
     if (hold) {

@@ -33,6 +33,7 @@ import {
   RedisToken,
   type TeamService,
   TeamServiceToken,
+  traced,
 } from '../../../core/kit';
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
@@ -70,7 +71,8 @@ export class AuthMiddleware implements Middleware {
     const blockedFor = this.failures.blockedFor(ctx.clientAddress);
     if (blockedFor !== undefined) return this.guarded(ctx, presented, blockedFor, next);
     if (presented === undefined) return this.admit(ctx, undefined, next);
-    return this.keys.lookup(presented).then((key) => this.admit(ctx, key, next));
+    const lookup = traced(ctx, 'key lookup', () => this.keys.lookup(presented));
+    return lookup.then((key) => this.admit(ctx, key, next));
   }
 
   /** An address past its limit: its key is checked without reaching the store for a guess (KeyService). */
@@ -80,13 +82,15 @@ export class AuthMiddleware implements Middleware {
     blockedFor: number,
     next: Next,
   ): Promise<void> {
-    const key = presented && (await this.keys.checkGuarded(presented, performance.now()));
+    const arrivedAt = performance.now();
+    const key =
+      presented && (await traced(ctx, 'key lookup', () => this.keys.checkGuarded(presented, arrivedAt)));
     if (!key || isExpired(key, Date.now())) throw Errors.rateLimited(blockedFor);
     return this.admit(ctx, key, next);
   }
 
   private admit(ctx: GatewayContext, key: KeyRecord | undefined, next: Next): Promise<void> {
-    if (!key || isExpired(key, Date.now())) return this.refuse(ctx.clientAddress);
+    if (!key || isExpired(key, Date.now())) return this.refuse(ctx);
     if (!key.enabled) throw Errors.keyDisabled();
     ctx.key = key;
     // A key without a team costs this one check.
@@ -100,7 +104,7 @@ export class AuthMiddleware implements Middleware {
       ctx.team = cached;
       return next();
     }
-    return this.teams.lookup(teamId).then((team) => {
+    return traced(ctx, 'team lookup', () => this.teams.lookup(teamId)).then((team) => {
       if (!team) throw Errors.keyTeamMissing();
       ctx.team = team;
       return next();
@@ -108,8 +112,11 @@ export class AuthMiddleware implements Middleware {
   }
 
   /** 401, or 429 once the address is past its limit (counted by another instance too). */
-  private async refuse(address: string): Promise<never> {
-    const blockedFor = await this.failures.failed(address);
+  private async refuse(ctx: GatewayContext): Promise<never> {
+    const counted = this.failures.failed(ctx.clientAddress);
+    // Counted on Redis when instances share the count: that round trip is the request's I/O.
+    const blockedFor =
+      counted instanceof Promise ? await traced(ctx, 'failed auth count', () => counted) : counted;
     throw blockedFor === undefined ? Errors.unauthorized() : Errors.rateLimited(blockedFor);
   }
 }

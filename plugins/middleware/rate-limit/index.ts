@@ -49,6 +49,7 @@ import {
   type RedisLink,
   RedisToken,
   StateKey,
+  traced,
 } from '../../../core/kit';
 
 const positive = z.number().int().positive();
@@ -114,9 +115,9 @@ export class RateLimitMiddleware implements Middleware {
 
   handle(ctx: GatewayContext, next: Next): Promise<void> {
     const decision = this.limiter.admit(this.rules.rulesFor(ctx));
-    return decision instanceof Promise
-      ? decision.then((d) => this.proceed(ctx, d, next))
-      : this.proceed(ctx, decision, next);
+    if (!(decision instanceof Promise)) return this.proceed(ctx, decision, next);
+    // Decided on Redis: the round trip is the request's I/O.
+    return traced(ctx, 'rate limit decision', () => decision).then((d) => this.proceed(ctx, d, next));
   }
 
   /** Throws 429 for a refusal (the pipeline's promise rejects with it), or records the admission and goes on. */

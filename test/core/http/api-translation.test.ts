@@ -27,7 +27,13 @@ import { MessagesApi } from '../../../plugins/apis/messages';
 import { startTestGateway } from '../../helpers/gateway';
 import { eventually, parseSse, postJson } from '../../helpers/http';
 
-const ShoutApi: ModelApi = { id: 'shout', method: 'POST', path: '/v1/shout', dialect: OpenAiStreamDialect };
+const ShoutApi: ModelApi = {
+  id: 'shout',
+  method: 'POST',
+  path: '/v1/shout',
+  dialect: OpenAiStreamDialect,
+  genAi: { operation: 'chat' },
+};
 
 const contentOf = (chat: JsonObject): string => {
   const [choice] = Array.isArray(chat.choices) ? (chat.choices as JsonObject[]) : [];

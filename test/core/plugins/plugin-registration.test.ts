@@ -34,6 +34,7 @@ const EchoApi: ModelApi = {
   method: 'POST',
   path: '/v1/echo',
   dialect: { ping: ': ping\n\n', errorFrame: (e) => `data: ${e.body()}\n\n` },
+  genAi: { operation: 'chat' },
 };
 
 @definePlugin({

@@ -16,6 +16,7 @@ const api = (id: string): ModelApi => ({
   method: 'POST',
   path: `/${id}`,
   dialect: {} as ModelApi['dialect'],
+  genAi: { operation: 'chat' },
 });
 const CHAT = api('chat');
 const MESSAGES = api('messages');

@@ -1,0 +1,156 @@
+/**
+ * A request's trace: its SERVER span, which continues the client's `traceparent`, and the spans opened
+ * under it (stages' I/O, upstream attempts). The span ends once the last byte is written, with what the
+ * request came to: status, outcome, the GenAI attributes of the call and its cost.
+ */
+import { performance } from 'node:perf_hooks';
+import {
+  SpanStatusCode,
+  trace,
+  type Attributes,
+  type Context,
+  type Span,
+  type Tracer,
+} from '@opentelemetry/api';
+import {
+  ATTR_ERROR_TYPE,
+  ATTR_HTTP_RESPONSE_STATUS_CODE,
+  ATTR_HTTP_ROUTE,
+  ATTR_CLIENT_ADDRESS,
+} from '@opentelemetry/semantic-conventions';
+import {
+  ATTR_GEN_AI_RESPONSE_FINISH_REASONS,
+  ATTR_GEN_AI_RESPONSE_TIME_TO_FIRST_CHUNK,
+} from '@opentelemetry/semantic-conventions/incubating';
+import type { JsonObject } from '../../base/json';
+import type {
+  AttemptCause,
+  GatewayContext,
+  ModelApi,
+  RequestTrace,
+  RouteTarget,
+} from '../../contracts/plugin';
+import { startAttempt, type AttemptSink, type AttemptSpan } from './attempt-span';
+import {
+  modelAttributes,
+  operationAttributes,
+  requestAttributes,
+  usageAttributes,
+} from './gen-ai-attributes';
+
+/** The event a streamed call's first token is recorded as, at the moment it was written. */
+export const FIRST_TOKEN_EVENT = 'gen_ai.first_token';
+
+/** A request's end as a rejection sees it: before any stage ran. */
+export interface RejectedEnd {
+  readonly requestId: string;
+  readonly status: number;
+  readonly code: string;
+  readonly client: string;
+}
+
+export class ServerSpan implements RequestTrace, AttemptSink {
+  readonly traceId: string;
+  private readonly context: Context;
+  private attempts = 0;
+  private reasons: string[] | undefined;
+
+  constructor(
+    private readonly tracer: Tracer,
+    private readonly span: Span,
+    parent: Context,
+    private readonly content: boolean,
+  ) {
+    this.context = trace.setSpan(parent, span);
+    this.traceId = span.spanContext().traceId;
+  }
+
+  get spanId(): string {
+    return this.span.spanContext().spanId;
+  }
+
+  io<T>(name: string, work: () => Promise<T>): Promise<T> {
+    const span = this.tracer.startSpan(name, undefined, this.context);
+    return work().then(
+      (value) => (span.end(), value),
+      (e: unknown) => {
+        span.setStatus({ code: SpanStatusCode.ERROR, message: e instanceof Error ? e.message : String(e) });
+        span.end();
+        throw e;
+      },
+    );
+  }
+
+  attempt(target: RouteTarget, api: ModelApi, url: URL, why: AttemptCause): AttemptSpan {
+    const number = ++this.attempts;
+    return startAttempt(
+      this.tracer,
+      this.context,
+      { target, facts: api.genAi, url, number, why },
+      this,
+      this.content,
+    );
+  }
+
+  finishReasons(reasons: readonly string[]): void {
+    this.reasons = [...reasons];
+  }
+
+  /** What the client's body asks of the call (read once it is parsed). */
+  requested(body: JsonObject, api: ModelApi): void {
+    this.span.setAttributes(requestAttributes(body, api.genAi, this.content));
+  }
+
+  /** The request went through the pipeline and its last byte is written. */
+  end(ctx: GatewayContext, status: number, costMicros: number | null): void {
+    const { span } = this;
+    const { endpoint, target, usage, observed } = ctx;
+    span.updateName(`${ctx.req.method ?? 'HTTP'} ${endpoint.path}`);
+    span.setAttributes({
+      [ATTR_HTTP_ROUTE]: endpoint.path,
+      [ATTR_CLIENT_ADDRESS]: ctx.clientAddress,
+      'gateway.request_id': ctx.requestId,
+      'gateway.outcome': ctx.outcome,
+      ...(ctx.key ? { 'gateway.key_id': ctx.key.id } : {}),
+      ...(ctx.team ? { 'gateway.team_id': ctx.team.id } : {}),
+    });
+    if (target) span.setAttributes(this.callAttributes(endpoint.api ?? target.spec.api, target));
+    if (usage) span.setAttributes(usageAttributes(usage));
+    if (costMicros !== null) span.setAttribute('gateway.cost_usd', costMicros / 1e6);
+    if (this.reasons) span.setAttribute(ATTR_GEN_AI_RESPONSE_FINISH_REASONS, this.reasons);
+    if (ctx.stream && observed.firstByteAt > 0) {
+      span.addEvent(FIRST_TOKEN_EVENT, observed.firstByteAt);
+      span.setAttribute(
+        ATTR_GEN_AI_RESPONSE_TIME_TO_FIRST_CHUNK,
+        (observed.firstByteAt - ctx.startedAt) / 1000,
+      );
+    }
+    this.close(status, observed.errorCode);
+  }
+
+  /** The request was answered before the pipeline (no route, a limit on headers, shutdown). */
+  rejected(end: RejectedEnd): void {
+    this.span.setAttributes({ [ATTR_CLIENT_ADDRESS]: end.client, 'gateway.request_id': end.requestId });
+    this.close(end.status, end.code);
+  }
+
+  private callAttributes(api: ModelApi, target: RouteTarget): Attributes {
+    return {
+      ...operationAttributes(api.genAi, target.spec),
+      ...modelAttributes(target.route.spec.id, target.spec.id),
+      'gateway.upstream': target.upstream.name,
+    };
+  }
+
+  /** A server span is an error for a 5xx alone: a 4xx is the client's (the HTTP conventions). */
+  private close(status: number, code: string | undefined): void {
+    const { span } = this;
+    span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, status);
+    if (code !== undefined) span.setAttribute('gateway.error_code', code);
+    if (status >= 500) {
+      span.setAttribute(ATTR_ERROR_TYPE, code ?? String(status));
+      span.setStatus({ code: SpanStatusCode.ERROR });
+    }
+    span.end(performance.now());
+  }
+}
