@@ -24,7 +24,8 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { CASES, CASE_NAMES, gatewayOnly, type CaseName } from './cases';
 import { sendCount } from './load';
-import { nameList, onOff, positiveInt } from './options';
+import { nameList, onOff, positiveInt, ratio } from './options';
+import { startOtlpSink } from './otlp-sink';
 import { stopAll } from './processes';
 import { table } from './report';
 import {
@@ -38,7 +39,7 @@ import {
 } from './targets';
 
 const USAGE =
-  'usage: npm run bench:instructions -- [--cases json,stream,messages,responses,responses-stream] [--targets bare,floor,bound,gateway] [--access on|off] [--team off|plain|limited] [--requests 5000] [--warmup 2000] [--connections 8]';
+  'usage: npm run bench:instructions -- [--cases json,stream,messages,responses,responses-stream] [--targets bare,floor,bound,gateway] [--access on|off] [--team off|plain|limited] [--tracing off|RATIO] [--requests 5000] [--warmup 2000] [--connections 8]';
 
 const TARGETS = ['bare', 'floor', 'bound', 'gateway'] as const;
 type CountedTarget = (typeof TARGETS)[number];
@@ -51,6 +52,8 @@ interface Options {
   readonly access: boolean;
   /** The gateway's key's team (targets.ts): none, one with only a name, or one with a budget and limits. */
   readonly team: TeamShape;
+  /** The share of requests the gateway traces (to an OTLP sink), or undefined for tracing off. */
+  readonly tracing: number | undefined;
   readonly requests: number;
   readonly warmup: number;
   readonly connections: number;
@@ -65,6 +68,7 @@ function parseOptions(argv: readonly string[]): Options {
       targets: { type: 'string', default: TARGETS.join(',') },
       access: { type: 'string', default: 'on' },
       team: { type: 'string', default: 'off' },
+      tracing: { type: 'string', default: 'off' },
       // Fewer requests count a major GC or none by chance: counts of 2,000 varied by 10%, of 5,000 by 2%.
       requests: { type: 'string', default: '5000' },
       warmup: { type: 'string', default: '2000' },
@@ -76,6 +80,7 @@ function parseOptions(argv: readonly string[]): Options {
     targets: nameList('targets', values.targets, TARGETS),
     access: onOff('access', values.access),
     team: nameList('team', values.team, TEAM_SHAPES)[0]!,
+    tracing: values.tracing === 'off' ? undefined : ratio('tracing', values.tracing),
     requests: positiveInt('requests', values.requests, 1),
     warmup: positiveInt('warmup', values.warmup, 1),
     connections: positiveInt('connections', values.connections, 1),
@@ -199,13 +204,16 @@ async function main(): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), 'gateway-instructions-'));
   try {
     const sim = await startSimulator();
+    const sink = options.tracing === undefined ? undefined : await startOtlpSink();
+    const tracing = sink && { url: sink.url, ratio: options.tracing ?? 1 };
     const launcher = callgrind(dir);
     const how = { launcher, access: options.access };
     const starts: Record<CountedTarget, (tmp: string) => Promise<Target>> = {
       bare: () => startProxy('bare', sim.url, launcher),
       floor: () => startProxy('floor', sim.url, launcher),
       bound: (tmp) => startBound(sim.url, tmp, how),
-      gateway: (tmp) => startGateway(sim.url, tmp, { ...how, team: options.team }),
+      gateway: (tmp) =>
+        startGateway(sim.url, tmp, { ...how, team: options.team, ...(tracing ? { tracing } : {}) }),
     };
     const rows: Row[] = [];
     for (const caseName of options.cases) {
@@ -233,10 +241,12 @@ async function main(): Promise<void> {
     console.log(
       `\n${options.requests} requests counted per case and target, after ${options.warmup} uncounted; ` +
         `access log ${options.access ? 'on' : 'off'}; the gateway's key's team: ${options.team}; ` +
+        `tracing: ${tracing ? `ratio ${tracing.ratio}, ${sink?.exports()} exports received` : 'off'}; ` +
         `TurboFan's background compilation apart\n`,
     );
     console.log(rowsTable(rows));
     console.log(`BENCH_INSTRUCTIONS ${JSON.stringify({ options, rows })}`);
+    await sink?.close();
   } finally {
     await stopAll();
     await rm(dir, { recursive: true, force: true });

@@ -26,6 +26,14 @@ export function positiveInt(flag: string, raw: string, min: number): number {
   return n;
 }
 
+/** A flag that is a number from 0 to 1. */
+export function ratio(flag: string, raw: string): number {
+  const n = Number(raw);
+  if (raw.trim() === '' || !(n >= 0 && n <= 1))
+    throw new Error(`--${flag} must be off or a ratio from 0 to 1, got "${raw}"`);
+  return n;
+}
+
 /** A flag that is `on` or `off`. */
 export function onOff(flag: string, raw: string): boolean {
   if (raw !== 'on' && raw !== 'off') throw new Error(`--${flag} must be on or off, got "${raw}"`);

@@ -128,6 +128,8 @@ export interface GatewayStart {
    * team with a budget and rate limits that never refuse (their checks run too).
    */
   readonly team?: TeamShape;
+  /** Traces sent to this OTLP endpoint, the sampler keeping `ratio` of requests; absent, tracing is off. */
+  readonly tracing?: { readonly url: string; readonly ratio: number };
 }
 
 /** The one key the bound accepts. */
@@ -174,13 +176,20 @@ async function putInTeam(adminUrl: string, adminToken: string, key: string, team
   await adminCall(adminUrl, adminToken, 'PATCH', `/admin/keys/${key.slice(0, 11)}`, { team_id: made.id });
 }
 
+/** Tracing as a deployment turns it on: the standard variables, a parent-based ratio sampler. */
+const tracingEnv = ({ url, ratio }: { url: string; ratio: number }): NodeJS.ProcessEnv => ({
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: url,
+  OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+  OTEL_TRACES_SAMPLER_ARG: String(ratio),
+});
+
 /** Starts the gateway on a fresh data dir under `tmpDir`, and reads the API key it creates on first start. */
 export async function startGateway(
   simUrl: string,
   tmpDir: string,
   how: GatewayStart = {},
 ): Promise<GatewayTarget> {
-  const { redis, launcher = [], access = true, team = 'off' } = how;
+  const { redis, launcher = [], access = true, team = 'off', tracing } = how;
   const name: TargetName = redis ? 'gateway-redis' : 'gateway';
   const config = join(tmpDir, `${name}.yaml`);
   await writeFile(config, gatewayYaml(simUrl, redis, access));
@@ -198,6 +207,7 @@ export async function startGateway(
       PORT: String(port),
       ADMIN_PORT: String(adminPort),
       GATEWAY_ADMIN_TOKEN: adminToken,
+      ...(tracing ? tracingEnv(tracing) : {}),
     },
     { nodeArgs: targetNodeArgs(), stdoutFile: join(tmpDir, `${name}.log`), launcher },
   );

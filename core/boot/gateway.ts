@@ -40,6 +40,7 @@ import { createLogger, LoggerToken } from '../base/logger';
 import { GatewayMetrics } from '../observability/metrics';
 import { RequestObserver } from '../observability/request-observer';
 import { RequestTracer } from '../observability/tracing/request-tracer';
+import { TaskSpans } from '../observability/tracing/task-spans';
 import { startTracing, type Tracing } from '../observability/tracing/tracer-provider';
 import { tracingSettings } from '../observability/tracing/tracing-settings';
 import { UpstreamProxy } from '../proxy/upstream-proxy';
@@ -210,6 +211,7 @@ async function compose(
     live,
     resilience,
     metrics,
+    spans: tracing && new TaskSpans(tracing.tracer),
   };
   const pool = new UpstreamPool();
   lifecycle.add({ name: 'upstream connections', stop: () => pool.closeAll() });

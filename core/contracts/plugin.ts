@@ -100,14 +100,19 @@ export interface Observed {
 export interface RequestTrace {
   /** The trace's id, for the access line and the metrics' exemplars. */
   readonly traceId: string;
-  /** The request's own span, which a video task's later spans link to or descend from. */
+  /** The request's own span, for the metrics' exemplars. */
   readonly spanId: string;
+  /** The request's own span as W3C `traceparent`, which a video task keeps for its later spans. */
+  readonly traceparent: string;
   /** What the client's body asks of the call (its output ceiling; its prompt if content is recorded). */
   requested(body: JsonObject, api: ModelApi): void;
   /** Runs a stage's I/O (a key lookup, a Redis decision) as a child span named `name`. */
   io<T>(name: string, work: () => Promise<T>): Promise<T>;
-  /** Opens the CLIENT span of one upstream attempt, to `target` at `url`, in the client's `api`. */
-  attempt(target: RouteTarget, api: ModelApi, url: URL, why: AttemptCause): AttemptTrace;
+  /**
+   * Opens the CLIENT span of one upstream attempt, to `target` at `url` (undefined where a plugin builds
+   * the URL itself, as a task submit's), in the client's `api`.
+   */
+  attempt(target: RouteTarget, api: ModelApi, url: URL | undefined, why: AttemptCause): AttemptTrace;
 }
 
 /** Why an upstream attempt is made: the first, or after a failure (its reason) on the same route. */

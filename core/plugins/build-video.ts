@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import type { GatewayConfig } from '../../config/schema';
 import { parseSection } from '../../config/validate';
 import type { GatewayMetrics } from '../observability/metrics';
+import type { TaskSpans } from '../observability/tracing/task-spans';
 import { taskEndpoints } from '../tasks/task-endpoints';
 import { registeredPlugins } from './plugin-container';
 import type { Endpoint, TaskUpstream } from '../contracts/plugin';
@@ -44,6 +45,8 @@ export interface VideoDeps {
   readonly resilience: Resilience;
   /** Told of polls and of tasks billed. */
   readonly metrics?: GatewayMetrics | undefined;
+  /** The spans of traced tasks' polls and billing; absent when tracing is off. */
+  readonly spans?: TaskSpans | undefined;
 }
 
 const pollerName = (instanceId: string): string => `${instanceId}/poller`;
@@ -87,6 +90,7 @@ export function videoPoller(
     deps.logger,
     deps.redis ? sharedPollGates(deps.redis, deps.live, config.video.lease, deps.logger) : localPollGates,
     deps.metrics,
+    deps.spans,
   );
 }
 

@@ -98,6 +98,11 @@ export interface VideoTask {
   /** The usage record's cost once billed; null before, for tasks never billed, and for unpriced models. */
   readonly cost_micros: number | null;
   readonly idempotency: Idempotency | null;
+  /**
+   * The submit's span as W3C `traceparent`, when the submit was traced: the task's polls link to it and
+   * its billing continues its trace, on whichever instance does them.
+   */
+  readonly traceparent?: string;
 }
 
 /**

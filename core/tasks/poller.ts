@@ -20,6 +20,7 @@ import type { Biller } from './billing';
 import { interruptedChange, warnInterrupted } from './interrupted-submit';
 import { errorDelay, nextPollDelay } from './poll-delay';
 import { localPollGates, type PollGate, type PollGates } from './poll-gate';
+import type { TaskSpans } from '../observability/tracing/task-spans';
 import {
   canMove,
   handedBack,
@@ -113,6 +114,8 @@ export class TaskPoller {
     private readonly logger: Logger,
     private readonly makeGate: PollGates = localPollGates,
     private readonly observer?: PollObserver,
+    /** Absent when tracing is off. */
+    private readonly spans?: TaskSpans,
   ) {
     this.useUpstreams(upstreams);
   }
@@ -301,12 +304,15 @@ export class TaskPoller {
     const gated = await this.throughGate(task);
     if (!gated) return undefined; // the lease ran out at the gate: the task is someone else's now
     let outcome: PollOutcome;
+    const span = this.spans?.poll(task);
     try {
       // The submit's request id goes along, so the upstream's logs of every poll match the gateway's.
       outcome = await this.whileLeased(task.id, () =>
         upstream.poll(task.upstream_task_id!, task.request_id),
       ).finally(gated.release);
+      span?.end(outcome.state);
     } catch (e) {
+      span?.end(undefined, e);
       this.errors[task.upstream] = (this.errors[task.upstream] ?? 0) + 1;
       this.observer?.polled(task.upstream, false);
       this.logger.warn({ err: e, task: task.id, upstream: task.upstream }, 'video poll failed; retrying');
@@ -389,11 +395,14 @@ export class TaskPoller {
   /** Writes the usage record (once, whatever happened before), then marks the task billed, with its cost. */
   private async bill(task: VideoTask): Promise<VideoTask | undefined> {
     let cost: number | null;
+    const billed = this.spans?.bill(task);
     try {
       const { record, wrote } = await this.biller.bill(task);
+      billed?.(record, wrote);
       if (wrote) this.billed++;
       cost = record.cost_micros;
     } catch (e) {
+      billed?.(undefined, false, e);
       this.logger.error({ err: e, task: task.id }, 'video billing failed; retrying');
       return this.retryLater(task, errorDelay(FALLBACK_POLICY, 1));
     }

@@ -10,6 +10,7 @@ import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import {
+  type AttemptCause,
   type GatewayContext,
   type PollPolicy,
   type RouteTarget,
@@ -142,7 +143,7 @@ export class TaskSubmission {
     raw: Buffer,
   ): Promise<SubmitOutcome> {
     const first = ctx.target!;
-    const { outcome, error } = await this.attempt(ctx, first, body, raw);
+    const { outcome, error } = await this.attempt(ctx, first, body, raw, FIRST);
     const next = createdNothing(outcome, error) ? nextTarget(first, this.resilience.health) : undefined;
     const nextTasks = next?.upstream.plugin.tasks;
     if (!next || !nextTasks || !this.resilience.budget.tryRetry()) return settled(outcome, error);
@@ -163,22 +164,25 @@ export class TaskSubmission {
       const reason = outcome ? `status ${outcome.accepted ? 200 : outcome.status}` : 'connect error';
       this.resilience.retried(ctx.requestId, first.upstream.name, next.upstream.name, reason);
       ctx.target = next;
-      const second = await this.attempt(ctx, next, body, raw);
+      const kind = first.route.fallbacks.includes(next) ? 'fallback' : 'retry';
+      const second = await this.attempt(ctx, next, body, raw, { kind, reason });
       return settled(second.outcome, second.error);
     } finally {
       this.resilience.budget.retryEnded();
     }
   }
 
-  /** One submit, counted for or against its upstream's health. */
+  /** One submit, counted for or against its upstream's health, and traced as an attempt. */
   private async attempt(
     ctx: GatewayContext,
     target: RouteTarget,
     body: JsonObject,
     raw: Buffer,
+    why: AttemptCause,
   ): Promise<{ outcome?: SubmitOutcome; error?: unknown }> {
     const name = target.upstream.name;
     let result: { outcome?: SubmitOutcome; error?: unknown };
+    const span = ctx.trace?.attempt(target, target.spec.api, undefined, why);
     const sentAt = performance.now();
     try {
       result = {
@@ -189,6 +193,7 @@ export class TaskSubmission {
     }
     ctx.observed.upstreamMs += performance.now() - sentAt;
     const { outcome } = result;
+    span?.end(outcome?.accepted === false ? outcome.status : 0, failureOf(outcome, result.error), undefined);
     if (!submitFailed(outcome)) this.resilience.health.success(name);
     else if (outcome && !outcome.accepted) this.resilience.failed(ctx.requestId, name, outcome);
     else this.resilience.failed(ctx.requestId, name, { error: result.error });
@@ -236,6 +241,7 @@ export class TaskSubmission {
       billed: false,
       cost_micros: null,
       idempotency,
+      ...(ctx.trace ? { traceparent: ctx.trace.traceparent } : {}),
     };
   }
 
@@ -366,6 +372,15 @@ export class TaskSubmission {
 function settled(outcome: SubmitOutcome | undefined, error: unknown): SubmitOutcome {
   if (outcome) return outcome;
   throw error;
+}
+
+const FIRST: AttemptCause = Object.freeze({ kind: 'first' });
+
+/** Why a submit failed, for its span; undefined when the upstream accepted it. */
+function failureOf(outcome: SubmitOutcome | undefined, error: unknown): string | undefined {
+  if (outcome?.accepted) return undefined;
+  if (outcome) return `status ${outcome.status}`;
+  return error instanceof Error ? error.message : 'no answer';
 }
 
 /** A submit that never became an upstream task: failed, unbilled, and its idempotency key freed for a retry. */

@@ -11,6 +11,7 @@ import { Biller } from '../../core/tasks/billing';
 import type { TaskStore } from '../../core/stores/task-store';
 import type { PollGates } from '../../core/tasks/poll-gate';
 import { TaskPoller } from '../../core/tasks/poller';
+import type { TaskSpans } from '../../core/observability/tracing/task-spans';
 import { UpstreamCaller } from '../../core/upstream/upstream-call';
 import { VIDEOA, VIDEOA_PATHS } from '../../plugins/upstreams/videoa';
 import { videoOptions } from '../../plugins/upstreams/video-task/video-options';
@@ -46,15 +47,26 @@ export interface TestPollerOptions {
   readonly takeoverMs?: number;
   /** The gateway's own store unless given (a wrapper around it, say). */
   readonly store?: TaskStore;
+  /** What bills the tasks: nothing is priced unless given. */
+  readonly pricing?: Pricing;
+  /** The poller's tracing, as another instance's. */
+  readonly spans?: TaskSpans;
 }
 
 export function poller(
   gw: TestGateway,
   owner: string,
   upstream: TaskUpstream,
-  { gates, leaseMs = LEASE_MS, takeoverMs = TAKEOVER_MS, store = gw.gateway.tasks }: TestPollerOptions = {},
+  {
+    gates,
+    leaseMs = LEASE_MS,
+    takeoverMs = TAKEOVER_MS,
+    store = gw.gateway.tasks,
+    pricing = new Pricing({}),
+    spans,
+  }: TestPollerOptions = {},
 ): TaskPoller {
-  const biller = new Biller(gw.gateway.usage, () => new Pricing({}));
+  const biller = new Biller(gw.gateway.usage, () => pricing);
   return new TaskPoller(
     store,
     new Map([['videoa-main', upstream]]),
@@ -62,6 +74,8 @@ export function poller(
     { owner, leaseMs, sweepEveryMs: 50, takeoverMs },
     silent,
     gates,
+    undefined,
+    spans,
   );
 }
 

@@ -7,6 +7,7 @@ import {
   SpanKind,
   SpanStatusCode,
   trace,
+  type Attributes,
   type Context,
   type Span,
   type Tracer,
@@ -38,11 +39,24 @@ export interface AttemptSink {
 
 const defaultPort = (url: URL): number => (url.protocol === 'https:' ? 443 : 80);
 
+const urlAttributes = (url: URL): Attributes => ({
+  // The origin and path only: a query may carry a credential some vendors take there.
+  [ATTR_URL_FULL]: `${url.origin}${url.pathname}`,
+  [ATTR_SERVER_ADDRESS]: url.hostname,
+  [ATTR_SERVER_PORT]: url.port ? Number(url.port) : defaultPort(url),
+});
+
 /** Opens the span of attempt `number` of a request, under `parent` (the request's span). */
 export function startAttempt(
   tracer: Tracer,
   parent: Context,
-  attempt: { target: RouteTarget; facts: GenAiFacts; url: URL; number: number; why: AttemptCause },
+  attempt: {
+    target: RouteTarget;
+    facts: GenAiFacts;
+    url: URL | undefined;
+    number: number;
+    why: AttemptCause;
+  },
   sink: AttemptSink,
   content: boolean,
 ): AttemptSpan {
@@ -55,10 +69,7 @@ export function startAttempt(
         ...operationAttributes(facts, target.spec),
         ...modelAttributes(target.upstreamModel, target.upstreamModel),
         [ATTR_HTTP_REQUEST_METHOD]: 'POST',
-        // The origin and path only: a query may carry a credential some vendors take there.
-        [ATTR_URL_FULL]: `${url.origin}${url.pathname}`,
-        [ATTR_SERVER_ADDRESS]: url.hostname,
-        [ATTR_SERVER_PORT]: url.port ? Number(url.port) : defaultPort(url),
+        ...(url ? urlAttributes(url) : {}),
         'gateway.upstream': target.upstream.name,
         'gateway.model': target.spec.id,
         'gateway.attempt': number,

@@ -30,7 +30,7 @@ import type {
   RequestTrace,
   RouteTarget,
 } from '../../contracts/plugin';
-import { startAttempt, type AttemptSink, type AttemptSpan } from './attempt-span';
+import { startAttempt, traceparentOf, type AttemptSink, type AttemptSpan } from './attempt-span';
 import {
   modelAttributes,
   operationAttributes,
@@ -69,6 +69,10 @@ export class ServerSpan implements RequestTrace, AttemptSink {
     return this.span.spanContext().spanId;
   }
 
+  get traceparent(): string {
+    return traceparentOf(this.context);
+  }
+
   io<T>(name: string, work: () => Promise<T>): Promise<T> {
     const span = this.tracer.startSpan(name, undefined, this.context);
     return work().then(
@@ -81,7 +85,7 @@ export class ServerSpan implements RequestTrace, AttemptSink {
     );
   }
 
-  attempt(target: RouteTarget, api: ModelApi, url: URL, why: AttemptCause): AttemptSpan {
+  attempt(target: RouteTarget, api: ModelApi, url: URL | undefined, why: AttemptCause): AttemptSpan {
     const number = ++this.attempts;
     return startAttempt(
       this.tracer,
