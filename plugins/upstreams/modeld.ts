@@ -77,12 +77,12 @@ export class ModeldUpstream implements UpstreamPlugin {
     const body = await ctx.json();
     const { warnings } = validateMessagesRequest(body, this.fields, model.id, model.limits);
     const renamed = upstreamModel !== model.id;
-    if (renamed) body.model = upstreamModel;
     const { messages, system } = body;
     return {
       url: this.url,
       headers: this.headers,
-      body: renamed ? Buffer.from(JSON.stringify(body)) : await ctx.rawBody(),
+      // A copy: the parsed body stays the client's, for a fallback's prepare and the stages after.
+      body: renamed ? Buffer.from(JSON.stringify({ ...body, model: upstreamModel })) : await ctx.rawBody(),
       reader: new MessagesResponseReader(() =>
         estimateTokens(promptChars(messages) + promptChars([{ content: system }])),
       ),

@@ -112,6 +112,36 @@ t.test('a kept-alive connection closed as the request went out: sent again, not 
   t.match(data['modela-main'], { consecutive_failures: 0, retries_from: 0 }, 'not counted against it');
 });
 
+t.test('a stream whose primary answers 503: the fallback streams it, as the client asked', async (t) => {
+  const gw = await startPair(t);
+  gw.sim.faults.add({ match: { path_prefix: '/modela/' }, fault: { status: 503 }, times: 1 });
+  const stream = await gw.client.chat.completions.create({
+    ...CHAT,
+    // Renamed for the upstream (max_completion_tokens), and usage asked of it: the fallback's body is
+    // made from the client's as sent, not from the first attempt's.
+    max_tokens: 50,
+    messages: [{ role: 'user', content: 'hi #sim tokens=5' }],
+    stream: true,
+  });
+  let text = '';
+  let usageChunks = 0;
+  for await (const chunk of stream) {
+    text += chunk.choices[0]?.delta.content ?? '';
+    if (chunk.usage) usageChunks++;
+  }
+  t.equal(text.trim().split(/\s+/).length, 5, 'the whole answer, from the fallback');
+  t.equal(usageChunks, 0, 'no usage chunk the client did not ask for');
+  const [sent] = gw.backup.log.list().filter((r) => r.path.includes('/chat/'));
+  t.match(sent?.body, {
+    model: 'modela-5.5',
+    max_completion_tokens: 50,
+    stream_options: { include_usage: true },
+  });
+  t.notOk(sent && 'max_tokens' in (sent.body as object), 'renamed on the fallback as on the primary');
+  const record = await lastRecord(gw);
+  t.match(record, { upstream: 'modela-backup', completion_tokens: 5, estimated: false });
+});
+
 t.test('a stream cut after its first bytes: an error event, and no retry', async (t) => {
   const gw = await startPair(t);
   gw.sim.faults.add({ fault: { cut_after: 2 } });

@@ -100,33 +100,41 @@ export class ChatPart implements ApiPart {
     const stream = body.stream === true;
     const clientWantsUsage =
       stream && (body.stream_options as JsonObject | undefined)?.include_usage === true;
-    let changed = false;
-    if (upstreamModel !== model.id) {
-      body.model = upstreamModel;
-      changed = true;
-    }
-    for (const [from, to] of Object.entries(this.spec.renames)) {
-      if (!(from in body)) continue;
-      if (!(to in body)) body[to] = body[from];
-      delete body[from];
-      changed = true;
-    }
     // Asking for usage the client did not want is only safe when the relay strips it again.
     const askUsage = stream && !clientWantsUsage && streamIsRelayed(ctx) && this.spec.streamUsage === 'ask';
+    // The parsed body stays the client's: a fallback's prepare, and the stages after, must see it as sent.
+    let sent = this.upstreamFields(body, model.id, upstreamModel);
+    let change: BodyChange = sent === body ? 'none' : 'reserialise';
     // The commonest change, usage asked of a body without stream_options, is made in the client's bytes.
-    let change: BodyChange = changed ? 'reserialise' : 'none';
-    if (askUsage) {
-      if (change === 'none') change = 'stream_options' in body ? 'reserialise' : 'splice';
-      body.stream_options = { ...(body.stream_options as JsonObject | undefined), include_usage: true };
+    if (askUsage && change === 'none' && !('stream_options' in body)) change = 'splice';
+    else if (askUsage) {
+      change = 'reserialise';
+      if (sent === body) sent = { ...body };
+      sent.stream_options = { ...(body.stream_options as JsonObject | undefined), include_usage: true };
     }
     const messages = body.messages;
     return {
       url: this.url,
       headers: this.headers,
-      body: await upstreamBody(ctx, body, change),
+      body: await upstreamBody(ctx, sent, change),
       reader: new ChatResponseReader(stream && !clientWantsUsage, this.spec.nullUsageUnasked === true, () =>
         estimateTokens(promptChars(messages)),
       ),
     };
+  }
+
+  /**
+   * The body with the upstream's model id and the family's renames, as a copy; `body` itself when
+   * neither changes anything (the caller copies it before adding to it, see `prepare`).
+   */
+  private upstreamFields(body: JsonObject, modelId: string, upstreamModel: string): JsonObject {
+    const renames = Object.entries(this.spec.renames).filter(([from]) => from in body);
+    if (upstreamModel === modelId && renames.length === 0) return body;
+    const sent: JsonObject = { ...body, model: upstreamModel };
+    for (const [from, to] of renames) {
+      if (!(to in sent)) sent[to] = sent[from];
+      delete sent[from];
+    }
+    return sent;
   }
 }
