@@ -18,7 +18,7 @@
  * per-request figure is the rest, which is what a long-running instance spends on each request.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -39,7 +39,7 @@ import {
 } from './targets';
 
 const USAGE =
-  'usage: npm run bench:instructions -- [--cases json,stream,messages,responses,responses-stream] [--targets bare,floor,bound,gateway] [--access on|off] [--team off|plain|limited] [--tracing off|RATIO] [--requests 5000] [--warmup 2000] [--connections 8]';
+  'usage: npm run bench:instructions -- [--cases json,stream,messages,responses,responses-stream] [--targets bare,floor,bound,gateway] [--access on|off] [--team off|plain|limited] [--tracing off|RATIO] [--requests 5000] [--warmup 2000] [--connections 8] [--dumps DIR]';
 
 const TARGETS = ['bare', 'floor', 'bound', 'gateway'] as const;
 type CountedTarget = (typeof TARGETS)[number];
@@ -57,6 +57,8 @@ interface Options {
   readonly requests: number;
   readonly warmup: number;
   readonly connections: number;
+  /** Where callgrind's dumps are kept for `callgrind_annotate`; absent, they go to a directory removed at the end. */
+  readonly dumps: string | undefined;
 }
 
 function parseOptions(argv: readonly string[]): Options {
@@ -73,6 +75,7 @@ function parseOptions(argv: readonly string[]): Options {
       requests: { type: 'string', default: '5000' },
       warmup: { type: 'string', default: '2000' },
       connections: { type: 'string', default: '8' },
+      dumps: { type: 'string' },
     },
   });
   return {
@@ -84,6 +87,7 @@ function parseOptions(argv: readonly string[]): Options {
     requests: positiveInt('requests', values.requests, 1),
     warmup: positiveInt('warmup', values.warmup, 1),
     connections: positiveInt('connections', values.connections, 1),
+    dumps: values.dumps,
   };
 }
 
@@ -201,7 +205,8 @@ function valgrindMissing(): boolean {
 async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2));
   if (valgrindMissing()) throw new Error('valgrind is not installed (Debian: apt-get install valgrind)');
-  const dir = await mkdtemp(join(tmpdir(), 'gateway-instructions-'));
+  const dir = options.dumps ?? (await mkdtemp(join(tmpdir(), 'gateway-instructions-')));
+  if (options.dumps) await mkdir(options.dumps, { recursive: true });
   try {
     const sim = await startSimulator();
     const sink = options.tracing === undefined ? undefined : await startOtlpSink();
@@ -249,7 +254,7 @@ async function main(): Promise<void> {
     await sink?.close();
   } finally {
     await stopAll();
-    await rm(dir, { recursive: true, force: true });
+    if (!options.dumps) await rm(dir, { recursive: true, force: true });
   }
 }
 

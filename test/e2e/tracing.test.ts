@@ -11,6 +11,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { startTestGateway, type ConfigDoc, type TestGateway } from '../helpers/gateway';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../helpers/otlp-receiver';
 import { recordingLogger } from '../helpers/logs';
+import { redisPrefix, TEST_REDIS_URL } from '../helpers/redis';
 import { startSimulator, type RunningSimulator } from '../../simulator/server';
 
 const SERVER = 2;
@@ -133,6 +134,30 @@ t.test('a plain call: one trace from the client, a CLIENT span named upstream', 
   t.equal(lookup?.name, 'key lookup', "the key's first lookup (a cache miss) is the request's I/O");
   t.equal(lookup?.parentSpanId, server?.spanId);
   assertNothingSecret(t, spans, gw.key);
+});
+
+t.test('a rate-limit decision made on Redis is a child span of the request', async (t) => {
+  const gw = await startTraced(t, (doc) => {
+    doc.redis = { url: TEST_REDIS_URL, key_prefix: redisPrefix(t) };
+    doc.pipeline = (doc.pipeline as unknown[]).map((stage) =>
+      typeof stage === 'object' && stage !== null && 'rate-limit' in stage
+        ? { 'rate-limit': { backend: 'redis', requests_per_minute: 100_000 } }
+        : stage,
+    );
+  });
+  await gw.openai.chat.completions.create(
+    { model: 'modela-5.5', messages: [{ role: 'user', content: 'hi' }] },
+    { headers: { 'x-request-id': 'on-redis' } },
+  );
+  const spans = await traceOf(gw.receiver, 4, 'on-redis');
+  const [server] = byKind(spans, SERVER);
+  const decision = spans.find((s) => s.name === 'rate limit decision');
+  t.equal(decision?.kind, INTERNAL);
+  t.equal(decision?.parentSpanId, server?.spanId, 'under the request');
+  t.ok(
+    decision && server && decision.startNs >= server.startNs && decision.endNs <= server.endNs,
+    'within it',
+  );
 });
 
 t.test('a streamed call records its first token as an event and an attribute', async (t) => {

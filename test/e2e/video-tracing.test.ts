@@ -96,3 +96,22 @@ t.test('submit on one instance, polls and billing on another: one trace from sub
     'gateway.cost_usd': 0.5,
   });
 });
+
+t.test("one instance's own poller: the task's billing ends its submit's trace", async (t) => {
+  const receiver = await startOtlpReceiver(t);
+  const gw = await startTestGateway(t, (doc) => {
+    doc.tracing = { endpoint: receiver.url, batch: BATCH };
+  });
+  const submitted = await submitVideo(gw, 'generic', videoBody('videoa-1.1-t2v', 'task_ms=100'));
+  const id = String(submitted.body.id);
+  await eventually(() => allBilled(gw, [id]), 10_000);
+  const spans = await receiver.until((all) => all.some((s) => s.name === 'bill video task'));
+  const bill = spans.find((s) => s.name === 'bill video task');
+  const submit = spans.find((s) => s.kind === SERVER && s.spanId === bill?.parentSpanId);
+  t.equal(submit?.name, 'POST /v1/videos/generations', "the billing's parent is the submit");
+  t.match(bill?.attributes, { 'gateway.task_id': id, 'gateway.video_seconds': 5, 'gateway.cost_usd': 0.5 });
+  t.ok(
+    spans.some((s) => s.name === 'poll videoa-main' && s.links[0]?.spanId === submit?.spanId),
+    'its polls link to the submit',
+  );
+});
