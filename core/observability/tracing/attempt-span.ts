@@ -3,16 +3,14 @@
  * numbered within its request, with why it was made. Its own span id goes upstream in `traceparent`.
  */
 import {
-  defaultTextMapSetter,
   SpanKind,
   SpanStatusCode,
-  trace,
   type Attributes,
   type Context,
   type Span,
+  type SpanContext,
   type Tracer,
 } from '@opentelemetry/api';
-import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import {
   ATTR_ERROR_TYPE,
   ATTR_HTTP_REQUEST_METHOD,
@@ -28,65 +26,62 @@ import {
 import type { AttemptCause, AttemptTrace, GenAiFacts, RouteTarget } from '../../contracts/plugin';
 import type { Usage } from '../../contracts/usage';
 import { isJsonObject } from '../../base/json';
-import { modelAttributes, operationAttributes, usageAttributes } from './gen-ai-attributes';
-
-const propagator = new W3CTraceContextPropagator();
+import { addCall, addUsage } from './gen-ai-attributes';
 
 /** What the request's span keeps of its attempts: the finish reasons of the one the client got. */
 export interface AttemptSink {
   finishReasons(reasons: readonly string[]): void;
 }
 
+/** What one attempt is, as its span is opened. */
+export interface Attempt {
+  readonly target: RouteTarget;
+  readonly facts: GenAiFacts;
+  /** Undefined where a plugin builds the URL itself (a task submit). */
+  readonly url: URL | undefined;
+  readonly number: number;
+  readonly why: AttemptCause;
+}
+
 const defaultPort = (url: URL): number => (url.protocol === 'https:' ? 443 : 80);
 
-const urlAttributes = (url: URL): Attributes => ({
-  // The origin and path only: a query may carry a credential some vendors take there.
-  [ATTR_URL_FULL]: `${url.origin}${url.pathname}`,
-  [ATTR_SERVER_ADDRESS]: url.hostname,
-  [ATTR_SERVER_PORT]: url.port ? Number(url.port) : defaultPort(url),
-});
+/**
+ * A span's `traceparent` (W3C Trace Context, version 00). Written here rather than by the propagator's
+ * `inject`, which goes through a context and a carrier object on every attempt to make the same string.
+ */
+export const traceparentOf = ({ traceId, spanId, traceFlags }: SpanContext): string =>
+  `00-${traceId}-${spanId}-${traceFlags.toString(16).padStart(2, '0')}`;
 
-/** Opens the span of attempt `number` of a request, under `parent` (the request's span). */
+function attemptAttributes({ target, facts, url, number, why }: Attempt): Attributes {
+  const out: Attributes = {};
+  addCall(out, facts, target.spec, target.upstreamModel, target.upstreamModel);
+  out[ATTR_HTTP_REQUEST_METHOD] = 'POST';
+  if (url) {
+    // The origin and path only: a query may carry a credential some vendors take there.
+    out[ATTR_URL_FULL] = url.origin + url.pathname;
+    out[ATTR_SERVER_ADDRESS] = url.hostname;
+    out[ATTR_SERVER_PORT] = url.port ? Number(url.port) : defaultPort(url);
+  }
+  out['gateway.upstream'] = target.upstream.name;
+  out['gateway.model'] = target.spec.id;
+  out['gateway.attempt'] = number;
+  out['gateway.attempt.kind'] = why.kind;
+  if (why.kind !== 'first') out['gateway.attempt.reason'] = why.reason;
+  return out;
+}
+
+/** Opens the span of an attempt under `parent` (the request's span). */
 export function startAttempt(
   tracer: Tracer,
   parent: Context,
-  attempt: {
-    target: RouteTarget;
-    facts: GenAiFacts;
-    url: URL | undefined;
-    number: number;
-    why: AttemptCause;
-  },
+  attempt: Attempt,
   sink: AttemptSink,
   content: boolean,
 ): AttemptSpan {
-  const { target, facts, url, number, why } = attempt;
-  const span = tracer.startSpan(
-    `${facts.operation} ${target.upstreamModel}`,
-    {
-      kind: SpanKind.CLIENT,
-      attributes: {
-        ...operationAttributes(facts, target.spec),
-        ...modelAttributes(target.upstreamModel, target.upstreamModel),
-        [ATTR_HTTP_REQUEST_METHOD]: 'POST',
-        ...(url ? urlAttributes(url) : {}),
-        'gateway.upstream': target.upstream.name,
-        'gateway.model': target.spec.id,
-        'gateway.attempt': number,
-        'gateway.attempt.kind': why.kind,
-        ...(why.kind === 'first' ? {} : { 'gateway.attempt.reason': why.reason }),
-      },
-    },
-    parent,
-  );
-  return new AttemptSpan(span, traceparentOf(trace.setSpan(parent, span)), facts, sink, content);
-}
-
-/** The `traceparent` naming the span of `context`, as W3C Trace Context writes it. */
-export function traceparentOf(context: Context): string {
-  const carrier: Record<string, string> = {};
-  propagator.inject(context, carrier, defaultTextMapSetter);
-  return carrier.traceparent ?? '';
+  const name = `${attempt.facts.operation} ${attempt.target.upstreamModel}`;
+  const span = tracer.startSpan(name, { kind: SpanKind.CLIENT }, parent);
+  span.setAttributes(attemptAttributes(attempt));
+  return new AttemptSpan(span, traceparentOf(span.spanContext()), attempt.facts, sink, content);
 }
 
 export class AttemptSpan implements AttemptTrace {
@@ -119,17 +114,19 @@ export class AttemptSpan implements AttemptTrace {
 
   end(status: number, failure: string | undefined, usage: Usage | undefined): void {
     const { span } = this;
-    if (status > 0) span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, status);
+    const out: Attributes = {};
+    if (status > 0) out[ATTR_HTTP_RESPONSE_STATUS_CODE] = status;
     if (failure !== undefined) {
-      span.setAttribute(ATTR_ERROR_TYPE, status > 0 ? String(status) : failure);
+      out[ATTR_ERROR_TYPE] = status > 0 ? String(status) : failure;
       span.setStatus({ code: SpanStatusCode.ERROR, message: failure });
     } else {
-      if (usage) span.setAttributes(usageAttributes(usage));
+      if (usage) addUsage(out, usage);
       if (this.reasons) {
-        span.setAttribute(ATTR_GEN_AI_RESPONSE_FINISH_REASONS, this.reasons);
+        out[ATTR_GEN_AI_RESPONSE_FINISH_REASONS] = this.reasons;
         this.sink.finishReasons(this.reasons);
       }
     }
+    span.setAttributes(out);
     span.end();
   }
 }

@@ -1,7 +1,8 @@
 /**
  * The span attributes OpenTelemetry's GenAI conventions define, read from what the gateway knows of a
  * call: the route target, the client's body and the usage read. Names come from the conventions'
- * package; its GenAI part is still incubating, which is why the version is pinned.
+ * package; its GenAI part is still incubating, which is why the version is pinned. Each function adds to
+ * the attributes a span is given at once (one `setAttributes`: the SDK checks each call's attributes).
  */
 import type { Attributes } from '@opentelemetry/api';
 import {
@@ -22,17 +23,22 @@ import type { JsonObject } from '../../base/json';
 import type { GenAiFacts, ModelSpec } from '../../contracts/plugin';
 import type { Usage } from '../../contracts/usage';
 
-/** What a call is: the operation, and whose model (the family's vendor, as its model table names it). */
-export const operationAttributes = (facts: GenAiFacts, served: ModelSpec): Attributes => ({
-  [ATTR_GEN_AI_OPERATION_NAME]: facts.operation,
-  [ATTR_GEN_AI_PROVIDER_NAME]: served.ownedBy,
-});
-
-/** The models: the one asked for, and the one that answered (another after a fallback). */
-export const modelAttributes = (requested: string, responded: string): Attributes => ({
-  [ATTR_GEN_AI_REQUEST_MODEL]: requested,
-  [ATTR_GEN_AI_RESPONSE_MODEL]: responded,
-});
+/**
+ * What a call is: the operation, whose model (the family's vendor, as its model table names it), the
+ * model asked for and the one that answered (another after a fallback).
+ */
+export function addCall(
+  out: Attributes,
+  facts: GenAiFacts,
+  served: ModelSpec,
+  requested: string,
+  responded: string,
+): void {
+  out[ATTR_GEN_AI_OPERATION_NAME] = facts.operation;
+  out[ATTR_GEN_AI_PROVIDER_NAME] = served.ownedBy;
+  out[ATTR_GEN_AI_REQUEST_MODEL] = requested;
+  out[ATTR_GEN_AI_RESPONSE_MODEL] = responded;
+}
 
 /** What the client's body asks: the output ceiling and whether to stream; its prompt only if `content`. */
 export function requestAttributes(body: JsonObject, facts: GenAiFacts, content: boolean): Attributes {
@@ -46,17 +52,14 @@ export function requestAttributes(body: JsonObject, facts: GenAiFacts, content: 
 }
 
 /** The usage read, in the conventions' terms; cache and reasoning counts where the vendor gave them. */
-export function usageAttributes(usage: Usage): Attributes {
-  const out: Attributes = {
-    [ATTR_GEN_AI_USAGE_INPUT_TOKENS]: usage.promptTokens,
-    [ATTR_GEN_AI_USAGE_OUTPUT_TOKENS]: usage.completionTokens,
-    'gateway.usage.estimated': usage.estimated,
-  };
+export function addUsage(out: Attributes, usage: Usage): void {
+  out[ATTR_GEN_AI_USAGE_INPUT_TOKENS] = usage.promptTokens;
+  out[ATTR_GEN_AI_USAGE_OUTPUT_TOKENS] = usage.completionTokens;
+  out['gateway.usage.estimated'] = usage.estimated;
   if (usage.cacheReadTokens !== undefined)
     out[ATTR_GEN_AI_USAGE_CACHE_READ_INPUT_TOKENS] = usage.cacheReadTokens;
   if (usage.cacheWriteTokens !== undefined)
     out[ATTR_GEN_AI_USAGE_CACHE_CREATION_INPUT_TOKENS] = usage.cacheWriteTokens;
   if (usage.reasoningTokens !== undefined)
     out[ATTR_GEN_AI_USAGE_REASONING_OUTPUT_TOKENS] = usage.reasoningTokens;
-  return out;
 }

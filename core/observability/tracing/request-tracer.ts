@@ -30,23 +30,22 @@ export class RequestTracer {
   start(req: IncomingMessage, startedAt: number): ServerSpan | undefined {
     const parent = this.parentOf(req);
     const method = req.method ?? 'HTTP';
+    // Attributes are set once the sampler kept the span: a dropped request never builds them.
     const span = this.tracing.tracer.startSpan(
       method,
-      {
-        kind: SpanKind.SERVER,
-        startTime: startedAt,
-        attributes: {
-          [ATTR_HTTP_REQUEST_METHOD]: method,
-          [ATTR_URL_PATH]: pathOf(req.url),
-          [ATTR_URL_SCHEME]: 'http',
-          [ATTR_SERVER_ADDRESS]: hostOf(req.headers.host),
-          [ATTR_NETWORK_PROTOCOL_VERSION]: req.httpVersion,
-          ...(req.headers['user-agent'] ? { [ATTR_USER_AGENT_ORIGINAL]: req.headers['user-agent'] } : {}),
-        },
-      },
+      { kind: SpanKind.SERVER, startTime: startedAt },
       parent,
     );
     if (!span.isRecording()) return undefined;
+    span.setAttributes({
+      [ATTR_HTTP_REQUEST_METHOD]: method,
+      [ATTR_URL_PATH]: pathOf(req.url),
+      [ATTR_URL_SCHEME]: 'http',
+      [ATTR_SERVER_ADDRESS]: hostOf(req.headers.host),
+      [ATTR_NETWORK_PROTOCOL_VERSION]: req.httpVersion,
+    });
+    const agent = req.headers['user-agent'];
+    if (agent) span.setAttribute(ATTR_USER_AGENT_ORIGINAL, agent);
     return new ServerSpan(this.tracing.tracer, span, parent, this.tracing.captureContent);
   }
 

@@ -3,7 +3,6 @@
  * under it (stages' I/O, upstream attempts). The span ends once the last byte is written, with what the
  * request came to: status, outcome, the GenAI attributes of the call and its cost.
  */
-import { performance } from 'node:perf_hooks';
 import {
   SpanStatusCode,
   trace,
@@ -31,12 +30,7 @@ import type {
   RouteTarget,
 } from '../../contracts/plugin';
 import { startAttempt, traceparentOf, type AttemptSink, type AttemptSpan } from './attempt-span';
-import {
-  modelAttributes,
-  operationAttributes,
-  requestAttributes,
-  usageAttributes,
-} from './gen-ai-attributes';
+import { addCall, addUsage, requestAttributes } from './gen-ai-attributes';
 
 /** The event a streamed call's first token is recorded as, at the moment it was written. */
 export const FIRST_TOKEN_EVENT = 'gen_ai.first_token';
@@ -70,7 +64,7 @@ export class ServerSpan implements RequestTrace, AttemptSink {
   }
 
   get traceparent(): string {
-    return traceparentOf(this.context);
+    return traceparentOf(this.span.spanContext());
   }
 
   io<T>(name: string, work: () => Promise<T>): Promise<T> {
@@ -110,51 +104,50 @@ export class ServerSpan implements RequestTrace, AttemptSink {
     const { span } = this;
     const { endpoint, target, usage, observed } = ctx;
     span.updateName(`${ctx.req.method ?? 'HTTP'} ${endpoint.path}`);
-    span.setAttributes({
+    const out: Attributes = {
       [ATTR_HTTP_ROUTE]: endpoint.path,
       [ATTR_CLIENT_ADDRESS]: ctx.clientAddress,
       'gateway.request_id': ctx.requestId,
       'gateway.outcome': ctx.outcome,
-      ...(ctx.key ? { 'gateway.key_id': ctx.key.id } : {}),
-      ...(ctx.team ? { 'gateway.team_id': ctx.team.id } : {}),
-    });
-    if (target) span.setAttributes(this.callAttributes(endpoint.api ?? target.spec.api, target));
-    if (usage) span.setAttributes(usageAttributes(usage));
-    if (costMicros !== null) span.setAttribute('gateway.cost_usd', costMicros / 1e6);
-    if (this.reasons) span.setAttribute(ATTR_GEN_AI_RESPONSE_FINISH_REASONS, this.reasons);
+    };
+    if (ctx.key) out['gateway.key_id'] = ctx.key.id;
+    if (ctx.team) out['gateway.team_id'] = ctx.team.id;
+    if (target) {
+      addCall(
+        out,
+        (endpoint.api ?? target.spec.api).genAi,
+        target.spec,
+        target.route.spec.id,
+        target.spec.id,
+      );
+      out['gateway.upstream'] = target.upstream.name;
+    }
+    if (usage) addUsage(out, usage);
+    if (costMicros !== null) out['gateway.cost_usd'] = costMicros / 1e6;
+    if (this.reasons) out[ATTR_GEN_AI_RESPONSE_FINISH_REASONS] = this.reasons;
     if (ctx.stream && observed.firstByteAt > 0) {
       span.addEvent(FIRST_TOKEN_EVENT, observed.firstByteAt);
-      span.setAttribute(
-        ATTR_GEN_AI_RESPONSE_TIME_TO_FIRST_CHUNK,
-        (observed.firstByteAt - ctx.startedAt) / 1000,
-      );
+      out[ATTR_GEN_AI_RESPONSE_TIME_TO_FIRST_CHUNK] = (observed.firstByteAt - ctx.startedAt) / 1000;
     }
-    this.close(status, observed.errorCode);
+    this.close(out, status, observed.errorCode);
   }
 
   /** The request was answered before the pipeline (no route, a limit on headers, shutdown). */
   rejected(end: RejectedEnd): void {
-    this.span.setAttributes({ [ATTR_CLIENT_ADDRESS]: end.client, 'gateway.request_id': end.requestId });
-    this.close(end.status, end.code);
-  }
-
-  private callAttributes(api: ModelApi, target: RouteTarget): Attributes {
-    return {
-      ...operationAttributes(api.genAi, target.spec),
-      ...modelAttributes(target.route.spec.id, target.spec.id),
-      'gateway.upstream': target.upstream.name,
-    };
+    const out = { [ATTR_CLIENT_ADDRESS]: end.client, 'gateway.request_id': end.requestId };
+    this.close(out, end.status, end.code);
   }
 
   /** A server span is an error for a 5xx alone: a 4xx is the client's (the HTTP conventions). */
-  private close(status: number, code: string | undefined): void {
+  private close(out: Attributes, status: number, code: string | undefined): void {
     const { span } = this;
-    span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, status);
-    if (code !== undefined) span.setAttribute('gateway.error_code', code);
+    out[ATTR_HTTP_RESPONSE_STATUS_CODE] = status;
+    if (code !== undefined) out['gateway.error_code'] = code;
     if (status >= 500) {
-      span.setAttribute(ATTR_ERROR_TYPE, code ?? String(status));
+      out[ATTR_ERROR_TYPE] = code ?? String(status);
       span.setStatus({ code: SpanStatusCode.ERROR });
     }
-    span.end(performance.now());
+    span.setAttributes(out);
+    span.end();
   }
 }
