@@ -39,10 +39,8 @@ import { ADMIN_TOKEN_FILE, KEY_SECRET_FILE, loadOrCreateSecret } from '../keys/s
 import { createLogger, LoggerToken } from '../base/logger';
 import { GatewayMetrics } from '../observability/metrics';
 import { RequestObserver } from '../observability/request-observer';
-import { RequestTracer } from '../observability/tracing/request-tracer';
-import { TaskSpans } from '../observability/tracing/task-spans';
-import { startTracing, type Tracing } from '../observability/tracing/tracer-provider';
-import { tracingSettings } from '../observability/tracing/tracing-settings';
+import { endpointNamed } from '../observability/tracing/endpoint-named';
+import type { GatewayTracing } from '../observability/tracing/gateway-tracing';
 import { UpstreamProxy } from '../proxy/upstream-proxy';
 import { LiveInstances, LiveInstancesToken } from '../redis/live-instances';
 import { RedisLink, RedisToken } from '../redis/redis-link';
@@ -185,7 +183,7 @@ async function compose(
   });
   const budgets = ledger.ledger;
   lifecycle.add({ name: 'budgets', stop: () => Promise.resolve(ledger.stop()) });
-  const tracing = gatewayTracing(config, lifecycle);
+  const tracing = await gatewayTracing(config, lifecycle);
   // This gateway's own registry: several gateways in one process (tests) must not share counts.
   const metrics = new GatewayMetrics({ exemplars: tracing !== undefined });
   // Long-lived: a reload calls its configure(); failure counts and ejections carry on.
@@ -211,7 +209,7 @@ async function compose(
     live,
     resilience,
     metrics,
-    spans: tracing && new TaskSpans(tracing.tracer),
+    spans: tracing?.tasks,
   };
   const pool = new UpstreamPool();
   lifecycle.add({ name: 'upstream connections', stop: () => pool.closeAll() });
@@ -286,7 +284,7 @@ async function compose(
     logger,
     new RequestObserver(logger, metrics),
     new HealthEndpoints(readiness),
-    tracing && new RequestTracer(tracing),
+    tracing?.requests,
   );
   metrics.watch({
     inFlight: () => server.requestsInFlight,
@@ -456,11 +454,14 @@ const instanceId = (): string => `${hostname()}:${process.pid}:${randomBytes(4).
  * The tracer when tracing is on (tracing-settings.ts says when), stopped after the listeners so the spans
  * of the last requests are sent.
  */
-function gatewayTracing(config: GatewayConfig, lifecycle: Lifecycle): Tracing | undefined {
-  const settings = tracingSettings(config.tracing);
-  if (!settings) return undefined;
-  const tracing = startTracing(settings);
-  lifecycle.add({ name: 'tracing', stop: () => tracing.shutdown() });
+async function gatewayTracing(
+  config: GatewayConfig,
+  lifecycle: Lifecycle,
+): Promise<GatewayTracing | undefined> {
+  if (!endpointNamed(config.tracing)) return undefined;
+  const { startGatewayTracing } = await import('../observability/tracing/gateway-tracing');
+  const tracing = startGatewayTracing(config.tracing);
+  if (tracing) lifecycle.add({ name: 'tracing', stop: () => tracing.shutdown() });
   return tracing;
 }
 

@@ -17,6 +17,7 @@ import {
   type SamplerConfigModel,
 } from '@opentelemetry/configuration';
 import type { TracingConfig } from '../../../config/schema';
+import { endpointVariableSet } from './endpoint-named';
 
 export type TraceProtocol = 'http/protobuf' | 'http/json';
 
@@ -40,8 +41,6 @@ export interface TracingSettings {
   /** Whether prompt and completion text may be recorded (off unless the operator opts in). */
   readonly captureContent: boolean;
 }
-
-const ENDPOINT_VARIABLES = ['OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', 'OTEL_EXPORTER_OTLP_ENDPOINT'];
 
 /** The yaml's sampler names, as the configuration model states each. */
 const SAMPLERS: Readonly<
@@ -67,7 +66,7 @@ export function tracingSettings(section: TracingConfig): TracingSettings | undef
   if (model === undefined) return undefined;
   const processor = model.tracer_provider?.processors[0]?.batch;
   const otlp = processor?.exporter.otlp_http;
-  const url = section.endpoint ?? (endpointSet() ? otlp?.endpoint : undefined);
+  const url = section.endpoint ?? (endpointVariableSet() ? otlp?.endpoint : undefined);
   if (!url) return undefined;
   return {
     url,
@@ -104,8 +103,6 @@ function withDefaultExporter(): ConfigurationModel {
     delete process.env.OTEL_TRACES_EXPORTER;
   }
 }
-
-const endpointSet = (): boolean => ENDPOINT_VARIABLES.some((name) => process.env[name]?.trim());
 
 function samplerOf(section: TracingConfig, model: ConfigurationModel): SamplerConfigModel {
   if (section.sampler) return SAMPLERS[section.sampler](section.sampler_arg ?? 1);
