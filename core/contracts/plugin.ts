@@ -432,11 +432,20 @@ export interface TaskUpstream {
    * billed in tokens the tokens that makes.
    */
   estimate(params: TaskParams, model: ModelSpec): TaskUsage;
-  /** Sends the client's body (renamed to `upstreamModel` if the route says so). Throws 502/504 on transport failure. */
-  submit(body: JsonObject, raw: Buffer, upstreamModel: string, requestId: string): Promise<SubmitOutcome>;
+  /**
+   * Sends the client's body (renamed to `upstreamModel` if the route says so). Throws 502/504 on transport
+   * failure. `traceparent`, when the submit is traced, names its span: send it as the header.
+   */
+  submit(
+    body: JsonObject,
+    raw: Buffer,
+    upstreamModel: string,
+    requestId: string,
+    traceparent?: string,
+  ): Promise<SubmitOutcome>;
   /**
    * Reads the upstream task once. Throws on a transient failure (transport, 5xx, 429). `requestId` is the
-   * submit's, to send as `x-request-id`.
+   * submit's, to send as `x-request-id`; `traceparent`, when the poll is traced, names its span.
    */
-  poll(upstreamTaskId: string, requestId?: string): Promise<PollOutcome>;
+  poll(upstreamTaskId: string, requestId?: string, traceparent?: string): Promise<PollOutcome>;
 }

@@ -70,6 +70,19 @@ function endSocket(socket: Duplex, error: GatewayError, requestId: string): numb
   return Buffer.byteLength(answer);
 }
 
+/** A request answered before the pipeline, as the access log and metrics are told of it. */
+interface RefusedRequest {
+  readonly requestId: string;
+  readonly method: string | undefined;
+  readonly path: string;
+  readonly client: string;
+  readonly error: GatewayError;
+  readonly bytesOut: number;
+  readonly started: number;
+  /** When the request was traced. */
+  readonly traceId?: string | undefined;
+}
+
 export class GatewayServer {
   readonly server: Server;
   /** What accepts connections: the HTTP server itself, or a PROXY protocol reader in front of it. */
@@ -123,16 +136,7 @@ export class GatewayServer {
       const requestId = requestIdFor(req.headers['x-request-id']);
       const error = this.refusal(req);
       const bytesOut = endSocket(socket, error, requestId);
-      const client = this.addresses.of(req);
-      this.rejected({
-        requestId,
-        method: req.method,
-        path: pathOf(req.url),
-        client,
-        error,
-        bytesOut,
-        started,
-      });
+      this.rejected(this.refusedRequest(req, requestId, error, bytesOut, started));
     });
   }
 
@@ -226,21 +230,9 @@ export class GatewayServer {
       const before = req.socket.bytesWritten;
       sendError(res, error, requestId);
       const bytesOut = req.socket.bytesWritten - before;
-      const client = this.addresses.of(req);
-      trace?.rejected({ requestId, status: error.status, code: error.code, client });
-      this.rejected(
-        {
-          requestId,
-          method: req.method,
-          path: pathOf(req.url),
-          client,
-          error,
-          bytesOut,
-          started,
-          traceId: trace?.traceId,
-        },
-        access,
-      );
+      const refused = this.refusedRequest(req, requestId, error, bytesOut, started, trace?.traceId);
+      trace?.rejected({ requestId, status: error.status, code: error.code, client: refused.client });
+      this.rejected(refused, access);
     }
   }
 
@@ -264,20 +256,30 @@ export class GatewayServer {
     this.rejected({ requestId, method, path, client, error, bytesOut, started });
   }
 
+  /** What is observed of a request Node parsed but the gateway refused before the pipeline. */
+  private refusedRequest(
+    req: IncomingMessage,
+    requestId: string,
+    error: GatewayError,
+    bytesOut: number,
+    started: number,
+    traceId?: string,
+  ): RefusedRequest {
+    const client = this.addresses.of(req);
+    return {
+      requestId,
+      method: req.method,
+      path: pathOf(req.url),
+      client,
+      error,
+      bytesOut,
+      started,
+      traceId,
+    };
+  }
+
   /** Observes a request answered before the pipeline, with its access line unless the log is off. */
-  private rejected(
-    r: {
-      requestId: string;
-      method: string | undefined;
-      path: string;
-      client: string;
-      error: GatewayError;
-      bytesOut: number;
-      started: number;
-      traceId?: string | undefined;
-    },
-    access = this.routing.current.config.logging.access,
-  ): void {
+  private rejected(r: RefusedRequest, access = this.routing.current.config.logging.access): void {
     const { requestId, method, path, client, error, bytesOut, started, traceId } = r;
     const totalMs = performance.now() - started;
     const { status, code } = error;

@@ -308,7 +308,7 @@ export class TaskPoller {
     try {
       // The submit's request id goes along, so the upstream's logs of every poll match the gateway's.
       outcome = await this.whileLeased(task.id, () =>
-        upstream.poll(task.upstream_task_id!, task.request_id),
+        upstream.poll(task.upstream_task_id!, task.request_id, span?.traceparent),
       ).finally(gated.release);
       span?.end(outcome.state);
     } catch (e) {

@@ -186,7 +186,13 @@ export class TaskSubmission {
     const sentAt = performance.now();
     try {
       result = {
-        outcome: await target.upstream.plugin.tasks!.submit(body, raw, target.upstreamModel, ctx.requestId),
+        outcome: await target.upstream.plugin.tasks!.submit(
+          body,
+          raw,
+          target.upstreamModel,
+          ctx.requestId,
+          span?.traceparent,
+        ),
       };
     } catch (error) {
       result = { error };

@@ -5,7 +5,7 @@
  */
 import t, { type Test } from 'tap';
 import OpenAI from 'openai';
-import { startTestGateway, type ConfigDoc, type TestGateway } from '../helpers/gateway';
+import { startTestGateway, withModelaBackup, type ConfigDoc, type TestGateway } from '../helpers/gateway';
 import { freePort } from '../helpers/process';
 import { startSimulator, type RunningSimulator } from '../../simulator/server';
 
@@ -21,15 +21,7 @@ async function startPair(t: Test, adjust: (doc: ConfigDoc) => void = () => undef
   const backup = await startSimulator();
   t.teardown(() => backup.close());
   const gw = await startTestGateway(t, (doc) => {
-    const upstreams = doc.upstreams as Record<string, Record<string, unknown>>;
-    upstreams['modela-backup'] = {
-      plugin: 'modela',
-      base_url: `${backup.url}/modela/v1`,
-      api_key: 'sim-modela-key',
-    };
-    doc.routes = {
-      'modela-5.5': { targets: [{ upstream: 'modela-main' }], fallbacks: [{ upstream: 'modela-backup' }] },
-    };
+    withModelaBackup(doc, backup.url);
     doc.resilience = { ejection: { consecutive_failures: 5, base: '300ms', max: '5s' } };
     adjust(doc);
   });

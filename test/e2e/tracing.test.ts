@@ -8,7 +8,7 @@
 import t, { type Test } from 'tap';
 import OpenAI from 'openai';
 import Anthropic from '@anthropic-ai/sdk';
-import { startTestGateway, type ConfigDoc, type TestGateway } from '../helpers/gateway';
+import { startTestGateway, withModelaBackup, type ConfigDoc, type TestGateway } from '../helpers/gateway';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../helpers/otlp-receiver';
 import { recordingLogger } from '../helpers/logs';
 import { redisPrefix, TEST_REDIS_URL } from '../helpers/redis';
@@ -40,15 +40,7 @@ async function startTraced(
   const gw = await startTestGateway(
     t,
     (doc) => {
-      const upstreams = doc.upstreams as Record<string, Record<string, unknown>>;
-      upstreams['modela-backup'] = {
-        plugin: 'modela',
-        base_url: `${backup.url}/modela/v1`,
-        api_key: 'sim-modela-key',
-      };
-      doc.routes = {
-        'modela-5.5': { targets: [{ upstream: 'modela-main' }], fallbacks: [{ upstream: 'modela-backup' }] },
-      };
+      withModelaBackup(doc, backup.url);
       doc.tracing = { endpoint: receiver.url, batch: { schedule_delay: '20ms' } };
       adjust(doc, backup);
     },

@@ -85,6 +85,21 @@ t.test('submit on one instance, polls and billing on another: one trace from sub
   }
   t.equal(polls.at(-1)?.attributes['gateway.task.state'], 'succeeded', 'the last poll saw the video made');
 
+  const sent = gw.sim.log.list().filter((r) => r.path.startsWith('/videoa/'));
+  const submitCall = sent.find((r) => r.method === 'POST');
+  t.equal(
+    submitCall?.headers.traceparent,
+    `00-${submit?.traceId}-${attempt?.spanId}-01`,
+    "the submit's traceparent names its attempt",
+  );
+  const pollIds = new Set(polls.map((p) => `00-${p.traceId}-${p.spanId}-01`));
+  const polled = sent.filter((r) => r.method === 'GET');
+  t.ok(polled.length >= polls.length, 'every poll reached the upstream');
+  t.ok(
+    polled.every((r) => pollIds.has(String(r.headers.traceparent))),
+    "each poll's traceparent names its span",
+  );
+
   const bill = spans.find((s) => s.name === 'bill video task');
   t.equal(bill?.traceId, submit?.traceId, "the billing continues the submit's trace");
   t.equal(bill?.parentSpanId, submit?.spanId, "under the submit's span");

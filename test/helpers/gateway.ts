@@ -46,6 +46,19 @@ export function pointUpstreamsAt(doc: ConfigDoc, origin: string): void {
     upstream.base_url = origin + new URL(upstream.base_url).pathname;
 }
 
+/** modela-5.5 routed to modela-main with a fallback, `modela-backup`, at the simulator `backupUrl`. */
+export function withModelaBackup(doc: ConfigDoc, backupUrl: string): void {
+  const upstreams = doc.upstreams as Record<string, Record<string, unknown>>;
+  upstreams['modela-backup'] = {
+    plugin: 'modela',
+    base_url: `${backupUrl}/modela/v1`,
+    api_key: 'sim-modela-key',
+  };
+  doc.routes = {
+    'modela-5.5': { targets: [{ upstream: 'modela-main' }], fallbacks: [{ upstream: 'modela-backup' }] },
+  };
+}
+
 /** `doc` with the pipeline stage `stage` left out, whether listed by name or with options. */
 export function withoutStage(doc: ConfigDoc, stage: string): void {
   doc.pipeline = (doc.pipeline as unknown[]).filter(

@@ -31,6 +31,7 @@ import type {
 } from '../../contracts/plugin';
 import { startAttempt, traceparentOf, type AttemptSink, type AttemptSpan } from './attempt-span';
 import { addCall, addUsage, requestAttributes } from './gen-ai-attributes';
+import { markFailed } from './span-error';
 
 /** The event a streamed call's first token is recorded as, at the moment it was written. */
 export const FIRST_TOKEN_EVENT = 'gen_ai.first_token';
@@ -72,7 +73,7 @@ export class ServerSpan implements RequestTrace, AttemptSink {
     return work().then(
       (value) => (span.end(), value),
       (e: unknown) => {
-        span.setStatus({ code: SpanStatusCode.ERROR, message: e instanceof Error ? e.message : String(e) });
+        markFailed(span, e);
         span.end();
         throw e;
       },

@@ -9,10 +9,8 @@ import {
   defaultTextMapGetter,
   ROOT_CONTEXT,
   SpanKind,
-  SpanStatusCode,
   trace,
   type Context,
-  type Span,
   type Tracer,
 } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
@@ -23,6 +21,8 @@ import {
 } from '@opentelemetry/semantic-conventions/incubating';
 import type { UsageRecord } from '../../stores/usage-store';
 import type { VideoTask } from '../../stores/video-task';
+import { markFailed } from './span-error';
+import { traceparentOf } from './attempt-span';
 
 const propagator = new W3CTraceContextPropagator();
 
@@ -45,6 +45,8 @@ const taskAttributes = (task: VideoTask) => ({
 
 /** An open poll span; `end` with what the poll learnt, or the error that made it fail. */
 export interface PollSpan {
+  /** Names the poll's span to the upstream. */
+  readonly traceparent: string;
   end(state: string | undefined, error?: unknown): void;
 }
 
@@ -63,9 +65,10 @@ export class TaskSpans {
       attributes: { ...taskAttributes(task), 'gateway.task.poll': task.polls + 1 },
     });
     return {
+      traceparent: traceparentOf(span.spanContext()),
       end: (state, error) => {
         if (state !== undefined) span.setAttribute('gateway.task.state', state);
-        if (error !== undefined) failed(span, error);
+        if (error !== undefined) markFailed(span, error);
         span.end();
       },
     };
@@ -83,7 +86,7 @@ export class TaskSpans {
     const span = this.tracer.startSpan('bill video task', { attributes: taskAttributes(task) }, submit);
     return (record, wrote, error) => {
       if (record) span.setAttributes(billedAttributes(record, wrote));
-      if (error !== undefined) failed(span, error);
+      if (error !== undefined) markFailed(span, error);
       span.end();
     };
   }
@@ -97,11 +100,4 @@ function billedAttributes(record: UsageRecord, wrote: boolean) {
     ...(record.completion_tokens > 0 ? { [ATTR_GEN_AI_USAGE_OUTPUT_TOKENS]: record.completion_tokens } : {}),
     ...(record.cost_micros !== null ? { 'gateway.cost_usd': record.cost_micros / 1e6 } : {}),
   };
-}
-
-function failed(span: Span, error: unknown): void {
-  span.setStatus({
-    code: SpanStatusCode.ERROR,
-    message: error instanceof Error ? error.message : String(error),
-  });
 }

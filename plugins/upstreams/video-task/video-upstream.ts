@@ -98,13 +98,20 @@ export class VideoUpstream implements UpstreamPlugin, TaskUpstream {
     raw: Buffer,
     upstreamModel: string,
     requestId: string,
+    traceparent?: string,
   ): Promise<SubmitOutcome> {
     const renamed = body.model !== upstreamModel;
     const answer = await this.upstream.call({
       method: 'POST',
       url: upstreamUrl(this.options, this.options.submit_path),
       // The request id lets an operator match an upstream task to the gateway's logs.
-      headers: { ...this.auth, ...this.options.submit_headers, ...JSON_HEADERS, 'x-request-id': requestId },
+      headers: {
+        ...this.auth,
+        ...this.options.submit_headers,
+        ...JSON_HEADERS,
+        'x-request-id': requestId,
+        ...(traceparent ? { traceparent } : {}),
+      },
       body: renamed ? Buffer.from(JSON.stringify({ ...body, model: upstreamModel })) : raw,
     });
     if (answer.status >= 300) return refusal(answer);
@@ -114,9 +121,13 @@ export class VideoUpstream implements UpstreamPlugin, TaskUpstream {
     return { accepted: true, upstreamTaskId };
   }
 
-  async poll(upstreamTaskId: string, requestId?: string): Promise<PollOutcome> {
+  async poll(upstreamTaskId: string, requestId?: string, traceparent?: string): Promise<PollOutcome> {
     const path = this.options.task_path.replace('{id}', encodeURIComponent(upstreamTaskId));
-    const headers = requestId ? { ...this.auth, 'x-request-id': requestId } : this.auth;
+    const headers = {
+      ...this.auth,
+      ...(requestId ? { 'x-request-id': requestId } : {}),
+      ...(traceparent ? { traceparent } : {}),
+    };
     const answer = await this.upstream.call({ method: 'GET', url: upstreamUrl(this.options, path), headers });
     if (isTransient(answer.status))
       throw Errors.upstreamBadAnswer(this.upstream.upstream, `a poll answered ${answer.status}`);
