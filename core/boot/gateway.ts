@@ -451,8 +451,8 @@ const objectHash = (config: GatewayConfig): string =>
 const instanceId = (): string => `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
 
 /**
- * The tracer when tracing is on (tracing-settings.ts says when), stopped after the listeners so the spans
- * of the last requests are sent.
+ * Tracing when an endpoint is named and the settings keep it on (tracing-settings.ts); OpenTelemetry's
+ * packages are loaded only then. Stopped after the listeners, so the last requests' spans are sent.
  */
 async function gatewayTracing(
   config: GatewayConfig,
