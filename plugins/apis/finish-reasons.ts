@@ -14,13 +14,18 @@ export function stringsOf(items: unknown, member: string): string[] | undefined 
   return found.length > 0 ? found : undefined;
 }
 
+/** The stream events that carry a finished Response; the others carry it while it is still running. */
+const RESPONSE_ENDS = new Set(['response.completed', 'response.incomplete', 'response.failed']);
+
 /**
  * A Response's end: why it is incomplete (`max_output_tokens`, `content_filter`) when it is, else its
- * status. Read from the Response itself or from the stream event that carries it.
+ * status. Read from the Response itself (a JSON answer) or from the stream event that ends it.
  */
 export function responseFinish(answer: JsonObject): string[] | undefined {
-  const response = isJsonObject(answer.response) ? answer.response : answer;
-  if (response.object !== 'response') return undefined;
+  const event = typeof answer.type === 'string';
+  if (event && !RESPONSE_ENDS.has(answer.type as string)) return undefined;
+  const response = event ? answer.response : answer;
+  if (!isJsonObject(response) || response.object !== 'response') return undefined;
   const incomplete = isJsonObject(response.incomplete_details)
     ? response.incomplete_details.reason
     : undefined;
