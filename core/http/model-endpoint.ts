@@ -20,7 +20,7 @@ import { deliverFailure, type AttemptFailure, type AttemptResult } from '../prox
 import { RELAY_POLICY, type EventHook } from '../proxy/stream-relay';
 import type { UpstreamProxy } from '../proxy/upstream-proxy';
 import type { ApiServing } from '../routing/api-serving';
-import { nextTarget } from '../routing/catalogue';
+import { nextTarget, retryCause } from '../routing/catalogue';
 import { translatedContext } from './translated-context';
 import type { Resilience } from '../routing/resilience';
 
@@ -79,8 +79,7 @@ export function modelEndpoint(
       }
       ctx.target = next; // usage is metered as the model and upstream that served
       resilience.retried(ctx.requestId, failed.upstream.name, next.upstream.name, failure.reason);
-      const kind = failed.route.fallbacks.includes(next) ? 'fallback' : 'retry';
-      const result = await attempt(ctx, next, request, { kind, reason: failure.reason });
+      const result = await attempt(ctx, next, request, retryCause(failed, next, failure.reason));
       if (typeof result !== 'string') deliverFailure(ctx, result);
       return true;
     } finally {

@@ -11,7 +11,7 @@ import { Errors } from '../base/errors';
 import { globMatch } from '../base/glob';
 import { effectiveLimits } from '../contracts/model-limits';
 import { describeEndpoint } from './endpoint-name';
-import type { Endpoint, ModelSpec, RouteChoices, RouteTarget } from '../contracts/plugin';
+import type { AttemptCause, Endpoint, ModelSpec, RouteChoices, RouteTarget } from '../contracts/plugin';
 import type { Upstream } from '../upstream/upstream';
 import { token } from '../base/token';
 
@@ -175,6 +175,12 @@ export function nextTarget(failed: RouteTarget, health: EjectionView): RouteTarg
     t.upstream !== failed.upstream && health.ejectedUntil(t.upstream.name, now) === 0;
   return route.fallbacks.length > 0 ? route.fallbacks.find(usable) : route.targets.find(usable);
 }
+
+/** Why `next` (nextTarget's choice after `failed`) is tried: a fallback of the route, or its next target. */
+export const retryCause = (failed: RouteTarget, next: RouteTarget, reason: string): AttemptCause => ({
+  kind: failed.route.fallbacks.includes(next) ? 'fallback' : 'retry',
+  reason,
+});
 
 /** Whole seconds (at least 1) until the first of the route's upstreams returns to service. */
 function secondsUntilFirstReturn(entry: RouteChoices, health: EjectionView, now: number): number {

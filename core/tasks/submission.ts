@@ -20,7 +20,7 @@ import {
 import { type JsonObject } from '../base/json';
 import { Errors } from '../base/errors';
 import { replyJson } from '../http/json-reply';
-import { nextTarget } from '../routing/catalogue';
+import { nextTarget, retryCause } from '../routing/catalogue';
 import type { Resilience } from '../routing/resilience';
 import { IdempotencyKeyTaken, type TaskStore } from '../stores/task-store';
 import { interruptedChange, interruption, warnInterrupted } from './interrupted-submit';
@@ -164,8 +164,7 @@ export class TaskSubmission {
       const reason = outcome ? `status ${outcome.accepted ? 200 : outcome.status}` : 'connect error';
       this.resilience.retried(ctx.requestId, first.upstream.name, next.upstream.name, reason);
       ctx.target = next;
-      const kind = first.route.fallbacks.includes(next) ? 'fallback' : 'retry';
-      const second = await this.attempt(ctx, next, body, raw, { kind, reason });
+      const second = await this.attempt(ctx, next, body, raw, retryCause(first, next, reason));
       return settled(second.outcome, second.error);
     } finally {
       this.resilience.budget.retryEnded();

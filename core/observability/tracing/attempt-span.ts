@@ -8,7 +8,6 @@ import {
   type Attributes,
   type Context,
   type Span,
-  type SpanContext,
   type Tracer,
 } from '@opentelemetry/api';
 import {
@@ -27,6 +26,7 @@ import type { AttemptCause, AttemptTrace, GenAiFacts, RouteTarget } from '../../
 import type { Usage } from '../../contracts/usage';
 import { isJsonObject } from '../../base/json';
 import { addCall, addUsage } from './gen-ai-attributes';
+import { traceparentOf } from './trace-context';
 
 /** What the request's span keeps of its attempts: the finish reasons of the one the client got. */
 export interface AttemptSink {
@@ -44,13 +44,6 @@ export interface Attempt {
 }
 
 const defaultPort = (url: URL): number => (url.protocol === 'https:' ? 443 : 80);
-
-/**
- * A span's `traceparent` (W3C Trace Context, version 00). Written here rather than by the propagator's
- * `inject`, which goes through a context and a carrier object on every attempt to make the same string.
- */
-export const traceparentOf = ({ traceId, spanId, traceFlags }: SpanContext): string =>
-  `00-${traceId}-${spanId}-${traceFlags.toString(16).padStart(2, '0')}`;
 
 function attemptAttributes({ target, facts, url, number, why }: Attempt): Attributes {
   const out: Attributes = {};

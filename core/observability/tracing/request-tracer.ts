@@ -4,8 +4,7 @@
  * came), so a sampled-out request costs the sampler's decision and nothing more.
  */
 import type { IncomingMessage } from 'node:http';
-import { defaultTextMapGetter, ROOT_CONTEXT, SpanKind, type Context } from '@opentelemetry/api';
-import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { ROOT_CONTEXT, SpanKind, type Context } from '@opentelemetry/api';
 import {
   ATTR_HTTP_REQUEST_METHOD,
   ATTR_NETWORK_PROTOCOL_VERSION,
@@ -17,8 +16,7 @@ import {
 import { pathOf } from '../access-log';
 import type { Tracing } from './tracer-provider';
 import { ServerSpan } from './server-span';
-
-const propagator = new W3CTraceContextPropagator();
+import { remoteParent } from './trace-context';
 
 /** The host a request named, without its port. */
 const hostOf = (host: string | undefined): string => (host ?? '').replace(/:\d+$/, '');
@@ -52,6 +50,6 @@ export class RequestTracer {
   /** The client's trace context, when it sent one the specification accepts. */
   private parentOf(req: IncomingMessage): Context {
     if (req.headers.traceparent === undefined) return ROOT_CONTEXT;
-    return propagator.extract(ROOT_CONTEXT, req.headers, defaultTextMapGetter);
+    return remoteParent(req.headers);
   }
 }

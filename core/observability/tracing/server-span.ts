@@ -29,7 +29,8 @@ import type {
   RequestTrace,
   RouteTarget,
 } from '../../contracts/plugin';
-import { startAttempt, traceparentOf, type AttemptSink, type AttemptSpan } from './attempt-span';
+import { startAttempt, type AttemptSink, type AttemptSpan } from './attempt-span';
+import { traceparentOf } from './trace-context';
 import { addCall, addUsage, requestAttributes } from './gen-ai-attributes';
 import { markFailed } from './span-error';
 

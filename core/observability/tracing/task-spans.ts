@@ -5,15 +5,7 @@
  * the billing is a child of the submit's span, so one trace shows the task from submit to bill. A task
  * whose submit was not traced (tracing off, or not sampled) gets no spans.
  */
-import {
-  defaultTextMapGetter,
-  ROOT_CONTEXT,
-  SpanKind,
-  trace,
-  type Context,
-  type Tracer,
-} from '@opentelemetry/api';
-import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { SpanKind, trace, type Context, type Tracer } from '@opentelemetry/api';
 import {
   ATTR_GEN_AI_OPERATION_NAME,
   ATTR_GEN_AI_REQUEST_MODEL,
@@ -22,9 +14,7 @@ import {
 import type { UsageRecord } from '../../stores/usage-store';
 import type { VideoTask } from '../../stores/video-task';
 import { markFailed } from './span-error';
-import { traceparentOf } from './attempt-span';
-
-const propagator = new W3CTraceContextPropagator();
+import { remoteParent, traceparentOf } from './trace-context';
 
 /** The operation the GenAI conventions name a video generation by. */
 const GENERATE = 'generate_content';
@@ -32,7 +22,7 @@ const GENERATE = 'generate_content';
 /** The submit's span context, as a parent or a link; undefined for a task that was not traced. */
 function submitContext(task: Pick<VideoTask, 'traceparent'>): Context | undefined {
   if (task.traceparent === undefined) return undefined;
-  const parent = propagator.extract(ROOT_CONTEXT, { traceparent: task.traceparent }, defaultTextMapGetter);
+  const parent = remoteParent({ traceparent: task.traceparent });
   return trace.getSpanContext(parent) ? parent : undefined;
 }
 
