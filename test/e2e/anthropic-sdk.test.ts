@@ -5,17 +5,12 @@
  */
 import Anthropic from '@anthropic-ai/sdk';
 import t from 'tap';
+import { gatewayAnthropic } from '../helpers/anthropic-client';
 import { startTestGateway } from '../helpers/gateway';
 
 t.test('@anthropic-ai/sdk against the gateway', async (t) => {
   const gw = await startTestGateway(t);
-  const client = new Anthropic({
-    baseURL: gw.url,
-    apiKey: null,
-    authToken: gw.key,
-    defaultHeaders: { 'modeld-version': '2023-06-01' },
-    maxRetries: 0,
-  });
+  const client = gatewayAnthropic(gw);
 
   t.test('messages.create returns a message with usage', async (t) => {
     const message = await client.messages.create({

@@ -7,9 +7,9 @@
  */
 import t, { type Test } from 'tap';
 import OpenAI from 'openai';
-import Anthropic from '@anthropic-ai/sdk';
 import { startTestGateway, withModelaBackup, type ConfigDoc, type TestGateway } from '../helpers/gateway';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../helpers/otlp-receiver';
+import { gatewayAnthropic } from '../helpers/anthropic-client';
 import { recordingLogger } from '../helpers/logs';
 import { redisPrefix, TEST_REDIS_URL } from '../helpers/redis';
 import { startSimulator, type RunningSimulator } from '../../simulator/server';
@@ -257,13 +257,7 @@ t.test("a retry on the route's other target, and an unanswered one as a 502", as
 
 t.test('the messages API: its own operation, stop reason and usage', async (t) => {
   const gw = await startTraced(t);
-  const anthropic = new Anthropic({
-    baseURL: gw.url,
-    apiKey: null,
-    authToken: gw.key,
-    defaultHeaders: { 'modeld-version': '2023-06-01' },
-    maxRetries: 0,
-  });
+  const anthropic = gatewayAnthropic(gw);
   const stream = anthropic.messages.stream(
     {
       model: 'modeld-sonnet-4-6',

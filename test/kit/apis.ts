@@ -3,9 +3,9 @@
  * carries, how a stream ends properly, and the same call through the official SDK. The kit's chat suite
  * is written once against this table (for embeddings, the "text" is the vectors).
  */
-import Anthropic from '@anthropic-ai/sdk';
 import type { EventSourceMessage } from 'eventsource-parser';
 import OpenAI from 'openai';
+import { gatewayAnthropic } from '../helpers/anthropic-client';
 import type { TestGateway } from '../helpers/gateway';
 
 export type ClientApi = 'chat' | 'messages' | 'images' | 'embeddings' | 'responses';
@@ -116,14 +116,7 @@ const messages: ApiProfile = {
       : (((answer as Json).content ?? []) as Json[]).map((b) => str(b.text)).join(''),
   sdk: (gw, model, stream, id) =>
     sdkView(async () => {
-      const client = new Anthropic({
-        baseURL: gw.url,
-        apiKey: null,
-        authToken: gw.key,
-        defaultHeaders: { 'modeld-version': '2023-06-01' },
-        maxRetries: 0,
-        timeout: 5_000,
-      });
+      const client = gatewayAnthropic(gw, { timeout: 5_000 });
       const body = { model, max_tokens: 1024, messages: hello };
       if (!stream) {
         const message = await client.messages.create(body, withId(id));
