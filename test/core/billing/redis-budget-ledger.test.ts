@@ -40,7 +40,12 @@ async function until(
 }
 const admitted = (answers: readonly BudgetAdmission[]): number => answers.filter((a) => a.admitted).length;
 
-/** `n` ledgers on one Redis prefix, each with its own link and local ledger, over one store's spend. */
+/**
+ * `n` ledgers on one Redis prefix, each with its own link and local ledger, over one store's spend. A
+ * command not answered within its timeout is answered from local counts, which know nothing of the other
+ * instances: 5 s, so that a test of exact sharing is not turned into one of the fallback by a machine
+ * busy enough to stall an event loop for a second (a full parallel test run did).
+ */
 async function ledgers(
   t: Teardown,
   n: number,
@@ -51,7 +56,7 @@ async function ledgers(
   const links = await Promise.all(
     Array.from({ length: n }, () =>
       RedisLink.connect(
-        { url: options.url ?? TEST_REDIS_URL, key_prefix, command_timeout: 1_000 },
+        { url: options.url ?? TEST_REDIS_URL, key_prefix, command_timeout: 5_000 },
         silent,
         500,
       ),
