@@ -7,7 +7,7 @@
 import { Agent, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createProxyServer, type ProxyServer } from 'http-proxy-3';
 // The gateway's own way of handing a read body to http-proxy-3, so these proxies send it as the gateway does.
-import { bodySource } from '../core/proxy/exchange';
+import { bodySource } from '../core/proxy/proxy-servers';
 import { apiPath, SIM_UPSTREAMS } from './upstreams';
 
 /** Upstream credentials by path, as the bare proxy sets them. */

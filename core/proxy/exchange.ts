@@ -10,8 +10,6 @@
 import type { ClientRequest, IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import type { Stream } from 'node:stream';
-import type { ProxyServer, ServerOptions } from 'http-proxy-3';
 import { isJsonObject } from '../base/json';
 import type {
   AttemptCause,
@@ -24,7 +22,7 @@ import { Errors, sendError, type GatewayError } from '../base/errors';
 import { connectDeadline } from '../upstream/connect-deadline';
 import type { Upstream } from '../upstream/upstream';
 import { clientResponseHeaders, upstreamRequestHeaders } from './headers';
-import { proxyTarget } from './proxy-target';
+import { bodySource, type ProxiedRequest, type ProxyServers } from './proxy-servers';
 import { SseReader } from '../base/sse';
 import type { Usage } from '../contracts/usage';
 import { topLevelMember } from './top-level-member';
@@ -33,24 +31,6 @@ import { StreamRelay, TRANSLATION_ONLY, type EventHook, type RelayPolicy } from 
 
 /** Why a translating family's 2xx answer is refused (Errors.upstreamBadAnswer). */
 const UNTRANSLATABLE = 'a body that is not a JSON object, which its family cannot translate';
-
-/** The exchange travels in http-proxy-3's per-request options, which its `proxyReq` event hands back. */
-const EXCHANGE = Symbol('gateway.exchange');
-type ExchangeOptions = ServerOptions & { [EXCHANGE]: Exchange };
-
-/** The exchange of a proxied request, from the options http-proxy-3 hands to its `proxyReq` event. */
-export const exchangeOf = (options: ServerOptions): Exchange | undefined =>
-  (options as ExchangeOptions)[EXCHANGE];
-
-/**
- * The already-read body as the one thing http-proxy-3 needs from its `buffer` option, `pipe(dest)`:
- * a single `end(body)` sends headers and body in one write, where a Readable per request costs a
- * stream's machinery and an extra tick (about a tenth of the gateway's throughput in `npm run bench`).
- */
-export function bodySource(body: Buffer): Stream {
-  const source = { pipe: <T extends NodeJS.WritableStream>(dest: T): T => (dest.end(body), dest) };
-  return source as unknown as Stream;
-}
 
 export interface ExchangeSettings {
   /** The client's API: its stream frames, and what a trace records of its calls. */
@@ -115,7 +95,7 @@ export function deliverFailure(ctx: GatewayContext, failure: AttemptFailure): vo
   ctx.res.end(body);
 }
 
-export class Exchange {
+export class Exchange implements ProxiedRequest {
   private proxyReq: ClientRequest | undefined;
   private timer: NodeJS.Timeout | undefined;
   private responded = false;
@@ -143,7 +123,7 @@ export class Exchange {
    * Sends the request; resolves when the client's response is complete or the client is gone, or with
    * the failure when nothing was sent to the client (see AttemptFailure).
    */
-  run(proxy: ProxyServer): Promise<AttemptResult> {
+  run(servers: ProxyServers): Promise<AttemptResult> {
     const { ctx, request, upstream } = this;
     // Model-routed requests alone are proxied, so a traced one has its target.
     if (ctx.trace && ctx.target)
@@ -165,17 +145,11 @@ export class Exchange {
       upstream.timeouts.responseMs,
     );
     ctx.res.once('close', () => this.onClientClose());
-    const { origin, path } = proxyTarget(request.url);
-    const options: ExchangeOptions = {
-      target: origin,
-      agent: upstream.agent,
-      buffer: bodySource(request.body),
-      [EXCHANGE]: this,
-    };
+    const { server, path } = servers.route(upstream.agent, request.url);
     // http-proxy-3 sends the request's url to the origin, and has built the upstream request when web() returns.
     const clientUrl = ctx.req.url;
     ctx.req.url = path;
-    proxy.web(ctx.req, ctx.res, options, (err) => this.onProxyError(err));
+    server.web(ctx.req, ctx.res, { buffer: bodySource(request.body, this) }, (err) => this.onProxyError(err));
     ctx.req.url = clientUrl;
     return finished;
   }

@@ -1,22 +1,22 @@
 /**
- * The gateway's way upstream for client requests: one http-proxy-3 server on its plain node:http path
- * (which destroys the upstream request when the client goes away), with responses handled by the gateway
+ * The gateway's way upstream for client requests: http-proxy-3 on its plain node:http path (which
+ * destroys the upstream request when the client goes away; a server per upstream URL, proxy-servers.ts),
+ * with responses handled by the gateway
  * (selfHandleResponse) so usage can be read and streams relayed event by event. Task submits and polls,
  * which no client request carries, go through the same upstream's agent and timeouts
  * (core/upstream/upstream-call.ts).
  */
-import { createProxyServer, type ProxyServer } from 'http-proxy-3';
 import type { AttemptCause, GatewayContext, UpstreamRequest } from '../contracts/plugin';
 import { Errors, type GatewayError } from '../base/errors';
 import type { Upstream } from '../upstream/upstream';
 import {
   Exchange,
-  exchangeOf,
   isStaleConnection,
   STALE_CONNECTION,
   type AttemptResult,
   type ExchangeSettings,
 } from './exchange';
+import { ProxyServers } from './proxy-servers';
 import type { StreamRelay } from './stream-relay';
 
 /** Resends of a request whose kept-alive connection turned out closed. */
@@ -25,24 +25,10 @@ const MAX_RESENDS = 2;
 const RESEND: AttemptCause = Object.freeze({ kind: 'resend', reason: STALE_CONNECTION });
 
 export class UpstreamProxy {
-  private readonly proxy: ProxyServer;
+  private readonly servers = new ProxyServers();
   private readonly openStreams = new Set<StreamRelay>();
   /** The open streams of each key, so a revoked key's streams can be ended (see key-revocation.ts). */
   private readonly streamsByKey = new Map<string, Set<StreamRelay>>();
-
-  constructor() {
-    // toProxy: the request's url, which the exchange sets to the upstream's path, is taken as it is (see
-    // proxy-target.ts); changeOrigin: the upstream's host is sent, not the gateway's.
-    this.proxy = createProxyServer({ selfHandleResponse: true, toProxy: true, changeOrigin: true });
-    // The exchange rides in the per-request options; it then listens to its upstream request itself.
-    this.proxy.on('proxyReq', (proxyReq, _req, _res, options, socket) =>
-      exchangeOf(options)?.attach(proxyReq, socket),
-    );
-    // Errors reach each exchange through the callback it passes to web(); these events need a listener
-    // only so that http-proxy-3 does not throw, and the exchange has already ended when they fire.
-    this.proxy.on('econnreset', () => undefined);
-    this.proxy.on('error', () => undefined);
-  }
 
   /**
    * Forwards the request and resolves when the exchange is over: with a failure of which nothing was
@@ -63,7 +49,7 @@ export class UpstreamProxy {
       else this.closed(relay, keyId);
     };
     const send = (cause: AttemptCause) =>
-      new Exchange(ctx, upstream, request, { ...settings, onStream }, cause).run(this.proxy);
+      new Exchange(ctx, upstream, request, { ...settings, onStream }, cause).run(this.servers);
     let result = await send(why);
     for (let resent = 0; resent < MAX_RESENDS && isStaleConnection(result) && !ctx.res.destroyed; resent++) {
       result = await send(RESEND);
