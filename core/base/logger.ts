@@ -47,4 +47,20 @@ export function flushLogsSync(logger: Logger): void {
   destinations.get(logger)?.flushSync();
 }
 
+/** Where a logger's lines go: lines serialised elsewhere (the access log's) are written beside its own. */
+export interface LineOutput {
+  /** One or more whole lines, each ending in a newline. */
+  write(lines: string): void;
+}
+
+/**
+ * The destination `logger` writes to (its parent's, for a child), as pino's symbols for integrations
+ * name it: the one stream, so lines written here keep their order with the logger's own.
+ */
+export function lineOutput(logger: Logger): LineOutput {
+  const stream = (logger as unknown as Record<symbol, LineOutput | undefined>)[pino.symbols.streamSym];
+  if (!stream) throw new Error('the logger has no destination stream');
+  return stream;
+}
+
 export const LoggerToken = token<Logger>('Logger');

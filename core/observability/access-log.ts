@@ -9,10 +9,9 @@
  * `upstream_ms` the time spent on upstreams (every attempt, to the response's last byte), `gateway_ms`
  * the rest. `bytes_in` is the request body read, `bytes_out` the response as written (headers included).
  */
-import type { Logger } from 'pino';
+import type { LineOutput } from '../base/logger';
 import type { GatewayContext, Outcome } from '../contracts/plugin';
-
-export const ACCESS_MESSAGE = 'request';
+import { ACCESS_MESSAGE, accessLine, INFO } from './access-line';
 
 /** A path is cut to this length: a line stays a line whatever a client sends. */
 const PATH_MAX = 256;
@@ -47,10 +46,12 @@ export function clientView(ctx: GatewayContext): ClientView {
 }
 
 /** The access line of a request that went through the pipeline. */
-export function logRequest(logger: Logger, ctx: GatewayContext, view: ClientView, totalMs: number): void {
+export function logRequest(out: LineOutput, ctx: GatewayContext, view: ClientView, totalMs: number): void {
   const { req, observed, target, usage } = ctx;
-  logger.info(
-    {
+  out.write(
+    accessLine({
+      level: INFO,
+      time: Date.now(),
       request_id: ctx.requestId,
       method: req.method,
       path: pathOf(req.url),
@@ -69,8 +70,8 @@ export function logRequest(logger: Logger, ctx: GatewayContext, view: ClientView
       prompt_tokens: usage?.promptTokens,
       completion_tokens: usage?.completionTokens,
       trace_id: ctx.trace?.traceId,
-    },
-    ACCESS_MESSAGE,
+      msg: ACCESS_MESSAGE,
+    }),
   );
 }
 
@@ -90,9 +91,11 @@ export interface Rejection {
 }
 
 /** The access line of a rejected request (Rejection). */
-export function logRejection(logger: Logger, r: Rejection): void {
-  logger.info(
-    {
+export function logRejection(out: LineOutput, r: Rejection): void {
+  out.write(
+    accessLine({
+      level: INFO,
+      time: Date.now(),
       request_id: r.requestId,
       method: r.method,
       path: r.path,
@@ -106,7 +109,7 @@ export function logRejection(logger: Logger, r: Rejection): void {
       bytes_in: 0,
       bytes_out: r.bytesOut,
       trace_id: r.traceId,
-    },
-    ACCESS_MESSAGE,
+      msg: ACCESS_MESSAGE,
+    }),
   );
 }

@@ -5,6 +5,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
+import { lineOutput, type LineOutput } from '../base/logger';
 import type { GatewayContext } from '../contracts/plugin';
 import type { Pricing } from '../billing/pricing';
 import { clientView, logRejection, logRequest, type Rejection } from './access-log';
@@ -12,18 +13,14 @@ import type { GatewayMetrics } from './metrics';
 import type { ServerSpan } from './tracing/server-span';
 
 export class RequestObserver {
-  /**
-   * The access lines' own logger: the same output, without the redaction of credentials, whose wildcard
-   * paths cost three times the rest of a line (15 µs of 20); an access line holds fixed fields, none a
-   * credential. At `info` itself: whether to write is decided by the gateway's logger (reloads change it).
-   */
-  private readonly access: Logger;
+  /** Access lines go straight to the logger's destination, serialised by their own compiled function. */
+  private readonly access: LineOutput;
 
   constructor(
     private readonly logger: Logger,
     private readonly metrics: GatewayMetrics,
   ) {
-    this.access = logger.child({}, { redact: [], level: 'info' });
+    this.access = lineOutput(logger);
   }
 
   /**
