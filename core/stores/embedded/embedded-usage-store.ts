@@ -25,6 +25,7 @@ import {
 } from '../usage-store';
 import { writeHealth, type StoreHealth } from '../store-health';
 import { AppendLog } from './append-log';
+import { usageLine } from './usage-line';
 
 export interface EmbeddedUsageOptions extends BatchOptions {
   /** `usage.jsonl` is rotated once it reaches this many bytes. */
@@ -75,7 +76,7 @@ export class EmbeddedUsageStore implements UsageStore {
 
   /** Counted in the roll-ups as it is queued: the queue never drops a record. */
   record(entry: UsageRecord): void {
-    this.batches.add(JSON.stringify(entry));
+    this.batches.add(usageLine(entry));
     this.rollup.add(entry);
   }
 
@@ -117,7 +118,7 @@ export class EmbeddedUsageStore implements UsageStore {
       );
     }
     if (written.has(entry.id)) return false;
-    const write = this.appendDurably(JSON.stringify({ ...entry, once: true })).then(() => {
+    const write = this.appendDurably(usageLine({ ...entry, once: true })).then(() => {
       written.add(entry.id);
       this.rollup.add(entry);
       return true;

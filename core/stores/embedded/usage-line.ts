@@ -1,0 +1,44 @@
+/**
+ * A usage record as its line in `usage.jsonl`, by a serializer compiled once from the record's fixed
+ * shape (fast-json-stringify): the same JSON as `JSON.stringify` gives (absent fields left out), in about
+ * half its time, for the line every metered call writes.
+ */
+import build from 'fast-json-stringify';
+import type { UsageRecord } from '../usage-store';
+
+const text = { type: 'string' } as const;
+const number = { type: 'number' } as const;
+const flag = { type: 'boolean' } as const;
+
+/** Every field of UsageRecord, in its order (the type makes a field added there fail to compile here). */
+const properties: Readonly<Record<keyof UsageRecord, object>> = {
+  id: text,
+  key_id: { type: ['string', 'null'] },
+  team_id: text,
+  model: text,
+  upstream: text,
+  endpoint: text,
+  status: number,
+  stream: flag,
+  prompt_tokens: number,
+  completion_tokens: number,
+  reasoning_tokens: number,
+  total_tokens: number,
+  cache_read_tokens: number,
+  cache_write_tokens: number,
+  images: number,
+  image_size: text,
+  image_quality: text,
+  video_seconds: number,
+  resolution: text,
+  cost_micros: { type: ['number', 'null'] },
+  once: flag,
+  estimated: flag,
+  outcome: text,
+  latency_ms: number,
+  created_at: text,
+};
+
+const serialize = build({ type: 'object', properties });
+
+export const usageLine = (record: UsageRecord): string => serialize(record);
