@@ -34,7 +34,9 @@ t.test('one usage record per routed call', async (t) => {
 
   t.test('a JSON call is billed what the response reports', async (t) => {
     const id = 'meter-json';
+    const before = Date.now();
     const res = await postJson<ChatBody>(url, chat(), gw.key, { 'x-request-id': id });
+    const after = Date.now();
     t.equal(res.status, 200);
     const records = await recordOf(gw, id);
     t.equal(records.length, 1);
@@ -55,7 +57,9 @@ t.test('one usage record per routed call', async (t) => {
     });
     t.type(r.latency_ms, 'number');
     t.ok(r.latency_ms >= 0);
-    t.ok(Date.parse(r.created_at) > 0, 'created_at is a timestamp');
+    const at = Date.parse(r.created_at);
+    t.equal(new Date(at).toISOString(), r.created_at, 'created_at is an ISO time to the millisecond');
+    t.ok(at >= before && at <= after, 'created_at is when the call ended');
   });
 
   t.test("a stream without include_usage is billed the upstream's real counts", async (t) => {
