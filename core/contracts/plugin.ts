@@ -303,6 +303,20 @@ export interface VendorError {
 }
 
 /**
+ * How a reader picks the events it must read out of a stream without the others being parsed: each of
+ * them holds one of `texts` in its bytes (its end, its errors, its usage). An event holding none goes to
+ * the client as the upstream wrote it and reaches the reader through `unread`, not `event`. A text that
+ * also turns up in other events costs only their parse. While a pipeline stage hooks events, or the
+ * request is traced, every event is parsed and read as without marks.
+ */
+export interface EventMarks {
+  /** ASCII, without line ends; a text that does not start with `"` is found faster (V8 scans for its first character). */
+  readonly texts: readonly string[];
+  /** Whole events relayed unread, in order, as the upstream's bytes: for an estimate read only if needed. */
+  unread(frames: Buffer): void;
+}
+
+/**
  * What a reader does whether or not it translates. Created per request by the upstream plugin, so it
  * may keep per-stream state (what was delivered, whether the protocol's end was seen).
  */
@@ -325,6 +339,8 @@ interface ReaderBase {
    * `StreamDialect.errorFrame`.
    */
   errorFrame?(error: GatewayError): string;
+  /** The events this reader must read, known by their text; absent, every event goes to `event`. */
+  readonly marks?: EventMarks;
   /** True once the protocol's own end of stream arrived (`[DONE]`, `message_stop`). */
   readonly complete: boolean;
   /** True when the upstream sent an error inside the stream (it was relayed to the client). */

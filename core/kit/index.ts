@@ -40,6 +40,7 @@ export { StateKey } from '../contracts/plugin';
 export type {
   ApiTranslator,
   ClientEvents,
+  EventMarks,
   FinishReasons,
   GatewayContext,
   GenAiFacts,

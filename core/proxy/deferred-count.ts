@@ -1,17 +1,28 @@
 /**
  * A count of what a stream delivered, read from its events only if it is ever needed. A stream's estimate
  * (the generated characters that reached the client) matters only when the upstream never reports usage:
- * a cut stream, or a vendor that leaves it out. So events are kept as text and read at the first
- * `total()`; past `maxHeld` characters of text they are read and dropped, which bounds the memory a long
- * stream holds to that.
+ * a cut stream, or a vendor that leaves it out. So events are kept as text (or as the stream's own
+ * bytes) and read at the first `total()`; past `maxHeld` characters they are read and dropped, which
+ * bounds the memory a long stream holds to that.
  */
+import { SseReader } from '../base/sse';
 
 /** Enough for most whole replies, small beside what a stream's socket buffers hold. */
 const MAX_HELD_CHARS = 64 * 1024;
 
+/** Each event's data in whole SSE frames (EventMarks.unread hands the reader such bytes). */
+function eventData(frames: Buffer): string[] {
+  const data: string[] = [];
+  const reader = new SseReader((ev) => data.push(ev.data));
+  reader.push(frames);
+  reader.end();
+  return data;
+}
+
 export class DeferredCount {
   private counted = 0;
-  private held: string[] = [];
+  /** Texts to count, or whole SSE frames whose events' data are to be counted. */
+  private held: (string | Buffer)[] = [];
   private heldChars = 0;
 
   constructor(
@@ -22,9 +33,12 @@ export class DeferredCount {
 
   /** Adds what `text` counts, read later if at all. */
   later(text: string): void {
-    this.held.push(text);
-    this.heldChars += text.length;
-    if (this.heldChars > this.maxHeld) this.readHeld();
+    this.hold(text);
+  }
+
+  /** Adds what the data of each event in `frames` (whole SSE events) counts, read later if at all. */
+  laterFrames(frames: Buffer): void {
+    this.hold(frames);
   }
 
   /** Adds a count already known. */
@@ -37,8 +51,17 @@ export class DeferredCount {
     return this.counted;
   }
 
+  private hold(item: string | Buffer): void {
+    this.held.push(item);
+    this.heldChars += item.length;
+    if (this.heldChars > this.maxHeld) this.readHeld();
+  }
+
   private readHeld(): void {
-    for (const text of this.held) this.counted += this.count(text);
+    for (const item of this.held) {
+      if (typeof item === 'string') this.counted += this.count(item);
+      else for (const data of eventData(item)) this.counted += this.count(data);
+    }
     this.held = [];
     this.heldChars = 0;
   }

@@ -1,39 +1,51 @@
 /**
  * Splits an upstream's SSE bytes into whole events ("frames") without decoding the stream, so the relay
- * can pass each event's own bytes on unchanged. Each frame is also parsed, on its own, by
+ * can pass each event's own bytes on unchanged. Each frame that matters is also parsed, on its own, by
  * eventsource-parser (WHATWG field rules), so readers see the event's fields exactly as before.
+ *
+ * With marks (the texts in every event the reader must read: its end, errors, usage), a frame holding
+ * none of them is neither decoded nor parsed: runs of such frames are handed on as bytes. Most events of
+ * a stream are generated text nobody but the client reads, and their parse was most of the relay's cost.
  *
  * An event ends at a blank line; lines end with LF, CRLF or CR. The bytes of an event not yet complete
  * are held until the rest arrives. Frame boundaries are ASCII, so a frame never splits a UTF-8 character.
+ * The search runs on the bytes read as latin1, one character per byte, so a character's index is its
+ * byte's offset and string searches stand in for calls into Buffer's C++ ones.
  */
 import { createParser, type EventSourceParser } from 'eventsource-parser';
 import type { SseEvent } from '../base/sse';
 
 const LF = 0x0a;
 const CR = 0x0d;
-const BLANK_LINE = Buffer.from('\n\n');
 /** What the stream's end adds to dispatch a last event that had no blank line after it. */
 const END_OF_STREAM = Buffer.from('\n\n');
 
-/** One whole event: `buf[start, end)`, blank line included; `event` is undefined for comments alone. */
+/** One whole event that may matter: `buf[start, end)`, blank line included; `event` is undefined for comments alone. */
 export type FrameHandler = (buf: Buffer, start: number, end: number, event: SseEvent | undefined) => void;
 
-/** The end of the first event from `from` when the bytes hold no CR: just past its `\n\n`, or -1. */
-function lfEventEnd(buf: Buffer, from: number): number {
-  const at = buf.indexOf(BLANK_LINE, from);
+/** The frames to pass on unparsed: those whose bytes hold none of `marks` (ASCII, no line ends). */
+export interface Unmarked {
+  readonly marks: readonly string[];
+  /** Whole events `buf[start, end)` holding no mark, in stream order with the frames around them. */
+  readonly onRun: (buf: Buffer, start: number, end: number) => void;
+}
+
+/** The end of the first event from `from` when the text holds no CR: just past its `\n\n`, or -1. */
+function lfEventEnd(text: string, from: number): number {
+  const at = text.indexOf('\n\n', from);
   return at < 0 ? -1 : at + 2;
 }
 
 /** The end of the first event from `from`, whatever the line ends: just past its blank line, or -1. */
-function anyEventEnd(buf: Buffer, from: number): number {
+function anyEventEnd(text: string, from: number): number {
   let lineStart = from;
-  for (let i = from; i < buf.length; i++) {
-    const c = buf[i];
+  for (let i = from; i < text.length; i++) {
+    const c = text.charCodeAt(i);
     if (c !== LF && c !== CR) continue;
     let next = i + 1;
     if (c === CR) {
-      if (next === buf.length) return -1; // a CR last: wait, it may be the first half of a CRLF
-      if (buf[next] === LF) next++;
+      if (next === text.length) return -1; // a CR last: wait, it may be the first half of a CRLF
+      if (text.charCodeAt(next) === LF) next++;
     }
     if (i === lineStart) return next;
     lineStart = next;
@@ -42,32 +54,53 @@ function anyEventEnd(buf: Buffer, from: number): number {
   return -1;
 }
 
+/** Where the first of `marks` appears in `text` from `from`, or Infinity. */
+function firstMark(text: string, marks: readonly string[], from: number): number {
+  let first = Infinity;
+  for (const mark of marks) {
+    const at = text.indexOf(mark, from);
+    if (at >= 0 && at < first) first = at;
+  }
+  return first;
+}
+
 export class SseFrames {
   private held: Buffer | undefined;
   private parsed: SseEvent | undefined;
   private readonly parser: EventSourceParser;
 
-  constructor(private readonly onFrame: FrameHandler) {
+  constructor(
+    private readonly onFrame: FrameHandler,
+    /** Absent: every frame is parsed and goes to `onFrame`. */
+    private readonly unmarked?: Unmarked,
+  ) {
     this.parser = createParser({ onEvent: (ev) => (this.parsed = ev) });
   }
 
   push(chunk: Buffer): void {
     const buf = this.held ? Buffer.concat([this.held, chunk]) : chunk;
     this.held = undefined;
-    const lfOnly = buf.indexOf(CR) < 0;
+    const text = buf.toString('latin1');
+    const lfOnly = text.indexOf('\r') < 0;
+    const { unmarked } = this;
+    // Marks lie within one frame (they hold no line end), so the next one is looked for past each frame read.
+    let mark = unmarked ? firstMark(text, unmarked.marks, 0) : -1;
+    let runStart = -1;
     let start = 0;
     for (;;) {
-      const end = lfOnly ? lfEventEnd(buf, start) : anyEventEnd(buf, start);
+      const end = lfOnly ? lfEventEnd(text, start) : anyEventEnd(text, start);
       if (end < 0) break;
-      // A frame ends with its blank line, so the parser dispatches its event (if any) within this feed.
-      this.parsed = undefined;
-      const text = buf.toString('utf8', start, end);
-      // A frame may end with a lone CR (the next byte was not LF); the parser, unable to know that, would
-      // wait for the next byte before dispatching: the LF ends that line for it at once.
-      this.parser.feed(buf[end - 1] === CR ? `${text}\n` : text);
-      this.onFrame(buf, start, end, this.parsed);
+      if (mark >= end) {
+        if (runStart < 0) runStart = start;
+      } else {
+        if (runStart >= 0) unmarked!.onRun(buf, runStart, start);
+        runStart = -1;
+        this.parse(buf, start, end);
+        if (unmarked) mark = firstMark(text, unmarked.marks, end);
+      }
       start = end;
     }
+    if (runStart >= 0) unmarked!.onRun(buf, runStart, start);
     if (start < buf.length) this.held = buf.subarray(start);
   }
 
@@ -75,5 +108,16 @@ export class SseFrames {
   end(): void {
     if (this.held) this.push(END_OF_STREAM);
     this.held = undefined;
+  }
+
+  /** A frame read in full: its event (if any) goes to `onFrame` with its bytes. */
+  private parse(buf: Buffer, start: number, end: number): void {
+    // A frame ends with its blank line, so the parser dispatches its event (if any) within this feed.
+    this.parsed = undefined;
+    const text = buf.toString('utf8', start, end);
+    // A frame may end with a lone CR (the next byte was not LF); the parser, unable to know that, would
+    // wait for the next byte before dispatching: the LF ends that line for it at once.
+    this.parser.feed(buf[end - 1] === CR ? `${text}\n` : text);
+    this.onFrame(buf, start, end, this.parsed);
   }
 }

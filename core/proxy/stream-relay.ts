@@ -14,13 +14,14 @@ import {
   type Outcome,
   type AttemptTrace,
   type ClientEvents,
+  type EventMarks,
   type ResponseReader,
   StateKey,
   type StreamDialect,
 } from '../contracts/plugin';
 import { type GatewayError } from '../base/errors';
 import { serializeEvent, type SseEvent } from '../base/sse';
-import { SseFrames } from './sse-frames';
+import { SseFrames, type FrameHandler } from './sse-frames';
 
 export interface RelayPolicy {
   readonly pingEveryMs: number;
@@ -57,7 +58,7 @@ export class StreamRelay {
   private runBuf: Buffer | undefined;
   private runStart = 0;
   private runEnd = 0;
-  private readonly frames = new SseFrames((buf, start, end, ev) => this.onFrame(buf, start, end, ev));
+  private readonly frames: SseFrames;
   private lastWrite = Date.now();
   private lastUpstream = Date.now();
   private ticker: NodeJS.Timeout | undefined;
@@ -75,7 +76,18 @@ export class StreamRelay {
     private readonly onEnd: (relay: StreamRelay) => void,
     /** The attempt's span, when the request is traced: it reads the client's events for finish reasons. */
     private readonly trace?: AttemptTrace,
-  ) {}
+  ) {
+    const onFrame: FrameHandler = (buf, start, end, ev) => this.onFrame(buf, start, end, ev);
+    // Hooks and a trace see every event; otherwise the reader's marks spare the parse of the rest.
+    const { marks } = reader;
+    const skim = marks && hooks.length === 0 && !trace;
+    this.frames = new SseFrames(
+      onFrame,
+      skim
+        ? { marks: marks.texts, onRun: (buf, start, end) => this.onUnread(buf, start, end, marks) }
+        : undefined,
+    );
+  }
 
   start(headers: OutgoingHttpHeaders, cutError: () => GatewayError, idleError: () => GatewayError): void {
     const { ctx, upstreamRes } = this;
@@ -130,20 +142,29 @@ export class StreamRelay {
   /** One whole upstream event (or comment): its own bytes go on unless the reader or a hook changed it. */
   private onFrame(buf: Buffer, start: number, end: number, ev: SseEvent | undefined): void {
     const out = ev && this.seen(ev);
-    if (out === ev) {
-      if (this.runBuf === buf && this.runEnd === start) this.runEnd = end;
-      else {
-        this.endRun();
-        this.runBuf = buf;
-        this.runStart = start;
-        this.runEnd = end;
-      }
-      return;
-    }
+    if (out === ev) return this.keep(buf, start, end);
     this.endRun();
     if (!out) return;
     if (isSeveral(out)) for (const one of out) this.pending.push(serializeEvent(one));
     else this.pending.push(serializeEvent(out));
+  }
+
+  /** Whole events none of the reader's marks appear in: relayed as they came, and told to the reader unread. */
+  private onUnread(buf: Buffer, start: number, end: number, marks: EventMarks): void {
+    marks.unread(buf.subarray(start, end));
+    this.keep(buf, start, end);
+  }
+
+  /** Adds `buf[start, end)` to the run of the upstream's own bytes that go on unchanged. */
+  private keep(buf: Buffer, start: number, end: number): void {
+    if (this.runBuf === buf && this.runEnd === start) {
+      this.runEnd = end;
+      return;
+    }
+    this.endRun();
+    this.runBuf = buf;
+    this.runStart = start;
+    this.runEnd = end;
   }
 
   /** What the client gets for `ev`: the reader's answer, each event then through the stages' hooks. */

@@ -7,6 +7,7 @@
 import {
   DeferredCount,
   estimateTokens,
+  type EventMarks,
   isJsonObject,
   type JsonObject,
   type RelayingReader,
@@ -114,6 +115,14 @@ export class MessagesResponseReader implements RelayingReader {
   output: number | undefined;
   /** Characters of generated text relayed so far. */
   readonly delivered = new DeferredCount(deferredDeltaChars);
+  /**
+   * The events that tell the meter something (ON_EVENT): those carrying usage (`message_start`,
+   * `message_delta`), the end and errors. The rest, text deltas above all, are relayed unparsed.
+   */
+  readonly marks: EventMarks = {
+    texts: ['usage"', 'message_stop', 'rror"'],
+    unread: (frames) => this.delivered.laterFrames(frames),
+  };
 
   constructor(private readonly promptTokens: () => number) {}
 

@@ -11,6 +11,7 @@
 import {
   DeferredCount,
   estimateTokens,
+  type EventMarks,
   type JsonObject,
   type RelayingReader,
   type SseEvent,
@@ -18,7 +19,7 @@ import {
 } from '../../../core/kit';
 import { generatedChars, readChatUsage } from './chat-usage';
 import { usageOrEstimate } from './usage-or-estimate';
-import { ERROR_END, holdsOnlyNullUsage, usageKeyAt, withoutNullUsage } from './null-usage';
+import { ERROR_END, holdsOnlyNullUsage, USAGE_END, usageKeyAt, withoutNullUsage } from './null-usage';
 
 /** Generated characters of a chunk's choices' deltas. */
 function deltaChars(chunk: JsonObject): number {
@@ -44,6 +45,14 @@ export class ChatResponseReader implements RelayingReader {
   private readonly delivered = new DeferredCount(deferredDeltaChars);
   /** Whether `"usage": null` members reach the client as the upstream wrote them. */
   private readonly keepsNullUsage: boolean;
+  /**
+   * The chunks `event` does more with than keep for the estimate: the end, errors, usage (a null one
+   * included, which may have to be cut). The rest are relayed unparsed.
+   */
+  readonly marks: EventMarks = {
+    texts: ['[DONE]', ERROR_END, USAGE_END],
+    unread: (frames) => this.delivered.laterFrames(frames),
+  };
 
   constructor(
     /** True when the client did not ask for usage in its stream. */

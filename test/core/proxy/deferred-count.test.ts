@@ -25,3 +25,14 @@ void t.test('past the held limit the texts are read and dropped', (t) => {
   t.equal(count.total(), 3);
   t.end();
 });
+
+void t.test("whole SSE frames count each event's data, as the events would", (t) => {
+  const read: string[] = [];
+  const count = new DeferredCount((text) => (read.push(text), text.length));
+  count.laterFrames(Buffer.from('data: {"d":"ab"}\n\n: ping\n\nevent: delta\ndata: x\ndata: yz\n\n'));
+  count.later('pq');
+  t.strictSame(read, [], 'nothing read yet');
+  t.equal(count.total(), 10 + 4 + 2, 'each data counted, a comment none');
+  t.strictSame(read, ['{"d":"ab"}', 'x\nyz', 'pq'], 'in the order they came');
+  t.end();
+});

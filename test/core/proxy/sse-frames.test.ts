@@ -67,3 +67,72 @@ void t.test('a last event without its blank line is still dispatched at the end'
   t.strictSame(frames(['data: a\n\n']).length, 1, 'nothing more when the stream ended cleanly');
   t.end();
 });
+
+/** What a reader with marks is handed: runs of unread bytes, and the parsed frames between them. */
+function skimmed(
+  pieces: readonly (string | Buffer)[],
+  marks: readonly string[],
+): { runs: string[]; read: Seen[]; order: string[] } {
+  const runs: string[] = [];
+  const read: Seen[] = [];
+  const order: string[] = [];
+  const reader = new SseFrames(
+    (buf, start, end, event) => {
+      read.push({ bytes: buf.toString('utf8', start, end), event });
+      order.push(buf.toString('utf8', start, end));
+    },
+    {
+      marks,
+      onRun: (buf, start, end) => {
+        runs.push(buf.toString('utf8', start, end));
+        order.push(buf.toString('utf8', start, end));
+      },
+    },
+  );
+  for (const piece of pieces) reader.push(Buffer.isBuffer(piece) ? piece : Buffer.from(piece));
+  reader.end();
+  return { runs, read, order };
+}
+
+void t.test('with marks: only the events holding one are parsed; the rest go on as bytes, in order', (t) => {
+  const text =
+    'data: {"d":"a"}\n\ndata: {"d":"b"}\n\ndata: {"usage":{"n":1}}\n\n: ping\n\ndata: {"d":"é"}\n\ndata: [DONE]\n\n';
+  const { runs, read, order } = skimmed([text], ['usage"', '[DONE]']);
+  t.strictSame(
+    runs,
+    ['data: {"d":"a"}\n\ndata: {"d":"b"}\n\n', ': ping\n\ndata: {"d":"é"}\n\n'],
+    'runs of unmarked events',
+  );
+  t.strictSame(
+    read.map((s) => s.event?.data),
+    ['{"usage":{"n":1}}', '[DONE]'],
+    'the marked events are parsed',
+  );
+  t.equal(order.join(''), text, 'every byte once, in the upstream order');
+  t.end();
+});
+
+void t.test('with marks: an event split anywhere is judged whole, marks split across reads too', (t) => {
+  const text = 'data: {"d":"a✓"}\n\ndata: {"usage":{"n":1}}\n\ndata: {"d":"b"}\n\n';
+  const bytes = Buffer.from(text);
+  for (let cut = 1; cut < bytes.length; cut++) {
+    const { read, order } = skimmed([bytes.subarray(0, cut), bytes.subarray(cut)], ['usage"']);
+    t.strictSame(
+      read.map((s) => s.event?.data),
+      ['{"usage":{"n":1}}'],
+      `cut at byte ${cut}: only the usage event is read`,
+    );
+    t.equal(order.join(''), text, `cut at byte ${cut}: nothing added or lost`);
+  }
+  t.end();
+});
+
+void t.test('with marks: CR line ends split events as without them', (t) => {
+  const { runs, read } = skimmed(['data: a\r\n\r\ndata: usage"\r\rdata: c\r\n\r\n'], ['usage"']);
+  t.strictSame(runs, ['data: a\r\n\r\n', 'data: c\r\n\r\n']);
+  t.strictSame(
+    read.map((s) => s.event?.data),
+    ['usage"'],
+  );
+  t.end();
+});
