@@ -303,17 +303,21 @@ export interface VendorError {
 }
 
 /**
- * How a reader picks the events it must read out of a stream without the others being parsed: each of
- * them holds one of `texts` in its bytes (its end, its errors, its usage). An event holding none goes to
- * the client as the upstream wrote it and reaches the reader through `unread`, not `event`. A text that
- * also turns up in other events costs only their parse. While a pipeline stage hooks events, or the
- * request is traced, every event is parsed and read as without marks.
+ * How a reader skims a stream: most of its events are generated text only the client needs, and need
+ * not be parsed. `reads` tells from an event's raw text whether the reader must read it (its end, an
+ * error, usage); an event it passes goes to the client as the upstream wrote it, and to `passed` instead
+ * of `event`. While a pipeline stage hooks events, or the request is traced, every event is parsed and
+ * read as without a skim.
  */
-export interface EventMarks {
-  /** ASCII, without line ends; a text that does not start with `"` is found faster (V8 scans for its first character). */
-  readonly texts: readonly string[];
-  /** Whole events relayed unread, in order, as the upstream's bytes: for an estimate read only if needed. */
-  unread(frames: Buffer): void;
+export interface StreamSkim {
+  /**
+   * `frame`: one whole event's bytes read as latin1, a character per byte (search it for ASCII only),
+   * field names and blank line included. Saying yes to an event the reader does not need costs only its
+   * parse; saying no to one it needs loses it.
+   */
+  reads(frame: string): boolean;
+  /** Whole events passed unread, in order, as the upstream's bytes: for an estimate read only if needed. */
+  passed(frames: Buffer): void;
 }
 
 /**
@@ -339,8 +343,8 @@ interface ReaderBase {
    * `StreamDialect.errorFrame`.
    */
   errorFrame?(error: GatewayError): string;
-  /** The events this reader must read, known by their text; absent, every event goes to `event`. */
-  readonly marks?: EventMarks;
+  /** Which stream events this reader must read; absent, every event goes to `event`. */
+  readonly skim?: StreamSkim;
   /** True once the protocol's own end of stream arrived (`[DONE]`, `message_stop`). */
   readonly complete: boolean;
   /** True when the upstream sent an error inside the stream (it was relayed to the client). */

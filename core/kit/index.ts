@@ -40,7 +40,6 @@ export { StateKey } from '../contracts/plugin';
 export type {
   ApiTranslator,
   ClientEvents,
-  EventMarks,
   FinishReasons,
   GatewayContext,
   GenAiFacts,
@@ -54,6 +53,7 @@ export type {
   RequestTrace,
   ResponseReader,
   StreamDialect,
+  StreamSkim,
   SubmitOutcome,
   TaskUpstream,
   TranslatingReader,

@@ -3,9 +3,9 @@
  * can pass each event's own bytes on unchanged. Each frame that matters is also parsed, on its own, by
  * eventsource-parser (WHATWG field rules), so readers see the event's fields exactly as before.
  *
- * With marks (the texts in every event the reader must read: its end, errors, usage), a frame holding
- * none of them is neither decoded nor parsed: runs of such frames are handed on as bytes. Most events of
- * a stream are generated text nobody but the client reads, and their parse was most of the relay's cost.
+ * With a skim (the reader's test of which events it must read: its end, errors, usage), an event it
+ * passes is neither decoded nor parsed: runs of such events are handed on as bytes. Most events of a
+ * stream are generated text nobody but the client reads, and their parse was most of the relay's cost.
  *
  * An event ends at a blank line; lines end with LF, CRLF or CR. The bytes of an event not yet complete
  * are held until the rest arrives. Frame boundaries are ASCII, so a frame never splits a UTF-8 character.
@@ -23,10 +23,10 @@ const END_OF_STREAM = Buffer.from('\n\n');
 /** One whole event that may matter: `buf[start, end)`, blank line included; `event` is undefined for comments alone. */
 export type FrameHandler = (buf: Buffer, start: number, end: number, event: SseEvent | undefined) => void;
 
-/** The frames to pass on unparsed: those whose bytes hold none of `marks` (ASCII, no line ends). */
-export interface Unmarked {
-  readonly marks: readonly string[];
-  /** Whole events `buf[start, end)` holding no mark, in stream order with the frames around them. */
+/** Which frames go on unparsed: those `reads` (given the frame's bytes as latin1) says no to. */
+export interface Skim {
+  readonly reads: (frame: string) => boolean;
+  /** Whole events `buf[start, end)` passed unread, in stream order with the frames around them. */
   readonly onRun: (buf: Buffer, start: number, end: number) => void;
 }
 
@@ -54,16 +54,6 @@ function anyEventEnd(text: string, from: number): number {
   return -1;
 }
 
-/** Where the first of `marks` appears in `text` from `from`, or Infinity. */
-function firstMark(text: string, marks: readonly string[], from: number): number {
-  let first = Infinity;
-  for (const mark of marks) {
-    const at = text.indexOf(mark, from);
-    if (at >= 0 && at < first) first = at;
-  }
-  return first;
-}
-
 export class SseFrames {
   private held: Buffer | undefined;
   private parsed: SseEvent | undefined;
@@ -72,7 +62,7 @@ export class SseFrames {
   constructor(
     private readonly onFrame: FrameHandler,
     /** Absent: every frame is parsed and goes to `onFrame`. */
-    private readonly unmarked?: Unmarked,
+    private readonly skim?: Skim,
   ) {
     this.parser = createParser({ onEvent: (ev) => (this.parsed = ev) });
   }
@@ -82,25 +72,22 @@ export class SseFrames {
     this.held = undefined;
     const text = buf.toString('latin1');
     const lfOnly = text.indexOf('\r') < 0;
-    const { unmarked } = this;
-    // Marks lie within one frame (they hold no line end), so the next one is looked for past each frame read.
-    let mark = unmarked ? firstMark(text, unmarked.marks, 0) : -1;
+    const { skim } = this;
     let runStart = -1;
     let start = 0;
     for (;;) {
       const end = lfOnly ? lfEventEnd(text, start) : anyEventEnd(text, start);
       if (end < 0) break;
-      if (mark >= end) {
+      if (skim && !skim.reads(text.slice(start, end))) {
         if (runStart < 0) runStart = start;
       } else {
-        if (runStart >= 0) unmarked!.onRun(buf, runStart, start);
+        if (runStart >= 0) skim!.onRun(buf, runStart, start);
         runStart = -1;
         this.parse(buf, start, end);
-        if (unmarked) mark = firstMark(text, unmarked.marks, end);
       }
       start = end;
     }
-    if (runStart >= 0) unmarked!.onRun(buf, runStart, start);
+    if (runStart >= 0) skim!.onRun(buf, runStart, start);
     if (start < buf.length) this.held = buf.subarray(start);
   }
 

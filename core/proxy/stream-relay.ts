@@ -14,10 +14,10 @@ import {
   type Outcome,
   type AttemptTrace,
   type ClientEvents,
-  type EventMarks,
   type ResponseReader,
   StateKey,
   type StreamDialect,
+  type StreamSkim,
 } from '../contracts/plugin';
 import { type GatewayError } from '../base/errors';
 import { serializeEvent, type SseEvent } from '../base/sse';
@@ -78,13 +78,15 @@ export class StreamRelay {
     private readonly trace?: AttemptTrace,
   ) {
     const onFrame: FrameHandler = (buf, start, end, ev) => this.onFrame(buf, start, end, ev);
-    // Hooks and a trace see every event; otherwise the reader's marks spare the parse of the rest.
-    const { marks } = reader;
-    const skim = marks && hooks.length === 0 && !trace;
+    // Hooks and a trace see every event; otherwise the reader's skim spares the parse of the rest.
+    const { skim } = reader;
     this.frames = new SseFrames(
       onFrame,
-      skim
-        ? { marks: marks.texts, onRun: (buf, start, end) => this.onUnread(buf, start, end, marks) }
+      skim && hooks.length === 0 && !trace
+        ? {
+            reads: (frame) => skim.reads(frame),
+            onRun: (buf, start, end) => this.onPassed(buf, start, end, skim),
+          }
         : undefined,
     );
   }
@@ -100,11 +102,10 @@ export class StreamRelay {
     upstreamRes.on('data', (chunk: Buffer) => {
       this.lastUpstream = Date.now();
       this.frames.push(chunk);
-      this.flush();
+      this.afterRead();
     });
     upstreamRes.on('end', () => {
       this.frames.end();
-      this.flush();
       if (this.reader.complete) this.end('ok');
       else if (this.reader.failed) this.end('upstream_error');
       else this.end('upstream_cut', cutError());
@@ -126,6 +127,11 @@ export class StreamRelay {
     this.ctx.usage = this.reader.usage();
     const { res } = this.ctx;
     if (!res.destroyed) {
+      const rest = this.takePending(); // what this turn gathered: held, and now written with the end
+      if (rest !== undefined && rest.length > 0) {
+        this.markFirstByte();
+        res.write(rest);
+      }
       if (error && !this.reader.failed)
         res.write(this.reader.errorFrame?.(error) ?? this.dialect.errorFrame(error));
       res.end();
@@ -149,9 +155,9 @@ export class StreamRelay {
     else this.pending.push(serializeEvent(out));
   }
 
-  /** Whole events none of the reader's marks appear in: relayed as they came, and told to the reader unread. */
-  private onUnread(buf: Buffer, start: number, end: number, marks: EventMarks): void {
-    marks.unread(buf.subarray(start, end));
+  /** Whole events the reader's skim passed: relayed as they came, and handed to the reader unread. */
+  private onPassed(buf: Buffer, start: number, end: number, skim: StreamSkim): void {
+    skim.passed(buf.subarray(start, end));
     this.keep(buf, start, end);
   }
 
@@ -201,12 +207,23 @@ export class StreamRelay {
     return Buffer.concat(pending.map((p) => (typeof p === 'string' ? Buffer.from(p) : p)));
   }
 
-  private flush(): void {
-    const data = this.takePending();
-    if (data === undefined || data.length === 0 || this.ended) return;
+  /** An upstream read is through: what it gave the client waits for the turn's end (holdUntilTurnEnds). */
+  private afterRead(): void {
+    if (this.ended || (this.pending.length === 0 && !this.runBuf)) return;
+    this.markFirstByte();
+    this.holdUntilTurnEnds();
+  }
+
+  /** The time to the first byte the client gets from the upstream (Observed). */
+  private markFirstByte(): void {
     const { observed } = this.ctx;
     if (observed.firstByteAt === 0) observed.firstByteAt = performance.now();
-    this.holdUntilTurnEnds();
+  }
+
+  /** What this turn's upstream reads gave the client, in one write. */
+  private writeTurn(): void {
+    const data = this.takePending();
+    if (data === undefined || data.length === 0) return;
     const ok = this.ctx.res.write(data);
     this.lastWrite = Date.now();
     // Backpressure: a slow client pauses the upstream instead of growing the gateway's memory.
@@ -217,10 +234,12 @@ export class StreamRelay {
   }
 
   /**
-   * What is written in this turn of the event loop leaves in one system call at its end: the headers with
-   * the first events, and the last events with the stream's end when one upstream read brought both (a
-   * burst is then a single write). When the upstream is silent at first, the headers still go out as the
-   * turn ends, so the client sees its 200 before the first token.
+   * What the upstream reads of this turn of the event loop gave the client is written once, as the turn
+   * ends, and leaves in one system call: with the headers when it is the first, with the stream's end
+   * when that came in the same turn (a burst is then a single write). A write per read cost Node a
+   * chunk header, the data and a CRLF each, every piece read back from C++ (callgrind: ~100k
+   * instructions for a 16-read stream). When the upstream is silent at first, the headers still go out
+   * as the turn ends, so the client sees its 200 before the first token.
    */
   private holdUntilTurnEnds(): void {
     if (this.held) return;
@@ -229,6 +248,7 @@ export class StreamRelay {
     setImmediate(() => {
       this.held = false;
       if (this.ended) return; // res.end() has sent everything held, and the socket may serve another request
+      this.writeTurn();
       this.ctx.res.flushHeaders(); // writes nothing when events already carried them
       this.ctx.res.uncork();
     });

@@ -7,11 +7,11 @@
 import {
   DeferredCount,
   estimateTokens,
-  type EventMarks,
   isJsonObject,
   type JsonObject,
   type RelayingReader,
   type SseEvent,
+  type StreamSkim,
   tokenCount,
   type Usage,
 } from '../../../core/kit';
@@ -46,6 +46,9 @@ const isSilent = (data: string): boolean => {
   for (const prefix of SILENT_EVENTS) if (data.startsWith(prefix)) return true;
   return false;
 };
+
+/** Text in every event ON_EVENT acts on, its key ends (see StreamSkim): usage, `message_stop`, errors. */
+const MEANINGFUL: readonly string[] = ['usage"', 'message_stop', 'rror"'];
 
 /** The generated characters of a text delta read late; anything unreadable counts nothing. */
 function deferredDeltaChars(data: string): number {
@@ -116,12 +119,15 @@ export class MessagesResponseReader implements RelayingReader {
   /** Characters of generated text relayed so far. */
   readonly delivered = new DeferredCount(deferredDeltaChars);
   /**
-   * The events that tell the meter something (ON_EVENT): those carrying usage (`message_start`,
-   * `message_delta`), the end and errors. The rest, text deltas above all, are relayed unparsed.
+   * The events that tell the meter something (ON_EVENT) are those carrying usage (`message_start`,
+   * `message_delta`), the end and errors; the rest, text deltas above all, are relayed unparsed.
    */
-  readonly marks: EventMarks = {
-    texts: ['usage"', 'message_stop', 'rror"'],
-    unread: (frames) => this.delivered.laterFrames(frames),
+  readonly skim: StreamSkim = {
+    reads: (frame) => {
+      for (const text of MEANINGFUL) if (frame.includes(text)) return true;
+      return false;
+    },
+    passed: (frames) => this.delivered.laterFrames(frames),
   };
 
   constructor(private readonly promptTokens: () => number) {}

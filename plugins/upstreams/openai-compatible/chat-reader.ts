@@ -11,15 +11,15 @@
 import {
   DeferredCount,
   estimateTokens,
-  type EventMarks,
   type JsonObject,
   type RelayingReader,
   type SseEvent,
+  type StreamSkim,
   type Usage,
 } from '../../../core/kit';
 import { generatedChars, readChatUsage } from './chat-usage';
 import { usageOrEstimate } from './usage-or-estimate';
-import { ERROR_END, holdsOnlyNullUsage, USAGE_END, usageKeyAt, withoutNullUsage } from './null-usage';
+import { ERROR_END, holdsOnlyNullUsage, usageKeyAt, withoutNullUsage } from './null-usage';
 
 /** Generated characters of a chunk's choices' deltas. */
 function deltaChars(chunk: JsonObject): number {
@@ -46,12 +46,12 @@ export class ChatResponseReader implements RelayingReader {
   /** Whether `"usage": null` members reach the client as the upstream wrote them. */
   private readonly keepsNullUsage: boolean;
   /**
-   * The chunks `event` does more with than keep for the estimate: the end, errors, usage (a null one
-   * included, which may have to be cut). The rest are relayed unparsed.
+   * The chunks `event` does more with than keep for the estimate (the end, errors, usage, a null one it
+   * must cut) are told by the same text checks; the rest are relayed unparsed.
    */
-  readonly marks: EventMarks = {
-    texts: ['[DONE]', ERROR_END, USAGE_END],
-    unread: (frames) => this.delivered.laterFrames(frames),
+  readonly skim: StreamSkim = {
+    reads: (frame) => frame.includes('[DONE]') || frame.includes(ERROR_END) || this.mayHoldUsage(frame),
+    passed: (frames) => this.delivered.laterFrames(frames),
   };
 
   constructor(
@@ -97,16 +97,22 @@ export class ChatResponseReader implements RelayingReader {
     // holds neither key, and only the estimate may ever need it; nor does one whose only usage is a null
     // that the client gets as it is.
     if (data.includes(ERROR_END)) return this.parsedEvent(ev);
-    const usageAt = usageKeyAt(data);
-    if (usageAt < 0 || (this.keepsNullUsage && holdsOnlyNullUsage(data, usageAt))) {
+    if (!this.mayHoldUsage(data)) {
       this.delivered.later(data);
       return ev;
     }
+    const usageAt = usageKeyAt(data);
     // Here the null, if it is one, is the gateway's asking, and is cut from the text.
     const stripped = withoutNullUsage(data, usageAt);
     if (stripped === undefined) return this.parsedEvent(ev);
     this.delivered.later(data);
     return { ...ev, data: stripped };
+  }
+
+  /** Whether `text` may hold usage figures, or a `"usage":null` the client must not get. */
+  private mayHoldUsage(text: string): boolean {
+    const at = usageKeyAt(text);
+    return at >= 0 && !(this.keepsNullUsage && holdsOnlyNullUsage(text, at));
   }
 
   /** An event that may carry an error or usage, read in full. */

@@ -21,7 +21,7 @@ const MEMBER = '"usage":null';
  * memchr on its first character, and `"`, JSON's commonest character, made each search about four times
  * slower (`npm run bench:instructions`). A match not preceded by the quote is looked at again.
  */
-export const USAGE_END = 'usage"';
+const USAGE_END = 'usage"';
 /** Of `"error"`: see USAGE_END. */
 export const ERROR_END = 'rror"';
 

@@ -1,7 +1,7 @@
 /**
- * A reader's marks change what is parsed, never what it counts: a recorded stream read event by event
- * and the same stream read with its unmarked events passed unread give the same usage (estimates of cut
- * streams included) and the same end, for the chat and messages readers.
+ * A reader's skim changes what is parsed, never what it counts: a recorded stream read event by event
+ * and the same stream read with the events its skim passes handed over unread give the same usage
+ * (estimates of cut streams included) and the same end, for the chat and messages readers.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -14,12 +14,15 @@ import { MessagesResponseReader } from '../../../plugins/upstreams/modeld/messag
 const FIXTURES = join(__dirname, '..', '..', '..', '..', 'test', 'kit', 'fixtures');
 
 /** What a reader made of `stream`, fed in reads of `piece` bytes. */
-function readAll(reader: RelayingReader, stream: Buffer, piece: number, skim: boolean) {
-  const { marks } = reader;
+function readAll(reader: RelayingReader, stream: Buffer, piece: number, skimming: boolean) {
+  const { skim } = reader;
   const frames = new SseFrames(
     (_buf, _start, _end, ev) => void (ev && reader.event(ev)),
-    skim && marks
-      ? { marks: marks.texts, onRun: (buf, start, end) => marks.unread(buf.subarray(start, end)) }
+    skimming && skim
+      ? {
+          reads: (frame) => skim.reads(frame),
+          onRun: (buf, start, end) => skim.passed(buf.subarray(start, end)),
+        }
       : undefined,
   );
   for (let at = 0; at < stream.length; at += piece) frames.push(stream.subarray(at, at + piece));
@@ -30,7 +33,7 @@ function readAll(reader: RelayingReader, stream: Buffer, piece: number, skim: bo
 /** Whole streams as the vendors end them, beside the recorded cut ones. */
 const WHOLE_CHAT = Buffer.from(
   [
-    'data: {"choices":[{"index":0,"delta":{"role":"assistant","content":"Hel"}}]}',
+    'data: {"choices":[{"index":0,"delta":{"role":"assistant","content":"Hel"}}],"usage":null}',
     'data: {"choices":[{"index":0,"delta":{"content":"lo"},"finish_reason":"stop"}]}',
     'data: {"choices":[],"usage":{"prompt_tokens":9,"completion_tokens":2,"total_tokens":11}}',
     'data: [DONE]',
@@ -52,6 +55,10 @@ const READERS: Readonly<Record<string, { files: readonly string[]; make: () => R
     files: ['modela/stream-cut.sse', 'modelc/stream-cut.sse', 'modelc/stream-no-usage.sse'],
     make: () => new ChatResponseReader(true, false, () => 17),
   },
+  'chat, usage asked by the gateway of a vendor that sends `"usage":null` unasked': {
+    files: ['modela/stream-cut.sse', 'modelc/stream-cut.sse', 'modelc/stream-no-usage.sse'],
+    make: () => new ChatResponseReader(true, true, () => 17),
+  },
   'chat, usage asked by the client': {
     files: ['modela/stream-cut.sse', 'modelc/stream-cut.sse', 'modelc/stream-no-usage.sse'],
     make: () => new ChatResponseReader(false, false, () => 17),
@@ -66,9 +73,9 @@ const READERS: Readonly<Record<string, { files: readonly string[]; make: () => R
   },
 };
 
-void t.test('the same usage and end with marks as without', (t) => {
+void t.test('the same usage and end with a skim as without', (t) => {
   for (const [name, { files, make }] of Object.entries(READERS)) {
-    t.ok(make().marks, `${name}: the reader has marks`);
+    t.ok(make().skim, `${name}: the reader skims`);
     const whole = name === 'messages' ? WHOLE_MESSAGES : WHOLE_CHAT;
     t.ok(readAll(make(), whole, whole.length, true).complete, `${name}: a whole stream is complete`);
     for (const file of [...files, 'whole']) {
