@@ -1,29 +1,19 @@
 import pino, { type Logger } from 'pino';
+import { LogOutput } from './log-output';
 import { token } from './token';
 
-/** Buffered lines are written at least this often, so a quiet gateway's log is never behind by more. */
-const FLUSH_EVERY_MS = 200;
-
-type Destination = ReturnType<typeof pino.destination>;
-const destinations = new WeakMap<Logger, Destination>();
+const outputs = new WeakMap<Logger, LogOutput>();
 
 /**
  * Structured JSON logs on stdout; credentials are redacted wherever they appear in a logged object.
  *
- * Written asynchronously in chunks of 4 KB (pino's asynchronous mode) rather than one blocking write per
- * line: with an access line per request, the write per line was a measurable share of a request's CPU.
- * pino flushes what is buffered when the process exits (an uncaught exception included); a SIGKILL
- * loses at most the last 200 ms.
+ * Written asynchronously in chunks (log-output.ts) rather than one blocking write per line: with an
+ * access line per request, the write per line was a measurable share of a request's CPU. What is
+ * gathered is written when the process exits (an uncaught exception included); a SIGKILL loses at most
+ * the last 200 ms.
  */
 export function createLogger(level: string): Logger {
-  // sonic-boom's own timer, not `flush(callback)` from ours: a flush with a callback also fsyncs stdout and
-  // adds a 'drain' listener, which under steady load piled up (MaxListenersExceededWarning).
-  const destination = pino.destination({
-    dest: 1,
-    sync: false,
-    minLength: 4096,
-    periodicFlush: FLUSH_EVERY_MS,
-  });
+  const output = new LogOutput();
   const logger = pino(
     {
       level,
@@ -33,18 +23,18 @@ export function createLogger(level: string): Logger {
         censor: '[redacted]',
       },
     },
-    destination,
+    output,
   );
-  destinations.set(logger, destination);
+  outputs.set(logger, output);
   return logger;
 }
 
 /**
- * Writes out what a logger from `createLogger` has buffered, now: for text printed on stdout beside the
+ * Writes out what a logger from `createLogger` has gathered, now: for text printed on stdout beside the
  * log (the first key), so that it comes after the lines logged before it.
  */
 export function flushLogsSync(logger: Logger): void {
-  destinations.get(logger)?.flushSync();
+  outputs.get(logger)?.flushSync();
 }
 
 /** Where a logger's lines go: lines serialised elsewhere (the access log's) are written beside its own. */
