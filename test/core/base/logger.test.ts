@@ -58,3 +58,28 @@ t.test('under steady load, then quiet: every line written, the quiet one within 
   t.notMatch(stderr, /MaxListenersExceededWarning/, 'no listener piles up on the destination');
   stdin.end('exit\n');
 });
+
+/** Logs `n` lines, then ends as `how` says: an exit at once, or an uncaught exception. */
+const ENDING = `
+const { createLogger } = require(${JSON.stringify(LOGGER)});
+const logger = createLogger('info');
+for (let i = 0; i < 50; i++) logger.info({ request_id: 'req_' + i }, 'request');
+if (process.argv[1] === 'throw') setImmediate(() => { throw new Error('boom'); });
+else process.exit(0);
+`;
+
+t.test(
+  'lines still gathered when the process ends are written: an exit, an uncaught exception',
+  async (t) => {
+    for (const how of ['exit', 'throw']) {
+      const file = join(await tempDir(t), 'stdout.log');
+      const out = openSync(file, 'w');
+      const child = spawn(process.execPath, ['-e', ENDING, how], { stdio: ['ignore', out, 'ignore'] });
+      closeSync(out);
+      await new Promise((resolve) => child.once('exit', resolve));
+      const lines = readFileSync(file, 'utf8').trimEnd().split('\n');
+      t.equal(lines.length, 50, `${how}: all 50 lines, none left behind`);
+      t.equal((JSON.parse(lines[49]!) as { request_id: string }).request_id, 'req_49', `${how}: in order`);
+    }
+  },
+);
