@@ -22,7 +22,7 @@ import { Errors, sendError, type GatewayError } from '../base/errors';
 import { connectDeadline } from '../upstream/connect-deadline';
 import type { Upstream } from '../upstream/upstream';
 import { clientResponseHeaders, upstreamRequestHeaders } from './headers';
-import { bodySource, type ProxiedRequest, type ProxyServers } from './proxy-servers';
+import type { ProxiedRequest, ProxyServers } from './proxy-servers';
 import { SseReader } from '../base/sse';
 import type { Usage } from '../contracts/usage';
 import { topLevelMember } from './top-level-member';
@@ -145,12 +145,9 @@ export class Exchange implements ProxiedRequest {
       upstream.timeouts.responseMs,
     );
     ctx.res.once('close', () => this.onClientClose());
-    const { server, path } = servers.route(upstream.agent, request.url);
-    // http-proxy-3 sends the request's url to the origin, and has built the upstream request when web() returns.
-    const clientUrl = ctx.req.url;
-    ctx.req.url = path;
-    server.web(ctx.req, ctx.res, { buffer: bodySource(request.body, this) }, (err) => this.onProxyError(err));
-    ctx.req.url = clientUrl;
+    servers.send(upstream.agent, request.url, ctx.req, ctx.res, request.body, this, (err) =>
+      this.onProxyError(err),
+    );
     return finished;
   }
 

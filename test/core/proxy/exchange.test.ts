@@ -270,3 +270,27 @@ t.test('headers crossing the gateway', async (t) => {
     t.equal(res.headers['x-hop'], undefined, 'not returned to the client');
   });
 });
+
+t.test('requests in flight together each reach their upstream with their own body', async (t) => {
+  const gw = await startTestGateway(t);
+  const url = `${gw.url}/v1/chat/completions`;
+  // Two upstreams, and more requests at once than the agents hold sockets for some: the bodies go out
+  // interleaved, sent by shared http-proxy-3 servers.
+  const sent = Array.from({ length: 60 }, (_, i) => ({
+    id: `own-body-${i}`,
+    body: chat(i % 2 ? 'modela-5.5' : 'modelc-3.6-flash', {
+      messages: [{ role: 'user', content: `message ${i} ${'x'.repeat(i * 97)}` }],
+    }),
+  }));
+  const answers = await Promise.all(
+    sent.map(({ id, body }) => rawPost(url, body, { authorization: `Bearer ${gw.key}`, 'x-request-id': id })),
+  );
+  t.ok(
+    answers.every((a) => a.status === 200),
+    'every request answered',
+  );
+  for (const { id, body } of sent) {
+    const got = upstreamEntry(gw, id)?.body as { messages?: unknown; model?: unknown } | undefined;
+    t.same(got?.messages, body.messages, `${id}: its own messages`);
+  }
+});
