@@ -167,9 +167,12 @@ export class UsageRollup {
   private readonly built = new Set<Level>([this.base]);
   /** Each key's latest record time (ISO strings compare in time order). */
   private readonly lastUsedAt = new Map<string, string>();
+  /** The last hour parsed, as `YYYY-MM-DDTHH` and as its start in ms (see hourOf); none at first. */
+  private lastHourText: string | undefined;
+  private lastHour = 0;
 
   add(record: UsageRecord): void {
-    const at = Date.parse(record.created_at);
+    const at = this.hourOf(record.created_at);
     if (Number.isNaN(at)) return;
     const who = identityOf(record.key_id, record.team_id ?? null, record.model, record.endpoint);
     const totals: Totals = {
@@ -182,6 +185,25 @@ export class UsageRollup {
     for (const level of this.built) level.add(at, who, totals);
     const last = this.lastUsedAt.get(who.key);
     if (last === undefined || record.created_at > last) this.lastUsedAt.set(who.key, record.created_at);
+  }
+
+  /**
+   * The start of the hour `createdAt` falls in, or NaN. Every level's period is a whole number of hours,
+   * so the hour places a record in all of them. `Date.parse` is a C++ call of ~2.4k instructions
+   * (callgrind); records come in time order, so a UTC time in the last hour parsed is placed by its text.
+   */
+  private hourOf(createdAt: string): number {
+    const utc = createdAt.length > 13 && createdAt.charCodeAt(13) === 0x3a && createdAt.endsWith('Z');
+    if (utc && this.lastHourText !== undefined && createdAt.startsWith(this.lastHourText))
+      return this.lastHour;
+    const at = Date.parse(createdAt);
+    if (Number.isNaN(at)) return at;
+    const hour = floorTo(at, HOUR_MS);
+    if (utc) {
+      this.lastHourText = createdAt.slice(0, 13);
+      this.lastHour = hour;
+    }
+    return hour;
   }
 
   /** The time of each key's latest record, for the keys that have one. */
