@@ -3,8 +3,8 @@
  * request, so that its cost is a lower bound for any gateway on http-proxy-3 that keeps those duties:
  * the key looked up in a Map, a count per key, a request id (generated, and returned as `x-request-id`),
  * one usage record serialised and appended to a file in batches, and, unless `BOUND_ACCESS=off`, one
- * access line through the gateway's own logger set-up (core/base/logger.ts, without redaction, as the
- * gateway's access lines are written). It leaves out everything else the gateway does: validation, model
+ * access line written as the gateway writes its own (its compiled serializer, core/observability/
+ * access-line.ts, into its logger's output, core/base/log-output.ts). It leaves out everything else the gateway does: validation, model
  * tables, timeouts, retries, metrics, budgets, prices, revocation, error bodies.
  *
  * Environment (targets.ts sets it): BOUND_KEY, the one key accepted; BOUND_RECORDS, the usage file;
@@ -14,7 +14,8 @@ import { randomUUID } from 'node:crypto';
 import { appendFile } from 'node:fs/promises';
 import type { IncomingMessage, RequestListener } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { createLogger } from '../core/base/logger';
+import { createLogger, lineOutput } from '../core/base/logger';
+import { ACCESS_MESSAGE, accessLine, INFO } from '../core/observability/access-line';
 import { forward, meteredProxy, relayMetered, withModel, type FoundUsage } from './metered-proxy';
 import { runProxy } from './proxy-main';
 
@@ -26,8 +27,8 @@ const FLUSH_EVERY_MS = 100;
 
 const keys = new Map([[`Bearer ${BOUND_KEY}`, { id: 'key_bound' }]]);
 const requestsByKey = new Map<string, number>();
-const access =
-  BOUND_ACCESS === 'off' ? undefined : createLogger('info').child({}, { redact: [], level: 'info' });
+/** The access lines go as the gateway's do: its compiled serializer, its logger's output. */
+const access = BOUND_ACCESS === 'off' ? undefined : lineOutput(createLogger('info'));
 
 let records: string[] = [];
 setInterval(() => {
@@ -69,21 +70,29 @@ function finish(req: CallRequest, status: number, usage: FoundUsage): void {
     created_at: new Date().toISOString(),
   };
   records.push(`${JSON.stringify(record)}\n`);
-  access?.info(
-    {
+  access?.write(
+    accessLine({
+      level: INFO,
+      time: Date.now(),
       request_id: call.id,
       method: req.method,
-      path: req.url,
+      path: req.url ?? '',
+      client: req.socket.remoteAddress ?? '',
       status,
+      outcome: 'ok',
+      code: undefined,
       model: call.model,
       key_id: call.keyId,
       duration_ms: durationMs,
+      gateway_ms: durationMs,
+      upstream_ms: 0,
       bytes_in: call.bytesIn,
       bytes_out: req.socket.bytesWritten,
       prompt_tokens: prompt,
       completion_tokens: completion,
-    },
-    'request',
+      trace_id: undefined,
+      msg: ACCESS_MESSAGE,
+    }),
   );
 }
 
