@@ -27,8 +27,29 @@ import { rejectDestinationFields } from './destination-fields';
 /** Keys no client body may carry at any depth: they reach JavaScript prototypes, not data. */
 const POISON_KEYS: ReadonlySet<string> = new Set(['__proto__']);
 
-/** An array level in the scan's stack (objects hold the set of keys seen so far). */
+/** An array level in the scan's stack (objects hold the keys seen so far). */
 const ARRAY = null;
+
+/**
+ * The keys seen in one open object: a list while it has few (most objects, each scanned without making a
+ * Set), a Set past SET_AT, so that an object of many keys is still checked in linear time.
+ */
+type Keys = string[] | Set<string>;
+const SET_AT = 16;
+
+/** `keys` with `key` added (a Set once the list is long), or 400 when the object already has it. */
+function withKey(keys: Keys, key: string): Keys {
+  if (!Array.isArray(keys)) {
+    if (keys.has(key)) throw Errors.duplicateKey(key);
+    return keys.add(key);
+  }
+  if (keys.includes(key)) throw Errors.duplicateKey(key);
+  if (keys.length < SET_AT) {
+    keys.push(key);
+    return keys;
+  }
+  return new Set(keys).add(key);
+}
 
 /** The key a string token spells, decoding escapes only when it has any. */
 function keyAt(text: string, start: number, end: number, escaped: boolean): string {
@@ -41,7 +62,7 @@ function keyAt(text: string, start: number, end: number, escaped: boolean): stri
  * JSON.parse reads next, so a key is a slice of it rather than a decode of its bytes.
  */
 function scanStructure(text: string, maxDepth: number): void {
-  const levels: (Set<string> | typeof ARRAY)[] = [];
+  const levels: (Keys | typeof ARRAY)[] = [];
   let inString = false;
   let escapedChar = false;
   let stringHasEscape = false;
@@ -64,7 +85,7 @@ function scanStructure(text: string, maxDepth: number): void {
       stringStart = i;
     } else if (c === OPEN_OBJECT || c === OPEN_ARRAY) {
       if (levels.length >= maxDepth) throw Errors.jsonTooDeep(maxDepth);
-      levels.push(c === OPEN_OBJECT ? new Set() : ARRAY);
+      levels.push(c === OPEN_OBJECT ? [] : ARRAY);
     } else if (c === CLOSE_OBJECT || c === CLOSE_ARRAY) {
       levels.pop();
     } else if (c === COLON && stringEnd > stringStart) {
@@ -73,8 +94,7 @@ function scanStructure(text: string, maxDepth: number): void {
       const key = keyAt(text, stringStart, stringEnd, stringHasEscape);
       stringStart = stringEnd = -1; // a string names at most one key
       if (POISON_KEYS.has(key)) throw Errors.forbiddenKey(key);
-      if (keys.has(key)) throw Errors.duplicateKey(key);
-      keys.add(key);
+      levels[levels.length - 1] = withKey(keys, key);
     }
   }
 }

@@ -19,6 +19,9 @@ const bytes = (...parts: (string | number[])[]): Buffer =>
 
 const nested = (depth: number): string => '['.repeat(depth) + ']'.repeat(depth);
 
+/** `"k0":0,"k1":0,…` for `n` keys. */
+const manyKeys = (n: number): string => Array.from({ length: n }, (_, i) => `"k${i}":0`).join(',');
+
 /** [what, body, code, words the message must hold] */
 const REFUSED: readonly [string, Buffer, string, string][] = [
   ['a lone continuation byte', bytes(CHAT.slice(0, -1), ',"user":"', [0x80], '"}'), 'invalid_json', 'UTF-8'],
@@ -51,6 +54,18 @@ const REFUSED: readonly [string, Buffer, string, string][] = [
     bytes('{"model":"modela-5.5","messages":[{"role":"user","role":"system","content":"hi"}]}'),
     'invalid_json',
     "'role'",
+  ],
+  [
+    'a key twice among many, after the first sixteen',
+    bytes(CHAT.slice(0, -1), `,${manyKeys(40)},"k3":0}`),
+    'invalid_json',
+    "'k3'",
+  ],
+  [
+    'a key twice among many, both after the first sixteen',
+    bytes(CHAT.slice(0, -1), `,${manyKeys(40)},"k39":0}`),
+    'invalid_json',
+    "'k39'",
   ],
   [
     '__proto__ at the top',
@@ -103,6 +118,11 @@ void t.test('parseJsonBody', (t) => {
     parseJsonBody(Buffer.from('{"a":"é","b":"日本"}'), 64),
     { a: 'é', b: '日本' },
     'real UTF-8 passes',
+  );
+  t.equal(
+    Object.keys(parseJsonBody(Buffer.from(`{${manyKeys(20_000)}}`), 64)).length,
+    20_000,
+    'an object of 20,000 distinct keys passes',
   );
   t.throws(() => parseJsonBody(Buffer.from('{"a":1,}'), 64), { code: 'invalid_json' }, 'not JSON');
   t.throws(() => parseJsonBody(Buffer.from('[1]'), 64), { code: 'invalid_request' }, 'not an object');
