@@ -44,7 +44,8 @@ const text = { type: 'string' } as const;
 /**
  * Strings the gateway makes or has checked to hold no character JSON escapes, written without the escape
  * scan: a request id (request-id.ts), a method (Node's parser takes only known methods), an outcome and
- * an error code (the gateway's own words), a trace id (hex).
+ * an error code (the gateway's own words), a key id (a key's prefix, or `declared:` and a checked name),
+ * a trace id (hex).
  */
 const plain = { type: 'string', format: 'unsafe' } as const;
 /** Numbers are written as pino writes them (`'' + n`), whole or not. */
@@ -63,7 +64,7 @@ const properties: Readonly<Record<keyof AccessLine, object>> = {
   code: plain,
   model: text,
   upstream: text,
-  key_id: text,
+  key_id: plain,
   duration_ms: number,
   gateway_ms: number,
   upstream_ms: number,
