@@ -68,13 +68,14 @@ void t.test('redis stopped and restarted: fast local decisions, then shared agai
     [10, 10, 10],
     `each instance admits ${LIMIT} ÷ 3 on its own while redis is away`,
   );
-  for (const p of processes) {
-    const warned = p
+  // The log is written asynchronously, at least every 200 ms: the line may still be on its way.
+  const warnedOf = (p: (typeof processes)[number]): number =>
+    p
       .stdout()
       .split('\n')
-      .filter((l) => l.includes('deciding locally'));
-    t.equal(warned.length, 1, 'the fallback is logged once per outage');
-  }
+      .filter((l) => l.includes('deciding locally')).length;
+  await eventually(() => processes.every((p) => warnedOf(p) > 0), 2_000).catch(() => undefined);
+  for (const p of processes) t.equal(warnedOf(p), 1, 'the fallback is logged once per outage');
 
   await redis.start();
   // Each instance goes back to Redis with its next decision (after a pause, if that one failed); probes
