@@ -10,7 +10,7 @@ import { SseReader } from '../base/sse';
 /** Enough for most whole replies, small beside what a stream's socket buffers hold. */
 const MAX_HELD_CHARS = 64 * 1024;
 
-/** Each event's data in whole SSE frames (EventMarks.unread hands the reader such bytes). */
+/** Each event's data in whole SSE frames (StreamSkim.passed hands a reader such bytes). */
 function eventData(frames: Buffer): string[] {
   const data: string[] = [];
   const reader = new SseReader((ev) => data.push(ev.data));

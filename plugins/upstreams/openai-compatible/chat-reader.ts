@@ -50,7 +50,7 @@ export class ChatResponseReader implements RelayingReader {
    * must cut) are told by the same text checks; the rest are relayed unparsed.
    */
   readonly skim: StreamSkim = {
-    reads: (frame) => frame.includes('[DONE]') || frame.includes(ERROR_END) || this.mayHoldUsage(frame),
+    reads: (frame) => frame.includes('[DONE]') || frame.includes(ERROR_END) || this.usageToRead(frame) >= 0,
     passed: (frames) => this.delivered.laterFrames(frames),
   };
 
@@ -97,11 +97,11 @@ export class ChatResponseReader implements RelayingReader {
     // holds neither key, and only the estimate may ever need it; nor does one whose only usage is a null
     // that the client gets as it is.
     if (data.includes(ERROR_END)) return this.parsedEvent(ev);
-    if (!this.mayHoldUsage(data)) {
+    const usageAt = this.usageToRead(data);
+    if (usageAt < 0) {
       this.delivered.later(data);
       return ev;
     }
-    const usageAt = usageKeyAt(data);
     // Here the null, if it is one, is the gateway's asking, and is cut from the text.
     const stripped = withoutNullUsage(data, usageAt);
     if (stripped === undefined) return this.parsedEvent(ev);
@@ -109,10 +109,13 @@ export class ChatResponseReader implements RelayingReader {
     return { ...ev, data: stripped };
   }
 
-  /** Whether `text` may hold usage figures, or a `"usage":null` the client must not get. */
-  private mayHoldUsage(text: string): boolean {
+  /**
+   * Where `"usage"` first appears in `text` when it may hold usage figures, or a `"usage":null` the client
+   * must not get; else -1.
+   */
+  private usageToRead(text: string): number {
     const at = usageKeyAt(text);
-    return at >= 0 && !(this.keepsNullUsage && holdsOnlyNullUsage(text, at));
+    return at >= 0 && this.keepsNullUsage && holdsOnlyNullUsage(text, at) ? -1 : at;
   }
 
   /** An event that may carry an error or usage, read in full. */
