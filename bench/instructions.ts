@@ -16,12 +16,18 @@
  * differing between two builds by more than the change measured. It is a one-off cost of a young process,
  * not of a request, so it is read from the dump (the jobs' inclusive count) and shown apart: the
  * per-request figure is the rest, which is what a long-running instance spends on each request.
+ *
+ * With `--cache on`, callgrind also simulates one core's caches (cache-sim.ts) and the report adds the
+ * first- and second-level misses per request. `npm run bench`'s CPU per request follows these as well as
+ * the instructions: a process that touches more code and fresh memory per request finds less of it, and
+ * of the kernel's and Node's own working set, in the core's caches, and all of it runs slower.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { CACHE_EVENTS, cacheSimDescription, cacheSimFlags } from './cache-sim';
 import { CASES, CASE_NAMES, gatewayOnly, type CaseName } from './cases';
 import { sendCount } from './load';
 import { nameList, onOff, positiveInt, ratio } from './options';
@@ -39,7 +45,7 @@ import {
 } from './targets';
 
 const USAGE =
-  'usage: npm run bench:instructions -- [--cases json,stream,messages,responses,responses-stream] [--targets bare,floor,bound,gateway] [--access on|off] [--team off|plain|limited] [--tracing off|RATIO] [--requests 5000] [--warmup 2000] [--connections 8] [--dumps DIR]';
+  'usage: npm run bench:instructions -- [--cases json,stream,messages,responses,responses-stream] [--targets bare,floor,bound,gateway] [--access on|off] [--team off|plain|limited] [--tracing off|RATIO] [--requests 5000] [--warmup 2000] [--connections 8] [--dumps DIR] [--cache off|on]';
 
 const TARGETS = ['bare', 'floor', 'bound', 'gateway'] as const;
 type CountedTarget = (typeof TARGETS)[number];
@@ -59,6 +65,8 @@ interface Options {
   readonly connections: number;
   /** Where callgrind's dumps are kept for `callgrind_annotate`; absent, they go to a directory removed at the end. */
   readonly dumps: string | undefined;
+  /** Counts cache misses too, simulating one core's caches (cache-sim.ts); about twice as slow. */
+  readonly cache: boolean;
 }
 
 function parseOptions(argv: readonly string[]): Options {
@@ -76,6 +84,7 @@ function parseOptions(argv: readonly string[]): Options {
       warmup: { type: 'string', default: '2000' },
       connections: { type: 'string', default: '8' },
       dumps: { type: 'string' },
+      cache: { type: 'string', default: 'off' },
     },
   });
   return {
@@ -88,27 +97,38 @@ function parseOptions(argv: readonly string[]): Options {
     warmup: positiveInt('warmup', values.warmup, 1),
     connections: positiveInt('connections', values.connections, 1),
     dumps: values.dumps,
+    cache: onOff('cache', values.cache),
   };
 }
 
 /** callgrind, counting nothing until told to (so start-up is not counted), writing its dumps to `dir`. */
-const callgrind = (dir: string): string[] => [
+const callgrind = (dir: string, cache: boolean): string[] => [
   'valgrind',
   '--tool=callgrind',
   '--instr-atstart=no',
   // V8 rewrites its generated code in place; valgrind must notice to count the new code.
   '--smc-check=all-non-file',
   `--callgrind-out-file=${join(dir, 'callgrind.%p')}`,
+  ...(cache ? cacheSimFlags() : []),
 ];
 
 /** The function whose inclusive count is TurboFan's background compilation. */
 const COMPILE_JOB = 'v8::internal::OptimizingCompileDispatcher::CompileTask::RunInternal()';
 
+/** A dump's counts by event name (`Ir`, and with the cache simulation `I1mr`, `DLmw`, ...). */
+type EventCounts = Readonly<Record<string, number>>;
+
 interface DumpCount {
-  readonly total: number;
+  readonly total: EventCounts;
   /** Of `total`, what TurboFan's background jobs spent optimising code. */
-  readonly compiling: number;
+  readonly compiling: EventCounts;
 }
+
+/** Counts in a dump's or callgrind_annotate's order of events; annotate writes `.` for none. */
+const countsOf = (events: readonly string[], fields: readonly string[]): EventCounts =>
+  Object.fromEntries(
+    events.map((e, i) => [e, fields[i] === '.' ? 0 : Number((fields[i] ?? '0').replaceAll(',', ''))]),
+  );
 
 /** The counts of the dump `callgrind_control --dump` just wrote for `pid` (the newest one). */
 async function lastDumpCount(dir: string, pid: number): Promise<DumpCount> {
@@ -117,19 +137,23 @@ async function lastDumpCount(dir: string, pid: number): Promise<DumpCount> {
   const newest = dumps.sort((a, b) => Number(a.slice(prefix.length)) - Number(b.slice(prefix.length))).pop();
   if (newest === undefined) throw new Error(`callgrind wrote no dump for process ${pid}`);
   const file = join(dir, newest);
-  const totals = /^(?:totals|summary):\s*(\d+)/m.exec(await readFile(file, 'utf8'));
-  if (!totals) throw new Error(`no totals in ${newest}`);
-  return { total: Number(totals[1]), compiling: inclusiveCount(file, COMPILE_JOB) };
+  const text = await readFile(file, 'utf8');
+  const events = /^events:\s*(.+)$/m.exec(text)?.[1]?.trim().split(/\s+/);
+  const totals = /^(?:totals|summary):\s*(.+)$/m.exec(text)?.[1]?.trim().split(/\s+/);
+  if (!events || !totals) throw new Error(`no events or totals in ${newest}`);
+  return { total: countsOf(events, totals), compiling: inclusiveCounts(file, events, COMPILE_JOB) };
 }
 
-/** `fn`'s inclusive count in a dump, by callgrind_annotate (0 when it never ran). */
-function inclusiveCount(file: string, fn: string): number {
+/** `fn`'s inclusive counts in a dump, by callgrind_annotate (0 when it never ran). */
+function inclusiveCounts(file: string, events: readonly string[], fn: string): EventCounts {
   const annotated = execFileSync('callgrind_annotate', ['--inclusive=yes', '--threshold=100', file], {
     encoding: 'utf8',
     maxBuffer: 256 * 1024 * 1024,
   });
   const line = annotated.split('\n').find((l) => l.includes(`:${fn} `));
-  return line === undefined ? 0 : Number(line.trim().split(' ')[0]!.replaceAll(',', ''));
+  // With several events, each count is followed by its share, `(12.3%)` or `( 1.3%)`: counts only.
+  const fields = (line ?? '').trim().split(/\s+/).filter((f) => /^(?:[\d,]+|\.)$/.test(f));
+  return countsOf(events, line === undefined ? [] : fields.slice(0, events.length));
 }
 
 const control = (pid: number, ...args: string[]): void => {
@@ -141,7 +165,13 @@ interface PerRequest {
   readonly running: number;
   /** TurboFan's background compilation in the window, per request. */
   readonly compiling: number;
+  /** With the cache simulation, misses per request, the compilation's left out as above. */
+  readonly misses?: { readonly l1: number; readonly last: number };
 }
+
+/** The sum of `events`' counts running (compilation apart), per request. */
+const perRequest = (count: DumpCount, events: readonly string[], requests: number): number =>
+  events.reduce((sum, e) => sum + (count.total[e] ?? 0) - (count.compiling[e] ?? 0), 0) / requests;
 
 /** Instructions per request of `target` on `caseName`, after a warm-up of `options.warmup` requests. */
 async function countCase(
@@ -167,8 +197,13 @@ async function countCase(
   control(pid, '--instr=on');
   await send(options.requests);
   control(pid, '--dump');
-  const { total, compiling } = await lastDumpCount(dir, pid);
-  return { running: (total - compiling) / options.requests, compiling: compiling / options.requests };
+  const count = await lastDumpCount(dir, pid);
+  const per = (events: readonly string[]): number => perRequest(count, events, options.requests);
+  return {
+    running: per(['Ir']),
+    compiling: (count.compiling.Ir ?? 0) / options.requests,
+    ...(options.cache ? { misses: { l1: per(CACHE_EVENTS.l1), last: per(CACHE_EVENTS.last) } } : {}),
+  };
 }
 
 interface Row {
@@ -177,17 +212,23 @@ interface Row {
   readonly perRequest: number;
   readonly compilingPerRequest: number;
   readonly bareOverThis: number;
+  readonly l1MissesPerRequest?: number;
+  readonly l2MissesPerRequest?: number;
 }
 
-function rowsTable(rows: readonly Row[]): string {
+const thousands = (n: number): string => Math.round(n).toLocaleString('en');
+
+function rowsTable(rows: readonly Row[], cache: boolean): string {
+  const missHeader = cache ? ['L1 misses/request', 'L2 misses/request'] : [];
   return table(
-    ['case', 'target', 'instructions/request', 'JIT compiling/request', 'bare/target'],
+    ['case', 'target', 'instructions/request', 'JIT compiling/request', 'bare/target', ...missHeader],
     rows.map((r) => [
       r.caseName,
       r.target,
-      Math.round(r.perRequest).toLocaleString('en'),
-      Math.round(r.compilingPerRequest).toLocaleString('en'),
+      thousands(r.perRequest),
+      thousands(r.compilingPerRequest),
       Number.isFinite(r.bareOverThis) ? r.bareOverThis.toFixed(3) : '-',
+      ...(cache ? [thousands(r.l1MissesPerRequest ?? NaN), thousands(r.l2MissesPerRequest ?? NaN)] : []),
     ]),
   );
 }
@@ -211,7 +252,7 @@ async function main(): Promise<void> {
     const sim = await startSimulator();
     const sink = options.tracing === undefined ? undefined : await startOtlpSink();
     const tracing = sink && { url: sink.url, ratio: options.tracing ?? 1 };
-    const launcher = callgrind(dir);
+    const launcher = callgrind(dir, options.cache);
     const how = { launcher, access: options.access };
     const starts: Record<CountedTarget, (tmp: string) => Promise<Target>> = {
       bare: () => startProxy('bare', sim.url, launcher),
@@ -227,7 +268,7 @@ async function main(): Promise<void> {
         if (gatewayOnly(caseName) && name !== 'gateway') continue;
         // A fresh process per count: in one process, counts after the first were wrong (callgrind 3.19).
         const target = await starts[name](await mkdtemp(join(dir, `${caseName}-`)));
-        const { running: perRequest, compiling } = await countCase(target, caseName, dir, options);
+        const { running: perRequest, compiling, misses } = await countCase(target, caseName, dir, options);
         await target.child.stop();
         if (name === 'bare') bare = perRequest;
         rows.push({
@@ -236,6 +277,7 @@ async function main(): Promise<void> {
           perRequest,
           compilingPerRequest: compiling,
           bareOverThis: bare / perRequest,
+          ...(misses ? { l1MissesPerRequest: misses.l1, l2MissesPerRequest: misses.last } : {}),
         });
         console.error(
           `${caseName} ${name}: ${Math.round(perRequest)} instructions per request ` +
@@ -247,9 +289,10 @@ async function main(): Promise<void> {
       `\n${options.requests} requests counted per case and target, after ${options.warmup} uncounted; ` +
         `access log ${options.access ? 'on' : 'off'}; the gateway's key's team: ${options.team}; ` +
         `tracing: ${tracing ? `ratio ${tracing.ratio}, ${sink?.exports()} exports received` : 'off'}; ` +
-        `TurboFan's background compilation apart\n`,
+        `TurboFan's background compilation apart` +
+        (options.cache ? `; ${cacheSimDescription()}\n` : '\n'),
     );
-    console.log(rowsTable(rows));
+    console.log(rowsTable(rows, options.cache));
     console.log(`BENCH_INSTRUCTIONS ${JSON.stringify({ options, rows })}`);
     await sink?.close();
   } finally {
