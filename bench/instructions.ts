@@ -152,7 +152,10 @@ function inclusiveCounts(file: string, events: readonly string[], fn: string): E
   });
   const line = annotated.split('\n').find((l) => l.includes(`:${fn} `));
   // With several events, each count is followed by its share, `(12.3%)` or `( 1.3%)`: counts only.
-  const fields = (line ?? '').trim().split(/\s+/).filter((f) => /^(?:[\d,]+|\.)$/.test(f));
+  const fields = (line ?? '')
+    .trim()
+    .split(/\s+/)
+    .filter((f) => /^(?:[\d,]+|\.)$/.test(f));
   return countsOf(events, line === undefined ? [] : fields.slice(0, events.length));
 }
 
