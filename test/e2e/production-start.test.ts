@@ -15,6 +15,7 @@ import { cpSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { tempDir } from '../helpers/gateway';
+import { eventually } from '../helpers/http';
 import { freePort } from '../helpers/process';
 
 t.setTimeout(8 * 60_000);
@@ -149,7 +150,10 @@ t.test(
     await untilReady(port, performance.now(), gateway.output);
     const key = KEY_LINE.exec(gateway.output())?.[1];
     t.ok(key, 'the first key is printed, alone on its line');
-    t.match(gateway.output(), new RegExp(`bundled simulator on http://127\\.0\\.0\\.1:${simPort}`));
+    // The key is printed straight to stdout; log lines leave in chunks (at most 200 ms later).
+    const simLine = new RegExp(`bundled simulator on http://127\\.0\\.0\\.1:${simPort}`);
+    await eventually(() => simLine.test(gateway.output())).catch(() => undefined);
+    t.match(gateway.output(), simLine);
 
     const healthz = await fetch(`${url}/healthz`);
     t.equal(healthz.status, 200);
