@@ -30,6 +30,15 @@ export type BudgetAdmission =
   /** `subject`: the first budget found spent (the key's is checked before the team's). */
   | { readonly admitted: false; readonly subject: BudgetSubject };
 
+/**
+ * Resolves once a change is in the counts the next admission reads (on a shared ledger: applied there,
+ * or, while it cannot take it, counted locally and kept to send later). Never rejects: the request path
+ * does not wait for it, and a caller that must know the change is in (a test, an operator's tool) can.
+ */
+export type Settled = Promise<void>;
+/** A change made in this process's memory: in the counts as soon as the call returns. */
+export const SETTLED: Settled = Promise.resolve();
+
 /** What a usage record tells the ledger. */
 export type RecordedCost = Pick<UsageRecord, 'key_id' | 'team_id' | 'cost_micros' | 'created_at'>;
 
@@ -40,18 +49,18 @@ export interface BudgetLedger {
    * spend more than the budget plus one call's cost. A hold of 0 is no hold.
    */
   admit(subjects: readonly BudgetSubject[], micros: number): Promise<BudgetAdmission>;
-  /** The call ended: its hold goes (its real cost arrives through `recorded`). Never throws. */
-  release(hold: BudgetHold): void;
+  /** The call ended: its hold goes (its real cost arrives through `recorded`). */
+  release(hold: BudgetHold): Settled;
   /** A video submit's hold passes to its task, until the task ends (`taskEnded`, on any instance). */
-  holdTask(taskId: string, hold: BudgetHold): void;
+  holdTask(taskId: string, hold: BudgetHold): Settled;
   /** The task needs no more work: billed, failed or cancelled. A task without a hold is a no-op. */
-  taskEnded(taskId: string): void;
+  taskEnded(taskId: string): Settled;
   /**
    * A usage record was written: its cost counts against its key's and its team's current period.
    * `budgeted`: whether the call fell under a budget (false spares a shared ledger a round trip for a
    * subject it has never seen budgeted); the video biller does not know, and leaves it out.
    */
-  recorded(record: RecordedCost, budgeted?: boolean): void;
+  recorded(record: RecordedCost, budgeted?: boolean): Settled;
   /** Told of each record counted against a budget, with the spend before and after it (alerts). */
   onSpend(listener: SpendListener): void;
 }

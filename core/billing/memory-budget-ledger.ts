@@ -8,13 +8,15 @@
  * through Redis (redis-budget-ledger.ts), which falls back to this ledger while Redis cannot answer.
  */
 import type { KeyBudget } from '../stores/key-store';
-import type {
-  BudgetAdmission,
-  BudgetHold,
-  BudgetKind,
-  BudgetLedger,
-  BudgetSubject,
-  RecordedCost,
+import {
+  SETTLED,
+  type BudgetAdmission,
+  type BudgetHold,
+  type BudgetKind,
+  type BudgetLedger,
+  type BudgetSubject,
+  type RecordedCost,
+  type Settled,
 } from './budget-ledger';
 import { periodStartOf } from './budget-period';
 import type { SpendListener } from './spend-change';
@@ -87,40 +89,44 @@ export class MemoryBudgetLedger implements BudgetLedger {
     return { admitted: true, hold };
   }
 
-  release(hold: BudgetHold): void {
+  release(hold: BudgetHold): Settled {
     const held = this.calls.get(hold.id);
-    if (!held) return;
+    if (!held) return SETTLED;
     this.calls.delete(hold.id);
     for (const h of held) this.unhold(h);
+    return SETTLED;
   }
 
-  holdTask(taskId: string, hold: BudgetHold): void {
+  holdTask(taskId: string, hold: BudgetHold): Settled {
     const held = this.calls.get(hold.id);
-    if (!held) return;
+    if (!held) return SETTLED;
     this.calls.delete(hold.id);
     this.tasks.set(taskId, [...held]);
+    return SETTLED;
   }
 
-  taskEnded(taskId: string): void {
+  taskEnded(taskId: string): Settled {
     const held = this.tasks.get(taskId);
     if (!held) {
       if (this.seedings > 0) this.endedWhileSeeding.add(taskId);
-      return;
+      return SETTLED;
     }
     this.tasks.delete(taskId);
     for (const h of held) this.unhold(h);
+    return SETTLED;
   }
 
   /**
    * Records of a subject being read from the store meanwhile are counted too: the read may count them as
    * well, which errs towards refusing early, never towards overspending.
    */
-  recorded(record: RecordedCost): void {
+  recorded(record: RecordedCost): Settled {
     const cost = record.cost_micros;
-    if (cost === null || cost <= 0) return;
+    if (cost === null || cost <= 0) return SETTLED;
     if (record.key_id !== null) this.count(this.spends.get(nameOf('key', record.key_id)), record, cost);
     if (record.team_id !== undefined)
       this.count(this.spends.get(nameOf('team', record.team_id)), record, cost);
+    return SETTLED;
   }
 
   onSpend(listener: SpendListener): void {

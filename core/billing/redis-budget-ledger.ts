@@ -14,13 +14,15 @@ import type { Logger } from 'pino';
 import { LeaseRenewer } from '../../lib/lease-renewer';
 import type { RedisLink } from '../redis/redis-link';
 import { RedisScript } from '../redis/redis-script';
-import type {
-  BudgetAdmission,
-  BudgetHold,
-  BudgetKind,
-  BudgetLedger,
-  BudgetSubject,
-  RecordedCost,
+import {
+  SETTLED,
+  type BudgetAdmission,
+  type BudgetHold,
+  type BudgetKind,
+  type BudgetLedger,
+  type BudgetSubject,
+  type RecordedCost,
+  type Settled,
 } from './budget-ledger';
 import { monthStart, nextMonthStart, periodStartOf } from './budget-period';
 import {
@@ -76,6 +78,8 @@ const MAX_KNOWN = 100_000;
 interface Pending {
   readonly record: RecordedCost;
   readonly token: string;
+  /** Settles the `recorded` call once a retry lands (set when its first try failed with Redis up). */
+  readonly counted?: () => void;
 }
 
 interface TaskIndex {
@@ -127,7 +131,7 @@ export class RedisBudgetLedger implements BudgetLedger {
     return this.local.admit(subjects, micros);
   }
 
-  release(hold: BudgetHold): void {
+  release(hold: BudgetHold): Settled {
     const shared = this.shared.get(hold.id);
     if (!shared) return this.local.release(hold);
     this.shared.release(hold.id);
@@ -136,10 +140,13 @@ export class RedisBudgetLedger implements BudgetLedger {
       this.subject(s.kind, s.id) + ':h',
     ]);
     // A release that fails leaves the hold to lapse with its lease.
-    void releaseScript.run(this.redis.client, keys, [shared.member, hold.micros]).catch(() => undefined);
+    return releaseScript.run(this.redis.client, keys, [shared.member, hold.micros]).then(
+      () => undefined,
+      () => undefined,
+    );
   }
 
-  holdTask(taskId: string, hold: BudgetHold): void {
+  holdTask(taskId: string, hold: BudgetHold): Settled {
     const shared = this.shared.get(hold.id);
     if (!shared) return this.local.holdTask(taskId, hold);
     this.shared.release(hold.id);
@@ -147,14 +154,17 @@ export class RedisBudgetLedger implements BudgetLedger {
     const index: TaskIndex = { s: names, m: hold.micros };
     const keys = [this.taskIndex(taskId), ...names.flatMap((n) => [n, `${n}:h`, `${n}:t`])];
     const args = [shared.member, hold.micros, taskId, JSON.stringify(index)];
-    holdTaskScript.run(this.redis.client, keys, args).catch((e: Error) => {
-      this.logger.warn({ err: e.message, task: taskId }, 'budget: a video task hold was not kept on redis');
-    });
+    return holdTaskScript.run(this.redis.client, keys, args).then(
+      () => undefined,
+      (e: Error) => {
+        this.logger.warn({ err: e.message, task: taskId }, 'budget: a video task hold was not kept on redis');
+      },
+    );
   }
 
-  taskEnded(taskId: string): void {
-    this.local.taskEnded(taskId);
-    void this.endTask(taskId).catch((e: Error) => {
+  taskEnded(taskId: string): Settled {
+    void this.local.taskEnded(taskId);
+    return this.endTask(taskId).catch((e: Error) => {
       this.logger.warn(
         { err: e.message, task: taskId },
         'budget: a video task hold was not released on redis',
@@ -162,11 +172,11 @@ export class RedisBudgetLedger implements BudgetLedger {
     });
   }
 
-  recorded(record: RecordedCost, budgeted?: boolean): void {
-    this.local.recorded(record);
-    if (record.cost_micros === null || record.cost_micros <= 0) return;
-    if (budgeted === false && !this.knows(record)) return;
-    this.count({ record, token: `${this.tag}.${++this.records}` });
+  recorded(record: RecordedCost, budgeted?: boolean): Settled {
+    void this.local.recorded(record);
+    if (record.cost_micros === null || record.cost_micros <= 0) return SETTLED;
+    if (budgeted === false && !this.knows(record)) return SETTLED;
+    return this.count({ record, token: `${this.tag}.${++this.records}` });
   }
 
   onSpend(listener: SpendListener): void {
@@ -227,10 +237,10 @@ export class RedisBudgetLedger implements BudgetLedger {
   }
 
   /** Counts the record on Redis, or keeps it to count once Redis answers. */
-  private count(pending: Pending): void {
+  private count(pending: Pending): Settled {
     const { record, token } = pending;
     const subjects = ownersOf(record);
-    if (subjects.length === 0) return;
+    if (subjects.length === 0) return SETTLED;
     const month = monthStart(Date.parse(record.created_at));
     const keys = [this.redis.name(`bg:rec:${token}`)];
     for (const [kind, id] of subjects) {
@@ -238,8 +248,11 @@ export class RedisBudgetLedger implements BudgetLedger {
       keys.push(name, this.period(name, 0), this.period(name, month));
     }
     if (!this.redis.up) return this.wait(pending);
-    recordScript.run(this.redis.client, keys, [record.cost_micros!, TOKEN_KEPT_MS]).then(
-      (answer) => this.tell(subjects, month, answer as number[]),
+    return recordScript.run(this.redis.client, keys, [record.cost_micros!, TOKEN_KEPT_MS]).then(
+      (answer) => {
+        this.tell(subjects, month, answer as number[]);
+        pending.counted?.();
+      },
       () => this.wait(pending),
     );
   }
@@ -267,15 +280,24 @@ export class RedisBudgetLedger implements BudgetLedger {
     }
   }
 
-  private wait(pending: Pending): void {
+  /**
+   * Keeps a record Redis missed, to send again. Settled at once while Redis is down (admissions then read
+   * this instance's counts, which have it); a record missed while Redis is up settles when a retry lands.
+   */
+  private wait(pending: Pending): Settled {
     if (this.waiting.length >= MAX_WAITING) {
       const cost_micros = pending.record.cost_micros;
       this.logger.error({ cost_micros }, 'budget: redis missed a record; counted locally only');
-      return;
+      pending.counted?.();
+      return SETTLED;
     }
-    this.waiting.push(pending);
     this.retrier ??= setInterval(() => this.retry(), this.timing.retryMs);
     this.retrier.unref();
+    if (pending.counted || !this.redis.up) {
+      this.waiting.push(pending);
+      return SETTLED;
+    }
+    return new Promise((counted) => this.waiting.push({ ...pending, counted }));
   }
 
   private retry(): void {
@@ -283,7 +305,7 @@ export class RedisBudgetLedger implements BudgetLedger {
     const pending = this.waiting.splice(0);
     clearInterval(this.retrier);
     this.retrier = undefined;
-    for (const p of pending) this.count(p);
+    for (const p of pending) void this.count(p);
   }
 
   private async endTask(taskId: string): Promise<void> {

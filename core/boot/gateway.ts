@@ -246,7 +246,7 @@ async function compose(
   const poller = videoPoller(videoDeps, first.taskUpstreams);
   // Video submits' budget holds last until their tasks end, wherever they end (any instance's poller).
   taskStore.watch((task) => {
-    if (!needsWork(task)) budgets.taskEnded(task.id);
+    if (!needsWork(task)) void budgets.taskEnded(task.id);
   });
 
   const reloading = configReloading({

@@ -59,7 +59,7 @@ export class Biller {
     const record = usageRecordOf(task, this.pricing());
     const wrote = await this.usage.recordOnce(record);
     if (wrote) {
-      this.budgets?.recorded(record);
+      void this.budgets?.recorded(record);
       this.onBilled?.(record);
     }
     return { record, wrote };

@@ -99,7 +99,7 @@ export class BudgetMiddleware implements Middleware {
 
   finish(ctx: GatewayContext): void {
     const held = ctx.get(HELD);
-    if (held && held.task === undefined) this.ledger.release(held.hold);
+    if (held && held.task === undefined) void this.ledger.release(held.hold);
   }
 
   private async admit(ctx: GatewayContext, subjects: readonly BudgetSubject[], next: Next): Promise<void> {
@@ -112,7 +112,7 @@ export class BudgetMiddleware implements Middleware {
       ctx.set(HELD, held);
       ctx.set(TASK_STORED, (taskId) => {
         held.task = taskId;
-        this.ledger.holdTask(taskId, hold);
+        void this.ledger.holdTask(taskId, hold);
       });
     }
     return next();

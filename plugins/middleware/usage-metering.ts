@@ -106,6 +106,6 @@ export class UsageMeteringMiddleware implements Middleware {
     };
     this.store.record(record);
     // Budgets count it now, not when the batch is written.
-    this.budgets.recorded(record, ctx.key?.budget !== undefined || ctx.team?.budget !== undefined);
+    void this.budgets.recorded(record, ctx.key?.budget !== undefined || ctx.team?.budget !== undefined);
   }
 }

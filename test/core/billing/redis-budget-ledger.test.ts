@@ -11,7 +11,7 @@ import { MemoryBudgetLedger, type SpentSince } from '../../../core/billing/memor
 import { RedisBudgetLedger, type RedisLedgerTiming } from '../../../core/billing/redis-budget-ledger';
 import type { SpendChange } from '../../../core/billing/spend-change';
 import { RedisLink } from '../../../core/redis/redis-link';
-import { eventually } from '../../helpers/http';
+import { eventually } from '../../helpers/wait';
 import { privateRedis, redisPrefix, TEST_REDIS_URL, type PrivateRedis } from '../../helpers/redis';
 import type { Teardown } from '../../helpers/gateway';
 
@@ -50,16 +50,13 @@ async function ledgers(
   t: Teardown,
   n: number,
   spentSince: SpentSince,
-  options: { url?: string; timing?: RedisLedgerTiming } = {},
+  options: { url?: string; key_prefix?: string; timing?: RedisLedgerTiming; commandTimeout?: number } = {},
 ): Promise<RedisBudgetLedger[]> {
-  const key_prefix = redisPrefix(t, options.url);
+  const key_prefix = options.key_prefix ?? redisPrefix(t, options.url);
+  const command_timeout = options.commandTimeout ?? 5_000;
   const links = await Promise.all(
     Array.from({ length: n }, () =>
-      RedisLink.connect(
-        { url: options.url ?? TEST_REDIS_URL, key_prefix, command_timeout: 5_000 },
-        silent,
-        500,
-      ),
+      RedisLink.connect({ url: options.url ?? TEST_REDIS_URL, key_prefix, command_timeout }, silent, 500),
     ),
   );
   t.teardown(() => Promise.all(links.map((l) => l.close())));
@@ -88,8 +85,10 @@ t.test(
     t.equal(reads, 1, "the period's spend was read from the store by one instance");
     const refused = answers.find((a) => !a.admitted);
     t.strictSame(refused, { admitted: false, subject: k });
-    for (const [i, a] of answers.entries()) if (a.admitted && a.hold) three[i % 3]!.release(a.hold);
-    await until(t, async () => (await three[1]!.admit([k], 700)).admitted, 'released holds make room');
+    await Promise.all(
+      answers.flatMap((a, i) => (a.admitted && a.hold ? [three[i % 3]!.release(a.hold)] : [])),
+    );
+    t.ok((await three[1]!.admit([k], 700)).admitted, 'released holds make room');
   },
 );
 
@@ -101,26 +100,25 @@ t.test("a team's budget is shared by its keys on every instance; spend counts on
   t.ok((await b!.admit([key('k2', 10_000), t1], 500)).admitted, '1000 held');
   const third = await c!.admit([key('k3', 10_000), t1], 400);
   t.strictSame(third, { admitted: false, subject: t1 }, "another key elsewhere: the team's budget is held");
-  if (first.admitted && first.hold) a!.release(first.hold);
-  a!.recorded({ key_id: 'k1', team_id: 't1', cost_micros: 150, created_at: now() }, true);
-  await until(
-    t,
-    async () => (await c!.admit([key('k3', 10_000), t1], 400)).admitted,
-    '150 spent + 500 held < 1000',
-  );
+  if (first.admitted && first.hold) await a!.release(first.hold);
+  await a!.recorded({ key_id: 'k1', team_id: 't1', cost_micros: 150, created_at: now() }, true);
+  t.ok((await c!.admit([key('k3', 10_000), t1], 400)).admitted, '150 spent + 500 held < 1000');
   t.notOk((await c!.admit([key('k3', 10_000), t1], 0)).admitted, '150 spent + 900 held: full');
 });
 
 t.test('a dead instance: its holds lapse with their lease; a live one keeps renewing', async (t) => {
-  const timing = { ...TIMING, leaseMs: 300 };
+  // Leases run out on Redis' clock, so this test passes in real time. A lease of 3 s is renewed every
+  // second: the live instance's lapses only if its event loop stalls for 2 s.
+  const timing = { ...TIMING, leaseMs: 3_000 };
   const [dead, live] = await ledgers(t, 2, () => Promise.resolve(0), { timing });
   const k = key('k1', 1_000);
+  const since = Date.now();
   t.ok((await dead!.admit([k], 700)).admitted);
   dead!.stop(); // no more renewals: as if the process died
   t.ok((await live!.admit([k], 300)).admitted);
   t.notOk((await live!.admit([k], 0)).admitted, '1000 held');
-  await new Promise((r) => setTimeout(r, 700));
-  t.ok((await live!.admit([k], 0)).admitted, "the dead instance's hold lapsed");
+  await until(t, async () => (await live!.admit([k], 0)).admitted, "the dead instance's hold lapsed");
+  t.ok(Date.now() - since >= timing.leaseMs, 'not before its lease ran out');
   t.ok((await live!.admit([k], 700)).admitted, '300 + 700');
   t.notOk(
     (await live!.admit([k], 0)).admitted,
@@ -136,12 +134,12 @@ t.test(
     const submit = await a!.admit(subjects, 900);
     t.ok(submit.admitted && submit.hold);
     if (!submit.admitted || !submit.hold) return;
-    a!.holdTask('task-1', submit.hold);
-    a!.release(submit.hold); // the submit call ended: its hold went to the task
-    await until(t, async () => !(await b!.admit([team('t1', 900)], 0)).admitted, 'the task holds 900');
-    b!.taskEnded('task-1');
-    a!.taskEnded('task-1');
-    await until(t, async () => (await b!.admit([team('t1', 900)], 600)).admitted, 'released');
+    await a!.holdTask('task-1', submit.hold);
+    await a!.release(submit.hold); // the submit call ended: its hold went to the task
+    t.notOk((await b!.admit([team('t1', 900)], 0)).admitted, 'the task holds 900');
+    await b!.taskEnded('task-1');
+    await a!.taskEnded('task-1');
+    t.ok((await b!.admit([team('t1', 900)], 600)).admitted, 'released');
     t.ok((await b!.admit([team('t1', 900)], 300)).admitted, '600 + 300');
     t.notOk((await b!.admit([team('t1', 900)], 0)).admitted, 'full: the task was released once, not twice');
     t.ok((await a!.admit([key('k1', 900)], 0)).admitted, "and the key's hold went too");
@@ -154,10 +152,10 @@ t.test('spend changes come from the shared count: before and after, with the bud
   a!.onSpend((c) => changes.push(c));
   b!.onSpend((c) => changes.push(c));
   await a!.admit([key('k1', 1_000, 'month'), team('t1', 5_000)], 0);
-  b!.recorded({ key_id: 'k1', team_id: 't1', cost_micros: 300, created_at: now() }); // the biller: no hint
-  await until(t, () => changes.length === 2, 'one record, two subjects');
-  a!.recorded({ key_id: 'k1', team_id: 't1', cost_micros: 100, created_at: now() }, false);
-  await until(t, () => changes.length === 4, 'a call without a budget still counts where one was seen');
+  await b!.recorded({ key_id: 'k1', team_id: 't1', cost_micros: 300, created_at: now() }); // the biller: no hint
+  t.equal(changes.length, 2, 'one record, two subjects');
+  await a!.recorded({ key_id: 'k1', team_id: 't1', cost_micros: 100, created_at: now() }, false);
+  t.equal(changes.length, 4, 'a call without a budget still counts where one was seen');
   const d = new Date();
   t.strictSame(changes.slice(0, 2), [
     {
@@ -206,7 +204,7 @@ t.test(
       'answered from local counts',
     );
     usage.write(900);
-    a!.recorded({ key_id: 'k1', cost_micros: 900, created_at: now() }, true);
+    await a!.recorded({ key_id: 'k1', cost_micros: 900, created_at: now() }, true);
     t.ok((await a!.admit([k], 100)).admitted, 'locally: 900 spent');
     t.notOk((await a!.admit([k], 0)).admitted, 'the local count has the record: 900 spent + 100 held');
     await redis.start();
@@ -221,15 +219,19 @@ t.test(
 t.test('a record Redis could not take is counted once it answers again', async (t) => {
   const redis: PrivateRedis = await privateRedis(t);
   const usage = store();
-  const [a, b] = await ledgers(t, 2, usage.spentSince, { url: redis.url });
+  const key_prefix = redisPrefix(t, redis.url);
+  // The recording instance gives up on a command after 200 ms, well inside the pause below; the other
+  // waits out the pause, so its admissions are answered by Redis, not by its local counts.
+  const [a] = await ledgers(t, 1, usage.spentSince, { url: redis.url, key_prefix, commandTimeout: 200 });
+  const [b] = await ledgers(t, 1, usage.spentSince, { url: redis.url, key_prefix });
   const k = key('k1', 950);
   t.ok((await a!.admit([k], 0)).admitted, "the period's spend is read: 0");
   const admin = await RedisLink.connect({ url: redis.url, key_prefix: '', command_timeout: 5_000 }, silent);
   t.teardown(() => admin.close());
   await admin.client.call('CLIENT', 'PAUSE', '1500', 'WRITE');
   usage.write(950);
-  a!.recorded({ key_id: 'k1', cost_micros: 950, created_at: now() }, true);
-  await new Promise((r) => setTimeout(r, 2_000));
-  await until(t, async () => !(await b!.admit([k], 0)).admitted, 'the record reached Redis after the pause');
+  // Timed out, kept, and sent again until Redis takes it: settled once the retry has landed.
+  await a!.recorded({ key_id: 'k1', cost_micros: 950, created_at: now() }, true);
+  t.notOk((await b!.admit([k], 0)).admitted, 'the record reached Redis after the pause');
   t.ok((await b!.admit([key('k1', 951)], 0)).admitted, 'counted once: 950, not twice');
 });
