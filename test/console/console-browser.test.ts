@@ -11,7 +11,7 @@ import OpenAI from 'openai';
 import type { Page } from 'playwright-core';
 import { needsChromium, openConsolePage, shot } from '../helpers/chromium';
 import { startTestGateway, type TestGateway } from '../helpers/gateway';
-import { eventually } from '../helpers/http';
+import { eventually } from '../helpers/wait';
 import { submitVideo, untilFinished, videoBody } from '../plugins/video-helpers';
 
 /** A second model, called with another key, for the usage view's filters. */

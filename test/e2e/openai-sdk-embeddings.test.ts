@@ -11,7 +11,8 @@ import OpenAI from 'openai';
 import type { UsageRecord, UsageSummaryRow } from '../../core/stores/usage-store';
 import { isError } from '../helpers/errors';
 import { startTestGateway, type TestGateway } from '../helpers/gateway';
-import { eventually, getJson, postJson } from '../helpers/http';
+import { getJson, postJson } from '../helpers/http';
+import { eventually } from '../helpers/wait';
 
 /** Each embedding model: its default size, a size it takes, its price, and whether its vendor reports usage. */
 const MODELS = [

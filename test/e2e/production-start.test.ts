@@ -15,7 +15,7 @@ import { cpSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { tempDir } from '../helpers/gateway';
-import { eventually } from '../helpers/http';
+import { eventually } from '../helpers/wait';
 import { freePort } from '../helpers/process';
 
 t.setTimeout(8 * 60_000);

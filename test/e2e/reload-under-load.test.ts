@@ -6,7 +6,8 @@
  */
 import { type ConfigDoc } from '../helpers/gateway'; // first: it loads the plugins
 import t from 'tap';
-import { eventually, openStream, postJson } from '../helpers/http';
+import { openStream, postJson } from '../helpers/http';
+import { eventually } from '../helpers/wait';
 import { startFileGateway, type FileGateway } from '../helpers/reload';
 
 const CHAT = '/v1/chat/completions';

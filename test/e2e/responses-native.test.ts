@@ -10,7 +10,7 @@ import 'reflect-metadata';
 import t from 'tap';
 import OpenAI from 'openai';
 import { startTestGateway } from '../helpers/gateway';
-import { eventually } from '../helpers/http';
+import { eventually } from '../helpers/wait';
 
 const MODEL = 'modela-5.5';
 

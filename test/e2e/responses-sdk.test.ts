@@ -13,7 +13,7 @@ import t from 'tap';
 import OpenAI from 'openai';
 import { testCatalogue } from '../helpers/catalogue';
 import { startTestGateway } from '../helpers/gateway';
-import { eventually } from '../helpers/http';
+import { eventually } from '../helpers/wait';
 
 const CHAT_MODELS = ['modela', 'modelb', 'modelc'].flatMap((plugin) =>
   testCatalogue().of(plugin, 'chat-completions'),

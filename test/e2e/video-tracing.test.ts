@@ -12,7 +12,7 @@ import { TaskSpans } from '../../core/observability/tracing/task-spans';
 import { startTestGateway } from '../helpers/gateway';
 import { startOtlpReceiver, type ReceivedSpan } from '../helpers/otlp-receiver';
 import { allBilled, poller, videoaUpstream } from '../helpers/pollers';
-import { eventually } from '../helpers/http';
+import { eventually } from '../helpers/wait';
 import { submitVideo, videoBody } from '../plugins/video-helpers';
 
 const SERVER = 2;

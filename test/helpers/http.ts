@@ -82,18 +82,6 @@ export function openStream(
   });
 }
 
-/** Resolves once `predicate` holds, polling every 20 ms; rejects after `timeoutMs`. */
-export async function eventually(
-  predicate: () => boolean | Promise<boolean>,
-  timeoutMs = 3_000,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await predicate())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
 /** Resolves once a streamed response has delivered text containing `marker` (it must be set to utf8). */
 export function untilData(res: IncomingMessage, marker: string): Promise<void> {
   return new Promise((resolve) => {

@@ -56,15 +56,6 @@ export const indexedCollections = (
   };
 };
 
-/** Resolves once `check` is true; fails after `ms` (changes may reach a change stream a little later). */
-export async function until(check: () => boolean, ms = 10_000, what = 'condition'): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
-
 /** Usage store options for tests: small batches (bursts go out in several writes) and quick retries. */
 export const TEST_USAGE_WRITES = {
   flushEveryMs: 20,

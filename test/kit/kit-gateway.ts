@@ -6,7 +6,8 @@
 import type { Test } from 'tap';
 import type { UsageRecord } from '../../core/stores/usage-store';
 import { startTestGateway, type TestGateway } from '../helpers/gateway';
-import { eventually, getJson, postJson } from '../helpers/http';
+import { getJson, postJson } from '../helpers/http';
+import { eventually } from '../helpers/wait';
 import { FakeUpstream } from './fake-upstream';
 
 /** The family under test, as a gateway.yaml upstream entry names it. */

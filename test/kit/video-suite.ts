@@ -11,7 +11,7 @@ import type { Test } from 'tap';
 import { definedPluginsOf } from '../../core/plugins/define-plugin';
 import type { UsageRecord } from '../../core/stores/usage-store';
 import { isTerminal, type TaskError, type TaskStatus, type VideoTask } from '../../core/stores/video-task';
-import { eventually } from '../helpers/http';
+import { eventually } from '../helpers/wait';
 import { PROTOCOLS, queryVideo, submitVideo, type ProtocolName } from '../plugins/video-helpers';
 import { bytesOf, type Answer } from './fake-upstream';
 import { recordsOf, requestId, startKitGateway, type FamilyUnderTest, type KitGateway } from './kit-gateway';

@@ -5,7 +5,8 @@
 import type { UsageRecord } from '../../core/stores/usage-store';
 import type { LoggedRequest } from '../../simulator/request-log';
 import type { TestGateway } from '../helpers/gateway';
-import { eventually, postJson, sseJson, type JsonResponse } from '../helpers/http';
+import { postJson, sseJson, type JsonResponse } from '../helpers/http';
+import { eventually } from '../helpers/wait';
 
 /** The columns of the contract's chat field table: A = modela, B = modelb, C = modelc. */
 export type ChatFamily = 'A' | 'B' | 'C';

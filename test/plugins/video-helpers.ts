@@ -4,7 +4,8 @@
  */
 import { testCatalogue } from '../helpers/catalogue';
 import type { TestGateway } from '../helpers/gateway';
-import { eventually, getJson, postJson, type JsonResponse } from '../helpers/http';
+import { getJson, postJson, type JsonResponse } from '../helpers/http';
+import { eventually } from '../helpers/wait';
 
 export type ProtocolName = 'generic' | 'native-a' | 'native-b';
 type Body = Record<string, unknown>;

@@ -6,7 +6,8 @@
 import t from 'tap';
 import { isError } from '../../helpers/errors';
 import { startTestGateway, type TestGateway } from '../../helpers/gateway';
-import { eventually, type JsonResponse } from '../../helpers/http';
+import { type JsonResponse } from '../../helpers/http';
+import { eventually } from '../../helpers/wait';
 import { PROTOCOLS, submitVideo, videoBody, type ProtocolName } from '../../plugins/video-helpers';
 
 interface TaskView {

@@ -7,7 +7,8 @@ import t from 'tap';
 import type { UsageRecord, UsageSummaryRow } from '../../../core/stores/usage-store';
 import { totalsBy, type GroupOf } from '../../helpers/usage-totals';
 import { startTestGateway } from '../../helpers/gateway';
-import { eventually, postJson, type ErrorBody } from '../../helpers/http';
+import { postJson, type ErrorBody } from '../../helpers/http';
+import { eventually } from '../../helpers/wait';
 
 const PRICED = 'modela-5.5';
 const UNPRICED = 'modelb-3.5-flash';

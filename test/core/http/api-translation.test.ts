@@ -25,7 +25,8 @@ import { ApiServing } from '../../../core/routing/api-serving';
 import { ChatCompletionsApi, OpenAiStreamDialect } from '../../../plugins/apis/chat-completions';
 import { MessagesApi } from '../../../plugins/apis/messages';
 import { startTestGateway } from '../../helpers/gateway';
-import { eventually, parseSse, postJson } from '../../helpers/http';
+import { parseSse, postJson } from '../../helpers/http';
+import { eventually } from '../../helpers/wait';
 
 const ShoutApi: ModelApi = {
   id: 'shout',

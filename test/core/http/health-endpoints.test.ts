@@ -10,7 +10,8 @@ import { mkdir, rm, unlink, writeFile } from 'node:fs/promises';
 import { Agent, request } from 'node:http';
 import { join } from 'node:path';
 import { startTestGateway } from '../../helpers/gateway';
-import { eventually, postJson } from '../../helpers/http';
+import { postJson } from '../../helpers/http';
+import { eventually } from '../../helpers/wait';
 import { freePort } from '../../helpers/process';
 import { adminCall } from '../../helpers/reload';
 

@@ -14,7 +14,8 @@ import { startGateway, type RunningGateway } from '../../../core/boot/gateway';
 import { EmbeddedKeyStore } from '../../../core/stores/embedded/embedded-key-store';
 import { startSimulator } from '../../../simulator/server';
 import { tempDir, testConfig, type Teardown } from '../../helpers/gateway';
-import { eventually, postJson } from '../../helpers/http';
+import { postJson } from '../../helpers/http';
+import { eventually } from '../../helpers/wait';
 import { keyId, openLongStream } from '../../helpers/key-streams';
 import { privateRedis, redisPrefix, TEST_REDIS_URL } from '../../helpers/redis';
 

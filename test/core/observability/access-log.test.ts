@@ -6,7 +6,8 @@
 import { request } from 'node:http';
 import t from 'tap';
 import { startTestGateway } from '../../helpers/gateway';
-import { eventually, openStream, postJson, rawExchange } from '../../helpers/http';
+import { openStream, postJson, rawExchange } from '../../helpers/http';
+import { eventually } from '../../helpers/wait';
 import { LEVEL, recordingLogger, type LogLine } from '../../helpers/logs';
 
 const chat = { model: 'modela-5.5', messages: [{ role: 'user', content: 'hi' }] };

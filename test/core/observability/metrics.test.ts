@@ -6,7 +6,8 @@
 import t from 'tap';
 import { startTestGateway, type ConfigDoc } from '../../helpers/gateway';
 import { freePort } from '../../helpers/process';
-import { eventually, openStream, postJson, untilData } from '../../helpers/http';
+import { openStream, postJson, untilData } from '../../helpers/http';
+import { eventually } from '../../helpers/wait';
 import { scrape } from '../../helpers/metrics';
 import { submitVideo, videoBody } from '../../plugins/video-helpers';
 

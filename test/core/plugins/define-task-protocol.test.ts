@@ -11,7 +11,8 @@ import { definedPluginsOf } from '../../../core/plugins/define-plugin';
 import { defineTaskProtocol } from '../../../core/plugins/define-task-protocol';
 import { isError } from '../../helpers/errors';
 import { startTestGateway, type Teardown, type TestGateway } from '../../helpers/gateway';
-import { eventually, getJson, postJson, type JsonResponse } from '../../helpers/http';
+import { getJson, postJson, type JsonResponse } from '../../helpers/http';
+import { eventually } from '../../helpers/wait';
 import { usageOf } from '../../plugins/chat-helpers';
 import { videoBody, VIDEOB_MODEL } from '../../plugins/video-helpers';
 

@@ -5,7 +5,8 @@ import { performance } from 'node:perf_hooks';
 import { families } from '../../../simulator/families';
 import { SimErrors } from '../../../simulator/sim-error';
 import { startTestGateway, type ConfigDoc, type TestGateway } from '../../helpers/gateway';
-import { eventually, postJson, type ErrorBody } from '../../helpers/http';
+import { postJson, type ErrorBody } from '../../helpers/http';
+import { eventually } from '../../helpers/wait';
 
 const chat = (model: string, extra: Record<string, unknown> = {}) => ({
   model,

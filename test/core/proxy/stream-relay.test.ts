@@ -9,7 +9,8 @@ import {
   type ConfigDoc,
   type TestGateway,
 } from '../../helpers/gateway';
-import { eventually, openStream, parseSse, sseJson, type ErrorBody, untilData } from '../../helpers/http';
+import { openStream, parseSse, sseJson, type ErrorBody, untilData } from '../../helpers/http';
+import { eventually } from '../../helpers/wait';
 
 const streamChat = { model: 'modela-5.5', messages: [{ role: 'user', content: 'hi' }], stream: true };
 

@@ -4,7 +4,8 @@
  */
 import t from 'tap';
 import { startTestGateway } from '../../helpers/gateway';
-import { eventually, postJson } from '../../helpers/http';
+import { postJson } from '../../helpers/http';
+import { eventually } from '../../helpers/wait';
 import { submitVideo, videoBody } from '../../plugins/video-helpers';
 
 const chat = { model: 'modela-5.5', messages: [{ role: 'user', content: 'hi' }] };

@@ -3,7 +3,8 @@ import { connect } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { startTestGateway, type ConfigDoc } from '../../helpers/gateway';
 import { isError } from '../../helpers/errors';
-import { eventually, getJson, postJson, rawExchange, type ErrorBody } from '../../helpers/http';
+import { getJson, postJson, rawExchange, type ErrorBody } from '../../helpers/http';
+import { eventually } from '../../helpers/wait';
 import { LEVEL, recordingLogger } from '../../helpers/logs';
 
 const chat = { model: 'modela-5.5', messages: [{ role: 'user', content: 'hi' }] };

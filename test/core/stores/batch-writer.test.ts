@@ -3,7 +3,8 @@ import t from 'tap';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { BatchWriter, type BatchOptions } from '../../../core/stores/batch-writer';
-import { capturingLogger, until } from '../../helpers/stores';
+import { capturingLogger } from '../../helpers/stores';
+import { eventually } from '../../helpers/wait';
 
 const options: BatchOptions = {
   flushEveryMs: 5,
@@ -31,10 +32,10 @@ t.test('a write that fails twice, then succeeds, loses nothing and writes nothin
   const { logger, lines } = capturingLogger();
   const writer = new BatchWriter(write, options, logger, 'usage records');
   for (const n of [1, 2, 3]) writer.add(n);
-  await until(() => attempts.length === 2, 2_000, 'two failed attempts');
+  await eventually(() => attempts.length === 2, 2_000, 'two failed attempts');
   t.match(writer.stats(), { queued: 3, failing: true, failedWrites: 2 }, 'kept, and counted');
   writer.add(4); // added during the streak: waits for the retry, behind the failed batch
-  await until(() => writer.stats().queued === 0, 2_000, 'the retry');
+  await eventually(() => writer.stats().queued === 0, 2_000, 'the retry');
   t.strictSame(written, [1, 2, 3, 4], 'every item once, in order');
   t.equal(attempts.length, 3, 'no attempt beyond the one that worked');
   t.ok(attempts[2]! - attempts[1]! >= 2 * options.retryFirstMs - 2, 'the second retry waited twice as long');
@@ -54,7 +55,7 @@ t.test('retries back off exponentially up to the cap', async (t) => {
   const { write, attempts } = flakyWrite(6);
   const writer = new BatchWriter(write, options);
   writer.add(1);
-  await until(() => attempts.length === 7, 5_000, 'seven attempts');
+  await eventually(() => attempts.length === 7, 5_000, 'seven attempts');
   const gaps = attempts.slice(1).map((at, i) => at - attempts[i]!);
   // 10, 20, 40, then capped at 40 (timers fire late, never early; allow a millisecond of rounding)
   [10, 20, 40, 40, 40, 40].forEach((least, i) =>
@@ -90,7 +91,7 @@ t.test(
     writer.add(10); // the record of a call already under way
     writer.add(11);
     t.equal(writer.stats().queued, 12, 'still queued past the bound');
-    await until(() => writer.stats().failedWrites >= 2, 2_000, 'failing writes');
+    await eventually(() => writer.stats().failedWrites >= 2, 2_000, 'failing writes');
     t.equal(writer.accepting, false, 'failing writes keep it closed');
     t.strictSame(written, []);
     t.ok(writer.stats().retryInMs <= options.retryMaxMs, 'the next attempt is announced');
@@ -107,10 +108,10 @@ t.test('accepting again once the backlog is written', async (t) => {
   };
   const writer = new BatchWriter(write, options);
   for (let n = 0; n < 12; n++) writer.add(n);
-  await until(() => writer.stats().failing, 2_000, 'failing');
+  await eventually(() => writer.stats().failing, 2_000, 'failing');
   t.equal(writer.accepting, false);
   fail = false;
-  await until(() => writer.accepting, 2_000, 'accepting again');
+  await eventually(() => writer.accepting, 2_000, 'accepting again');
   t.equal(written.length, 12, 'all written');
 });
 

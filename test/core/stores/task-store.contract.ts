@@ -6,7 +6,8 @@
 import type { Test } from 'tap';
 import { IdempotencyKeyTaken, type TaskStore } from '../../../core/stores/task-store';
 import { normalizeTask, STATUS_RANK, type VideoTask } from '../../../core/stores/video-task';
-import { until, type Opener } from '../../helpers/stores';
+import { type Opener } from '../../helpers/stores';
+import { eventually } from '../../helpers/wait';
 
 export type MakeTaskStore = (t: Test) => Promise<Opener<TaskStore>>;
 
@@ -593,7 +594,7 @@ export function taskStoreContract(t: Test, makeStore: MakeTaskStore, clock: Leas
     await store.update(a.id, 'p1', { status: 'running' }, T0 + 2);
     await store.update(a.id, 'p1', { status: 'succeeded', video_url: 'https://v/3' }, T0 + 3);
     await store.insert(b, T0);
-    await until(() => seen.some((task) => task.id === b.id), 10_000, 'the second insert');
+    await eventually(() => seen.some((task) => task.id === b.id), 10_000, 'the second insert');
 
     const ofA = seen.filter((task) => task.id === a.id);
     t.equal(ofA.length, 4, 'one call per change: insert, acquire, two updates');
@@ -615,7 +616,7 @@ export function taskStoreContract(t: Test, makeStore: MakeTaskStore, clock: Leas
     const c = newTask();
     await store.update(a.id, 'p1', { billed: true }, T0 + 4);
     await store.insert(c, T0);
-    await until(() => alsoSeen.some((task) => task.id === c.id), 10_000, 'the other watcher');
+    await eventually(() => alsoSeen.some((task) => task.id === c.id), 10_000, 'the other watcher');
     t.notOk(
       seen.some((task) => task.id === c.id || task.billed),
       'a stopped listener is not called',

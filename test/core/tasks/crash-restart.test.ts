@@ -11,7 +11,7 @@ import { stringify } from 'yaml';
 import type { UsageRecord } from '../../../core/stores/usage-store';
 import { startSimulator } from '../../../simulator/server';
 import { tempDir, testConfig, type TestGateway } from '../../helpers/gateway';
-import { eventually } from '../../helpers/http';
+import { eventually } from '../../helpers/wait';
 import { freePort, spawnGateway, type GatewayProcess } from '../../helpers/process';
 import {
   PROTOCOLS,

@@ -13,7 +13,8 @@ import type { UsageRecord } from '../../../core/stores/usage-store';
 import type { VideoTask } from '../../../core/stores/video-task';
 import { startSimulator } from '../../../simulator/server';
 import { tempDir, testConfig, type TestGateway } from '../../helpers/gateway';
-import { eventually, getJson } from '../../helpers/http';
+import { getJson } from '../../helpers/http';
+import { eventually } from '../../helpers/wait';
 import { freePort, spawnGateway, type GatewayProcess } from '../../helpers/process';
 import { queryVideo, submitVideo, untilFinished, videoBody } from '../../plugins/video-helpers';
 

@@ -14,7 +14,7 @@ import { deadSubmitTask } from '../../helpers/tasks';
 import { keyId } from '../../../core/keys/api-key';
 import type { VideoTask } from '../../../core/stores/video-task';
 import { startTestGateway, type ConfigDoc, type TestGateway } from '../../helpers/gateway';
-import { eventually } from '../../helpers/http';
+import { eventually } from '../../helpers/wait';
 import { submitVideo, untilFinished, videoBody } from '../../plugins/video-helpers';
 
 const IDEMPOTENCY_KEY = 'order-after-a-crash';

@@ -12,7 +12,7 @@ import type { PollGates } from '../../../core/tasks/poll-gate';
 import { sharedPollGates } from '../../../core/tasks/shared-poll-gate';
 import type { Lease } from '../../../core/stores/video-task';
 import type { TestGateway } from '../../helpers/gateway';
-import { eventually } from '../../helpers/http';
+import { eventually } from '../../helpers/wait';
 import { allBilled, gatewayWithoutPoller, poller, submitMany, videoaUpstream } from '../../helpers/pollers';
 import { redisPrefix, TEST_REDIS_URL } from '../../helpers/redis';
 

@@ -8,7 +8,7 @@ import type { PollPolicy } from '../../../core/contracts/plugin';
 import type { VideoTask } from '../../../core/stores/video-task';
 import { errorDelay, firstPollDelay, nextPollDelay } from '../../../core/tasks/poll-delay';
 import { FAST_POLL, startTestGateway } from '../../helpers/gateway';
-import { eventually } from '../../helpers/http';
+import { eventually } from '../../helpers/wait';
 import { poller, submitMany, videoaUpstream } from '../../helpers/pollers';
 
 const POLICY: PollPolicy = { everyMs: 1_000, maxEveryMs: 8_000, deadlineMs: 0, concurrency: 1, perSecond: 0 };

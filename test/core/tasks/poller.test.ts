@@ -8,7 +8,7 @@ import 'reflect-metadata';
 import t from 'tap';
 import type { TaskUpstream } from '../../../core/contracts/plugin';
 import type { VideoTask } from '../../../core/stores/video-task';
-import { eventually } from '../../helpers/http';
+import { eventually } from '../../helpers/wait';
 import {
   allBilled,
   gatewayWithoutPoller,

@@ -4,7 +4,7 @@
  */
 import t from 'tap';
 import { FAST_POLL, startTestGateway } from '../../helpers/gateway';
-import { eventually } from '../../helpers/http';
+import { eventually } from '../../helpers/wait';
 import { submitVideo, videoBody } from '../../plugins/video-helpers';
 
 const TASKS = 1_000;

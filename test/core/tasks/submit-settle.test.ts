@@ -8,7 +8,7 @@ import t from 'tap';
 import { interruptedChange } from '../../../core/tasks/interrupted-submit';
 import type { VideoTask } from '../../../core/stores/video-task';
 import { startTestGateway, type TestGateway } from '../../helpers/gateway';
-import { eventually } from '../../helpers/http';
+import { eventually } from '../../helpers/wait';
 import { LEVEL, recordingLogger } from '../../helpers/logs';
 import { submitVideo, untilFinished, videoBody } from '../../plugins/video-helpers';
 

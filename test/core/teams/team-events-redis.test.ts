@@ -12,7 +12,8 @@ import { EmbeddedKeyStore } from '../../../core/stores/embedded/embedded-key-sto
 import { EmbeddedTeamStore } from '../../../core/stores/embedded/embedded-team-store';
 import { startSimulator } from '../../../simulator/server';
 import { tempDir, testConfig } from '../../helpers/gateway';
-import { eventually, postJson } from '../../helpers/http';
+import { postJson } from '../../helpers/http';
+import { eventually } from '../../helpers/wait';
 import { redisPrefix, TEST_REDIS_URL } from '../../helpers/redis';
 
 const hello = { model: 'modela-5.5', messages: [{ role: 'user', content: 'hi' }] };

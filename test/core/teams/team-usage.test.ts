@@ -7,7 +7,8 @@ import t from 'tap';
 import type { List, Page, TaskView, TeamWithActivity, UsageSummaryRow } from '../../../core/admin/wire';
 import type { UsageRecord } from '../../../core/stores/usage-store';
 import { startTestGateway, type TestGateway } from '../../helpers/gateway';
-import { eventually, postJson } from '../../helpers/http';
+import { postJson } from '../../helpers/http';
+import { eventually } from '../../helpers/wait';
 import { PROTOCOLS, submitVideo, videoBody } from '../../plugins/video-helpers';
 
 const PRICED = 'modela-5.5';

@@ -13,7 +13,8 @@ import { isError } from '../../helpers/errors';
 import { startTestGateway, testConfig, type ConfigDoc, type TestGateway } from '../../helpers/gateway';
 import { buildConfig } from '../../../config/load';
 import { startGateway } from '../../../core/boot/gateway';
-import { eventually, postJson, type JsonResponse } from '../../helpers/http';
+import { postJson, type JsonResponse } from '../../helpers/http';
+import { eventually } from '../../helpers/wait';
 import { needsWork } from '../../../core/stores/video-task';
 import { submitVideo, videoBody } from '../video-helpers';
 

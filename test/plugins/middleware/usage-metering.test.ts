@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { EmbeddedUsageStore } from '../../../core/stores/embedded/embedded-usage-store';
 import type { UsageRecord } from '../../../core/stores/usage-store';
 import { startTestGateway, withoutStage, type TestGateway } from '../../helpers/gateway';
-import { eventually, getJson, openStream, postJson, type ErrorBody } from '../../helpers/http';
+import { getJson, openStream, postJson, type ErrorBody } from '../../helpers/http';
+import { eventually } from '../../helpers/wait';
 import { TEST_USAGE_WRITES } from '../../helpers/stores';
 
 const chat = (extra: Record<string, unknown> = {}) => ({

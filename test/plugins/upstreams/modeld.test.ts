@@ -6,7 +6,8 @@
  */
 import t, { type Test } from 'tap';
 import { startTestGateway, type TestGateway } from '../../helpers/gateway';
-import { eventually, openStream, parseSse, type JsonResponse, untilData } from '../../helpers/http';
+import { openStream, parseSse, type JsonResponse, untilData } from '../../helpers/http';
+import { eventually } from '../../helpers/wait';
 import { newId, upstreamOf, usageOf } from '../chat-helpers';
 import { messages, MODELD, VERSION } from '../messages-helpers';
 

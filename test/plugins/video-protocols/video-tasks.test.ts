@@ -5,7 +5,7 @@
  */
 import t from 'tap';
 import { startTestGateway } from '../../helpers/gateway';
-import { eventually } from '../../helpers/http';
+import { eventually } from '../../helpers/wait';
 import { usageOf } from '../chat-helpers';
 import {
   PROTOCOL_NAMES,

@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { EmbeddedUsageStore } from '../../../../core/stores/embedded/embedded-usage-store';
 import type { UsageRecord } from '../../../../core/stores/usage-store';
 import { tempDir } from '../../../helpers/gateway';
-import { capturingLogger, closingAtEnd, TEST_USAGE_WRITES, until } from '../../../helpers/stores';
+import { capturingLogger, closingAtEnd, TEST_USAGE_WRITES } from '../../../helpers/stores';
+import { eventually } from '../../../helpers/wait';
 import { newRecord } from '../usage-store.contract';
 
 const NO_DEV_FULL = { skip: existsSync('/dev/full') ? false : 'no /dev/full here' };
@@ -35,12 +36,12 @@ t.test(
     )();
     const records = Array.from({ length: 5 }, () => newRecord({ key_id: 'sk-disk' }));
     for (const r of records) store.record(r);
-    await until(() => store.stats().failedWrites >= 3, 5_000, 'three failed writes');
+    await eventually(() => store.stats().failedWrites >= 3, 5_000, 'three failed writes');
     t.match(store.stats(), { queued: 5, failing: true });
     await t.rejects(store.flush(), { code: 'ENOSPC' }, 'flush says why');
 
     await repair();
-    await until(() => store.stats().queued === 0, 5_000, 'the backlog written');
+    await eventually(() => store.stats().queued === 0, 5_000, 'the backlog written');
     t.match(store.stats(), { failing: false });
     t.strictSame(await store.list({ key_id: 'sk-disk' }), records, 'every record once, in order');
     const streak = lines.filter((l) => /usage records/.test(l.msg));

@@ -24,7 +24,8 @@ import {
   StoreIndexesNotReady,
 } from '../../../../core/stores/mongodb/store-indexes';
 import type { VideoTask } from '../../../../core/stores/video-task';
-import { MONGODB_URI, NO_MONGODB, TEST_USAGE_WRITES, until } from '../../../helpers/stores';
+import { MONGODB_URI, NO_MONGODB, TEST_USAGE_WRITES } from '../../../helpers/stores';
+import { eventually } from '../../../helpers/wait';
 import { newTask } from '../task-store.contract';
 import { newRecord } from '../usage-store.contract';
 
@@ -143,12 +144,12 @@ t.test('a collection dropped under a change stream: the watch goes on', SKIP, as
   t.teardown(stop);
   const before = newTask();
   await stores[0]!.insert(before, 0);
-  await until(() => seen.has(before.id), 10_000, 'the first insert');
+  await eventually(() => seen.has(before.id), 10_000, 'the first insert');
   await all[0]!.db.collection('tasks').drop(); // an invalidate: the driver only closes the stream
   await buildStoreIndexes(all[0]!.db, KEEP_FOREVER, { tasks: 'tasks' });
   const after = newTask();
   await stores[0]!.insert(after, 0);
-  await until(() => seen.has(after.id), 15_000, 'an insert after the drop');
+  await eventually(() => seen.has(after.id), 15_000, 'an insert after the drop');
   t.pass('reopened after the invalidate, and the insert after it was delivered');
 });
 
@@ -161,7 +162,7 @@ t.test('a change stream failing with a fatal code reopens from now', SKIP, async
   const first = newTask();
   await stores[0]!.insert(first, 0);
   const later = newTask();
-  await until(
+  await eventually(
     () => {
       if (!seen.has(later.id)) void stores[0]!.insert(later, 0).catch(() => undefined);
       return seen.has(later.id);

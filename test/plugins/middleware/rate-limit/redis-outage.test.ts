@@ -6,7 +6,8 @@
 import t from 'tap';
 import { startSimulator } from '../../../../simulator/server';
 import { startCluster } from '../../../helpers/cluster';
-import { eventually, postJson } from '../../../helpers/http';
+import { postJson } from '../../../helpers/http';
+import { eventually } from '../../../helpers/wait';
 import { privateRedis } from '../../../helpers/redis';
 import { sleep } from './limiter-cases';
 
