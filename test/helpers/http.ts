@@ -82,15 +82,30 @@ export function openStream(
   });
 }
 
-/** Resolves once a streamed response has delivered text containing `marker` (it must be set to utf8). */
+/**
+ * Resolves once a streamed response has delivered text containing `marker` (set it to utf8), however the
+ * text was cut into reads: a marker split across two reads still counts. Rejects, with what came, when
+ * the response ends first.
+ */
 export function untilData(res: IncomingMessage, marker: string): Promise<void> {
-  return new Promise((resolve) => {
-    const onData = (text: string): void => {
-      if (!text.includes(marker)) return;
-      res.off('data', onData);
+  return new Promise((resolve, reject) => {
+    let seen = '';
+    const onData = (chunk: string | Buffer): void => {
+      seen += typeof chunk === 'string' ? chunk : chunk.toString('utf8');
+      if (!seen.includes(marker)) return;
+      stop();
       resolve();
     };
-    res.on('data', onData);
+    const onEnd = (): void => {
+      stop();
+      reject(
+        new Error(`the response ended before ${JSON.stringify(marker)}; it sent ${JSON.stringify(seen)}`),
+      );
+    };
+    const stop = (): void => {
+      res.off('data', onData).off('end', onEnd).off('close', onEnd).off('error', onEnd);
+    };
+    res.on('data', onData).on('end', onEnd).on('close', onEnd).on('error', onEnd);
   });
 }
 
