@@ -86,7 +86,7 @@ export interface OtlpReceiver {
   readonly spans: ReceivedSpan[];
   /** The content type and headers of each export received. */
   readonly exports: { readonly contentType: string; readonly headers: IncomingMessage['headers'] }[];
-  /** Resolves with the spans once `done` holds of them; rejects after `timeoutMs`. */
+  /** Resolves with the spans once `done` holds of them; rejects after `timeoutMs` naming the spans it has. */
   until(done: (spans: readonly ReceivedSpan[]) => boolean, timeoutMs?: number): Promise<ReceivedSpan[]>;
 }
 
@@ -188,7 +188,8 @@ export async function startOtlpReceiver(t: Test): Promise<OtlpReceiver> {
       };
       const timer = setTimeout(() => {
         cleanup();
-        reject(new Error(`the receiver did not get the spans awaited; it has ${spans.length}`));
+        const names = spans.map((s) => s.name).join(', ');
+        reject(new Error(`the receiver did not get the spans awaited; it has ${spans.length}: ${names}`));
       }, timeoutMs);
       const cleanup = () => {
         clearTimeout(timer);
