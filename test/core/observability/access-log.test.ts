@@ -7,7 +7,7 @@ import { request } from 'node:http';
 import t from 'tap';
 import { startTestGateway } from '../../helpers/gateway';
 import { openStream, postJson, rawExchange } from '../../helpers/http';
-import { eventually } from '../../helpers/wait';
+import { eventually, until } from '../../helpers/wait';
 import { LEVEL, recordingLogger, type LogLine } from '../../helpers/logs';
 
 const chat = { model: 'modela-5.5', messages: [{ role: 'user', content: 'hi' }] };
@@ -85,21 +85,25 @@ void t.test('one access line per request, whatever its outcome', async (t) => {
   ];
   for (const c of cases) await c.send();
 
-  // A client that leaves while the upstream thinks: nothing was answered.
-  await new Promise<void>((resolve) => {
-    const req = request(url, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        authorization: `Bearer ${gw.key}`,
-        'x-request-id': 'gone-1',
-        'x-sim-latency-ms': '2000',
-      },
-    });
-    req.on('error', () => resolve());
-    req.end(JSON.stringify(chat));
-    setTimeout(() => req.destroy(), 200);
+  // A client that leaves while the upstream thinks: nothing was answered. It leaves once the upstream has
+  // the request, long before the upstream's ten seconds are up.
+  const gone = request(url, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      authorization: `Bearer ${gw.key}`,
+      'x-request-id': 'gone-1',
+      'x-sim-latency-ms': '10000',
+    },
   });
+  gone.on('error', () => undefined); // destroyed on purpose
+  gone.end(JSON.stringify(chat));
+  await until(
+    () => gw.sim.log.list('gone-1').length,
+    (n) => n > 0,
+    { what: 'the upstream receiving gone-1' },
+  );
+  gone.destroy();
   await eventually(() => accessLines(lines, 'gone-1').length > 0);
 
   // Headers too large: Node refuses the request before the handler; it is logged all the same.
@@ -110,8 +114,9 @@ void t.test('one access line per request, whatever its outcome', async (t) => {
   t.match(huge, /^HTTP\/1\.1 431 /);
   await eventually(() => accessLines(lines, 'huge-1').length > 0);
 
-  // Let any late line arrive before counting.
-  await new Promise((r) => setTimeout(r, 200));
+  // A closed gateway has no request in flight: every request it took has been logged, so a late or
+  // second line would be here by now.
+  await gw.gateway.close();
   for (const c of cases) {
     const mine = accessLines(lines, c.id);
     t.equal(mine.length, 1, `${c.id}: one line`);
@@ -128,9 +133,9 @@ void t.test('one access line per request, whatever its outcome', async (t) => {
   t.ok(Math.abs(split) <= 0.10001, `gateway + upstream = duration (off by ${split})`);
   t.notOk('key_id' in accessLines(lines, 'no-key-1')[0]!, 'no key, no key id');
 
-  const gone = accessLines(lines, 'gone-1');
-  t.equal(gone.length, 1, 'the client that left: one line');
-  t.match(gone[0], { status: 499, outcome: 'client_closed', upstream: 'modela-main' });
+  const left = accessLines(lines, 'gone-1');
+  t.equal(left.length, 1, 'the client that left: one line');
+  t.match(left[0], { status: 499, outcome: 'client_closed', upstream: 'modela-main' });
 
   const refused = accessLines(lines, 'huge-1');
   t.equal(refused.length, 1, 'the refused headers: one line');
