@@ -4,8 +4,9 @@ import { performance } from 'node:perf_hooks';
 import { startTestGateway, type ConfigDoc } from '../../helpers/gateway';
 import { isError } from '../../helpers/errors';
 import { getJson, postJson, rawExchange, type ErrorBody } from '../../helpers/http';
-import { eventually } from '../../helpers/wait';
+import { eventually, until } from '../../helpers/wait';
 import { LEVEL, recordingLogger } from '../../helpers/logs';
+import { receivedRequests } from '../../helpers/server-side';
 
 const chat = { model: 'modela-5.5', messages: [{ role: 'user', content: 'hi' }] };
 
@@ -202,19 +203,22 @@ void t.test(
   async (t) => {
     const { logger, lines } = recordingLogger('info');
     const gw = await startTestGateway(t, () => undefined, { logger });
+    const received = receivedRequests(t);
     const { port } = new URL(gw.url);
-    await new Promise<void>((resolve) => {
-      const socket = connect(Number(port), '127.0.0.1', () => {
-        socket.write(
-          `POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${gw.key}\r\n` +
-            'content-type: application/json\r\ncontent-length: 100\r\n\r\n{"model":',
-        );
-        setTimeout(() => {
-          socket.destroy();
-          resolve();
-        }, 100);
-      });
-    });
+    const socket = connect(Number(port), '127.0.0.1');
+    socket.on('error', () => undefined); // destroyed on purpose below
+    socket.write(
+      `POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${gw.key}\r\n` +
+        'x-request-id: gone-while-read\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{"model":',
+    );
+    // The client leaves once the gateway reads its body (its reader consumes the request), not before.
+    const request = await received('gone-while-read');
+    await until(
+      () => request.readableFlowing,
+      (flowing) => flowing === true,
+      { what: 'the gateway reading the body' },
+    );
+    socket.destroy();
     await eventually(() => lines.some((l) => l.code === 'client_closed_request'));
     t.ok(
       lines.some((l) => l.code === 'client_closed_request' && l.level === LEVEL.info),
