@@ -5,7 +5,7 @@ import { performance } from 'node:perf_hooks';
 import { families } from '../../../simulator/families';
 import { SimErrors } from '../../../simulator/sim-error';
 import { startTestGateway, type ConfigDoc, type TestGateway } from '../../helpers/gateway';
-import { postJson, type ErrorBody } from '../../helpers/http';
+import { openStream, postJson, type ErrorBody } from '../../helpers/http';
 import { eventually } from '../../helpers/wait';
 
 const chat = (model: string, extra: Record<string, unknown> = {}) => ({
@@ -98,7 +98,8 @@ t.test('upstream error statuses come back unchanged', async (t) => {
     req.end(JSON.stringify(chat('modela-5.5')));
     await eventually(() => upstreamEntry(gw, id) !== undefined);
     req.destroy();
-    await eventually(() => upstreamEntry(gw, id)?.aborted === true, 1_000);
+    // An upstream that answered (after 5 s) would be finished, never aborted.
+    await eventually(() => upstreamEntry(gw, id)?.aborted === true, 10_000, 'the upstream request aborted');
     t.pass('the upstream saw the request aborted');
   });
 });
@@ -130,8 +131,8 @@ t.test('an unreachable upstream → 502 upstream_unreachable', async (t) => {
 t.test('an upstream too slow for its response headers → 504 upstream_timeout', async (t) => {
   const gw = await startTestGateway(t, (doc) => {
     (doc.server as ConfigDoc).timeouts = { upstream_response: '200ms' };
-    // The upstream's own setting wins over the server-wide one.
-    ((doc.upstreams as ConfigDoc)['modelc-main'] as ConfigDoc).timeouts = { response: '3s' };
+    // The upstream's own setting wins over the server-wide one (long: a loaded machine must not reach it).
+    ((doc.upstreams as ConfigDoc)['modelc-main'] as ConfigDoc).timeouts = { response: '10s' };
     // One socket to modelb, so a second request has to wait in the agent's queue.
     ((doc.upstreams as ConfigDoc)['modelb-main'] as ConfigDoc).max_sockets = 1;
   });
@@ -143,15 +144,15 @@ t.test('an upstream too slow for its response headers → 504 upstream_timeout',
       const started = performance.now();
       const res = await postJson<ErrorBody>(url, chat('modela-5.5', { stream }), gw.key, {
         'x-request-id': id,
-        'x-sim-latency-ms': '1000',
+        'x-sim-latency-ms': '5000',
       });
       const took = performance.now() - started;
       t.equal(res.status, 504);
       t.equal(res.body.error.code, 'upstream_timeout');
       t.equal(res.body.error.type, 'error');
       t.equal(res.headers.get('x-request-id'), id);
-      t.ok(took < 800, `answered after ${Math.round(took)} ms, before the upstream's 1 s`);
-      await eventually(() => upstreamEntry(gw, id)?.aborted === true, 1_000);
+      t.ok(took < 4_000, `answered after ${Math.round(took)} ms, before the upstream's 5 s`);
+      await eventually(() => upstreamEntry(gw, id)?.aborted === true, 4_000, 'the upstream request aborted');
       t.pass('the upstream request was aborted');
     });
   }
@@ -162,16 +163,21 @@ t.test('an upstream too slow for its response headers → 504 upstream_timeout',
   });
 
   t.test('a request that timed out while queued for a socket is never sent upstream', async (t) => {
-    // A stream holds modelb's only socket for about a second (its headers come at once: no timeout).
-    const holding = postJson(url, chat('modelb-3.5-flash', { stream: true }), gw.key, {
+    // A stream holds modelb's only socket (its headers come at once: no timeout) until the test lets go:
+    // ten seconds of stream, so the request behind it waits out its 200 ms whatever the machine's load.
+    const holding = await openStream(url, chat('modelb-3.5-flash', { stream: true }), gw.key, {
+      'x-request-id': 'holding',
       'x-sim-tps': '5',
-      'x-sim-tokens': '5',
+      'x-sim-tokens': '50',
     });
     const queued = await postJson<ErrorBody>(url, chat('modelb-3.5-flash'), gw.key, {
       'x-request-id': 'queued',
     });
     t.equal(queued.status, 504);
-    t.equal((await holding).status, 200);
+    t.equal(holding.statusCode, 200);
+    // The stream lets go of the socket: the gateway aborts its upstream request when the client leaves.
+    holding.destroy();
+    await eventually(() => upstreamEntry(gw, 'holding')?.aborted === true, 10_000, 'the holding stream gone');
     // Requests leave the agent's queue in order: once a later one has reached the upstream, an
     // abandoned one still queued would have reached it first.
     await postJson(url, chat('modelb-3.5-flash'), gw.key, { 'x-request-id': 'after-queued' });
