@@ -271,7 +271,8 @@ void t.test('the modeld upstream, there and back', async (t) => {
     res.setEncoding('utf8');
     await untilData(res, 'text_delta');
     res.socket.destroy();
-    await eventually(() => upstreamOf(gw, id)[0]?.aborted === true, 1_000);
+    // Room for a loaded machine, and still half the stream's own ten seconds.
+    await eventually(() => upstreamOf(gw, id)[0]?.aborted === true, 5_000, 'the upstream stream aborted');
     t.equal(upstreamOf(gw, id)[0]?.finished, false, 'the upstream never finished its stream');
     t.match(await onlyRecord(t, gw, id), { outcome: 'client_closed', estimated: true });
   });
