@@ -10,6 +10,12 @@ import type { TestGateway } from '../helpers/gateway';
 
 export type ClientApi = 'chat' | 'messages' | 'images' | 'embeddings' | 'responses';
 
+/**
+ * How long a whole answer may take, raw or through an SDK, before it counts as hung: the largest
+ * recordings go out in thousands of small pieces, a second's work here and several on a loaded machine.
+ */
+export const ANSWER_MS = 30_000;
+
 type Json = Record<string, unknown>;
 
 /** What a user got from the SDK: the text read, or the error it raised (its HTTP status, if any). */
@@ -59,7 +65,7 @@ async function sdkView(call: () => Promise<string>): Promise<SdkView> {
 }
 
 const openai = (gw: TestGateway): OpenAI =>
-  new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: gw.key, maxRetries: 0, timeout: 5_000 });
+  new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: gw.key, maxRetries: 0, timeout: ANSWER_MS });
 
 const chatDeltas = (data: Json | undefined, key: 'content' | 'reasoning_content'): string =>
   ((data?.choices ?? []) as { delta?: Json }[]).map((c) => str(c.delta?.[key])).join('');
@@ -116,7 +122,7 @@ const messages: ApiProfile = {
       : (((answer as Json).content ?? []) as Json[]).map((b) => str(b.text)).join(''),
   sdk: (gw, model, stream, id) =>
     sdkView(async () => {
-      const client = gatewayAnthropic(gw, { timeout: 5_000 });
+      const client = gatewayAnthropic(gw, { timeout: ANSWER_MS });
       const body = { model, max_tokens: 1024, messages: hello };
       if (!stream) {
         const message = await client.messages.create(body, withId(id));

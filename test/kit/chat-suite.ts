@@ -22,7 +22,7 @@
 import type { Test } from 'tap';
 import type { UsageRecord } from '../../core/stores/usage-store';
 import { parseSse } from '../helpers/http';
-import { APIS, type ApiProfile, type ClientApi } from './apis';
+import { ANSWER_MS, APIS, type ApiProfile, type ClientApi } from './apis';
 import { bytesOf, isStream, type Answer } from './fake-upstream';
 import {
   modelsServedOn,
@@ -60,9 +60,6 @@ export interface ChatCase {
   /** For a 2xx answer: what its usage record must hold (matched as `t.match` does). */
   readonly metered?: Partial<UsageRecord>;
 }
-
-/** Long enough for any fixture on a loaded machine; an answer that takes longer hangs. */
-const ANSWER_MS = 5_000;
 
 type Json = Record<string, unknown>;
 

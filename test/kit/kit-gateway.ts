@@ -73,8 +73,12 @@ export async function modelsServedOn(k: KitGateway, path: string): Promise<reado
   return served;
 }
 
-/** The usage records of `id` once at least one is written (none after `ms` resolves to none). */
-export async function recordsOf(gw: TestGateway, id: string, ms = 2_000): Promise<UsageRecord[]> {
+/**
+ * The usage records of `id` once at least one is written (none after `ms` resolves to none). Every
+ * caller expects a record, so the wait costs nothing unless one is missing: `ms` leaves a loaded machine
+ * room for a poller's billing.
+ */
+export async function recordsOf(gw: TestGateway, id: string, ms = 10_000): Promise<UsageRecord[]> {
   await eventually(async () => (await gw.gateway.usage.list({ id })).length > 0, ms).catch(() => undefined);
   return gw.gateway.usage.list({ id });
 }
