@@ -52,10 +52,18 @@ t.test('submit on one instance, polls and billing on another: one trace from sub
   const id = String(submitted.body.id);
   await eventually(() => allBilled(gw, [id]), 10_000);
 
-  const spans = await receiver.until((all) => all.some((s) => s.name === 'bill video task'));
-  const submit = spans.find(
-    (s) => s.kind === SERVER && s.attributes['gateway.request_id'] === 'video-submit',
-  );
+  // Each instance exports on its own schedule, in the order its spans end: B's billing comes after its
+  // polls, but A's submit spans may come after all of B's. Wait for the billing and the submit's spans.
+  const submitOf = (all: readonly ReceivedSpan[]) =>
+    all.find((s) => s.kind === SERVER && s.attributes['gateway.request_id'] === 'video-submit');
+  const spans = await receiver.until((all) => {
+    const submitted = submitOf(all);
+    return (
+      all.some((s) => s.name === 'bill video task') &&
+      all.some((s) => s.kind === CLIENT && submitted !== undefined && s.parentSpanId === submitted.spanId)
+    );
+  });
+  const submit = submitOf(spans);
   t.ok(submit, "the submit's request span");
   t.equal(submit?.resource['service.instance.id'], 'instance-a');
   t.match(submit?.attributes, {
