@@ -44,7 +44,8 @@ export async function openConsolePage(
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS, timeout: 30_000 });
   t.teardown(() => browser.close());
   const page = await browser.newPage({ viewport, acceptDownloads: true });
-  page.setDefaultTimeout(10_000);
+  // Each wait is for something the page does (a row, a dialog); on a loaded machine it can take seconds.
+  page.setDefaultTimeout(30_000);
   const problems: string[] = [];
   page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
   // Only the console's own: an identity provider's development pages load fonts from the internet.
