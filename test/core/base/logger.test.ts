@@ -13,7 +13,9 @@ const LOGGER = join(__dirname, '..', '..', '..', 'core', 'base', 'logger.js');
 /**
  * Logs in bursts for as many ms as its argument says (the destination kept writing, as under steady load),
  * then one `quiet` line, shorter than the 4 KB the logger buffers before writing; a second later it says
- * `checkpoint` on stderr and waits for the parent before exiting.
+ * `checkpoint` on stderr and waits for the parent before exiting. That second is the subject (a quiet line
+ * is written within it, nothing else logged to push it out), so it stays a timer; it runs on the child's
+ * own event loop, where the logger's flush, due sooner, always fires first however the machine stalls.
  */
 const CHILD = `
 const { createLogger } = require(${JSON.stringify(LOGGER)});
