@@ -3,16 +3,21 @@
  * shortened to seconds (the stage's `window` option) so a test sees whole windows pass.
  */
 import t from 'tap';
+import { Redis } from 'ioredis';
+import { keyId } from '../../../../core/keys/api-key';
 import { startSimulator } from '../../../../simulator/server';
 import { startCluster } from '../../../helpers/cluster';
 import { postJson } from '../../../helpers/http';
 import { redisPrefix, TEST_REDIS_URL } from '../../../helpers/redis';
-import { sleep } from './limiter-cases';
+import { upstreamGate } from '../../../helpers/upstream-gate';
+import { until } from '../../../helpers/wait';
 
 const chat = (directives = '') => ({
   model: 'modelc-3.6-flash',
   messages: [{ role: 'user', content: `hi${directives ? `\n#sim ${directives}` : ''}` }],
 });
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 interface Sent {
   readonly sent: number;
@@ -21,10 +26,16 @@ interface Sent {
   readonly retryAfter: string | null;
 }
 
-async function call(url: string, key: string, body = chat()): Promise<Sent> {
+async function call(url: string, key: string, body = chat(), headers: Record<string, string> = {}) {
   const sent = Date.now();
-  const res = await postJson(`${url}/v1/chat/completions`, body, key);
-  return { sent, received: Date.now(), status: res.status, retryAfter: res.headers.get('retry-after') };
+  const res = await postJson(`${url}/v1/chat/completions`, body, key, headers);
+  const answer: Sent = {
+    sent,
+    received: Date.now(),
+    status: res.status,
+    retryAfter: res.headers.get('retry-after'),
+  };
+  return answer;
 }
 
 /**
@@ -60,7 +71,7 @@ void t.test('requests per window: ten clients over three instances share one lim
       while (Date.now() - start < RUN_MS) {
         const r = await call(url, cluster.key);
         results.push(r);
-        if (r.status === 429) await sleep(100);
+        if (r.status === 429) await sleep(100); // a refused client pauses before its next try
       }
     }),
   );
@@ -80,7 +91,8 @@ void t.test('requests per window: ten clients over three instances share one lim
     'every 429 has Retry-After in whole seconds',
   );
 
-  // Retry-After is honoured: wait exactly that long, then the same key is admitted.
+  // Retry-After is honoured: wait exactly that long (time passing is the subject), then the same key is
+  // admitted. Nothing else calls meanwhile, and Redis' clock only moves on: it cannot come early.
   const last = await call(cluster.urls[0]!, cluster.key);
   if (last.status === 429) {
     await sleep(Number(last.retryAfter) * 1_000);
@@ -93,33 +105,67 @@ void t.test('requests per window: ten clients over three instances share one lim
 void t.test('concurrency and tokens: exact across three instances', async (t) => {
   const sim = await startSimulator();
   t.teardown(() => sim.close());
+  const gate = await upstreamGate(t);
+  const keyPrefix = redisPrefix(t);
+  // Six seconds: the token calls below run in one window with seconds to spare on a busy machine.
   const cluster = await startCluster(t, {
     sim,
     redisUrl: TEST_REDIS_URL,
-    keyPrefix: redisPrefix(t),
-    rateLimit: { backend: 'redis', window: '10s', lease: '5s' },
+    keyPrefix,
+    rateLimit: { backend: 'redis', window: '6s', lease: '5s' },
     keyLimits: { max_concurrent: 3, rate_limit_tpm: 1_000 },
+    adjust: (doc) => gate.between(doc, sim.url),
   });
   const { urls, key } = cluster;
+  // The shared counts, read where the instances keep them (the rate-limit scripts' keys).
+  const redis = new Redis(TEST_REDIS_URL);
+  t.teardown(() => redis.disconnect());
+  const counts = `${keyPrefix}rl:key:${keyId(key)}`;
+  const inFlight = () => redis.zcard(`${counts}:c`);
+  const tokensCounted = async () => Number((await redis.get(`${counts}:t:sum`)) ?? 0);
 
-  // Ten calls at once, each held 1.5 s upstream: three run, seven are refused at once.
-  const burst = await Promise.all(
-    Array.from({ length: 10 }, (_, i) => call(urls[i % 3]!, key, chat('latency_ms=1500 tokens=5'))),
+  // Ten calls at once, each held upstream until the others are answered: three run, seven are refused
+  // while they do.
+  gate.hold((id) => id.startsWith('burst-'));
+  const answered: Sent[] = [];
+  const burst = Promise.all(
+    Array.from({ length: 10 }, async (_, i) => {
+      const r = await call(urls[i % 3]!, key, chat('tokens=5'), { 'x-request-id': `burst-${i}` });
+      answered.push(r);
+      return r;
+    }),
   );
-  t.equal(burst.filter((r) => r.status === 200).length, 3, 'three in flight');
-  t.equal(burst.filter((r) => r.status === 429).length, 7, 'the others refused');
+  await until(
+    () => ({ underWay: gate.waiting.length, answered: answered.length }),
+    (s) => s.underWay + s.answered === 10,
+    { what: 'every call of the burst answered or under way upstream' },
+  );
+  gate.release();
+  const answers = await burst;
+  const refusals = answers.filter((r) => r.status === 429);
+  t.equal(answers.filter((r) => r.status === 200).length, 3, 'three in flight');
+  t.equal(refusals.length, 7, 'the others refused');
   t.ok(
-    burst.filter((r) => r.status === 429).every((r) => r.retryAfter === '1'),
+    refusals.every((r) => r.retryAfter === '1'),
     'Retry-After 1 s',
   );
+  // Each call frees its slot just after its last byte (the rate-limit stage's end): awaited on Redis.
+  await until(inFlight, (n) => n === 0, { what: 'the slots of the ended calls freed' });
   const again = await Promise.all(urls.map((u) => call(u, key, chat('tokens=5'))));
   t.ok(
     again.every((r) => r.status === 200),
     'the slots are free once the calls ended',
   );
 
-  // Tokens: real usage counts at each call's end; calls start while the window holds < 1,000.
-  await sleep(10_500); // the burst's tokens leave the window
+  // Tokens: real usage counts at each call's end; calls start while the window holds < 1,000. The
+  // calls above leave the window with their last entry: the count's keys expire then.
+  await until(
+    () => redis.exists(`${counts}:t`, `${counts}:t:sum`),
+    (n) => n === 0,
+    {
+      what: "the calls' tokens gone from the window",
+    },
+  );
   const probe = await postJson<{ usage: { total_tokens: number } }>(
     `${urls[0]}/v1/chat/completions`,
     chat('tokens=100'),
@@ -128,7 +174,8 @@ void t.test('concurrency and tokens: exact across three instances', async (t) =>
   const perCall = probe.body.usage.total_tokens;
   let admitted = 1;
   for (let i = 1; ; i++) {
-    await sleep(50); // the last call's tokens are counted just after its last byte
+    // The last call's tokens are counted just after its last byte: the next starts once they are.
+    await until(tokensCounted, (n) => n === admitted * perCall, { what: `${admitted} calls' tokens` });
     const r = await call(urls[i % 3]!, key, chat('tokens=100'));
     if (r.status !== 200) break;
     admitted++;
