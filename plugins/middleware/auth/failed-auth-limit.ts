@@ -29,23 +29,31 @@ const MAX_ADDRESSES = 100_000;
 export const secondsUntil = (endsAt: number, now: number): number =>
   Math.max(1, Math.ceil((endsAt - now) / 1000));
 
+/** The wall clock, read when called (a test's fake Date included). */
+export const wallClock = (): number => Date.now();
+
 export class LocalFailedAuthLimit implements FailedAuthLimit {
   private readonly windows: LRUCache<string, Window>;
 
   constructor(
     private readonly limit: number,
     private readonly windowMs: number,
+    /**
+     * Epoch ms. A window's end and its entry's expiry both read it, so they agree: a window cannot be
+     * forgotten before it ends, whatever a clock does meanwhile.
+     */
+    private readonly clock: () => number = wallClock,
   ) {
-    this.windows = new LRUCache<string, Window>({ max: MAX_ADDRESSES, ttl: windowMs });
+    this.windows = new LRUCache<string, Window>({ max: MAX_ADDRESSES, ttl: windowMs, perf: { now: clock } });
   }
 
-  blockedFor(address: string, now = Date.now()): number | undefined {
+  blockedFor(address: string, now = this.clock()): number | undefined {
     const window = this.windows.get(address);
     if (!window || window.failures < this.limit || window.endsAt <= now) return undefined;
     return secondsUntil(window.endsAt, now);
   }
 
-  failed(address: string, now = Date.now()): number | undefined {
+  failed(address: string, now = this.clock()): number | undefined {
     if (this.limit === 0) return undefined;
     const window = this.windows.get(address);
     if (window && window.endsAt > now) window.failures++;

@@ -5,7 +5,7 @@
  * own next failure's count, and from then on refuses that address's unchecked keys locally until the
  * window ends. While Redis cannot answer, failures are counted here alone.
  */
-import { LocalFailedAuthLimit, secondsUntil, type FailedAuthLimit } from './failed-auth-limit';
+import { LocalFailedAuthLimit, secondsUntil, wallClock, type FailedAuthLimit } from './failed-auth-limit';
 import { type RedisLink, RedisScript } from '../../../core/kit';
 
 /** KEYS: the address's counter. ARGV: window ms. Returns the count and the window's remaining ms. */
@@ -22,11 +22,13 @@ export class SharedFailedAuthLimit implements FailedAuthLimit {
     private readonly redis: RedisLink,
     private readonly limit: number,
     private readonly windowMs: number,
+    /** Epoch ms, for the windows learnt from Redis (which times them itself) and the local count. */
+    private readonly clock: () => number = wallClock,
   ) {
-    this.local = new LocalFailedAuthLimit(limit, windowMs);
+    this.local = new LocalFailedAuthLimit(limit, windowMs, clock);
   }
 
-  blockedFor(address: string, now = Date.now()): number | undefined {
+  blockedFor(address: string, now = this.clock()): number | undefined {
     return this.local.blockedFor(address, now);
   }
 
@@ -40,7 +42,7 @@ export class SharedFailedAuthLimit implements FailedAuthLimit {
       return this.local.failed(address);
     }
     const [count, leftMs] = answer as [number, number];
-    const now = Date.now();
+    const now = this.clock();
     const endsAt = now + (leftMs > 0 ? leftMs : this.windowMs);
     if (count >= this.limit) this.local.block(address, endsAt);
     return count > this.limit ? secondsUntil(endsAt, now) : undefined;

@@ -2,13 +2,15 @@
  * Failed authentications per client address: past the limit the address's wrong, unknown and malformed
  * keys get 429 with Retry-After until its window ends, without a store lookup each; a correct key is
  * still checked and admitted; other addresses are not affected. 127.0.0.2 is a second client address on
- * Linux's loopback.
+ * Linux's loopback. The window is timed on the wall clock, which the test holds still and then moves
+ * past the window's end, so a busy machine cannot end the window early nor make the test wait it out.
  */
 import t from 'tap';
 import { request } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { EmbeddedKeyStore } from '../../../core/stores/embedded/embedded-key-store';
 import type { KeyStore } from '../../../core/stores/key-store';
+import { frozenDate } from '../../helpers/frozen-date';
 import { startTestGateway, tempDir, type Teardown } from '../../helpers/gateway';
 
 interface Answer {
@@ -65,6 +67,7 @@ t.test('failed authentications per address', async (t) => {
   const gw = await startTestGateway(t, (doc) => {
     doc.keys = { failed_auth_limit: 5, failed_auth_window: '2s' };
   });
+  const date = frozenDate(t);
   const wrong = 'sk-' + 'x'.repeat(43);
   const first: Answer[] = [];
   for (let i = 0; i < 5; i++) first.push(await chatFrom(gw.url, wrong, '127.0.0.1'));
@@ -82,7 +85,7 @@ t.test('failed authentications per address', async (t) => {
   t.equal((await chatFrom(gw.url, gw.key, '127.0.0.2')).status, 200, 'another address is served');
   t.equal((await chatFrom(gw.url, wrong, '127.0.0.2')).status, 401, 'and counted on its own');
 
-  await new Promise((r) => setTimeout(r, 2_100));
+  date.tick(2_100); // the window's two seconds pass
   t.equal((await chatFrom(gw.url, wrong, '127.0.0.1')).status, 401, 'after the window: 401 again');
 });
 
