@@ -10,16 +10,16 @@ import { startSimulator } from '../../../../simulator/server';
 import { startCluster } from '../../../helpers/cluster';
 import { postJson } from '../../../helpers/http';
 import { until } from '../../../helpers/wait';
+import { patientRedis } from '../../../helpers/patient-redis';
 import { privateRedis } from '../../../helpers/redis';
 
 const chat = { model: 'modelc-3.6-flash', messages: [{ role: 'user', content: 'hi' }] };
 const LIMIT = 30;
 /**
- * A command to Redis is given up after 5 s here (the instances' `redis.command_timeout`), so a decision
- * that waited on Redis would take that long, and one taken locally takes milliseconds: a second tells
- * them apart however busy the machine is (a Redis that answers is not turned into an outage by a stall).
+ * A command to Redis is given up after 5 s here (patientRedis), so a decision that waited on Redis would
+ * take that long, and one taken locally takes milliseconds: a second tells them apart however busy the
+ * machine is (and a Redis that answers is not turned into an outage by a stall).
  */
-const COMMAND_TIMEOUT = '5s';
 const DECISION_MS = 1_000;
 /** An admitted call adds the upstream's round trip to its decision; a hang is a timeout of seconds. */
 const ANSWER_MS = 2_000;
@@ -34,9 +34,7 @@ void t.test('redis stopped and restarted: fast local decisions, then shared agai
     redisUrl: redis.url,
     keyPrefix: KEY_PREFIX,
     rateLimit: { backend: 'redis', requests_per_minute: LIMIT, window: '30s' },
-    adjust: (doc) => {
-      (doc.redis as Record<string, unknown>).command_timeout = COMMAND_TIMEOUT;
-    },
+    adjust: patientRedis,
   });
   const { urls, key, processes } = cluster;
   const timed = async (url: string) => {
