@@ -14,7 +14,8 @@ import { startTestGateway, testConfig, type ConfigDoc, type TestGateway } from '
 import { buildConfig } from '../../../config/load';
 import { startGateway } from '../../../core/boot/gateway';
 import { postJson, type JsonResponse } from '../../helpers/http';
-import { eventually } from '../../helpers/wait';
+import { upstreamGate } from '../../helpers/upstream-gate';
+import { eventually, until } from '../../helpers/wait';
 import { needsWork } from '../../../core/stores/video-task';
 import { submitVideo, videoBody } from '../video-helpers';
 
@@ -218,7 +219,8 @@ t.test('10 video submits at once at the edge of a budget: each holds its cost un
 t.test("a failed task's hold is released: the key may submit again", async (t) => {
   const gw = await start(t);
   const { key, id } = await newKey(gw, { amount_micros: VIDEO_COST, period: 'total' });
-  const [first] = await submitVideos(gw, key, 1, 'task_ms=400 fail');
+  // Two seconds to fail: the next submit comes while it still holds, however busy the machine.
+  const [first] = await submitVideos(gw, key, 1, 'task_ms=2000 fail');
   t.equal(first!.status, 200, 'the first submit holds the whole budget');
   const [second] = await submitVideos(gw, key, 1, 'task_ms=50');
   isError(t, second!, 429, 'budget_exhausted');
@@ -228,7 +230,6 @@ t.test("a failed task's hold is released: the key may submit again", async (t) =
   let third: JsonResponse = { status: 0 } as JsonResponse;
   await eventually(
     async () => ((third = (await submitVideos(gw, key, 1, 'task_ms=50'))[0]!), third.status === 200),
-    5_000,
   );
   t.equal(third.status, 200, 'the failed task cost nothing and holds nothing');
   await eventually(() => ended(gw, [String(third.body.id)]), 10_000);
@@ -237,17 +238,19 @@ t.test("a failed task's hold is released: the key may submit again", async (t) =
 
 t.test("an image call holds n images at its size and quality's price", async (t) => {
   const IMAGE = 'modelb-3.1-flash-image-preview';
-  const gw = await startTestGateway(t, (doc) => {
+  const gate = await upstreamGate(t);
+  const gw = await startTestGateway(t, (doc, sim) => {
     (doc.prices as Record<string, unknown>)[IMAGE] = {
       per_image: { '1024x1024': { low: 0.011, high: 0.167 } },
     };
+    gate.between(doc, sim.url);
   });
-  const image = (key: string, quality: string, latency = 0) =>
+  const image = (key: string, quality: string, id: string) =>
     postJson(
       `${gw.url}/v1/images/generations`,
       { model: IMAGE, prompt: 'an owl', size: '1024x1024', quality },
       key,
-      { 'x-sim-latency-ms': String(latency) },
+      { 'x-request-id': id },
     );
   // While a call is under way its hold counts: a high-quality image's hold spends this budget, a low one's does not.
   for (const [quality, second] of [
@@ -255,9 +258,21 @@ t.test("an image call holds n images at its size and quality's price", async (t)
     ['high', 429],
   ] as const) {
     const { key } = await newKey(gw, { amount_micros: 100_000, period: 'total' });
-    const first = image(key, quality, 1000);
-    await new Promise((r) => setTimeout(r, 250));
-    t.equal((await image(key, 'low')).status, second, `while a ${quality} image is under way`);
+    const held = `image-${quality}-${process.pid}`;
+    gate.hold((id) => id === held);
+    const first = image(key, quality, held);
+    // Upstream, so past the budget stage with its hold taken; it stays there until released.
+    await until(
+      () => gate.waiting,
+      (ids) => ids.includes(held),
+      { what: `the ${quality} image under way` },
+    );
+    t.equal(
+      (await image(key, 'low', `${held}-second`)).status,
+      second,
+      `while a ${quality} image is under way`,
+    );
+    gate.release();
     t.equal((await first).status, 200);
   }
 });

@@ -7,7 +7,8 @@ import { EmbeddedUsageStore } from '../../../core/stores/embedded/embedded-usage
 import type { UsageRecord } from '../../../core/stores/usage-store';
 import { startTestGateway, withoutStage, type TestGateway } from '../../helpers/gateway';
 import { getJson, openStream, postJson, type ErrorBody } from '../../helpers/http';
-import { eventually } from '../../helpers/wait';
+import { upstreamGate } from '../../helpers/upstream-gate';
+import { eventually, until } from '../../helpers/wait';
 import { TEST_USAGE_WRITES } from '../../helpers/stores';
 
 const chat = (extra: Record<string, unknown> = {}) => ({
@@ -266,20 +267,25 @@ t.test(
   'usage that cannot be written: new billable calls get 503 once the queue is full; calls under way are still recorded',
   { skip: existsSync('/dev/full') ? false : 'no /dev/full here' },
   async (t) => {
-    const gw = await startTestGateway(t, (doc) => {
+    const gate = await upstreamGate(t);
+    const gw = await startTestGateway(t, (doc, sim) => {
       const storage = doc.storage as { data_dir: string };
       doc.storage = { ...storage, usage_queue_max: 3 };
       // usage.jsonl on /dev/full: every append fails with ENOSPC, as on a full disk.
       symlinkSync('/dev/full', join(storage.data_dir, 'usage.jsonl'));
+      gate.between(doc, sim.url);
     });
     const url = `${gw.url}/v1/chat/completions`;
     const usage = gw.gateway.usage;
 
-    const underWay = postJson(url, chat(), gw.key, {
-      'x-request-id': 'backlog-slow',
-      'x-sim-latency-ms': '1500',
-    });
-    await new Promise((r) => setTimeout(r, 200)); // admitted while the queue was empty
+    // Held upstream until the queue has filled behind it.
+    gate.hold((id) => id === 'backlog-slow');
+    const underWay = postJson(url, chat(), gw.key, { 'x-request-id': 'backlog-slow' });
+    await until(
+      () => gate.waiting,
+      (ids) => ids.includes('backlog-slow'),
+      { what: 'the slow call admitted (while the queue was empty) and under way upstream' },
+    );
     const quick = ['backlog-1', 'backlog-2', 'backlog-3'];
     for (const id of quick)
       t.equal((await postJson(url, chat(), gw.key, { 'x-request-id': id })).status, 200);
@@ -298,6 +304,7 @@ t.test(
     t.match(refused.headers.get('retry-after'), /^[1-9]\d*$/, 'with Retry-After in whole seconds');
     t.equal((await getJson(`${gw.url}/v1/models`, gw.key)).status, 200, 'what bills nothing is still served');
 
+    gate.release();
     t.equal((await underWay).status, 200, 'the call under way finished');
     await eventually(() => usage.stats().queued === 4);
     t.pass('and its record was queued past the bound');
