@@ -6,9 +6,15 @@
  */
 import t from 'tap';
 import OpenAI from 'openai';
-import { startRedisCluster } from '../helpers/cluster';
+import { Redis } from 'ioredis';
+import { keyId } from '../../core/keys/api-key';
+import { startSimulator } from '../../simulator/server';
+import { startCluster, startRedisCluster } from '../helpers/cluster';
 import { startTestGateway } from '../helpers/gateway';
 import { postJson } from '../helpers/http';
+import { patientRedis } from '../helpers/patient-redis';
+import { redisPrefix, TEST_REDIS_URL } from '../helpers/redis';
+import { until } from '../helpers/wait';
 
 const ask = { model: 'modela-5.5', messages: [{ role: 'user' as const, content: 'hi #sim tokens=4' }] };
 
@@ -18,8 +24,9 @@ interface Seen {
   readonly totalTokens: number;
 }
 
-async function call(client: OpenAI): Promise<Seen & { headers: Headers }> {
-  const { data, response } = await client.chat.completions.create(ask).withResponse();
+async function call(client: OpenAI, requestId?: string): Promise<Seen & { headers: Headers }> {
+  const headers = requestId ? { 'x-request-id': requestId } : {};
+  const { data, response } = await client.chat.completions.create(ask, { headers }).withResponse();
   return {
     headers: response.headers,
     remainingRequests: response.headers.get('x-ratelimit-remaining-requests'),
@@ -39,8 +46,6 @@ async function refusal(client: OpenAI): Promise<InstanceType<typeof OpenAI.APIEr
   throw new Error('the call was admitted');
 }
 
-const pause = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-
 t.test(
   'one instance: counted down exactly, JSON and streamed, then a 429 with the same headers',
   async (t) => {
@@ -49,7 +54,7 @@ t.test(
     const key = await gw.createKey({ rate_limit_rpm: 5, rate_limit_tpm: TPM });
     const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: key, maxRetries: 0 });
 
-    const first = await call(client);
+    const first = await call(client, `headers-${process.pid}-0`);
     t.equal(first.headers.get('x-ratelimit-limit-requests'), '5');
     t.equal(first.headers.get('x-ratelimit-reset-requests'), '1m0s', 'until this call leaves the minute');
     t.equal(first.headers.get('x-ratelimit-limit-tokens'), String(TPM));
@@ -59,8 +64,15 @@ t.test(
     let spent = first.totalTokens;
     const remaining = [first.remainingRequests];
     for (let i = 0; i < 3; i++) {
-      await pause(20); // the previous call's tokens are settled as it ends
-      const seen = await call(client);
+      // The previous call's tokens are counted as it ends, in the same step that queues its usage
+      // record: the next call starts once that record is there.
+      const previous = `headers-${process.pid}-${i}`;
+      await until(
+        () => gw.gateway.usage.list({ id: previous }),
+        (records) => records.length === 1,
+        { what: `the end of call ${i + 1}` },
+      );
+      const seen = await call(client, `headers-${process.pid}-${i + 1}`);
       remaining.push(seen.remainingRequests);
       t.equal(seen.remainingTokens, String(TPM - spent), `call ${i + 2}: the tokens of the calls before it`);
       spent += seen.totalTokens;
@@ -107,13 +119,24 @@ t.test(
 );
 
 t.test('three instances on Redis: one count, exact across them', async (t) => {
-  const cluster = await startRedisCluster(t, {
+  const sim = await startSimulator();
+  t.teardown(() => sim.close());
+  const keyPrefix = redisPrefix(t);
+  const cluster = await startCluster(t, {
+    sim,
+    redisUrl: TEST_REDIS_URL,
+    keyPrefix,
     rateLimit: { backend: 'redis' },
     keyLimits: { rate_limit_rpm: 9, rate_limit_tpm: 50_000 },
+    adjust: patientRedis,
   });
   const clients = cluster.urls.map(
     (url) => new OpenAI({ baseURL: `${url}/v1`, apiKey: cluster.key, maxRetries: 0 }),
   );
+  // The shared token count, where the instances keep it: each call's tokens go in just after it ends.
+  const redis = new Redis(TEST_REDIS_URL);
+  t.teardown(() => redis.disconnect());
+  const tokenSum = `${keyPrefix}rl:key:${keyId(cluster.key)}:t:sum`;
   const remaining: (string | null)[] = [];
   let spent = 0;
   for (let i = 0; i < 9; i++) {
@@ -121,7 +144,11 @@ t.test('three instances on Redis: one count, exact across them', async (t) => {
     remaining.push(seen.remainingRequests);
     t.equal(seen.remainingTokens, String(50_000 - spent), `call ${i + 1}: tokens as counted by all three`);
     spent += seen.totalTokens;
-    await pause(20);
+    await until(
+      async () => Number((await redis.get(tokenSum)) ?? 0),
+      (counted) => counted === spent,
+      { what: `the tokens of call ${i + 1} counted` },
+    );
   }
   t.strictSame(remaining, ['8', '7', '6', '5', '4', '3', '2', '1', '0'], 'round-robin over three: 8 … 0');
   for (const client of clients) {
@@ -136,6 +163,7 @@ t.test('three instances on Redis share the failed-auth count', async (t) => {
     rateLimit: { backend: 'redis' },
     adjust: (doc) => {
       doc.keys = { failed_auth_limit: 6, failed_auth_window: '60s' };
+      patientRedis(doc); // a stalled instance waits for the shared count rather than count alone
     },
   });
   const wrong = 'sk-' + 'q'.repeat(43);
