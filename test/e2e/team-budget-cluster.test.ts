@@ -7,6 +7,8 @@
 import t from 'tap';
 import { startRedisCluster } from '../helpers/cluster';
 import { getJson, postJson } from '../helpers/http';
+import { scrape } from '../helpers/metrics';
+import { patientRedis } from '../helpers/patient-redis';
 import { webhookReceiver } from '../helpers/webhook-receiver';
 
 const BUDGET = 3_000; // micro-units: a dozen or so calls
@@ -26,6 +28,7 @@ void t.test("three instances spend one team's budget exactly, and alert once per
     adjust: (doc) => {
       doc.prices = { 'modela-*': { input_per_mtok: 1.25, output_per_mtok: 10 } };
       doc.alerts = { thresholds: [50, 80, 100], webhooks: [{ url: receiver.url, secret: SECRET }] };
+      patientRedis(doc); // a stalled instance waits for the shared count rather than count alone
     },
   });
   const keys = [cluster.key, cluster.teamMateKey!];
@@ -74,7 +77,25 @@ void t.test("three instances spend one team's budget exactly, and alert once per
   );
 
   const alerts = await receiver.waitFor(3, 15_000);
-  await new Promise((r) => setTimeout(r, 1_500)); // a duplicate from another instance would be in by now
+  // An alert is sent by the instance that claimed its crossing on Redis, once claimed: a duplicate
+  // needs a second claim. Each instance hears of its spend and claims on its one Redis connection, whose
+  // answers come in order; two calls decided on it (refused: the budget is spent) come back only after
+  // every claim the instance had begun is answered and counted.
+  for (const url of cluster.urls) {
+    for (let i = 0; i < 2; i++) {
+      t.equal((await postJson(`${url}/v1/chat/completions`, ask, keys[i])).status, 429, 'still refused');
+    }
+  }
+  const claims = await Promise.all(
+    cluster.adminUrls.map(async (url) =>
+      (await scrape(url)).value('gateway_alert_crossings_total', { result: 'claimed' }),
+    ),
+  );
+  t.equal(
+    claims.reduce((a, b) => a + b, 0),
+    3,
+    `three crossings claimed in all (${claims.join(', ')}): one per threshold`,
+  );
   t.equal(receiver.received.length, 3, 'three alerts in all: one per threshold');
   t.strictSame(
     alerts.map((a) => a.body.threshold_percent).sort((a, b) => Number(a) - Number(b)),
