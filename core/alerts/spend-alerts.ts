@@ -11,7 +11,7 @@ import type { SpendChange } from '../billing/spend-change';
 import type { GatewayMetrics } from '../observability/metrics';
 import type { ClaimStore } from '../stores/claim-store';
 import { alertEvent } from './alert-event';
-import { AlertShutdown } from './alert-shutdown';
+import { AlertShutdown, type AlertTimers } from './alert-shutdown';
 import { claimExpiry, claimName, crossedThresholds } from './crossings';
 import { retryDelay } from './retry-delay';
 import { deliver, type DeliveryDeps } from './webhook-delivery';
@@ -34,6 +34,8 @@ export interface SpendAlertsDeps {
   readonly logger: Logger;
   readonly metrics: GatewayMetrics;
   readonly clock?: () => number;
+  /** What retries and the stop's deadline wait on: the process's timers unless given (a test's clock). */
+  readonly timers?: AlertTimers;
 }
 
 export class SpendAlerts {
@@ -53,7 +55,7 @@ export class SpendAlerts {
     private readonly deps: SpendAlertsDeps,
   ) {
     this.clock = deps.clock ?? Date.now;
-    this.shutdown = new AlertShutdown(this.clock);
+    this.shutdown = new AlertShutdown(this.clock, deps.timers);
     this.delivery = {
       config,
       logger: deps.logger,
