@@ -1,7 +1,8 @@
 /**
- * A real webhook receiver for spend alert tests (node:http on a free loopback port): it verifies each
- * delivery's signature the way docs/keys-and-console.md tells receivers to, keeps what it got, and
- * answers as the test scripts it (a status, headers, a delay).
+ * A real webhook receiver for spend alert tests (node:http on a loopback port of its own, port 0): it
+ * verifies each delivery's signature the way docs/keys-and-console.md tells receivers to, keeps what it
+ * got, tells a waiting test as each delivery arrives, and answers as the test scripts it (a status,
+ * headers, a delay).
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
@@ -28,7 +29,7 @@ export interface Answer {
 export interface WebhookReceiver {
   readonly url: string;
   readonly received: Received[];
-  /** Resolves once `n` deliveries have arrived; fails after `ms`. */
+  /** Resolves with the first `n` deliveries as the n-th arrives; fails after `ms` saying how many came. */
   waitFor(n: number, ms?: number): Promise<Received[]>;
 }
 
@@ -58,6 +59,10 @@ export async function webhookReceiver(
   answer: (n: number) => Answer = () => ({ status: 200 }),
 ): Promise<WebhookReceiver> {
   const received: Received[] = [];
+  /** Called after each delivery is kept. */
+  const arrivals = new Set<() => void>();
+  /** Answers still being delayed: dropped at teardown, so a long delay does not hold the process open. */
+  const delayed = new Set<NodeJS.Timeout>();
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -72,12 +77,18 @@ export async function webhookReceiver(
         verified,
         at: Date.now(),
       });
+      for (const arrived of arrivals) arrived();
       const { status, headers = {}, delayMs = 0 } = answer(n);
-      setTimeout(() => res.writeHead(status, headers).end(), delayMs);
+      const timer = setTimeout(() => {
+        delayed.delete(timer);
+        res.writeHead(status, headers).end();
+      }, delayMs);
+      delayed.add(timer);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   t.teardown(() => {
+    for (const timer of delayed) clearTimeout(timer);
     server.closeAllConnections();
     return new Promise((resolve) => server.close(resolve));
   });
@@ -85,14 +96,20 @@ export async function webhookReceiver(
   return {
     url: `http://127.0.0.1:${port}/hooks/budget`,
     received,
-    waitFor: async (n, ms = 10_000) => {
-      const deadline = Date.now() + ms;
-      while (received.length < n) {
-        if (Date.now() > deadline)
-          throw new Error(`${received.length} of ${n} deliveries arrived in ${ms} ms`);
-        await new Promise((r) => setTimeout(r, 10));
-      }
-      return received.slice(0, n);
-    },
+    waitFor: (n, ms = 10_000) =>
+      new Promise((resolve, reject) => {
+        const check = (): void => {
+          if (received.length < n) return;
+          clearTimeout(timer);
+          arrivals.delete(check);
+          resolve(received.slice(0, n));
+        };
+        const timer = setTimeout(() => {
+          arrivals.delete(check);
+          reject(new Error(`${received.length} of ${n} deliveries arrived in ${ms} ms`));
+        }, ms);
+        arrivals.add(check);
+        check();
+      }),
   };
 }

@@ -1,6 +1,9 @@
 /**
  * Spend alerts end to end: real gateways observe spend changes and POST signed alerts to a real receiver
- * (node:http) that verifies each signature; several gateways share one Redis as instances do.
+ * (node:http) that verifies each signature; several gateways share one Redis as instances do. A check
+ * that no more deliveries come waits until the gateway's metrics account for every crossing observed
+ * (claimed here or elsewhere) and every delivery begun (ended): nothing is left that could send one.
+ * The wait between attempts that a receiver's Retry-After asks for is timed on a clock the test moves.
  */
 import t from 'tap';
 import { createHmac } from 'node:crypto';
@@ -9,13 +12,26 @@ import { join } from 'node:path';
 import { runInNewContext } from 'node:vm';
 import type { SpendChange } from '../../../core/billing/spend-change';
 import { monthStart, nextMonthStart } from '../../../core/billing/budget-period';
-import { startTestGateway, type ConfigDoc, type Teardown, type TestGateway } from '../../helpers/gateway';
+import {
+  startTestGateway,
+  testConfig,
+  type ConfigDoc,
+  type Teardown,
+  type TestGateway,
+} from '../../helpers/gateway';
 import { postJson } from '../../helpers/http';
 import { scrape } from '../../helpers/metrics';
+import { patientRedis } from '../../helpers/patient-redis';
 import { redisPrefix, TEST_REDIS_URL } from '../../helpers/redis';
 import { webhookReceiver, type Answer, type WebhookReceiver } from '../../helpers/webhook-receiver';
 import type { StartOptions } from '../../../core/boot/gateway';
+import { buildConfig } from '../../../config/load';
+import { SpendAlerts } from '../../../core/alerts/spend-alerts';
+import { GatewayMetrics } from '../../../core/observability/metrics';
+import type { ClaimStore } from '../../../core/stores/claim-store';
+import { manualClock } from '../../helpers/clock';
 import { capturingLogger } from '../../helpers/stores';
+import { until } from '../../helpers/wait';
 
 const SECRET = 'whsec-test-0123456789abcdef';
 const AMOUNT = 10_000_000;
@@ -58,8 +74,35 @@ async function alertingGateway(
   );
 }
 
-/** Lets deliveries that should not happen have their chance to (retries included). */
-const settle = (ms = 400) => new Promise((r) => setTimeout(r, ms));
+/** What the alerts of some gateways have dealt with, as their metrics count it. */
+interface Accounted {
+  /** Crossings observed and claimed, here or elsewhere (or dropped, or their claim failed). */
+  readonly crossings: number;
+  /** Deliveries ended: delivered, refused by the receiver, or given up. */
+  readonly deliveries: number;
+}
+
+async function accounted(adminUrls: readonly string[]): Promise<Accounted> {
+  const scrapes = await Promise.all(adminUrls.map((url) => scrape(url)));
+  const sum = (name: string) => scrapes.reduce((total, m) => total + m.value(name), 0);
+  return {
+    crossings: sum('gateway_alert_crossings_total'),
+    deliveries: sum('gateway_alert_deliveries_total'),
+  };
+}
+
+/**
+ * Waits until the alerts of the gateways at `adminUrls` have dealt with exactly what `expected` says:
+ * each crossing observed is claimed (or not) and each delivery of a claimed one has ended, retries
+ * included. Nothing is left queued then, so a delivery that should not happen cannot still come.
+ */
+async function settled(adminUrls: readonly string[], expected: Accounted): Promise<void> {
+  await until(
+    () => accounted(adminUrls),
+    (a) => a.crossings === expected.crossings && a.deliveries === expected.deliveries,
+    { what: `${expected.crossings} crossings and ${expected.deliveries} deliveries dealt with` },
+  );
+}
 
 async function receiverAnswering(t: Teardown, answers: readonly Answer[]): Promise<WebhookReceiver> {
   return webhookReceiver(t, SECRET, (n) => answers[Math.min(n, answers.length - 1)]!);
@@ -89,7 +132,7 @@ t.test('one signed delivery per crossing, with the documented body and headers',
 
   gateway.observeSpend(change); // the same crossing observed again
   gateway.observeSpend({ ...change, before: change.after, after: (AMOUNT * 70) / 100 }); // crosses nothing
-  await settle();
+  await settled([gateway.adminUrl], { crossings: 2, deliveries: 1 });
   t.equal(receiver.received.length, 1, 'one delivery for the crossing, none for the rest');
   const metrics = await scrape(gateway.adminUrl);
   t.equal(metrics.value('gateway_alert_crossings_total', { result: 'claimed' }), 1);
@@ -103,7 +146,7 @@ t.test('a jump past several thresholds sends each once', async (t) => {
   const change = spendChange(0, 120);
   gateway.observeSpend(change);
   const got = await receiver.waitFor(3);
-  await settle();
+  await settled([gateway.adminUrl], { crossings: 3, deliveries: 3 });
   t.equal(receiver.received.length, 3, 'three deliveries');
   t.same(
     got.map((r) => r.body.threshold_percent).sort((a, b) => Number(a) - Number(b)),
@@ -126,7 +169,7 @@ t.test("a webhook's own thresholds and subjects", async (t) => {
   gateway.observeSpend(spendChange(0, 60, { subject: { kind: 'team', id: 'team-red' } }));
   await keys.waitFor(1);
   await teams.waitFor(1);
-  await settle();
+  await settled([gateway.adminUrl], { crossings: 2, deliveries: 2 });
   t.same(
     keys.received.map((r) => r.body.threshold_percent),
     [90],
@@ -152,7 +195,7 @@ t.test('retried after 500s until delivered, with the same event and body', async
   );
   gateway.observeSpend(spendChange(0, 55));
   const got = await receiver.waitFor(3);
-  await settle();
+  await settled([gateway.adminUrl], { crossings: 1, deliveries: 1 });
   t.equal(receiver.received.length, 3, 'two failures, then the delivery; no attempt after it');
   t.equal(new Set(got.map((r) => r.raw)).size, 1, 'the same body each time');
   t.equal(new Set(got.map((r) => r.headers['x-gateway-event-id'])).size, 1, 'the same event id');
@@ -191,7 +234,7 @@ t.test('a 400 is final: not retried', async (t) => {
   const { gateway } = await alertingGateway(t, receiver);
   gateway.observeSpend(spendChange(0, 55));
   await receiver.waitFor(1);
-  await settle();
+  await settled([gateway.adminUrl], { crossings: 1, deliveries: 1 });
   t.equal(receiver.received.length, 1, 'one attempt');
   const metrics = await scrape(gateway.adminUrl);
   t.equal(metrics.value('gateway_alert_deliveries_total', { outcome: 'rejected' }), 1);
@@ -203,26 +246,64 @@ t.test('a receiver that keeps failing gets retry.attempts attempts', async (t) =
   const { gateway } = await alertingGateway(t, receiver);
   gateway.observeSpend(spendChange(0, 55));
   await receiver.waitFor(FAST_RETRY.attempts);
-  await settle();
+  await settled([gateway.adminUrl], { crossings: 1, deliveries: 1 });
   t.equal(receiver.received.length, FAST_RETRY.attempts, 'no attempt past the last');
   const metrics = await scrape(gateway.adminUrl);
   t.equal(metrics.value('gateway_alert_deliveries_total', { outcome: 'failed' }), 1);
 });
 
-t.test("a 429's Retry-After is honoured", async (t) => {
+/** Claims in this test's memory, for alerts of one instance. */
+function memoryClaims(): ClaimStore {
+  const held = new Map<string, string>();
+  return {
+    claim(name, owner) {
+      const holder = held.get(name) ?? owner;
+      held.set(name, holder);
+      return Promise.resolve(holder === owner);
+    },
+    close: () => Promise.resolve(),
+  };
+}
+
+t.test("a 429's Retry-After is honoured: the next attempt waits the time asked", async (t) => {
   const receiver = await receiverAnswering(t, [
     { status: 429, headers: { 'retry-after': '1' } },
     { status: 200 },
   ]);
-  const { gateway } = await alertingGateway(t, receiver, {
-    retry: { attempts: 3, first: '10ms', max: '5s' },
+  const { logger, lines } = capturingLogger();
+  // The alerts' clock and timers, moved by the test; it starts now, as signatures are checked against
+  // the receiver's own clock.
+  const clock = manualClock(Date.now());
+  const config = buildConfig({
+    ...testConfig('http://127.0.0.1:9', '/nonexistent'),
+    alerts: {
+      webhooks: [{ url: receiver.url, secret: SECRET }],
+      retry: { attempts: 3, first: '10ms', max: '5s' },
+    },
   });
-  gateway.observeSpend(spendChange(0, 55));
-  const [first, second] = await receiver.waitFor(2);
-  t.ok(
-    second!.at - first!.at >= 950,
-    `the second attempt waited the second asked (${second!.at - first!.at} ms)`,
+  const alerts = new SpendAlerts(config.alerts, {
+    claims: memoryClaims(),
+    logger,
+    metrics: new GatewayMetrics(),
+    clock: clock.read,
+    timers: clock,
+  });
+  t.teardown(() => alerts.stop(clock.now));
+  alerts.observe(spendChange(0, 55));
+  const [first] = await receiver.waitFor(1);
+  // The wait for the next attempt begins as its line is written.
+  const retrying = await until(
+    () => lines.find((l) => l.msg === 'alert delivery failed; retrying'),
+    (line) => line !== undefined,
+    { what: 'the failed attempt logged' },
   );
+  t.equal(retrying?.next_retry_ms, 1_000, 'the next attempt is due in the second asked');
+  await clock.tickAsync(999);
+  t.equal(clock.countTimers(), 1, 'a millisecond before it, the attempt still waits');
+  t.equal(receiver.received.length, 1, 'and nothing more was sent');
+  await clock.tickAsync(1);
+  const [, second] = await receiver.waitFor(2);
+  t.equal(second!.raw, first!.raw, 'then the same alert again, delivered');
 });
 
 t.test('a slow receiver never delays observe, nor the requests', async (t) => {
@@ -250,12 +331,17 @@ t.test('three gateways sharing one Redis send a crossing once', async (t) => {
   const prefix = redisPrefix(t);
   const shared = (doc: ConfigDoc) => {
     doc.redis = { url: TEST_REDIS_URL, key_prefix: prefix };
+    patientRedis(doc); // a claim is answered, however busy the machine, rather than retried and given up
   };
   const gateways = await Promise.all([1, 2, 3].map(() => alertingGateway(t, receiver, {}, shared)));
   const change = spendChange(30, 85);
   for (const { gateway } of gateways) gateway.observeSpend(change);
   await receiver.waitFor(2);
-  await settle(600);
+  // Each gateway observed both crossings: six claims in all, two won, each delivered once.
+  await settled(
+    gateways.map(({ gateway }) => gateway.adminUrl),
+    { crossings: 6, deliveries: 2 },
+  );
   t.same(
     receiver.received.map((r) => r.body.threshold_percent).sort((a, b) => Number(a) - Number(b)),
     [50, 80],
@@ -301,7 +387,8 @@ t.test('a new month and a changed budget re-arm the thresholds', async (t) => {
     [50, raised],
     'the raised budget alerts at its own 50%',
   );
-  await settle();
+  // This month's, next month's, the total's twice, the raised budget's: five crossings, four sent.
+  await settled([gateway.adminUrl], { crossings: 5, deliveries: 4 });
   t.equal(receiver.received.length, 4, 'the same total crossing again sends nothing');
 });
 
@@ -316,15 +403,15 @@ t.test('claims survive a restart of an embedded gateway', async (t) => {
     (doc.storage as { data_dir: string }).data_dir = first.dataDir;
   });
   again.gateway.observeSpend(change);
-  await settle();
+  await settled([again.gateway.adminUrl], { crossings: 1, deliveries: 0 });
   t.equal(receiver.received.length, 1, 'the restarted gateway finds the claim and sends nothing');
 });
 
 t.test('no webhooks: alerts are off', async (t) => {
   const receiver = await webhookReceiver(t, SECRET);
   const { gateway } = await startTestGateway(t);
+  // Without a webhook the gateway has no alerts to queue anything in: observing is all there is.
   gateway.observeSpend(spendChange(0, 150));
-  await settle(200);
   t.equal(receiver.received.length, 0);
   const metrics = await scrape(gateway.adminUrl);
   t.equal(metrics.value('gateway_alert_crossings_total'), 0, 'nothing was even claimed');
@@ -420,6 +507,6 @@ t.test("real calls: the budget ledger reports a key's spend, and its crossing is
     "each names the key by its visible id, with the record's cost as the spend",
   );
   t.equal((await call()).status, 429, 'the budget is spent');
-  await settle();
+  await settled([gw.gateway.adminUrl], { crossings: 3, deliveries: 3 });
   t.equal(receiver.received.length, 3, 'a refused call crosses nothing');
 });
