@@ -33,6 +33,11 @@ import { token } from '../base/token';
 export interface KeyServiceOptions {
   readonly cacheTtlMs: number;
   readonly cacheMax: number;
+  /**
+   * What the caches' TTLs are timed on (ms, monotonic): `performance.now()` unless given. A given clock
+   * is read on every check (a test moves it between two lookups).
+   */
+  readonly clock?: () => number;
 }
 
 export interface CreatedKey {
@@ -74,12 +79,15 @@ export class KeyService {
     options: KeyServiceOptions,
     private readonly events?: KeyEvents,
   ) {
+    // lru-cache keeps a reading of its clock for a millisecond; a given clock is read each time instead.
+    const timing = options.clock ? { perf: { now: options.clock }, ttlResolution: 0 } : {};
     this.cache = lookupCache<string, KeyRecord>(options.cacheMax, options.cacheTtlMs, {
       // Keeps `cachedById` exactly as large as the cache: called on eviction, delete and overwrite.
       dispose: (record, presented) => this.unindex(record.id, presented),
+      ...timing,
     });
-    this.unknown = lookupCache(options.cacheMax, options.cacheTtlMs);
-    this.byId = lookupCache(options.cacheMax, options.cacheTtlMs);
+    this.unknown = lookupCache(options.cacheMax, options.cacheTtlMs, timing);
+    this.byId = lookupCache(options.cacheMax, options.cacheTtlMs, timing);
     this.knownIds = new KnownKeyIds(
       async () => (await this.store.list()).map((record) => record.id),
       ID_LISTING_GAP_MS,

@@ -1,12 +1,14 @@
 /**
  * The key service's caches: a flood of one unknown key reaches the store once per TTL, a new key works at
- * once here and within the TTL elsewhere, and a key event evicts just that key.
+ * once here and within the TTL elsewhere, and a key event evicts just that key. The caches run on a
+ * manual clock: a TTL passes when the test moves it.
  */
 import t from 'tap';
 import { generateKey, KeyHasher } from '../../../core/keys/api-key';
 import { KeyService } from '../../../core/keys/key-service';
 import { EmbeddedKeyStore } from '../../../core/stores/embedded/embedded-key-store';
 import type { KeyStore } from '../../../core/stores/key-store';
+import { manualClock } from '../../helpers/clock';
 import { tempDir, type Teardown } from '../../helpers/gateway';
 
 const TTL = 300;
@@ -26,9 +28,10 @@ async function countingStore(t: Teardown): Promise<{ store: KeyStore; reads: () 
   return { store, reads: () => reads };
 }
 
+/** One clock for the instances of a test, as real instances share time. */
+const clock = manualClock();
 const service = (store: KeyStore): KeyService =>
-  new KeyService(store, hasher, { cacheTtlMs: TTL, cacheMax: 1_000 });
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+  new KeyService(store, hasher, { cacheTtlMs: TTL, cacheMax: 1_000, clock: clock.read });
 
 t.test('an unknown key reaches the store once per TTL', async (t) => {
   const { store, reads } = await countingStore(t);
@@ -38,7 +41,10 @@ t.test('an unknown key reaches the store once per TTL', async (t) => {
   for (let i = 0; i < 200; i++) if (await keys.lookup(unknown)) found++;
   t.equal(found, 0, 'never found');
   t.equal(reads(), 1, '200 lookups, one store read');
-  await sleep(TTL + 50);
+  clock.tick(TTL);
+  await keys.lookup(unknown);
+  t.equal(reads(), 1, 'remembered for its whole TTL');
+  clock.tick(1);
   await keys.lookup(unknown);
   t.equal(reads(), 2, 'asked again once the entry expired');
   await keys.lookup('not-a-key');
@@ -57,7 +63,7 @@ t.test('a new key works at once here, and within the TTL on another instance', a
   t.equal(await elsewhere.lookup(key), undefined, 'unknown, and remembered as unknown');
   await store.insert({ ...created.record, id, hash: hasher.hash(key) });
   t.equal(await elsewhere.lookup(key), undefined, 'still the negative entry, within the TTL');
-  await sleep(TTL + 50);
+  clock.tick(TTL + 1);
   t.equal((await elsewhere.lookup(key))?.id, id, 'known once the TTL has passed');
 });
 
