@@ -4,13 +4,15 @@
  * declared by its hash, streams left alone by the revocation sweep, no first key created, and the admin API showing them read-only without secrets.
  */
 import t from 'tap';
-import { setTimeout as sleep } from 'node:timers/promises';
 import OpenAI from 'openai';
 import { KeyHasher } from '../../../core/keys/api-key';
 import { startTestGateway } from '../../helpers/gateway';
 import { isError } from '../../helpers/errors';
 import { postJson, type JsonResponse } from '../../helpers/http';
 import { openLongStream } from '../../helpers/key-streams';
+import { upstreamGate } from '../../helpers/upstream-gate';
+import { until } from '../../helpers/wait';
+import { checksOf, deliversAfterNow } from './stream-checks';
 
 const SERVER_SECRET = 'declared-e2e-server-secret';
 const TEAM_A = 'sk-' + 'TeamA0123456789'.repeat(3);
@@ -22,9 +24,11 @@ const ask = { model: 'modela-5.5', messages: [{ role: 'user', content: 'hi' }] }
 
 t.test('declared keys', async (t) => {
   const hash = new KeyHasher(Buffer.from(SERVER_SECRET)).hash(BY_HASH);
+  const gate = await upstreamGate(t);
   const gw = await startTestGateway(
     t,
-    (doc) => {
+    (doc, sim) => {
+      gate.between(doc, sim.url);
       doc.keys = {
         revoke_check_every: '50ms',
         declared: [
@@ -74,15 +78,24 @@ t.test('declared keys', async (t) => {
   for (let i = 0; i < 3; i++) statuses.push((await postJson(chat, ask, LIMITED)).status);
   t.strictSame(statuses, [200, 200, 429], "the key's own rate_limit_rpm applies");
   t.equal((await postJson(chat, ask, gw.key)).status, 200, 'stored keys still work beside them');
-  const slow = postJson(chat, ask, SINGLE, { 'x-sim-latency-ms': '500' });
-  await sleep(100);
+  // One call held upstream (so under way, its slot taken) while the next is decided.
+  gate.hold((id) => id === 'declared-slow');
+  const slow = postJson(chat, ask, SINGLE, { 'x-request-id': 'declared-slow' });
+  await until(
+    () => gate.waiting,
+    (ids) => ids.includes('declared-slow'),
+    { what: 'the first call under way' },
+  );
   isError(t, await postJson(chat, ask, SINGLE), 429, 'rate_limited');
+  gate.release();
   t.equal((await slow).status, 200, "the key's own max_concurrent applies: one call at a time");
 
   // The revocation sweep re-reads keys with open streams by id: a declared one must be found.
+  const checks = checksOf(gw.gateway.keys, 'declared:by-hash');
   const stream = await openLongStream(gw.url, BY_HASH);
-  await sleep(300);
-  t.ok(stream.isOpen(), "a declared key's stream survives the revocation sweeps");
+  const since = checks();
+  await until(checks, (n) => n >= since + 3, { what: "three sweeps over the declared key's stream" });
+  t.ok(await deliversAfterNow(stream), "a declared key's stream survives the revocation sweeps");
   stream.res.destroy();
 
   const listed = await admin('GET', '/admin/keys/declared');
