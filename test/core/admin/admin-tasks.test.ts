@@ -71,7 +71,7 @@ void t.test('admin video tasks', async (t) => {
   const ok3 = await runTask(gw, 'generic', 'videoa-1.1-t2v', 'task_ms=100');
   const billed = async (id: string): Promise<boolean> =>
     (await admin<TaskView>(gw, `/admin/tasks/${id}`)).body.cost_micros !== null;
-  await eventually(async () => (await billed(ok1)) && (await billed(ok2)) && (await billed(ok3)), 5_000);
+  await eventually(async () => (await billed(ok1)) && (await billed(ok2)) && (await billed(ok3)));
 
   await t.test('detail: the status history, and the cost of the usage record', async (t) => {
     const res = await admin<TaskView>(gw, `/admin/tasks/${ok1}`);
