@@ -150,7 +150,8 @@ t.test('a revocation reaches another instance over Redis, within a pub/sub hop',
   const prefix = redisPrefix(t);
   const instance = async (name: string) => {
     const link = await RedisLink.connect(
-      { url: TEST_REDIS_URL, key_prefix: prefix, command_timeout: 1_000 },
+      // Seconds to answer: a revocation whose publish timed out would reach b only by its cache's TTL.
+      { url: TEST_REDIS_URL, key_prefix: prefix, command_timeout: 5_000 },
       logger,
     );
     t.teardown(() => link.close());

@@ -12,6 +12,7 @@ import { MemoryEndedSessions } from '../../../../core/admin/sso/ended-sessions';
 import { Sessions } from '../../../../core/admin/sso/sessions';
 import { Signer } from '../../../../core/admin/sso/signer';
 import { startTestGateway } from '../../../helpers/gateway';
+import { PATIENT_COMMAND_TIMEOUT } from '../../../helpers/patient-redis';
 import { redisPrefix, TEST_REDIS_URL } from '../../../helpers/redis';
 import { startSsoGateway, untilCallback, type SsoGateway } from '../../../helpers/sso';
 
@@ -261,7 +262,8 @@ t.test('signing out ends the session: its cookie is refused afterwards, even if 
 });
 
 t.test('with Redis, a session ended on one instance is refused by every instance', async (t) => {
-  const redis = { url: TEST_REDIS_URL, key_prefix: redisPrefix(t) };
+  // Redis given seconds to answer: an ended-session check it does not answer in time is a 503.
+  const redis = { url: TEST_REDIS_URL, key_prefix: redisPrefix(t), command_timeout: PATIENT_COMMAND_TIMEOUT };
   // Instances on one store share the key secret, and so the session secret derived from it.
   const env = { GATEWAY_KEY_SECRET: 'shared-key-secret-for-both-instances' };
   const a = await startSsoGateway(t, (doc) => (doc.redis = redis), { env });
