@@ -128,7 +128,7 @@ export const LIMITER_CASES: readonly LimiterCase[] = [
       await clock.advance(WINDOW_MS / 2); // time passing: the others come in the window's second half
       await admitMany(t, limiter, [rpm(5)], 4); // 5 within the window, the last 4 near its "end"
       refused(t, await limiter.admit([rpm(5)]), 'the 6th is refused');
-      await clock.advance(start + WINDOW_MS - clock.now());
+      await clock.advance(start + WINDOW_MS - clock.now()); // time passing: to the window's end
       // The first request leaves the window on the limiter's clock: for Redis a moment after ours read
       // its time, so the first place is awaited (a refused request counts nowhere).
       await until(
