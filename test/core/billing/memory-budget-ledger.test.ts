@@ -116,14 +116,20 @@ t.test('a failed read fails the call and is tried again', async (t) => {
 
 t.test('holds of tasks under way are read with the spend, except a task that ended meanwhile', async (t) => {
   let answer: (tasks: OpenTask[]) => void = () => undefined;
+  let readBegun: () => void = () => undefined;
+  const begun = new Promise<void>((resolve) => (readBegun = resolve));
   const ledger = new MemoryBudgetLedger(
     () => Promise.resolve(100),
     Date.now,
-    () => new Promise((resolve) => (answer = resolve)),
+    () =>
+      new Promise((resolve) => {
+        answer = resolve;
+        readBegun();
+      }),
   );
   const k1 = key('k1', 700);
   const reading = ledger.admit([k1], 0);
-  await new Promise((r) => setImmediate(r));
+  await begun; // the open tasks are being read
   ledger.taskEnded('t-ended'); // its end was told before the read answered
   answer([
     { id: 't-open', micros: 500 },
