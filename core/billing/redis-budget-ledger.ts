@@ -282,7 +282,8 @@ export class RedisBudgetLedger implements BudgetLedger {
 
   /**
    * Keeps a record Redis missed, to send again. Settled at once while Redis is down (admissions then read
-   * this instance's counts, which have it); a record missed while Redis is up settles when a retry lands.
+   * this instance's counts, which have it); a record missed while Redis is up settles when a retry lands,
+   * or when Redis is found down before that.
    */
   private wait(pending: Pending): Settled {
     if (this.waiting.length >= MAX_WAITING) {
@@ -301,7 +302,11 @@ export class RedisBudgetLedger implements BudgetLedger {
   }
 
   private retry(): void {
-    if (!this.redis.up) return;
+    if (!this.redis.up) {
+      // Admissions answer from this instance's counts meanwhile, and those have every record kept here.
+      for (const p of this.waiting) p.counted?.();
+      return;
+    }
     const pending = this.waiting.splice(0);
     clearInterval(this.retrier);
     this.retrier = undefined;
