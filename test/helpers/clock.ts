@@ -6,7 +6,10 @@
  *   the process's own timers alone (sockets, Redis and tap keep real time);
  * - `fakeClock(t)` replaces Date, the timers and `performance` of the whole process until the test ends,
  *   for code that reads them directly. `setImmediate` and `process.nextTick` stay real, so I/O still runs.
- * Either moves with `tickAsync(ms)`, which runs the timers due in order and the promises they settle.
+ *   Either moves with `tickAsync(ms)`, which runs the timers due in order and the promises they settle;
+ * - `frozenDate(t)` replaces `Date` alone, for a real gateway whose subject is judged by the date (a
+ *   key's expiry, a failed-auth window): its timers and `performance` keep real time, so sockets, sweeps,
+ *   pollers and caches go on as they would. `tick(ms)` moves the date at once.
  */
 import { createClock, install, type Clock } from '@sinonjs/fake-timers';
 import type { Teardown } from './gateway';
@@ -23,6 +26,13 @@ export function fakeClock(t: Teardown, start = Date.UTC(2026, 0, 15, 12)): Clock
     now: start,
     toFake: ['Date', 'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'performance'],
   });
+  t.teardown(() => clock.uninstall());
+  return clock;
+}
+
+/** Fakes this process's `Date` alone, standing at `start` (now) until moved, until the test ends. */
+export function frozenDate(t: Teardown, start = Date.now()): Clock {
+  const clock = install({ now: start, toFake: ['Date'] });
   t.teardown(() => clock.uninstall());
   return clock;
 }

@@ -5,8 +5,9 @@
  * as the test needs, whatever the machine's speed, instead of for a simulated latency that a stalled
  * event loop can outlast.
  */
-import { createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { createProxyServer } from 'http-proxy-3';
 import { pointUpstreamsAt, type ConfigDoc, type Teardown } from './gateway';
 
 export interface UpstreamGate {
@@ -29,30 +30,19 @@ export async function upstreamGate(t: Teardown): Promise<UpstreamGate> {
   let opened: () => void = () => undefined;
   let open = Promise.resolve();
 
-  const pass = (req: IncomingMessage, body: Buffer, res: ServerResponse): void => {
-    const url = new URL(req.url ?? '/', target);
-    const onward = request(url, { method: req.method, headers: { ...req.headers, host: url.host } });
-    onward.on('response', (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
-    });
-    onward.on('error', () => res.destroy());
-    res.on('close', () => onward.destroy()); // the gateway gave up: so does the simulator's request
-    onward.end(body);
-  };
+  // http-proxy-3 passes requests on unchanged and ends the simulator's request when the gateway gives
+  // up on a call; an exchange that failed anyway is cut on the gateway's side too.
+  const proxy = createProxyServer({ changeOrigin: true });
+  proxy.on('error', (_err, _req, res: ServerResponse | Socket) => res.destroy());
 
   const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const body = Buffer.concat(chunks);
-      const id = req.headers['x-request-id'];
-      if (typeof id !== 'string' || !holds(id)) return pass(req, body, res);
-      waiting.push(id);
-      void open.then(() => {
-        waiting.splice(waiting.indexOf(id), 1);
-        pass(req, body, res);
-      });
+    const id = req.headers['x-request-id'];
+    if (typeof id !== 'string' || !holds(id)) return proxy.web(req, res, { target });
+    // Held: the body waits unread in the socket until the request goes on.
+    waiting.push(id);
+    void open.then(() => {
+      waiting.splice(waiting.indexOf(id), 1);
+      proxy.web(req, res, { target });
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -4,7 +4,7 @@
  * (frozen Date) and moved past it, so no check depends on how fast the machine answers.
  */
 import t, { type Test } from 'tap';
-import { frozenDate } from '../../helpers/frozen-date';
+import { frozenDate } from '../../helpers/clock';
 import { startTestGateway, type TestGateway } from '../../helpers/gateway';
 import { isError } from '../../helpers/errors';
 import { postJson, type JsonResponse } from '../../helpers/http';

@@ -5,7 +5,7 @@
  */
 import t from 'tap';
 import { performance } from 'node:perf_hooks';
-import { frozenDate } from '../../helpers/frozen-date';
+import { frozenDate } from '../../helpers/clock';
 import { startTestGateway, type TestGateway } from '../../helpers/gateway';
 import { postJson } from '../../helpers/http';
 import { keyId, openLongStream } from '../../helpers/key-streams';

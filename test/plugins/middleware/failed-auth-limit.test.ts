@@ -10,7 +10,7 @@ import { request } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { EmbeddedKeyStore } from '../../../core/stores/embedded/embedded-key-store';
 import type { KeyStore } from '../../../core/stores/key-store';
-import { frozenDate } from '../../helpers/frozen-date';
+import { frozenDate } from '../../helpers/clock';
 import { startTestGateway, tempDir, type Teardown } from '../../helpers/gateway';
 
 interface Answer {
