@@ -1,7 +1,7 @@
 /**
  * `npm start`: loads gateway.yaml (or GATEWAY_CONFIG), starts the bundled simulator when the file asks
- * for it, starts the gateway, reloads the file on SIGHUP, and stops cleanly on SIGTERM/SIGINT (exit 0
- * after the grace period).
+ * for it (on a port of the system's choosing when that port is 0), starts the gateway, reloads the file
+ * on SIGHUP, and stops cleanly on SIGTERM/SIGINT (exit 0 after the grace period).
  */
 import 'reflect-metadata';
 import { join } from 'node:path';
@@ -23,11 +23,14 @@ async function main(): Promise<void> {
   const file = configPath();
   const text = readConfigText(file);
   // A file core refuses has its plugin blocks checked too: one start-up names every problem.
-  const config = parseConfigText(text, file, process.env, (doc) =>
-    rawPluginSectionProblems(doc, pluginContainer(plugins)),
-  );
+  const read = () =>
+    parseConfigText(text, file, process.env, (doc) =>
+      rawPluginSectionProblems(doc, pluginContainer(plugins)),
+    );
+  let config = read();
   const logger = createLogger(config.logging.level);
   const simulator = config.simulator.enabled ? await startBundledSimulator(config) : undefined;
+  if (simulator && placedBySystem(config, simulator)) config = read();
   if (simulator) {
     logger.warn(
       `upstreams point at the bundled simulator on ${simulator.url}: answers are simulated, not real models ` +
@@ -68,6 +71,20 @@ async function main(): Promise<void> {
   process.on('SIGHUP', () => void gateway.reload('signal'));
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+}
+
+/**
+ * `simulator.port` 0 (SIMULATOR_PORT=0) lets the system pick the simulator's port, so that gateways on one
+ * machine need not be given one each. The variables that set it are then set to the port bound, in this
+ * process's environment: read again, the file's upstreams (`${SIMULATOR_PORT:-9100}` in their default
+ * base_urls) point at it, and so do they on every reload, which reads the environment again. True when
+ * the file is to be read again.
+ */
+function placedBySystem(config: GatewayConfig, simulator: RunningSimulator): boolean {
+  const variables = variablesOf(config, 'simulator.port');
+  if (config.simulator.port !== 0 || variables.length === 0) return false;
+  for (const variable of variables) process.env[variable] = String(simulator.port);
+  return true;
 }
 
 /**
