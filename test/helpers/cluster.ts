@@ -13,7 +13,7 @@ import type { KeyRecord } from '../../core/stores/key-store';
 import type { TeamRecord } from '../../core/stores/team-store';
 import { startSimulator, type RunningSimulator } from '../../simulator/server';
 import { tempDir, testConfig, type ConfigDoc, type Teardown } from './gateway';
-import { spawnGateway, type GatewayProcess } from './process';
+import { listeningOn, spawnGateway, type GatewayProcess } from './process';
 import { redisPrefix, TEST_REDIS_URL } from './redis';
 
 export interface ClusterOptions {
@@ -72,9 +72,6 @@ const clusterTeam = (limits: ClusterOptions['team']): TeamRecord => ({
   created_at: new Date().toISOString(),
 });
 
-const READY = /admin API listening on (http:\/\/127\.0\.0\.1:\d+)/;
-const LISTENING = /gateway listening on (http:\/\/127\.0\.0\.1:\d+)/;
-
 export async function startCluster(t: Teardown, options: ClusterOptions): Promise<Cluster> {
   const secret = randomBytes(32).toString('base64url');
   const adminToken = randomBytes(24).toString('base64url');
@@ -107,9 +104,7 @@ export async function startCluster(t: Teardown, options: ClusterOptions): Promis
       GATEWAY_ADMIN_TOKEN: adminToken,
       REDIS_URL: options.redisUrl, // not the environment's own
     });
-    const [, url] = await gateway.waitFor(LISTENING, 20_000);
-    const [, adminUrl] = await gateway.waitFor(READY, 20_000);
-    return { url: url!, adminUrl: adminUrl!, gateway };
+    return { ...(await listeningOn(gateway)), gateway };
   });
   const all = await Promise.all(started);
   return {

@@ -1,13 +1,13 @@
 /**
  * Real Redis for tests: the machine's server (127.0.0.1:6379, or TEST_REDIS_URL), each test in its own
- * key prefix and cleaned up after; or a private redis-server on a free port, for tests that stop and
+ * key prefix and cleaned up after; or a private redis-server of the test's own, for tests that stop and
  * restart it.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import type { Teardown } from './gateway';
-import { freePort } from './process';
+import { belowEphemeral, PortInUse } from './ports';
 
 export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
@@ -38,36 +38,18 @@ export interface PrivateRedis {
   start(): Promise<void>;
 }
 
-/** A redis-server of the test's own, on a free port, without persistence; killed at teardown. */
+/** Room for a loaded machine: redis-server is ready in milliseconds on a quiet one. */
+const START_TIMEOUT_MS = 20_000;
+
+/**
+ * A redis-server of the test's own, without persistence; killed at teardown. redis-server cannot bind
+ * port 0 (`--port 0` turns TCP off) and tests kill it and start it again on the same address, so its
+ * port is one below the kernel's ephemeral range (no port-0 bind anywhere can take it, before the
+ * first start or between a kill and the restart), chosen at random and another tried when redis-server
+ * says it is in use; the port in the URL is the one redis-server reports in its start-up lines.
+ */
 export async function privateRedis(t: Teardown): Promise<PrivateRedis> {
-  const port = await freePort();
   let child: ChildProcess | undefined;
-  const start = async (): Promise<void> => {
-    child = spawn(
-      'redis-server',
-      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-      {
-        stdio: 'ignore',
-      },
-    );
-    const probe = new Redis(port, '127.0.0.1', {
-      lazyConnect: true,
-      maxRetriesPerRequest: 0,
-      retryStrategy: () => null,
-    });
-    probe.on('error', () => undefined); // refused until the server listens: the loop below retries
-    for (let i = 0; i < 100; i++) {
-      try {
-        await probe.connect();
-        await probe.ping();
-        probe.disconnect();
-        return;
-      } catch {
-        await new Promise((r) => setTimeout(r, 50));
-      }
-    }
-    throw new Error(`redis-server did not start on port ${port}`);
-  };
   const kill = async (): Promise<void> => {
     const running = child;
     if (!running || running.exitCode !== null || running.signalCode !== null) return; // already gone
@@ -76,6 +58,64 @@ export async function privateRedis(t: Teardown): Promise<PrivateRedis> {
     await exited;
   };
   t.teardown(kill);
-  await start();
-  return { url: `redis://127.0.0.1:${port}`, kill, start };
+  const launch = (port: number): Promise<number> => {
+    const server = spawn(
+      'redis-server',
+      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    child = server;
+    return redisReady(server, port);
+  };
+  const port = await belowEphemeral(launch);
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    kill,
+    start: async () => {
+      await launch(port).catch((e: unknown) => {
+        throw e instanceof PortInUse ? new Error(`cannot start redis-server again: ${e.message}`) : e;
+      });
+    },
+  };
+}
+
+/**
+ * Resolves with the port redis-server reports once it says it is ready to accept connections; rejects
+ * with PortInUse when it exits because `port` is taken, or with its output when it exits otherwise or is
+ * not ready in time.
+ */
+function redisReady(server: ChildProcess, port: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    let output = '';
+    const timer = setTimeout(() => {
+      server.kill('SIGKILL');
+      reject(new Error(`redis-server was not ready in ${START_TIMEOUT_MS} ms:\n${output}`));
+    }, START_TIMEOUT_MS);
+    const settle = (outcome: () => void) => {
+      clearTimeout(timer);
+      outcome();
+    };
+    const read = (d: Buffer) => {
+      output += d.toString();
+      if (!/Ready to accept connections/.test(output)) return;
+      const reported = Number(/port=(\d+)/.exec(output)?.[1]);
+      settle(() =>
+        reported === port
+          ? resolve(reported)
+          : reject(new Error(`redis-server asked for port ${port} reported ${reported}:\n${output}`)),
+      );
+    };
+    server.stdout!.on('data', read);
+    server.stderr!.on('data', read);
+    server.once('error', (e) => settle(() => reject(e)));
+    server.once('exit', (code, signal) =>
+      settle(() =>
+        reject(
+          /Address already in use/.test(output)
+            ? new PortInUse(`port ${port} is in use`)
+            : new Error(`redis-server exited (${code ?? signal}) before it was ready:\n${output}`),
+        ),
+      ),
+    );
+  });
 }

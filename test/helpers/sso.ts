@@ -2,14 +2,16 @@
  * Single sign-on for tests: a real OpenID provider (identity-provider.ts) and a gateway whose console
  * signs in through it, the admin listener on a port chosen beforehand (the provider must know the
  * redirect_uri, and the gateway's configuration names it), and a walk through the provider's own
- * login and consent pages over fetch.
+ * login and consent pages over fetch. That port cannot be 0; it is one below the ephemeral range
+ * (ports.ts), so no port-0 bind can take it before the gateway binds it, and another is tried when the
+ * gateway finds it in use.
  */
 import type { StartOptions } from '../../core/boot/gateway';
 import type { Env } from '../../config/env';
 import { redirectedTo, type CookieJar } from './cookie-jar';
 import { startTestGateway, type ConfigDoc, type Teardown, type TestGateway } from './gateway';
 import { startIdentityProvider, type TestAccount, type TestIdentityProvider } from './identity-provider';
-import { freePort } from './process';
+import { belowEphemeral, PortInUse } from './ports';
 
 /** Who may sign in: `ops` are admins, `team-a` administers team-a; `guests` match no role. */
 export const ACCOUNTS: Readonly<Record<string, TestAccount>> = {
@@ -54,24 +56,31 @@ export async function startSsoGateway(
   options: StartOptions = {},
   scheme: 'http' | 'https' = 'http',
 ): Promise<SsoGateway> {
-  const port = await freePort();
-  const admin = `http://127.0.0.1:${port}`;
-  const published = `${scheme}://127.0.0.1:${port}`;
-  const idp = await startIdentityProvider(t, `${published}/auth/callback`, ACCOUNTS);
-  const env: Env = { OIDC_CLIENT_SECRET: idp.clientSecret };
-  const oidc = ssoConfig(idp, published);
-  const gw = await startTestGateway(
-    t,
-    (doc) => {
-      doc.admin = { host: '127.0.0.1', port };
-      doc.console = { oidc };
-      adjust(doc);
-    },
-    options,
-    env,
-  );
-  return { ...gw, idp, admin, oidc };
+  return belowEphemeral(async (port) => {
+    const admin = `http://127.0.0.1:${port}`;
+    const published = `${scheme}://127.0.0.1:${port}`;
+    const idp = await startIdentityProvider(t, `${published}/auth/callback`, ACCOUNTS);
+    const env: Env = { OIDC_CLIENT_SECRET: idp.clientSecret };
+    const oidc = ssoConfig(idp, published);
+    const gw = await startTestGateway(
+      t,
+      (doc) => {
+        doc.admin = { host: '127.0.0.1', port };
+        doc.console = { oidc };
+        adjust(doc);
+      },
+      options,
+      env,
+    ).catch((e: unknown) => {
+      throw inUse(e) ? new PortInUse((e as Error).message) : e;
+    });
+    return { ...gw, idp, admin, oidc };
+  });
 }
+
+/** The gateway's start failed because a listener's port was taken (listen-failure.ts keeps the cause). */
+const inUse = (e: unknown): boolean =>
+  e instanceof Error && (e.cause as NodeJS.ErrnoException | undefined)?.code === 'EADDRINUSE';
 
 /**
  * Starts a sign-in at the gateway and walks the provider's pages as `login` (any password); resolves
