@@ -5,7 +5,7 @@
  */
 import t from 'tap';
 import { startTestGateway, type ConfigDoc } from '../../helpers/gateway';
-import { freePort } from '../../helpers/process';
+import { refusedUrl } from '../../helpers/ports';
 import { openStream, postJson, untilData } from '../../helpers/http';
 import { eventually } from '../../helpers/wait';
 import { scrape } from '../../helpers/metrics';
@@ -170,7 +170,7 @@ void t.test('metrics after known traffic', async (t) => {
 });
 
 void t.test('upstream failures, retries and ejections', async (t) => {
-  const closed = `http://127.0.0.1:${await freePort()}/modela/v1`;
+  const closed = refusedUrl('/modela/v1');
   const gw = await startTestGateway(t, (doc) => {
     const upstreams = doc.upstreams as Record<string, Record<string, unknown>>;
     upstreams['modela-backup'] = { ...upstreams['modela-main'] };

@@ -7,7 +7,7 @@ import t from 'tap';
 import { startTestGateway } from '../../helpers/gateway';
 import { postJson } from '../../helpers/http';
 import { LEVEL, recordingLogger, type LogLine } from '../../helpers/logs';
-import { freePort } from '../../helpers/process';
+import { refusedUrl } from '../../helpers/ports';
 import { submitVideo, videoBody } from '../../plugins/video-helpers';
 
 const chat = { model: 'modela-5.5', messages: [{ role: 'user', content: 'hi' }] };
@@ -16,7 +16,7 @@ const about = (lines: readonly LogLine[], id: string): LogLine[] =>
   lines.filter((l) => l.request_id === id && l.msg !== 'request');
 
 void t.test('every upstream failure: one warn line with its cause', async (t) => {
-  const closed = `http://127.0.0.1:${await freePort()}`;
+  const closed = refusedUrl();
   const { logger, lines } = recordingLogger('info');
   const gw = await startTestGateway(
     t,

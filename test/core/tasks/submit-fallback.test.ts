@@ -4,7 +4,7 @@
  */
 import t, { type Test } from 'tap';
 import { startTestGateway } from '../../helpers/gateway';
-import { freePort } from '../../helpers/process';
+import { refusedUrl } from '../../helpers/ports';
 import { submitVideo, untilFinished, videoBody } from '../../plugins/video-helpers';
 
 const MODEL = 'videoa-1.1-t2v';
@@ -28,7 +28,7 @@ const submits = (gw: { sim: { log: { list(): { method: string; path: string }[] 
 t.test(
   'connection refused: the task is submitted to, polled on and recorded against the fallback',
   async (t) => {
-    const gw = await gatewayWithFallback(t, `http://127.0.0.1:${await freePort()}/videoa`);
+    const gw = await gatewayWithFallback(t, refusedUrl('/videoa'));
     const res = await submitVideo(gw, 'generic', videoBody(MODEL, 'task_ms=100'));
     t.equal(res.status, 200);
     const id = String(res.body.id);
