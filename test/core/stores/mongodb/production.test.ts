@@ -25,7 +25,7 @@ import {
 } from '../../../../core/stores/mongodb/store-indexes';
 import type { VideoTask } from '../../../../core/stores/video-task';
 import { MONGODB_URI, NO_MONGODB, TEST_USAGE_WRITES } from '../../../helpers/stores';
-import { eventually } from '../../../helpers/wait';
+import { eventually, until } from '../../../helpers/wait';
 import { newTask } from '../task-store.contract';
 import { newRecord } from '../usage-store.contract';
 
@@ -227,8 +227,13 @@ t.test('a submit whose lease ran out and was taken still settles its job', SKIP,
   const task = newTask();
   await submitter.insert(task, 0);
   await submitter.acquire(task.id, { owner: 'submit', until: Date.now() + 50 }, Date.now());
-  await new Promise((r) => setTimeout(r, 200));
-  const taken = await poller.acquire(task.id, { owner: 'poller', until: Date.now() + 30_000 }, Date.now());
+  // The lease runs out on the server's clock: the poller asks until it gets it (a refused acquire
+  // changes nothing).
+  const taken = await until(
+    () => poller.acquire(task.id, { owner: 'poller', until: Date.now() + 30_000 }, Date.now()),
+    (lease) => lease !== undefined,
+    { what: "the poller's lease, once the submit's ran out" },
+  );
   t.ok(taken, 'the poller took the lease once it ran out');
   const settled = await submitter.settleSubmit(task.id, { upstream_task_id: 'up-9' }, Date.now());
   t.equal(settled?.upstream_task_id, 'up-9', 'recorded all the same');
@@ -294,8 +299,8 @@ t.test(
 
     const gone = async (): Promise<boolean> =>
       !(await raw.findOne({ _id: done.id })) && (await db.collection('usage').countDocuments()) === 0;
-    const deadline = Date.now() + 90_000;
-    while (!(await gone()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 500));
+    // The TTL monitor runs every second (set above) on the server's clock: up to 90 s on a slow server.
+    await eventually(gone, 90_000, 'the TTL monitor deleting the finished task and the record');
     t.ok(await gone(), 'the TTL monitor deleted the finished task and the record');
     t.ok(await raw.findOne({ _id: working.id }), 'and left the task still at work');
   },
