@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { startTestGateway } from '../../helpers/gateway';
 import { postJson } from '../../helpers/http';
 import { eventually } from '../../helpers/wait';
-import { freePort } from '../../helpers/process';
+import { refusedUrl } from '../../helpers/ports';
 import { adminCall } from '../../helpers/reload';
 
 const chat = { model: 'modela-5.5', messages: [{ role: 'user', content: 'hi' }] };
@@ -106,9 +106,12 @@ t.test(
       other.destroy();
     });
     t.equal((await call(kept, `${gw.url}/readyz`)).status, 200, 'ready before');
-    const first = chatOn(kept, gw.url, gw.key, 400); // on the kept connection
-    const long = chatOn(other, gw.url, gw.key, 2_000); // keeps the gateway draining
-    await new Promise((r) => setTimeout(r, 150));
+    // Held by the simulator long enough to be in flight when close() starts, and for the checks after
+    // the first has finished, even on a machine that stalls for a second.
+    const first = chatOn(kept, gw.url, gw.key, 1_000); // on the kept connection
+    const long = chatOn(other, gw.url, gw.key, 3_000); // keeps the gateway draining
+    const chats = () => gw.sim.log.list().filter((r) => r.path.includes('/chat/')).length;
+    await eventually(() => chats() === 2, 10_000, 'both requests at the simulator');
 
     const closing = gw.gateway.close(10_000);
     t.equal(await gw.gateway.readiness.ready(), false, 'unready as soon as close() starts');
@@ -145,7 +148,7 @@ t.test(
     });
     t.equal(await readyz(gw.url), 200, 'nothing written yet, nothing failed');
     t.equal((await postJson(`${gw.url}/v1/chat/completions`, chat, gw.key)).status, 200);
-    await eventually(async () => (await readyz(gw.url)) === 503, 5_000);
+    await eventually(async () => (await readyz(gw.url)) === 503, 10_000);
     t.pass('/readyz: 503 once the usage write failed');
     t.equal((await fetch(`${gw.url}/healthz`)).status, 200, '/healthz: the process is alive');
     const failing = await adminCall(gw.gateway, 'GET', '/admin/health');
@@ -177,22 +180,21 @@ t.test(
     await mkdir(file);
     await writeFile(join(file, 'occupied'), ''); // a directory with an entry: no rename can replace it
     await t.rejects(gw.gateway.keys.create({ description: 'not stored' }), { code: 'EISDIR' });
-    await eventually(async () => (await readyz(gw.url)) === 503, 3_000);
+    await eventually(async () => (await readyz(gw.url)) === 503, 10_000);
     t.match((await adminCall(gw.gateway, 'GET', '/admin/health')).body, {
       checks: { stores: { state: 'failing', reason: /^keys\.json: the last write failed \(EISDIR/ } },
     });
 
     await rm(file, { recursive: true });
     await gw.gateway.keys.create({ description: 'stored' });
-    await eventually(async () => (await readyz(gw.url)) === 200, 3_000);
+    await eventually(async () => (await readyz(gw.url)) === 200, 10_000);
     t.pass('ready again once a write of keys.json succeeds');
   },
 );
 
 t.test('Redis configured but down: ready on the local fallback, shown as degraded', async (t) => {
-  const port = await freePort(); // nothing listens there
   const gw = await startTestGateway(t, (doc) => {
-    doc.redis = { url: `redis://127.0.0.1:${port}` };
+    doc.redis = { url: refusedUrl('', 'redis') }; // nothing listens there
   });
   t.equal(await readyz(gw.url), 200);
   t.match((await adminCall(gw.gateway, 'GET', '/admin/health')).body, {
