@@ -6,7 +6,8 @@
 import t, { type Test } from 'tap';
 import OpenAI from 'openai';
 import { startTestGateway, withModelaBackup, type ConfigDoc, type TestGateway } from '../helpers/gateway';
-import { freePort } from '../helpers/process';
+import { fakeClock } from '../helpers/clock';
+import { refusedUrl } from '../helpers/ports';
 import { startSimulator, type RunningSimulator } from '../../simulator/server';
 
 interface Pair extends TestGateway {
@@ -71,10 +72,9 @@ t.test('a primary that hangs past its response timeout: the fallback answers', a
 });
 
 t.test('a primary refusing connections: the fallback answers', async (t) => {
-  const closed = await freePort();
   const gw = await startPair(t, (doc) => {
     const upstreams = doc.upstreams as Record<string, Record<string, unknown>>;
-    upstreams['modela-main']!.base_url = `http://127.0.0.1:${closed}/modela/v1`;
+    upstreams['modela-main']!.base_url = refusedUrl('/modela/v1');
   });
   const completion = await gw.client.chat.completions.create(CHAT);
   t.ok(completion.choices[0]?.message.content);
@@ -153,6 +153,8 @@ t.test('a stream cut after its first bytes: an error event, and no retry', async
 
 t.test('five failures eject the primary; it returns after the cooldown', async (t) => {
   const gw = await startPair(t);
+  // The cooldown (base 300ms) on a fake clock: no stall of a slow machine can end it early or late.
+  const clock = fakeClock(t, Date.now());
   gw.sim.faults.add({ fault: { status: 503 } });
   for (let i = 0; i < 5; i++) await gw.client.chat.completions.create(CHAT);
   t.equal(hits(gw.sim), 5);
@@ -160,7 +162,7 @@ t.test('five failures eject the primary; it returns after the cooldown', async (
   t.equal(hits(gw.sim), 5, 'the sixth request does not reach the ejected primary');
   t.equal(hits(gw.backup), 6);
   gw.sim.faults.clear();
-  await new Promise((r) => setTimeout(r, 350));
+  await clock.tickAsync(350);
   await gw.client.chat.completions.create(CHAT);
   t.equal(hits(gw.sim), 6, 'back in service after base');
   t.equal((await lastRecord(gw))?.upstream, 'modela-main');
@@ -168,6 +170,8 @@ t.test('five failures eject the primary; it returns after the cooldown', async (
 
 t.test('every upstream ejected: 503 upstream_unavailable with Retry-After', async (t) => {
   const gw = await startPair(t);
+  // On a fake clock, still: both stay out for their whole base (300ms) however slow the machine.
+  fakeClock(t, Date.now());
   gw.sim.faults.add({ fault: { status: 503 } });
   gw.backup.faults.add({ fault: { status: 503 } });
   for (let i = 0; i < 5; i++) {
