@@ -6,30 +6,36 @@
  */
 import t from 'tap';
 import { writeFile } from 'node:fs/promises';
-import { createServer, type Server } from 'node:net';
+import { createServer, type AddressInfo, type Server } from 'node:net';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { loadConfigFile } from '../../config/load';
 import { tempDir, testConfig, type Teardown } from '../helpers/gateway';
-import { freePort, spawnGateway, type GatewayProcess } from '../helpers/process';
+import { ADMIN_LISTENING, GATEWAY_LISTENING, spawnGateway, type GatewayProcess } from '../helpers/process';
+import { refusedUrl, REFUSED_PORT } from '../helpers/ports';
 
 const SHIPPED = join(__dirname, '../../../gateway.yaml');
 
-/** The shipped file on ports of its own (the simulator's too), in a data directory of its own. */
+/**
+ * The shipped file on ports the system picks (the simulator's too), in a data directory of its own;
+ * the start-up lines name the ports bound.
+ */
 async function shippedEnv(t: Teardown, env: Record<string, string> = {}) {
-  const ports = { PORT: await freePort(), ADMIN_PORT: await freePort(), SIMULATOR_PORT: await freePort() };
   return {
-    ports,
-    env: {
-      GATEWAY_CONFIG: SHIPPED,
-      GATEWAY_DATA_DIR: await tempDir(t),
-      PORT: String(ports.PORT),
-      ADMIN_PORT: String(ports.ADMIN_PORT),
-      SIMULATOR_PORT: String(ports.SIMULATOR_PORT),
-      ...env,
-    },
+    GATEWAY_CONFIG: SHIPPED,
+    GATEWAY_DATA_DIR: await tempDir(t),
+    PORT: '0',
+    ADMIN_PORT: '0',
+    SIMULATOR_PORT: '0',
+    ...env,
   };
 }
+
+/**
+ * Resolves once every start-up line is printed: on a first start (a data directory of its own) main.ts
+ * writes the log out, then the new key on its own line.
+ */
+const startedUp = (gw: GatewayProcess) => gw.waitFor(/^sk-[A-Za-z0-9_-]{43}$/m);
 
 /** The pino lines printed so far, parsed. */
 const logLines = (gw: GatewayProcess): { level: number; msg: string }[] =>
@@ -43,12 +49,20 @@ const warnings = (gw: GatewayProcess): string[] =>
     .filter((l) => l.level === 40)
     .map((l) => l.msg);
 
-/** Holds a port as another process would. */
-async function occupy(t: Teardown, port: number, host: string): Promise<void> {
+/** Holds a port, of the system's choosing, as another process would; resolves with it. */
+async function occupy(t: Teardown, host: string): Promise<number> {
   const server: Server = createServer();
-  await new Promise<void>((resolve) => server.listen(port, host, resolve));
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
   t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  return (server.address() as AddressInfo).port;
 }
+
+/** Whether an HTTP server answers at `url`: the address a start-up line names is the one bound. */
+const answers = async (url: string): Promise<boolean> =>
+  fetch(`${url}/healthz`).then(
+    () => true,
+    () => false,
+  );
 
 async function stopped(t: Teardown & { equal: (a: unknown, b: unknown) => void }, gw: GatewayProcess) {
   gw.child.kill('SIGTERM');
@@ -56,19 +70,18 @@ async function stopped(t: Teardown & { equal: (a: unknown, b: unknown) => void }
 }
 
 t.test('the log names the address bound and warns that it is every interface', async (t) => {
-  const { env, ports } = await shippedEnv(t);
-  const gw = spawnGateway(t, env);
-  await gw.waitFor(/admin API listening/);
-  const url = `http://0.0.0.0:${ports.PORT}`;
+  const gw = spawnGateway(t, await shippedEnv(t));
+  const [, url] = await gw.waitFor(GATEWAY_LISTENING);
+  const port = new URL(url!).port;
   t.match(
     gw.stdout(),
-    `gateway listening on ${url} (every interface; from this machine: http://127.0.0.1:${ports.PORT})`,
+    `gateway listening on http://0.0.0.0:${port} (every interface; from this machine: http://127.0.0.1:${port})"`,
   );
-  t.match(
-    gw.stdout(),
-    `admin API listening on http://127.0.0.1:${ports.ADMIN_PORT}"`,
-    'the admin API as bound',
-  );
+  t.ok(await answers(url!), 'the gateway is there');
+  const [, adminUrl] = await gw.waitFor(ADMIN_LISTENING);
+  t.match(gw.stdout(), `admin API listening on ${adminUrl}"`, 'the admin API as bound');
+  t.ok(await answers(adminUrl!), 'and there');
+  await startedUp(gw);
   t.match(
     warnings(gw).find((w) => w.startsWith('the gateway listens on every interface')),
     /server\.host 0\.0\.0\.0.*set GATEWAY_HOST=127\.0\.0\.1/,
@@ -80,9 +93,12 @@ t.test('the log names the address bound and warns that it is every interface', a
   );
   await stopped(t, gw);
 
-  const local = spawnGateway(t, { ...env, GATEWAY_HOST: '127.0.0.1' });
-  await local.waitFor(/admin API listening/);
-  t.match(local.stdout(), `gateway listening on http://127.0.0.1:${ports.PORT}"`);
+  const local = spawnGateway(t, await shippedEnv(t, { GATEWAY_HOST: '127.0.0.1' }));
+  const [, localUrl] = await local.waitFor(GATEWAY_LISTENING);
+  t.match(local.stdout(), `gateway listening on ${localUrl}"`);
+  t.match(localUrl, /^http:\/\/127\.0\.0\.1:\d+$/, 'the one address, on loopback');
+  t.ok(await answers(localUrl!), 'the gateway is there');
+  await startedUp(local);
   t.notOk(
     warnings(local).some((w) => /every interface/.test(w)),
     'no warning on loopback',
@@ -97,13 +113,12 @@ t.test('a port in use names whose it is and the variable that moves it', async (
     { variable: 'ADMIN_PORT', host: '127.0.0.1', what: 'the admin API' },
   ] as const;
   for (const { variable, host, what } of cases) {
-    const { env, ports } = await shippedEnv(t);
-    await occupy(t, ports[variable], host);
-    const gw = spawnGateway(t, env);
+    const taken = await occupy(t, host);
+    const gw = spawnGateway(t, await shippedEnv(t, { [variable]: String(taken) }));
     t.equal(await gw.exited, 1, `${variable} taken: exit 1`);
     t.match(
       gw.stderr(),
-      `gateway: ${what} cannot listen on ${host}:${ports[variable]}: the port is already in use`,
+      `gateway: ${what} cannot listen on ${host}:${taken}: the port is already in use`,
       `${variable} taken: says it is ${what}'s`,
     );
     t.match(gw.stderr(), `set ${variable} to another port`, `${variable} taken: names ${variable}`);
@@ -111,15 +126,17 @@ t.test('a port in use names whose it is and the variable that moves it', async (
 });
 
 t.test('with the simulator off, each upstream still at its address is named with what to set', async (t) => {
-  const { env, ports } = await shippedEnv(t, {
+  const env = await shippedEnv(t, {
     GATEWAY_SIMULATOR: 'false',
-    MODELA_BASE_URL: 'http://127.0.0.1:1/v1',
+    // Nothing binds it with the simulator off: the warnings name the address SIMULATOR_PORT gives.
+    SIMULATOR_PORT: '9123',
+    MODELA_BASE_URL: refusedUrl('/v1'),
     MODELA_API_KEY: 'sk-real',
   });
   const gw = spawnGateway(t, env);
-  await gw.waitFor(/admin API listening/);
+  await startedUp(gw);
   const said = warnings(gw);
-  const sim = `http://127.0.0.1:${ports.SIMULATOR_PORT}`;
+  const sim = 'http://127.0.0.1:9123';
   t.ok(
     said.includes(
       `upstream videoa-main still points at the simulator (${sim}/videoa) while the simulator is off: set VIDEOA_BASE_URL and VIDEOA_API_KEY`,
@@ -147,12 +164,12 @@ t.test('with the simulator off, each upstream still at its address is named with
 });
 
 t.test('an upstream given a real address but still the simulator key is named too', async (t) => {
-  const { env } = await shippedEnv(t, {
+  const env = await shippedEnv(t, {
     GATEWAY_SIMULATOR: 'false',
-    MODELC_BASE_URL: 'http://127.0.0.1:1/v1',
+    MODELC_BASE_URL: refusedUrl('/v1'),
   });
   const gw = spawnGateway(t, env);
-  await gw.waitFor(/admin API listening/);
+  await startedUp(gw);
   t.ok(
     warnings(gw).includes(
       "upstream modelc-main still sends the simulator's key while the simulator is off: set MODELC_API_KEY",
@@ -163,7 +180,7 @@ t.test('an upstream given a real address but still the simulator key is named to
 
 t.test('a file with three errors in different places reports all three, each with its path', async (t) => {
   const dir = await tempDir(t);
-  const doc = testConfig('http://127.0.0.1:1', join(dir, 'data'));
+  const doc = testConfig(refusedUrl(), join(dir, 'data'));
   doc.server = { host: '127.0.0.1', port: 70_000 };
   doc.keys = { cache_tll: '1s' };
   doc.prices = { 'modela-*': { input_per_mtok: 'cheap' } };
@@ -180,7 +197,7 @@ t.test('a file with three errors in different places reports all three, each wit
 
 t.test('errors in several plugin sections are reported together', async (t) => {
   const dir = await tempDir(t);
-  const doc = testConfig('http://127.0.0.1:1', join(dir, 'data'));
+  const doc = testConfig(refusedUrl(), join(dir, 'data'));
   const upstreams = doc.upstreams as Record<string, Record<string, unknown>>;
   upstreams['modela-main']!.base_url = 'not a url';
   upstreams['videob-main']!.poll = { concurrency: 0 };
@@ -205,7 +222,7 @@ t.test('errors in several plugin sections are reported together', async (t) => {
 
 t.test("core's errors and the plugins' come in one report", async (t) => {
   const dir = await tempDir(t);
-  const doc = testConfig('http://127.0.0.1:1', join(dir, 'data'));
+  const doc = testConfig(refusedUrl(), join(dir, 'data'));
   doc.server = { host: '127.0.0.1', port: 70_000 };
   const upstreams = doc.upstreams as Record<string, Record<string, unknown>>;
   upstreams['modela-main']!.base_url = 'not a url';
@@ -227,8 +244,8 @@ t.test("core's errors and the plugins' come in one report", async (t) => {
 
 t.test('MongoDB out of reach: the storage URI is named, its password is not', async (t) => {
   const dir = await tempDir(t);
-  const port = await freePort();
-  const doc = testConfig('http://127.0.0.1:1', join(dir, 'data'));
+  const port = REFUSED_PORT;
+  const doc = testConfig(refusedUrl(), join(dir, 'data'));
   doc.storage = { driver: 'mongodb', uri: '${MONGODB_URI}', data_dir: join(dir, 'data') };
   const file = join(dir, 'gateway.yaml');
   await writeFile(file, stringify(doc));

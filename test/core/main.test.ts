@@ -1,6 +1,7 @@
 /**
  * The gateway as `npm start` runs it: a real process with a configuration file, printing its first key
- * once, and stopping cleanly on SIGTERM.
+ * once, and stopping cleanly on SIGTERM. Each listens on ports the system picks (PORT=0, ADMIN_PORT=0;
+ * the bundled simulator's too, SIMULATOR_PORT=0) and is reached where its start-up lines say.
  */
 import t from 'tap';
 import { existsSync, readFileSync } from 'node:fs';
@@ -9,8 +10,9 @@ import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { startSimulator } from '../../simulator/server';
 import { tempDir, testConfig, type Teardown } from '../helpers/gateway';
-import { openStream, postJson, sseJson } from '../helpers/http';
-import { freePort, spawnGateway } from '../helpers/process';
+import { openStream, postJson, sseJson, untilData } from '../helpers/http';
+import { listeningOn, spawnGateway } from '../helpers/process';
+import { eventually } from '../helpers/wait';
 
 const KEY_LINE = /^(sk-[A-Za-z0-9_-]{43})$/m;
 const ask = { model: 'modela-5.5', messages: [{ role: 'user', content: 'hi' }] };
@@ -24,13 +26,7 @@ async function writeConfig(t: Teardown, adjust: (doc: Record<string, unknown>) =
   adjust(doc);
   const file = join(dir, 'gateway.yaml');
   await writeFile(file, stringify(doc));
-  const port = await freePort();
-  return {
-    file,
-    dir,
-    port,
-    env: { GATEWAY_CONFIG: file, PORT: String(port), ADMIN_PORT: String(await freePort()) },
-  };
+  return { file, dir, sim, env: { GATEWAY_CONFIG: file, PORT: '0', ADMIN_PORT: '0' } };
 }
 
 t.test('the npm scripts point at the compiled entry points', (t) => {
@@ -54,35 +50,36 @@ t.test('the npm scripts point at the compiled entry points', (t) => {
 });
 
 t.test('first start prints one key, alone on its line; a restart prints none', async (t) => {
-  const { env, port } = await writeConfig(t);
+  const { env } = await writeConfig(t);
   const first = spawnGateway(t, env);
   const [, key] = await first.waitFor(KEY_LINE);
-  await first.waitFor(/admin API listening/);
-  const res = await postJson(`http://127.0.0.1:${port}/v1/chat/completions`, ask, key);
+  const { url } = await listeningOn(first);
+  const res = await postJson(`${url}/v1/chat/completions`, ask, key);
   t.equal(res.status, 200, 'the printed key works');
   first.child.kill('SIGTERM');
   t.equal(await first.exited, 0);
 
   const second = spawnGateway(t, env);
-  await second.waitFor(/admin API listening/);
+  const again = await listeningOn(second);
   t.notMatch(second.stdout(), KEY_LINE, 'the key is shown once only');
-  t.equal((await postJson(`http://127.0.0.1:${port}/v1/chat/completions`, ask, key)).status, 200, 'and kept');
+  t.equal((await postJson(`${again.url}/v1/chat/completions`, ask, key)).status, 200, 'and kept');
   second.child.kill('SIGINT');
   t.equal(await second.exited, 0);
 });
 
 t.test('SIGTERM: stops accepting, lets requests in flight finish, exits 0', async (t) => {
-  const { env, port } = await writeConfig(t);
+  const { env, sim } = await writeConfig(t);
   const gw = spawnGateway(t, env);
   const [, key] = await gw.waitFor(KEY_LINE);
-  const inFlight = postJson(`http://127.0.0.1:${port}/v1/chat/completions`, ask, key, {
-    'x-sim-latency-ms': '700',
-  });
-  await new Promise((r) => setTimeout(r, 150));
+  const { url } = await listeningOn(gw);
+  // Held two seconds by the simulator: still in flight when SIGTERM comes, even after a stalled second.
+  const inFlight = postJson(`${url}/v1/chat/completions`, ask, key, { 'x-sim-latency-ms': '2000' });
+  // In flight: the simulator has it.
+  await eventually(() => sim.log.list().some((r) => r.path.includes('/chat/')), 10_000, 'the upstream call');
   gw.child.kill('SIGTERM');
   await gw.waitFor(/no longer accepting/);
   await t.rejects(
-    fetch(`http://127.0.0.1:${port}/v1/models`, { headers: { authorization: `Bearer ${key}` } }),
+    fetch(`${url}/v1/models`, { headers: { authorization: `Bearer ${key}` } }),
     'new connections are refused',
   );
   const res = await inFlight;
@@ -91,21 +88,22 @@ t.test('SIGTERM: stops accepting, lets requests in flight finish, exits 0', asyn
 });
 
 t.test('SIGTERM: a stream longer than the grace period ends with an error event, then exit 0', async (t) => {
-  const { env, port } = await writeConfig(t, (doc) => {
+  const { env } = await writeConfig(t, (doc) => {
     (doc.server as Record<string, unknown>).shutdown_grace = '300ms';
   });
   const gw = spawnGateway(t, env);
   const [, key] = await gw.waitFor(KEY_LINE);
-  const res = await openStream(
-    `http://127.0.0.1:${port}/v1/chat/completions`,
-    { ...ask, stream: true },
-    key!,
-    { 'x-sim-tps': '5', 'x-sim-tokens': '100' },
-  );
+  const { url } = await listeningOn(gw);
+  // 100 tokens at 5 a second: twenty seconds of stream, far past the grace period however slow the machine.
+  const res = await openStream(`${url}/v1/chat/completions`, { ...ask, stream: true }, key!, {
+    'x-sim-tps': '5',
+    'x-sim-tokens': '100',
+  });
+  res.setEncoding('utf8');
   let body = '';
-  res.on('data', (d: Buffer) => (body += d.toString()));
+  res.on('data', (d: string) => (body += d));
   const ended = new Promise((r) => res.on('end', r));
-  await new Promise((r) => setTimeout(r, 300));
+  await untilData(res, 'data:'); // under way: the first event has come
   gw.child.kill('SIGTERM');
   await ended;
   const last = sseJson<{ error?: { code: string } }>(body).at(-1);
@@ -128,18 +126,23 @@ t.test('an invalid configuration stops start-up with exit 1 and names the field'
 
 t.test('the shipped gateway.yaml starts the bundled simulator and says so', async (t) => {
   const dir = await tempDir(t);
-  const port = await freePort();
   const gw = spawnGateway(t, {
     GATEWAY_CONFIG: join(__dirname, '../../../gateway.yaml'),
     GATEWAY_DATA_DIR: dir,
-    PORT: String(port),
-    ADMIN_PORT: String(await freePort()),
-    SIMULATOR_PORT: String(await freePort()), // not 9100: another gateway on this machine may hold it
+    PORT: '0',
+    ADMIN_PORT: '0',
+    // Not 9100, which another gateway on this machine may hold: a port the system picks, which the
+    // upstreams' default base_urls follow.
+    SIMULATOR_PORT: '0',
   });
   const [, key] = await gw.waitFor(KEY_LINE);
-  t.match(gw.stdout(), /upstreams point at the bundled simulator/);
-  const res = await postJson(`http://127.0.0.1:${port}/v1/chat/completions`, ask, key);
-  t.equal(res.status, 200);
+  const { url } = await listeningOn(gw);
+  const [, simulator] = await gw.waitFor(
+    /upstreams point at the bundled simulator on (http:\/\/[^\s:]+:\d+)/,
+  );
+  t.not(new URL(simulator!).port, '0', 'on the port it was given');
+  const res = await postJson(`${url}/v1/chat/completions`, ask, key);
+  t.equal(res.status, 200, 'answered through it: the upstreams followed SIMULATOR_PORT to its port');
   gw.child.kill('SIGTERM');
   t.equal(await gw.exited, 0);
 });
