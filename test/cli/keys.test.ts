@@ -7,7 +7,8 @@ import { KeyHasher } from '../../core/keys/api-key';
 import { startSimulator } from '../../simulator/server';
 import { tempDir, testConfig } from '../helpers/gateway';
 import { postJson } from '../helpers/http';
-import { freePort, runKeysCli, spawnGateway } from '../helpers/process';
+import { belowEphemeral, PortInUse } from '../helpers/ports';
+import { listeningOn, runKeysCli, spawnGateway, type GatewayProcess } from '../helpers/process';
 
 const ask = { model: 'modelc-3.6-flash', messages: [{ role: 'user', content: 'hi' }] };
 
@@ -15,24 +16,25 @@ t.test('keys CLI: create, list, disable, enable, delete against a running gatewa
   const sim = await startSimulator();
   t.teardown(() => sim.close());
   const dir = await tempDir(t);
-  const port = await freePort();
-  const adminPort = await freePort();
   const doc = testConfig(sim.url, './data'); // relative to the file, as in the shipped one
-  doc.server = { host: '127.0.0.1', port };
-  doc.admin = { host: '127.0.0.1', port: adminPort };
   doc.logging = { level: 'info' };
   const file = join(dir, 'gateway.yaml');
-  await writeFile(file, stringify(doc));
   // The CLI gets only what an operator's shell has: the config's location. No token, no port flags.
   const env = { GATEWAY_CONFIG: file };
-  const chat = `http://127.0.0.1:${port}/v1/chat/completions`;
 
-  const offline = await runKeysCli(['list'], env);
-  t.equal(offline.code, 1);
-  t.match(offline.stderr, /no admin token|cannot reach/, 'a clear message while the gateway is down');
-
-  const gw = spawnGateway(t, env);
-  await gw.waitFor(/admin API listening/);
+  // The CLI finds the admin API where the file puts it, so the file names that port: one below the
+  // ephemeral range, another when the gateway finds it taken (helpers/ports.ts). The gateway's own
+  // port is the system's choice, read from its start-up line.
+  let offline: Awaited<ReturnType<typeof runKeysCli>> | undefined;
+  const { gw, url } = await belowEphemeral(async (adminPort) => {
+    doc.admin = { host: '127.0.0.1', port: adminPort };
+    await writeFile(file, stringify(doc));
+    offline ??= await runKeysCli(['list'], env); // before the gateway has ever started
+    return started(spawnGateway(t, env));
+  });
+  const chat = `${url}/v1/chat/completions`;
+  t.equal(offline?.code, 1);
+  t.match(offline?.stderr, /no admin token|cannot reach/, 'a clear message while the gateway is down');
 
   const created = await runKeysCli(
     ['create', '--description', 'billing service', '--models', 'modelc-3.6-flash'],
@@ -68,6 +70,18 @@ t.test('keys CLI: create, list, disable, enable, delete against a running gatewa
   gw.child.kill('SIGTERM');
   t.equal(await gw.exited, 0);
 });
+
+/** `gw` and where it listens, once started; PortInUse when it stopped because its admin port was taken. */
+async function started(gw: GatewayProcess) {
+  try {
+    return { gw, ...(await listeningOn(gw)) };
+  } catch (e) {
+    if (gw.child.exitCode !== null && /the port is already in use/.test(gw.stderr())) {
+      throw new PortInUse(gw.stderr());
+    }
+    throw e;
+  }
+}
 
 t.test('keys CLI: hash prints a declared key hash with the gateway key secret', async (t) => {
   const key = 'sk-' + 'cliHash0123456789'.repeat(2);

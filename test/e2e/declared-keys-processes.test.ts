@@ -4,14 +4,14 @@
  * (the hash is an HMAC with it); one declared by its secret works whatever the instance's key secret.
  */
 import t from 'tap';
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { KeyHasher } from '../../core/keys/api-key';
 import { startSimulator } from '../../simulator/server';
 import { tempDir, testConfig } from '../helpers/gateway';
-import { postJson } from '../helpers/http';
-import { freePort, spawnGateway } from '../helpers/process';
+import { getJson, postJson } from '../helpers/http';
+import { listeningOn, spawnGateway } from '../helpers/process';
 
 const TEAM_A = 'sk-' + 'shared0123456789'.repeat(3);
 const HASHED = 'sk-' + 'hashed0123456789'.repeat(3);
@@ -36,18 +36,21 @@ t.test('three instances accept the same declared keys', async (t) => {
   const keySecrets = [SHARED_SECRET, SHARED_SECRET, 'another-server-secret'];
   const urls = await Promise.all(
     keySecrets.map(async (secret, i) => {
-      const [port, adminPort] = [await freePort(), await freePort()];
       const gw = spawnGateway(t, {
         GATEWAY_CONFIG: file,
         GATEWAY_DATA_DIR: join(dir, `data-${i}`),
         GATEWAY_KEY_SECRET: secret,
         TEAM_A_KEY: TEAM_A,
-        PORT: String(port),
-        ADMIN_PORT: String(adminPort),
+        PORT: '0',
+        ADMIN_PORT: '0',
       });
-      await gw.waitFor(/admin API listening/, 20_000);
-      t.notMatch(gw.stdout(), /First start: created API key/, 'no surprise stored key');
-      return `http://127.0.0.1:${port}/v1/chat/completions`;
+      const { url, adminUrl } = await listeningOn(gw);
+      // Asked of the store, not only of stdout, where a key would be printed after the lines awaited.
+      const token = (await readFile(join(dir, `data-${i}`, 'admin-token'), 'utf8')).trim();
+      const stored = await getJson<{ data: unknown[] }>(`${adminUrl}/admin/keys`, token);
+      t.strictSame(stored.body.data, [], 'no surprise stored key');
+      t.notMatch(gw.stdout(), /First start: created API key/, 'none printed');
+      return `${url}/v1/chat/completions`;
     }),
   );
   for (const [i, url] of urls.entries()) {
