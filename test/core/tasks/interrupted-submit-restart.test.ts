@@ -15,11 +15,10 @@ import { startSimulator } from '../../../simulator/server';
 import { tempDir, testConfig, type TestGateway } from '../../helpers/gateway';
 import { getJson } from '../../helpers/http';
 import { eventually } from '../../helpers/wait';
-import { freePort, spawnGateway, type GatewayProcess } from '../../helpers/process';
+import { listeningOn, spawnGateway, type GatewayProcess } from '../../helpers/process';
 import { queryVideo, submitVideo, untilFinished, videoBody } from '../../plugins/video-helpers';
 
 const KEY_LINE = /^(sk-[A-Za-z0-9_-]{43})$/m;
-const READY = /admin API listening/;
 const WITH_KEY = { 'idempotency-key': 'order-killed-mid-submit' };
 /** How long the simulator holds the submit before answering (video submits forward no client headers,
  * so the latency is asked for by a directive in the prompt; the retry, with the same body, waits too). */
@@ -52,15 +51,13 @@ void t.test(
     doc.logging = { level: 'info' }; // the start-up lines say when it is ready; the warning is read too
     const file = join(dir, 'gateway.yaml');
     await writeFile(file, stringify(doc));
-    const port = await freePort();
-    const adminPort = await freePort();
-    const env = { GATEWAY_CONFIG: file, PORT: String(port), ADMIN_PORT: String(adminPort) };
+    // Ports of the system's choosing: the restart listens on new ones, which its start-up lines name.
+    const env = { GATEWAY_CONFIG: file, PORT: '0', ADMIN_PORT: '0' };
 
     let gateway: GatewayProcess = spawnGateway(t, env);
     const [, key] = await gateway.waitFor(KEY_LINE);
-    await gateway.waitFor(READY);
     // The video helpers need only a URL and a key of the gateway.
-    const client = { url: `http://127.0.0.1:${port}`, key: key! } as TestGateway;
+    let client = { url: (await listeningOn(gateway)).url, key: key! } as TestGateway;
     const body = videoBody('videoa-1.1-t2v', `latency_ms=${SUBMIT_LATENCY_MS} task_ms=300`);
 
     // The submit reaches the simulator, which sits on it; the gateway dies before the answer.
@@ -70,11 +67,11 @@ void t.test(
     );
     const upstreamSubmit = () =>
       sim.log.list().find((r) => r.method === 'POST' && r.path.includes('video-synthesis'));
-    await eventually(() => upstreamSubmit()?.body != null, 5_000);
+    await eventually(() => upstreamSubmit()?.body != null, 10_000, 'the submit at the simulator');
     gateway.child.kill('SIGKILL');
     t.equal(await gateway.exited, null, 'killed, no clean exit');
     t.equal(await lost, 'connection lost', 'the client never got an answer');
-    await eventually(() => upstreamSubmit()?.aborted === true, 5_000);
+    await eventually(() => upstreamSubmit()?.aborted === true, 10_000, 'the submit aborted');
 
     const [first, ...others] = [...(await journal(dataDir)).values()];
     t.equal(others.length, 0, 'one task stored');
@@ -86,13 +83,16 @@ void t.test(
     const submitLeaseUntil = first!.lease!.until;
 
     gateway = spawnGateway(t, env);
-    await gateway.waitFor(READY);
+    const restarted = await listeningOn(gateway);
+    client = { url: restarted.url, key: key! } as TestGateway;
     // While the dead instance's submit lease lasts, the submit may still be under way: answered as is.
     const early = await submitVideo(client, 'generic', body, WITH_KEY);
     t.ok(Date.now() < submitLeaseUntil, 'the first retry came while the submit lease was live');
     t.equal(early.body.id, first!.id, 'and was answered with the first task');
 
     // Once the lease has run out, the poller or the retry itself fails the first task and frees the key.
+    // A sleep, as the subject is time passing: until the lease's end (the gateway reads the same clock),
+    // and a little more.
     await new Promise((r) => setTimeout(r, Math.max(0, submitLeaseUntil - Date.now() + 100)));
     const retry = await submitVideo(client, 'generic', body, WITH_KEY);
     t.equal(retry.status, 200, 'the retry after the lease is accepted');
@@ -123,13 +123,9 @@ void t.test(
     // Billing, as the admin API reports it.
     const adminToken = (await readFile(join(dataDir, 'admin-token'), 'utf8')).trim();
     const usageOf = async (taskId: string): Promise<UsageRecord[]> =>
-      (
-        await getJson<{ data: UsageRecord[] }>(
-          `http://127.0.0.1:${adminPort}/admin/usage?id=${taskId}`,
-          adminToken,
-        )
-      ).body.data;
-    await eventually(async () => (await usageOf(id)).length > 0, 5_000);
+      (await getJson<{ data: UsageRecord[] }>(`${restarted.adminUrl}/admin/usage?id=${taskId}`, adminToken))
+        .body.data;
+    await eventually(async () => (await usageOf(id)).length > 0, 10_000, 'the new task billed');
     t.equal((await usageOf(id)).length, 1, 'the new task is billed once');
     t.strictSame(await usageOf(first!.id), [], 'the first task is not billed');
 
