@@ -19,7 +19,7 @@ import { performance } from 'node:perf_hooks';
 import { join } from 'node:path';
 import OpenAI from 'openai';
 import { tempDir } from '../helpers/gateway';
-import { freePort } from '../helpers/process';
+import { GATEWAY_LISTENING, START_TIMEOUT_MS } from '../helpers/process';
 import { changedFiles, commitAll, copyEnv, makeCopy, ROOT, run, tail, workingTreeFiles } from './repo-copy';
 
 // The build takes about 40 s on two cores, the lint about 90 s beside it, the tests about 80 s (215 s in
@@ -139,32 +139,38 @@ t.test('a scaffolded family passes lint and the family tests as written', NOT_GI
 
 const ask = [{ role: 'user' as const, content: 'hi' }];
 
-/** The copy's gateway on its shipped gateway.yaml, asked for each new family's first model through the SDK. */
+/**
+ * The copy's gateway on its shipped gateway.yaml, asked for each new family's first model through the SDK.
+ * Every listener on a port the system picks (the simulator's too, which the upstreams follow), the
+ * gateway's read from its start-up line.
+ */
 async function served(t: Test, copy: string): Promise<void> {
-  const [port, adminPort, simPort] = [await freePort(), await freePort(), await freePort()];
   const env = copyEnv({
     GATEWAY_CONFIG: join(copy, 'gateway.yaml'),
     GATEWAY_DATA_DIR: await tempDir(t, 'new-family-data-'),
     GATEWAY_HOST: '127.0.0.1',
-    PORT: String(port),
-    ADMIN_PORT: String(adminPort),
-    SIMULATOR_PORT: String(simPort),
+    PORT: '0',
+    ADMIN_PORT: '0',
+    SIMULATOR_PORT: '0',
   });
   const gateway = spawn(process.execPath, [join(copy, 'dist', 'core', 'main.js')], { env });
   t.teardown(() => void gateway.kill('SIGKILL'));
   let out = '';
   gateway.stdout.on('data', (d: Buffer) => (out += d.toString()));
   gateway.stderr.on('data', (d: Buffer) => (out += d.toString()));
-  const key = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the gateway did not start: ${out}`)), 20_000);
+  // The key comes last: main.ts writes the start-up lines out just before it.
+  const { key, url } = await new Promise<{ key: string; url: string }>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the gateway did not start: ${out}`)), START_TIMEOUT_MS);
+    gateway.on('close', () => reject(new Error(`the gateway stopped: ${out}`)));
     gateway.stdout.on('data', () => {
       const found = /^(sk-[A-Za-z0-9_-]{43})$/m.exec(out)?.[1];
-      if (!found || !out.includes('admin API listening')) return;
+      const listening = GATEWAY_LISTENING.exec(out)?.[1];
+      if (!found || !listening) return;
       clearTimeout(timer);
-      resolve(found);
+      resolve({ key: found, url: listening });
     });
   });
-  const client = new OpenAI({ baseURL: `http://127.0.0.1:${port}/v1`, apiKey: key, maxRetries: 0 });
+  const client = new OpenAI({ baseURL: `${url}/v1`, apiKey: key, maxRetries: 0 });
   for (const model of [`${OPENAI}-1`, `${CUSTOM}-1`]) {
     const answer = await client.chat.completions.create({ model, messages: ask });
     const text = answer.choices[0]?.message.content ?? '';

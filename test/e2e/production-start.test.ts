@@ -5,7 +5,8 @@
  * no TypeScript and no sharp); then `npm start` serves a chat call through the bundled simulator, answers
  * /healthz and /readyz, serves the console the build bundled, says that images need sharp, and
  * `npm run keys` works without a compiler.
- * Last, the time from spawn to the first /readyz 200 without the simulator, printed for the record.
+ * Last, the time from spawn to ready without the simulator (to the start-up lines, which come once
+ * /readyz answers 200), printed for the record. Every listener binds a port the system picks.
  *
  * The slowest test file (two installs and a build: about a minute); npm's cache keeps it offline.
  */
@@ -15,8 +16,7 @@ import { cpSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { tempDir } from '../helpers/gateway';
-import { eventually } from '../helpers/wait';
-import { freePort } from '../helpers/process';
+import { ADMIN_LISTENING, GATEWAY_LISTENING, START_TIMEOUT_MS } from '../helpers/process';
 
 t.setTimeout(8 * 60_000);
 
@@ -66,9 +66,15 @@ function startIn(t: Test, cwd: string, command: string[], env: Record<string, st
     detached: true,
   });
   let out = '';
-  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+  const waiters = new Set<() => void>();
+  const read = (d: Buffer) => {
+    out += d.toString();
+    waiters.forEach((w) => w());
+  };
+  child.stdout!.on('data', read);
+  child.stderr!.on('data', read);
+  // 'close', not 'exit': the last lines may still be on their way when 'exit' comes.
+  const exited = new Promise<void>((resolve) => child.on('close', () => resolve()));
   const kill = (signal: NodeJS.Signals) => {
     try {
       process.kill(-child.pid!, signal);
@@ -77,21 +83,45 @@ function startIn(t: Test, cwd: string, command: string[], env: Record<string, st
     }
   };
   t.teardown(() => kill('SIGKILL'));
-  return { child, output: () => out, exited, kill };
+  /** The first match of `pattern` in the output, and when it came (performance.now()). */
+  const waitFor = (pattern: RegExp): Promise<{ match: RegExpExecArray; at: number }> =>
+    new Promise((resolve, reject) => {
+      const check = () => {
+        const match = pattern.exec(out);
+        if (!match) return;
+        waiters.delete(check);
+        clearTimeout(timer);
+        resolve({ match, at: performance.now() });
+      };
+      const timer = setTimeout(() => {
+        waiters.delete(check);
+        reject(new Error(`no ${String(pattern)} in ${START_TIMEOUT_MS} ms:\n${out}`));
+      }, START_TIMEOUT_MS);
+      waiters.add(check);
+      check();
+      void exited.then(() => {
+        if (!waiters.has(check)) return;
+        waiters.delete(check);
+        clearTimeout(timer);
+        reject(new Error(`ended without ${String(pattern)}:\n${out}`));
+      });
+    });
+  return { child, output: () => out, exited, kill, waitFor };
 }
 
-/** Polls /readyz every 5 ms until 200; resolves with the milliseconds since `since`. */
-async function untilReady(port: number, since: number, output: () => string): Promise<number> {
-  const deadline = since + 30_000;
-  for (;;) {
-    const ok = await fetch(`http://127.0.0.1:${port}/readyz`).then(
-      (r) => r.status === 200,
-      () => false,
-    );
-    if (ok) return performance.now() - since;
-    if (performance.now() > deadline) throw new Error(`not ready in 30 s:\n${output()}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
+/**
+ * Where a started gateway listens, from its start-up lines (it binds the ports the system gives it), and
+ * the milliseconds from `since` to the first of them. The lines are logged once /readyz answers 200 (the
+ * readiness is the last part started), and on a first start they are written out at once, before the new
+ * key: their arrival is when it became ready. /readyz is asked once to be sure.
+ */
+async function untilReady(gateway: ReturnType<typeof startIn>, since: number) {
+  const { match, at } = await gateway.waitFor(GATEWAY_LISTENING);
+  const { match: admin } = await gateway.waitFor(ADMIN_LISTENING);
+  const [url, adminUrl] = [match[1]!, admin[1]!];
+  const readyz = await fetch(`${url}/readyz`);
+  if (readyz.status !== 200) throw new Error(`${url}/readyz answered ${readyz.status}:\n${gateway.output()}`);
+  return { url, adminUrl, ms: at - since };
 }
 
 const median = (values: number[]): number =>
@@ -136,24 +166,21 @@ t.test(
       t.notOk(existsSync(join(clone, 'node_modules', absent)), `${absent} is not installed`);
     }
 
-    // The shipped file as it is; its simulator on a free port (a second simulator may run on this machine).
-    const [port, adminPort, simPort] = [await freePort(), await freePort(), await freePort()];
+    // The shipped file as it is, on ports the system picks: the simulator's too (a second simulator may
+    // run on this machine), which the upstreams follow (SIMULATOR_PORT=0).
     const env = {
       GATEWAY_CONFIG: join(clone, 'gateway.yaml'),
       GATEWAY_DATA_DIR: join(work, 'data'),
-      PORT: String(port),
-      ADMIN_PORT: String(adminPort),
-      SIMULATOR_PORT: String(simPort),
+      PORT: '0',
+      ADMIN_PORT: '0',
+      SIMULATOR_PORT: '0',
     };
     const gateway = startIn(t, clone, ['npm', 'start'], env);
-    const url = `http://127.0.0.1:${port}`;
-    await untilReady(port, performance.now(), gateway.output);
-    const key = KEY_LINE.exec(gateway.output())?.[1];
+    const { url, adminUrl } = await untilReady(gateway, performance.now());
+    const key = (await gateway.waitFor(KEY_LINE)).match[1];
     t.ok(key, 'the first key is printed, alone on its line');
-    // The key is printed straight to stdout; log lines leave in chunks (at most 200 ms later).
-    const simLine = new RegExp(`bundled simulator on http://127\\.0\\.0\\.1:${simPort}`);
-    await eventually(() => simLine.test(gateway.output())).catch(() => undefined);
-    t.match(gateway.output(), simLine);
+    // Logged before the gateway started, and written out before the key.
+    t.match(gateway.output(), /bundled simulator on http:\/\/127\.0\.0\.1:[1-9]\d*/);
 
     const healthz = await fetch(`${url}/healthz`);
     t.equal(healthz.status, 200);
@@ -161,11 +188,11 @@ t.test(
     const readyz = await fetch(`${url}/readyz`);
     t.equal(readyz.status, 200);
     t.strictSame(await readyz.json(), { status: 'ok' });
-    const page = await fetch(`http://127.0.0.1:${adminPort}/`);
+    const page = await fetch(`${adminUrl}/`);
     t.equal(page.status, 200, 'the console, bundled by npm run build, without dev dependencies');
     const script = /<script[^>]*\ssrc="(\/console\/[^"]+)"/.exec(await page.text())?.[1];
     t.ok(script, 'the page names its script');
-    t.equal((await fetch(`http://127.0.0.1:${adminPort}${String(script)}`)).status, 200, 'and serves it');
+    t.equal((await fetch(`${adminUrl}${String(script)}`)).status, 200, 'and serves it');
 
     const answer = await fetch(`${url}/v1/chat/completions`, {
       method: 'POST',
@@ -186,9 +213,10 @@ t.test(
     t.equal(image.status, 501, 'an image request without sharp');
     t.match(await image.text(), /optional package sharp, which is not installed.*npm install sharp/);
 
+    // The CLI finds the admin API from the same environment, with the port the gateway was given.
     const keys = spawnSync('npm', ['run', '--silent', 'keys', '--', 'list'], {
       cwd: clone,
-      env: { ...baseEnv(), ...env },
+      env: { ...baseEnv(), ...env, ADMIN_PORT: new URL(adminUrl).port },
       encoding: 'utf8',
     });
     t.equal(keys.status, 0, 'npm run keys runs the built CLI', { stderr: keys.stderr });
@@ -205,16 +233,13 @@ t.test(
         ['node dist/core/main.js', [process.execPath, 'dist/core/main.js']],
         ['npm start', ['npm', 'start']],
       ] as const) {
-        const ready = await freePort();
         const since = performance.now();
         const started = startIn(t, clone, [...command], {
           ...env,
           GATEWAY_SIMULATOR: 'false',
           GATEWAY_DATA_DIR: join(work, `data-${name.split(' ')[0]}-${run}`),
-          PORT: String(ready),
-          ADMIN_PORT: String(await freePort()),
         });
-        timings[name]!.push(await untilReady(ready, since, started.output));
+        timings[name]!.push((await untilReady(started, since)).ms);
         started.kill('SIGTERM');
         await started.exited;
       }
