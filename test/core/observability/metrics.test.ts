@@ -45,8 +45,12 @@ void t.test('metrics after known traffic', async (t) => {
   t.equal((await send({ ...chat, model: 'made-up-model' }, gw.key)).status, 404);
   t.equal((await postJson(`${gw.url}/no/such/path`, chat, gw.key)).status, 404);
 
-  // A stream, scraped while it is open and after.
-  const stream = await openStream(url, { ...chat, stream: true }, gw.key, { 'x-sim-tps': '20' });
+  // A stream, scraped while it is open and after: two seconds long (40 tokens at 20 a second), so that it
+  // is still open at the scrape after its first event even on a machine that stalls.
+  const stream = await openStream(url, { ...chat, stream: true }, gw.key, {
+    'x-sim-tps': '20',
+    'x-sim-tokens': '40',
+  });
   t.equal(stream.statusCode, 200, 'the stream started');
   stream.setEncoding('utf8');
   await untilData(stream, 'data:');
@@ -146,7 +150,8 @@ void t.test('metrics after known traffic', async (t) => {
     await eventually(
       async () =>
         (await scrape(gw.gateway.adminUrl)).value('gateway_video_tasks', { state: 'succeeded' }) === 1,
-      8_000,
+      15_000,
+      'one succeeded task in gateway_video_tasks',
     );
     t.pass('tasks by state: one succeeded');
     t.equal(m.find('gateway_usage_queue_records').length, 1);
