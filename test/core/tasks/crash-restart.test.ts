@@ -9,8 +9,10 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import type { UsageRecord } from '../../../core/stores/usage-store';
+import { isTerminal, type TaskStatus } from '../../../core/stores/video-task';
 import { startSimulator } from '../../../simulator/server';
 import { tempDir, testConfig, type TestGateway } from '../../helpers/gateway';
+import { getJson } from '../../helpers/http';
 import { eventually } from '../../helpers/wait';
 import { listeningOn, spawnGateway, type GatewayProcess } from '../../helpers/process';
 import {
@@ -41,8 +43,10 @@ void t.test('SIGKILL mid-flight, twice: every task finishes, each success billed
 
   let gateway: GatewayProcess = spawnGateway(t, env);
   const [, key] = await gateway.waitFor(KEY_LINE);
+  let { url, adminUrl } = await listeningOn(gateway);
   // The video helpers need only a URL and a key of the gateway.
-  let client = { url: (await listeningOn(gateway)).url, key: key! } as TestGateway;
+  let client = { url, key: key! } as TestGateway;
+  const adminToken = (await readFile(join(dataDir, 'admin-token'), 'utf8')).trim();
 
   const plan: { protocol: ProtocolName; model: string; directives: string; fails: boolean }[] = [];
   for (let i = 0; i < 24; i++) {
@@ -60,15 +64,28 @@ void t.test('SIGKILL mid-flight, twice: every task finishes, each success billed
   );
 
   // Each SIGKILL comes while the gateway works on the tasks: once it has polled one since it started, so
-  // that it holds leases and has tasks still to finish.
+  // that it holds leases and has tasks still to finish. On a slow machine every task may have ended in
+  // its store before that (no poll would come): it is killed then all the same.
   const polls = () => sim.log.list().filter((r) => r.method === 'GET').length;
+  const allEnded = async () => {
+    const page = await getJson<{ data: { status: TaskStatus }[] }>(
+      `${adminUrl}/admin/tasks?limit=100`,
+      adminToken,
+    );
+    return page.body.data.length === plan.length && page.body.data.every((task) => isTerminal(task.status));
+  };
   for (const kill of [1, 2]) {
     const before = polls();
-    await eventually(() => polls() > before, 10_000, `a poll before SIGKILL ${kill}`);
+    await eventually(
+      async () => polls() > before || (await allEnded()),
+      20_000,
+      `a poll, or every task ended, before SIGKILL ${kill}`,
+    );
     gateway.child.kill('SIGKILL');
     t.equal(await gateway.exited, null, 'killed, no clean exit');
     gateway = spawnGateway(t, env);
-    client = { url: (await listeningOn(gateway)).url, key: key! } as TestGateway;
+    ({ url, adminUrl } = await listeningOn(gateway));
+    client = { url, key: key! } as TestGateway;
   }
 
   const finals = await Promise.all(
