@@ -45,7 +45,8 @@ void t.test(
     const doc = testConfig(sim.url, dataDir);
     doc.video = { lease: '500ms', sweep_every: '100ms' };
     // The submit lease is not `video.lease` but the longest the submit call may take: the upstream's
-    // connect and response timeouts plus a second. Short here (6.5 s), so the test need not wait 66 s.
+    // connect and response timeouts plus 30 s for the writes around it (core/tasks/submission.ts). The
+    // timeouts are short here (35.5 s in all, not 95 s), and the test sleeps through most of it.
     const upstreams = doc.upstreams as Record<string, Record<string, unknown>>;
     upstreams['videoa-main']!.timeouts = { connect: '500ms', response: '5s' };
     doc.logging = { level: 'info' }; // the start-up lines say when it is ready; the warning is read too
