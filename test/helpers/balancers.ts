@@ -123,8 +123,8 @@ async function listening(): Promise<Server> {
 }
 
 /**
- * The file descriptor of a listening server. Node has no public accessor; its handle has had `fd` on
- * Unix for as long as `net` has existed, and `spawn` takes a descriptor in `stdio` (not a net.Server).
+ * The file descriptor of a listening server, for `spawn`'s `stdio`, which takes a descriptor but not a
+ * net.Server. Node has no public accessor: its handle carries the descriptor as `fd` on Unix.
  */
 function descriptorOf(server: Server): number {
   const fd = (server as unknown as { _handle?: { fd?: number } })._handle?.fd;
@@ -167,12 +167,12 @@ async function run(t: Teardown, { binary, args, env, socket, running }: Launch):
   let out = '';
   child.stderr!.on('data', (d: Buffer) => (log += d.toString()));
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  // The whole group, even when the master is gone: nginx's worker would outlive it.
   t.teardown(() => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
     try {
       process.kill(-child.pid!, 'SIGKILL');
     } catch {
-      // already gone
+      // all gone already
     }
   });
   const exited = new Promise<string>((resolve) =>
