@@ -36,7 +36,7 @@ export function spawnGateway(t: Teardown, env: Record<string, string>): GatewayP
   });
   let out = '';
   let err = '';
-  const waiters: (() => void)[] = [];
+  const waiters = new Set<() => void>();
   child.stdout.on('data', (d: Buffer) => {
     out += d.toString();
     waiters.forEach((w) => w());
@@ -55,24 +55,28 @@ export function spawnGateway(t: Teardown, env: Record<string, string>): GatewayP
     waitFor(pattern, timeoutMs = START_TIMEOUT_MS) {
       return new Promise((resolve, reject) => {
         const printed = () => `stdout: ${out}\nstderr: ${err}`;
+        const settle = (outcome: () => void) => {
+          waiters.delete(check);
+          clearTimeout(timer);
+          outcome();
+        };
         const check = () => {
           const match = pattern.exec(out);
-          if (match) {
-            clearTimeout(timer);
-            resolve(match);
-          }
-          return match;
+          if (match) settle(() => resolve(match));
         };
         const timer = setTimeout(
-          () => reject(new Error(`no ${String(pattern)} in ${timeoutMs} ms; ${printed()}`)),
+          () => settle(() => reject(new Error(`no ${String(pattern)} in ${timeoutMs} ms; ${printed()}`))),
           timeoutMs,
         );
-        waiters.push(check);
+        waiters.add(check);
         check();
         void exited.then((code) => {
-          if (check()) return;
-          clearTimeout(timer);
-          reject(new Error(`exited (${code}) without printing ${String(pattern)}; ${printed()}`));
+          if (!waiters.has(check)) return; // settled already
+          check();
+          if (!waiters.has(check)) return;
+          settle(() =>
+            reject(new Error(`exited (${code}) without printing ${String(pattern)}; ${printed()}`)),
+          );
         });
       });
     },
