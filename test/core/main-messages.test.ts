@@ -14,6 +14,10 @@ import { tempDir, testConfig, type Teardown } from '../helpers/gateway';
 import { ADMIN_LISTENING, GATEWAY_LISTENING, spawnGateway, type GatewayProcess } from '../helpers/process';
 import { refusedUrl, REFUSED_PORT } from '../helpers/ports';
 
+// Eleven gateway processes started one after another, each taking seconds on a loaded machine (this
+// file ran 116 s beside new-family's build, a core kept busy): more room than the suite's 120 s.
+t.setTimeout(300_000);
+
 const SHIPPED = join(__dirname, '../../../gateway.yaml');
 
 /**

@@ -14,6 +14,10 @@ import { openStream, postJson, sseJson, untilData } from '../helpers/http';
 import { listeningOn, spawnGateway } from '../helpers/process';
 import { eventually } from '../helpers/wait';
 
+// Six gateway processes started one after another, each taking seconds on a loaded machine (this file
+// ran 87 s beside new-family's build, a core kept busy): more room than the suite's 120 s.
+t.setTimeout(300_000);
+
 const KEY_LINE = /^(sk-[A-Za-z0-9_-]{43})$/m;
 const ask = { model: 'modela-5.5', messages: [{ role: 'user', content: 'hi' }] };
 
