@@ -1,13 +1,14 @@
 /**
  * What every TaskStore promises its users (the video endpoints and the poller), run against each
  * implementation. `makeStore(t)` gives fresh, empty storage and opens stores over it; opening again is
- * a reopen (a restart, or another instance). Times are explicit, so nothing here depends on the clock.
+ * a reopen (a restart, or another instance). Times are explicit, so nothing here depends on the clock,
+ * except a store's own clock where it times leases.
  */
 import type { Test } from 'tap';
 import { IdempotencyKeyTaken, type TaskStore } from '../../../core/stores/task-store';
 import { normalizeTask, STATUS_RANK, type VideoTask } from '../../../core/stores/video-task';
 import { type Opener } from '../../helpers/stores';
-import { eventually } from '../../helpers/wait';
+import { eventually, until } from '../../helpers/wait';
 
 export type MakeTaskStore = (t: Test) => Promise<Opener<TaskStore>>;
 
@@ -20,6 +21,8 @@ export type LeaseClock = 'caller' | 'store';
 
 const T0 = 1_700_000_000_000;
 const MINUTE = 60_000;
+/** A lease the store times on its own clock, in real time. */
+const STORE_LEASE_MS = 3_000;
 let seq = 0;
 
 /** A task as the submit path stores it: queued, unleased, due at once. */
@@ -532,19 +535,27 @@ export function taskStoreContract(t: Test, makeStore: MakeTaskStore, clock: Leas
       const store = await (await makeStore(t))();
       const task = newTask();
       await store.insert(task, T0);
-      t.ok(await store.acquire(task.id, { owner: 'p1', until: T0 + 300 }, T0), 'leased for 300 ms');
+      // Seconds: the two checks that it is live must reach the store before it runs out, on a loaded
+      // machine too. Then another caller asks (a refused acquire changes nothing) until it gets it.
+      const started = performance.now();
+      t.ok(await store.acquire(task.id, { owner: 'p1', until: T0 + STORE_LEASE_MS }, T0), 'leased for 3 s');
       t.equal(
         await store.acquire(task.id, { owner: 'p2', until: T0 + 10 * MINUTE }, T0 + 5 * MINUTE),
         undefined,
         'a caller whose clock runs ahead still sees it live',
       );
       t.ok(await store.update(task.id, 'p1', { polls: 1 }, T0 + 5 * MINUTE), 'and so does its holder');
-      await new Promise((r) => setTimeout(r, 400));
+      const taken = await until(
+        () => store.acquire(task.id, { owner: 'p2', until: T0 + MINUTE }, T0),
+        (got) => got !== undefined,
+        { what: "the lease to run out on the store's clock" },
+      );
       t.equal(
-        (await store.acquire(task.id, { owner: 'p2', until: T0 + MINUTE }, T0))?.lease?.owner,
+        taken?.lease?.owner,
         'p2',
         'once it ran out on the store clock, another takes it, whatever its own clock says',
       );
+      t.ok(performance.now() - started >= STORE_LEASE_MS, 'and not before');
     },
   );
 
