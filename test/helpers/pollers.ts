@@ -19,7 +19,12 @@ import { VideoUpstream } from '../../plugins/upstreams/video-task/video-upstream
 import { submitVideo, videoBody } from '../plugins/video-helpers';
 import { startTestGateway, type TestGateway } from './gateway';
 
-export const LEASE_MS = 400;
+/**
+ * Seconds, as in production (30 s): a lease must outlast any stall of a loaded machine's event loop
+ * between taking it and the change after the poll, or another poller polls the task too. Tests of a
+ * lease running out give their poller a shorter one and wait for the outcome.
+ */
+export const LEASE_MS = 5_000;
 /** Short, as the tests' poll intervals are; the gateway's is 2 s. */
 export const TAKEOVER_MS = 100;
 const silent = pino({ level: 'silent' });
@@ -34,11 +39,28 @@ export function videoaUpstream(gw: TestGateway, poll: Record<string, unknown> = 
     api_key: 'sim-videoa-key',
     poll: { ...FAST, ...poll },
   });
+  // Timeouts with room for a stalled event loop: a timer due during a stall fires before the socket's
+  // news is read, so a connect of a millisecond would look like one that timed out.
   const caller = new UpstreamCaller('videoa-main', new Agent({ keepAlive: true }), {
-    connectMs: 1_000,
-    responseMs: 5_000,
+    connectMs: 5_000,
+    responseMs: 10_000,
   });
   return new VideoUpstream(VIDEOA, options, caller);
+}
+
+/** `upstream` with its polls made by `poll` (which may call the upstream's own): counted, held, hung. */
+export function pollingWith(
+  upstream: TaskUpstream,
+  poll: TaskUpstream['poll'],
+  polling = upstream.polling,
+): TaskUpstream {
+  return {
+    polling,
+    check: upstream.check.bind(upstream),
+    estimate: upstream.estimate.bind(upstream),
+    submit: upstream.submit.bind(upstream),
+    poll,
+  };
 }
 
 export interface TestPollerOptions {
