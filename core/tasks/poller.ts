@@ -83,6 +83,9 @@ const hashShare = (text: string): number =>
  */
 const DROPPED_RETRY_MS = 100;
 
+/** The longest delay a Node timer takes (2^31 - 1 ms, about 24.8 days). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 export class TaskPoller {
   private readonly timers = new Map<string, NodeJS.Timeout>();
   /** Tasks queued for or in a step here; events about them wait for the step's own outcome. */
@@ -204,8 +207,10 @@ export class TaskPoller {
     const leasedElsewhere = task.lease && task.lease.owner !== this.options.owner ? task.lease.until : 0;
     const at = Math.max(task.next_poll_at + this.headStartOfOthers(task), leasedElsewhere, notBefore);
     // A millisecond over: a timer may fire up to one early by `Date.now()`, and a turn before the task
-    // is due is refused by the store.
-    const timer = setTimeout(() => this.enqueue(task, at), Math.max(0, at - Date.now()) + 1).unref();
+    // is due is refused by the store. At most the longest delay a timer takes (Node fires a longer one
+    // after 1 ms, which for a lease held far ahead would be a turn refused every few milliseconds).
+    const delay = Math.min(Math.max(0, at - Date.now()) + 1, MAX_TIMER_MS);
+    const timer = setTimeout(() => this.enqueue(task, at), delay).unref();
     this.timers.set(task.id, timer);
   }
 
