@@ -12,7 +12,7 @@ import { defineTaskProtocol } from '../../../core/plugins/define-task-protocol';
 import { isError } from '../../helpers/errors';
 import { startTestGateway, type Teardown, type TestGateway } from '../../helpers/gateway';
 import { getJson, postJson, type JsonResponse } from '../../helpers/http';
-import { eventually } from '../../helpers/wait';
+import { until } from '../../helpers/wait';
 import { usageOf } from '../../plugins/chat-helpers';
 import { videoBody, VIDEOB_MODEL } from '../../plugins/video-helpers';
 
@@ -64,14 +64,12 @@ const submit = (gw: TestGateway, body: unknown, headers: Record<string, string> 
 
 const query = (gw: TestGateway, id: string) => getJson<Job>(`${gw.url}${SUBMIT}/${id}`, gw.key);
 
-async function untilDone(gw: TestGateway, id: string): Promise<JsonResponse<Job>> {
-  let last: JsonResponse<Job> | undefined;
-  await eventually(async () => {
-    last = await query(gw, id);
-    return ['DONE', 'BROKEN', 'DROPPED'].includes(last.body.job.state);
-  }, 10_000);
-  return last!;
-}
+const untilDone = (gw: TestGateway, id: string): Promise<JsonResponse<Job>> =>
+  until(
+    () => query(gw, id),
+    (last) => ['DONE', 'BROKEN', 'DROPPED'].includes(last.body.job.state),
+    { what: `task ${id} done` },
+  );
 
 t.test('defineTaskProtocol registers the protocol under its name', (t) => {
   t.equal(definedPluginsOf('task-protocol').get(NAME)?.cls, FixtureProtocol);
@@ -94,7 +92,10 @@ t.test('submit and query through the fixture protocol, billed once', async (t) =
   const task = await gw.gateway.tasks.get(id);
   t.equal(task?.protocol, NAME, 'the task remembers the protocol it came in by');
 
-  const first = await query(gw, id);
+  // In progress, asked of a task that runs for a minute: the short one may be done by the time a loaded
+  // machine gets to ask.
+  const long = await submit(gw, videoBody('videoa-1.1-t2v', 'task_ms=60000 queue_ms=100'));
+  const first = await query(gw, long.body.job.ref);
   t.equal(first.status, 200);
   t.ok(['WAITING', 'WORKING'].includes(first.body.job.state), `in progress: ${first.body.job.state}`);
   t.equal(first.body.job.video, undefined, 'no video yet');
@@ -109,8 +110,14 @@ t.test('submit and query through the fixture protocol, billed once', async (t) =
   t.equal(more.length, 0, 'one usage record');
   t.match(record, { id, model: 'videoa-1.1-t2v', endpoint: 'video', upstream: 'videoa-main', once: true });
   t.equal(record?.cost_micros, 500_000, '5 s at 0.10 per second of 720P');
+  // Billed with its lease given back is the poller's last step on the task: a billed task is never
+  // leased (so polled or billed) again, and queries only read the store. Nothing is on its way after it.
+  await until(
+    () => gw.gateway.tasks.get(id),
+    (task) => task?.billed === true && task.lease === null,
+    { what: 'the task billed and its lease given back' },
+  );
   for (let i = 0; i < 5; i++) await query(gw, id);
-  await new Promise((r) => setTimeout(r, 200));
   t.equal((await gw.gateway.usage.list({ id })).length, 1, 'still one record after more queries and polls');
   t.equal((await gw.gateway.tasks.get(id))?.billed, true);
 
