@@ -11,7 +11,7 @@ import { stringify } from 'yaml';
 import { parseConfigText, readConfigText } from '../../../config/load';
 import { startGateway } from '../../../core/boot/gateway';
 import { openStream, postJson, type ErrorBody } from '../../helpers/http';
-import { eventually } from '../../helpers/wait';
+import { eventually, until } from '../../helpers/wait';
 import { adminCall, startFileGateway, type FileGateway } from '../../helpers/reload';
 import { submitVideo, untilFinished, videoBody } from '../../plugins/video-helpers';
 import { startSimulator } from '../../../simulator/server';
@@ -234,7 +234,7 @@ t.test('the file watch applies renames over the file and ConfigMap-style symlink
   await write('..v2', doc);
   await symlink('..v2', join(dir, '..data_tmp'));
   await rename(join(dir, '..data_tmp'), join(dir, '..data')); // the atomic swap kubelet makes
-  await eventually(async () => (await version()).version !== first.version, 5_000);
+  await eventually(async () => (await version()).version !== first.version, 10_000, 'the reload');
   t.equal((await version()).trigger, 'file', 'the symlink swap was seen');
 });
 
@@ -248,13 +248,13 @@ t.test('the file watch applies a file renamed over it and one written in place',
   const doc = gw.doc();
   doc.prices = { 'modela-*': { input_per_mtok: 2 } };
   await gw.write(doc); // written beside and renamed over, as editors and deploy tools do
-  await eventually(async () => (await status()).version !== first.version, 5_000);
+  await eventually(async () => (await status()).version !== first.version, 10_000, 'the first reload');
   t.match(await status(), { trigger: 'file', reloads: 1 });
 
   const second = await status();
   doc.prices = { 'modela-*': { input_per_mtok: 3 } };
   await writeFile(gw.file, stringify(doc)); // in place
-  await eventually(async () => (await status()).version !== second.version, 5_000);
+  await eventually(async () => (await status()).version !== second.version, 10_000, 'the second reload');
   t.match(await status(), { trigger: 'file', reloads: 2, last_error: null });
 
   // A writer that pauses mid-file (shorter than `settle`): the half file is never read.
@@ -263,10 +263,10 @@ t.test('the file watch applies a file renamed over it and one written in place',
   const text = stringify(doc);
   const handle = await open(gw.file, 'w');
   await handle.write(text.slice(0, text.length / 2));
-  await new Promise((r) => setTimeout(r, 40));
+  await new Promise((r) => setTimeout(r, 40)); // the writer's pause: time passing is the subject here
   await handle.write(text.slice(text.length / 2));
   await handle.close();
-  await eventually(async () => (await status()).version !== third.version, 5_000);
+  await eventually(async () => (await status()).version !== third.version, 10_000, 'the third reload');
   t.match(await status(), { reloads: 3, last_error: null }, 'one reload, of the whole file');
 });
 
@@ -283,7 +283,9 @@ t.test('a gateway started from a configuration object has nothing to reload', as
 t.test('a video task under way across reloads is polled to its end and billed once', async (t) => {
   const gw = await startFileGateway(t);
   const asTestGateway = { ...gw, dataDir: '', createKey: () => Promise.resolve(gw.key) };
-  const submitted = await submitVideo(asTestGateway, 'generic', videoBody('videoa-1.1-t2v', 'task_ms=800'));
+  // Running upstream for 2 s: still under way when its upstream is gone, after two reloads on a loaded
+  // machine too.
+  const submitted = await submitVideo(asTestGateway, 'generic', videoBody('videoa-1.1-t2v', 'task_ms=2000'));
   t.equal(submitted.status, 200);
   const id = String(submitted.body.id);
   // New poll settings make a new Upstream for videoa-main; then it is removed and put back.
@@ -296,13 +298,23 @@ t.test('a video task under way across reloads is polled to its end and billed on
   delete upstreams['videoa-main'];
   await gw.write(doc);
   t.equal((await gw.admin('POST', '/admin/reload')).body.applied, true);
-  await new Promise((r) => setTimeout(r, 300)); // polls meanwhile find no upstream and wait
+  // A poll meanwhile finds no upstream and waits: counted as a poll error, put off with a backoff.
+  await until(
+    () => gw.gateway.tasks.get(id),
+    (task) => task !== undefined && task.poll_errors > 0,
+    { what: 'a poll that found no upstream' },
+  );
   upstreams['videoa-main'] = videoa;
   await gw.write(doc);
   t.equal((await gw.admin('POST', '/admin/reload')).body.applied, true);
   const done = await untilFinished(asTestGateway, 'generic', id);
   t.equal(done.body.status, 'completed');
-  await eventually(async () => (await gw.gateway.usage.list({ id })).length === 1);
-  await new Promise((r) => setTimeout(r, 200));
+  // Billed with its lease given back is the poller's last step on the task: a billed task is never
+  // leased (so polled or billed) again. No record can be on its way after it.
+  await until(
+    () => gw.gateway.tasks.get(id),
+    (task) => task?.billed === true && task.lease === null,
+    { what: 'the task billed and its lease given back' },
+  );
   t.equal((await gw.gateway.usage.list({ id })).length, 1, 'billed exactly once');
 });
