@@ -1,5 +1,6 @@
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import type { RunningSimulator } from '../../simulator/server';
+import { until } from '../helpers/wait';
 
 /** The chat families and how a client reaches each. */
 export const FAMILIES = {
@@ -141,15 +142,9 @@ export function streamedText(events: readonly Completion[]): string[] {
   return out;
 }
 
-/** Polls `probe` until it returns a value, failing after `ms`. */
-export async function eventually<T>(probe: () => T | undefined, ms = 2000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
+/** Polls `probe` until it returns a value (`until`'s deadline); the failure names `what`. */
+export async function untilDefined<T>(probe: () => T | undefined, what: string): Promise<T> {
+  return (await until(probe, (value) => value !== undefined, { what }))!;
 }
 
 /** The `modeld` family (Messages) and how a client reaches it. */

@@ -1,8 +1,9 @@
+import { install } from '@sinonjs/fake-timers';
 import { request } from 'node:http';
 import t from 'tap';
 import { RequestLog, type LoggedRequest } from '../../simulator/request-log';
 import { startSimulator, type RunningSimulator } from '../../simulator/server';
-import { chat, eventually, FAMILIES, readSse, user } from './helpers';
+import { chat, FAMILIES, readSse, untilDefined, user } from './helpers';
 
 /** Opens a modela stream over node:http and destroys it once the first bytes of the body arrive. */
 function abandonStream(sim: RunningSimulator, requestId: string, prompt: string): Promise<void> {
@@ -93,7 +94,10 @@ void t.test('request log over HTTP', async (t) => {
 
   await t.test('a client that hangs up mid-stream marks the request aborted', async (t) => {
     await abandonStream(sim, 'gone-1', '#sim tokens=200 tps=20');
-    const logged = await eventually(() => (entry(sim, 'gone-1')?.aborted ? entry(sim, 'gone-1') : undefined));
+    const logged = await untilDefined(
+      () => (entry(sim, 'gone-1')?.aborted ? entry(sim, 'gone-1') : undefined),
+      'gone-1 logged as aborted',
+    );
     t.match(logged, { aborted: true, finished: false, status: 200 });
   });
 
@@ -105,10 +109,13 @@ void t.test('request log over HTTP', async (t) => {
       headers: { authorization: `Bearer ${FAMILIES.modela.key}`, 'x-request-id': 'gone-3' },
       body: JSON.stringify({ model: 'm', messages: user('#sim latency_ms=5000') }),
     });
-    await eventually(() => entry(sim, 'gone-3')?.body ?? undefined);
+    await untilDefined(() => entry(sim, 'gone-3')?.body ?? undefined, 'gone-3 received');
     controller.abort();
     await aborted.catch(() => undefined);
-    const logged = await eventually(() => (entry(sim, 'gone-3')?.aborted ? entry(sim, 'gone-3') : undefined));
+    const logged = await untilDefined(
+      () => (entry(sim, 'gone-3')?.aborted ? entry(sim, 'gone-3') : undefined),
+      'gone-3 logged as aborted',
+    );
     t.match(logged, { aborted: true, status: null });
   });
 
@@ -120,7 +127,10 @@ void t.test('request log over HTTP', async (t) => {
       { 'x-request-id': 'done-1' },
     );
     t.ok((await readSse(res)).done);
-    t.match(await eventually(() => entry(sim, 'done-1')), { finished: true, aborted: false });
+    t.match(await untilDefined(() => entry(sim, 'done-1'), 'done-1 logged'), {
+      finished: true,
+      aborted: false,
+    });
   });
 });
 
@@ -132,9 +142,18 @@ void t.test('close() ends open streams promptly', async (t) => {
     messages: user('#sim tokens=1000 tps=1'),
   });
   const reading = readSse(res);
-  const started = Date.now();
-  await sim.close();
-  t.ok(Date.now() - started < 1000, `closed in ${Date.now() - started}ms`);
+  // Promptly: waiting on no timer. With this process's timers stopped (a timer set before is still
+  // cleared for real), close() still resolves; a real timer, set first, bounds the wait should it not.
+  const stillOpen = new Promise<string>((resolve) => {
+    setTimeout(() => resolve('still open after 10 s'), 10_000).unref();
+  });
+  const clock = install({
+    toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'],
+    shouldClearNativeTimers: true,
+  });
+  t.teardown(() => clock.uninstall());
+  const closed = await Promise.race([sim.close().then(() => 'closed'), stillOpen]);
+  t.equal(closed, 'closed', 'closed with the timers stopped');
   const { done, error } = await reading;
   t.notOk(done);
   t.ok(error, 'the client sees the stream break');
