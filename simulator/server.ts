@@ -18,6 +18,11 @@ export interface SimulatorOptions {
    * accepts as `x-api-key` or as a bearer token), `sim-videoa-key` and `sim-videob-key`.
    */
   readonly keys?: Readonly<Record<string, string | undefined>>;
+  /**
+   * Epoch ms now, for the video tasks: their phases, poll times and poll stats (default `Date.now`).
+   * A test whose subject is a task's time moves a fake clock through it instead of waiting.
+   */
+  readonly clock?: () => number;
 }
 
 /** A listening simulator. */
@@ -71,7 +76,7 @@ function close(server: Server): Promise<void> {
 export async function startSimulator(opts: SimulatorOptions = {}): Promise<RunningSimulator> {
   const host = opts.host ?? '127.0.0.1';
   const log = new RequestLog();
-  const tasks = new TaskRegistry();
+  const tasks = new TaskRegistry(undefined, undefined, opts.clock);
   const faults = new Faults();
   const server = createServer(createRouter({ families, keys: opts.keys ?? {}, log, tasks, faults }));
   server.keepAliveTimeout = KEEP_ALIVE_MS;

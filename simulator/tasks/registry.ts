@@ -117,6 +117,8 @@ export class TaskRegistry {
   constructor(
     private readonly retentionMs = TASK_RETENTION_MS,
     private readonly maxEntries = MAX_ENTRIES,
+    /** Epoch ms now: what a task's phase and every poll are timed by (tests move a fake clock). */
+    readonly now: () => number = Date.now,
   ) {}
 
   /** Records a new task. */
@@ -128,7 +130,7 @@ export class TaskRegistry {
   }
 
   /** Counts a GET of `id` by `family`'s poll route; call `end` on the result when it is answered. */
-  beginPoll(family: string, id: string, now = Date.now()): Poll {
+  beginPoll(family: string, id: string, now = this.now()): Poll {
     let entry = this.entries.get(id);
     if (!entry) this.entries.set(id, (entry = newEntry(family, id, now, undefined)));
     const e = entry;
@@ -157,12 +159,12 @@ export class TaskRegistry {
   /** One id as `/_sim/tasks/<id>` shows it, or undefined when it was never issued nor polled. */
   get(id: string): TaskView | undefined {
     const e = this.entries.get(id);
-    return e && viewOf(e, Date.now());
+    return e && viewOf(e, this.now());
   }
 
   /** Every id seen, oldest first; only `family`'s when given. */
   list(family?: string | null): TaskView[] {
-    const now = Date.now();
+    const now = this.now();
     const out: TaskView[] = [];
     for (const e of this.entries.values())
       if (family == null || e.family === family) out.push(viewOf(e, now));
@@ -172,7 +174,7 @@ export class TaskRegistry {
   /** The task with `id` if it exists and has finished successfully (its video can be served). */
   succeeded(id: string): SimTask | undefined {
     const task = this.entries.get(id)?.task;
-    return task && phaseAt(task, Date.now()) === 'succeeded' ? task : undefined;
+    return task && phaseAt(task, this.now()) === 'succeeded' ? task : undefined;
   }
 
   /** One family's counters; zeros for a family that has seen no traffic. */

@@ -45,7 +45,7 @@ export async function submitTask(ex: Exchange, req: TaskRequest): Promise<SimTas
     model: req.model,
     video: req.video,
     plan: planTask(controls),
-    submittedAt: Date.now(),
+    submittedAt: ex.tasks.now(),
     videoUrl: videoUrl(ex.req, id),
   });
 }
@@ -64,5 +64,5 @@ export async function acceptPoll(ex: Exchange, id: string): Promise<PollAnswer |
   if (task.plan.pollLatencyMs > 0 && !(await ex.delay(task.plan.pollLatencyMs))) return null;
   const fate = pollFate(task.plan, poll.number);
   if (fate === 'error') throw SimErrors.pollFailed();
-  return { found: true, task, phase: phaseAt(task, Date.now()), unknown: fate === 'unknown' };
+  return { found: true, task, phase: phaseAt(task, ex.tasks.now()), unknown: fate === 'unknown' };
 }

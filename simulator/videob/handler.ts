@@ -8,7 +8,7 @@ import { submittedBody, taskBody } from './task-body';
 /** `POST /api/v3/contents/generations/tasks`: the body, then the shared submit steps; answers `{id}`. */
 export async function submitVideob(ex: Exchange): Promise<void> {
   const req = parseVideobRequest(ex.body);
-  const task = await submitTask(ex, { newId: () => newContentTaskId(Date.now()), ...req });
+  const task = await submitTask(ex, { newId: () => newContentTaskId(ex.tasks.now()), ...req });
   if (task) ex.sendJson(200, submittedBody(task));
 }
 

@@ -1,8 +1,10 @@
+import type { Clock } from '@sinonjs/fake-timers';
 import { request } from 'node:http';
 import t, { type Test } from 'tap';
 import { startSimulator, type RunningSimulator } from '../../simulator/server';
 import type { PollStats } from '../../simulator/tasks/poll-meter';
 import type { TaskView } from '../../simulator/tasks/registry';
+import { manualClock } from '../helpers/clock';
 
 /** How a client reaches each video family. */
 const VIDEO = {
@@ -113,8 +115,13 @@ async function poll<T>(
 }
 
 /** Submits on videoa and returns the task id. */
-async function taskA(t: Test, prompt: string, headers?: Record<string, string>): Promise<string> {
-  const res = await submit<TaskA>('videoa', bodyA(prompt), headers);
+async function taskA(
+  t: Test,
+  prompt: string,
+  headers?: Record<string, string>,
+  on: RunningSimulator = sim,
+): Promise<string> {
+  const res = await submit<TaskA>('videoa', bodyA(prompt), headers, on);
   t.equal(res.status, 200, prompt);
   return res.body.output.task_id;
 }
@@ -125,34 +132,45 @@ async function taskB(
   text: string,
   headers?: Record<string, string>,
   extra?: object,
+  on: RunningSimulator = sim,
 ): Promise<string> {
-  const res = await submit<{ id: string }>('videob', bodyB(text, extra), headers);
+  const res = await submit<{ id: string }>('videob', bodyB(text, extra), headers, on);
   t.equal(res.status, 200, text);
   return res.body.id;
 }
 
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+/** A simulator whose video tasks run on a fake clock, for tests whose subject is a task's time. */
+async function timedSimulator(t: Test): Promise<{ timed: RunningSimulator; clock: Clock }> {
+  const clock = manualClock();
+  const timed = await startSimulator({ clock: clock.read });
+  t.teardown(() => timed.close());
+  return { timed, clock };
+}
 
 /**
- * Polls every 10 ms until `statusOf` says `final`; returns each status seen (runs collapsed), the
- * last body and how many polls it took.
+ * Polls a task on `timed` once after each step of the fake clock (ms, the first from the submit);
+ * returns each status seen (runs collapsed), the last body and how many polls it took.
  */
-async function pollUntil<T>(
+async function pollThrough<T>(
   family: VideoFamily,
   id: string,
   statusOf: (body: T) => string,
-  final: string,
+  { timed, clock }: { timed: RunningSimulator; clock: Clock },
+  steps: readonly number[],
 ): Promise<{ seen: string[]; last: T; polls: number }> {
   const seen: string[] = [];
-  for (let i = 1; i <= 300; i++) {
-    const { body } = await poll<T>(family, id);
-    const status = statusOf(body);
+  let last: T | undefined;
+  for (const ms of steps) {
+    clock.tick(ms);
+    last = (await poll<T>(family, id, {}, timed)).body;
+    const status = statusOf(last);
     if (seen.at(-1) !== status) seen.push(status);
-    if (status === final) return { seen, last: body, polls: i };
-    await sleep(10);
   }
-  throw new Error(`${family} task ${id} never reached ${final}; saw ${seen.join(', ')}`);
+  return { seen, last: last!, polls: steps.length };
 }
+
+/** Each phase's last and first millisecond of a task queued 80 ms of 240: 0, 79, 80, 239, 240. */
+const PHASE_EDGES = [0, 79, 1, 159, 1];
 
 const statusA = (b: TaskA): string => b.output.task_status;
 const statusB = (b: TaskB): string => b.status;
@@ -229,19 +247,20 @@ void t.test('both families check the key on submit and poll', async (t) => {
 });
 
 void t.test('videoa: PENDING, RUNNING, then SUCCEEDED with the video and usage', async (t) => {
-  const id = await taskA(t, 'a cat #sim task_ms=240 queue_ms=80', {});
-  const { seen, last, polls } = await pollUntil<TaskA>('videoa', id, statusA, 'SUCCEEDED');
+  const on = await timedSimulator(t);
+  const id = await taskA(t, 'a cat #sim task_ms=240 queue_ms=80', {}, on.timed);
+  const { seen, last, polls } = await pollThrough<TaskA>('videoa', id, statusA, on, PHASE_EDGES);
   t.strictSame(seen, ['PENDING', 'RUNNING', 'SUCCEEDED']);
   t.match(last.output, {
     task_id: id,
     submit_time: VENDOR_TIME,
     scheduled_time: VENDOR_TIME,
     end_time: VENDOR_TIME,
-    video_url: `${sim.url}/_sim/videos/${id}.mp4`,
+    video_url: `${on.timed.url}/_sim/videos/${id}.mp4`,
   });
   t.strictSame(last.usage, { video_duration: 5, video_count: 1, SR: 720 });
   t.notOk('code' in last.output, 'no failure fields');
-  t.equal(sim.tasks.get(id)?.polls, polls, 'every poll is counted');
+  t.equal(on.timed.tasks.get(id)?.polls, polls, 'every poll is counted');
 });
 
 void t.test('videoa: the first poll sees only submit_time', async (t) => {
@@ -290,14 +309,15 @@ void t.test('videob refuses invalid bodies naming the parameter', async (t) => {
 });
 
 void t.test('videob: queued, running, then succeeded with the video and usage', async (t) => {
+  const on = await timedSimulator(t);
   const controls = { 'x-sim-task-ms': '240', 'x-sim-queue-ms': '80' };
-  const id = await taskB(t, 'a dog', controls);
-  const { seen, last } = await pollUntil<TaskB>('videob', id, statusB, 'succeeded');
+  const id = await taskB(t, 'a dog', controls, undefined, on.timed);
+  const { seen, last } = await pollThrough<TaskB>('videob', id, statusB, on, PHASE_EDGES);
   t.strictSame(seen, ['queued', 'running', 'succeeded']);
   t.match(last, {
     id,
     model: 'videob-2-0-260128',
-    content: { video_url: `${sim.url}/_sim/videos/${id}.mp4` },
+    content: { video_url: `${on.timed.url}/_sim/videos/${id}.mp4` },
     error: null,
     resolution: '720p',
     ratio: '16:9',
@@ -305,7 +325,7 @@ void t.test('videob: queued, running, then succeeded with the video and usage', 
   });
   // 5 s × 24 frames × 900 tokens a 720p frame.
   t.strictSame(last.usage, { completion_tokens: 108000, total_tokens: 108000 });
-  t.ok(Math.abs(last.created_at - Date.now() / 1000) < 60, 'created_at is unix seconds');
+  t.ok(Math.abs(last.created_at - on.clock.now / 1000) < 60, 'created_at is unix seconds');
   t.ok(last.updated_at >= last.created_at);
 });
 
@@ -511,8 +531,9 @@ void t.test('submit controls: directives, headers winning, latency and status', 
 });
 
 void t.test('stats: concurrency and rate high-water marks per family', async (t) => {
-  const own = await startSimulator();
-  t.teardown(() => own.close());
+  // Polls timed by a clock that stands still: all seven arrive within one second, however long a
+  // loaded machine takes to send them. Their latency, and so their overlap, is real.
+  const { timed: own } = await timedSimulator(t);
   const stats = async (query = ''): Promise<unknown> =>
     (await fetch(`${own.url}/_sim/tasks/stats${query}`)).json();
   t.strictSame(await stats(), {}, 'no traffic, no families');
