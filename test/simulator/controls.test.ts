@@ -2,7 +2,17 @@ import t from 'tap';
 import { readControls } from '../../simulator/controls';
 import { startSimulator } from '../../simulator/server';
 import { SimError } from '../../simulator/sim-error';
-import { chat, errorShape, FAMILY_NAMES, readSse, streamedText, user, type Completion } from './helpers';
+import {
+  chat,
+  errorShape,
+  FAMILY_NAMES,
+  fakeProcessClock,
+  onClock,
+  readSse,
+  streamedText,
+  user,
+  type Completion,
+} from './helpers';
 
 /** The status of the SimError `fn` throws; 0 when it does not throw. */
 function thrownStatus(fn: () => unknown): number {
@@ -135,8 +145,12 @@ void t.test('controls over HTTP', async (t) => {
   });
 
   await t.test('silence_ms pauses after the first content chunk', async (t) => {
-    const { times, done } = await readSse(
-      await chat(sim, 'modela', streamBody('#sim tokens=3 silence_ms=150')),
+    // Time is the subject: the pause runs on a fake clock (see onClock), so no stall of the reader
+    // after the first chunk can shorten the gap it sees.
+    const clock = fakeProcessClock(t);
+    const { times, done } = await onClock(
+      clock,
+      chat(sim, 'modela', streamBody('#sim tokens=3 silence_ms=150')).then(readSse),
     );
     t.ok(done);
     const gap = (times[2] ?? 0) - (times[1] ?? 0);

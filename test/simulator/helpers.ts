@@ -1,5 +1,7 @@
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import { install, type Clock } from '@sinonjs/fake-timers';
 import type { RunningSimulator } from '../../simulator/server';
+import type { Teardown } from '../helpers/gateway';
 import { until } from '../helpers/wait';
 
 /** The chat families and how a client reaches each. */
@@ -128,6 +130,37 @@ export async function readSse(res: Response): Promise<SseResult> {
     }
   });
   return { events, done, error, times };
+}
+
+/**
+ * The process's clock faked until the test ends, as helpers/clock.ts' fakeClock does, except that a
+ * timer set before it is still cleared for real: Node's fetch (undici) clears and sets its socket
+ * timers as it reads, and a timer left uncleared would fire on a socket long after.
+ */
+export function fakeProcessClock(t: Teardown): Clock {
+  const clock = install({
+    now: Date.UTC(2026, 0, 15, 12),
+    toFake: ['Date', 'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'performance'],
+    shouldClearNativeTimers: true,
+  });
+  t.teardown(() => clock.uninstall());
+  return clock;
+}
+
+/**
+ * Settles `reading` (a stream read to its end) while moving `clock`, a fake clock the test installed
+ * for the whole process, a millisecond at a time: the simulator paces the stream by it, and the arrival
+ * times the reader records are its readings. Each step also lets real I/O run, and a stalled machine
+ * moves the clock no further, so the gaps seen are the simulator's own.
+ */
+export async function onClock<T>(clock: Clock, reading: Promise<T>, limitMs = 10_000): Promise<T> {
+  let settled = false;
+  const done = reading.finally(() => (settled = true));
+  for (let moved = 0; !settled; moved++) {
+    if (moved >= limitMs) throw new Error(`the stream did not end in ${limitMs} ms of the fake clock`);
+    await clock.tickAsync(1);
+  }
+  return done;
 }
 
 /** The text a stream's content deltas add up to, per choice index. */

@@ -1,9 +1,8 @@
-import { install } from '@sinonjs/fake-timers';
 import { request } from 'node:http';
 import t from 'tap';
 import { RequestLog, type LoggedRequest } from '../../simulator/request-log';
 import { startSimulator, type RunningSimulator } from '../../simulator/server';
-import { chat, FAMILIES, readSse, untilDefined, user } from './helpers';
+import { chat, FAMILIES, fakeProcessClock, readSse, untilDefined, user } from './helpers';
 
 /** Opens a modela stream over node:http and destroys it once the first bytes of the body arrive. */
 function abandonStream(sim: RunningSimulator, requestId: string, prompt: string): Promise<void> {
@@ -147,11 +146,7 @@ void t.test('close() ends open streams promptly', async (t) => {
   const stillOpen = new Promise<string>((resolve) => {
     setTimeout(() => resolve('still open after 10 s'), 10_000).unref();
   });
-  const clock = install({
-    toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'],
-    shouldClearNativeTimers: true,
-  });
-  t.teardown(() => clock.uninstall());
+  fakeProcessClock(t);
   const closed = await Promise.race([sim.close().then(() => 'closed'), stillOpen]);
   t.equal(closed, 'closed', 'closed with the timers stopped');
   const { done, error } = await reading;

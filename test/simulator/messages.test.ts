@@ -1,7 +1,16 @@
 import Anthropic from '@anthropic-ai/sdk';
 import t from 'tap';
 import { startSimulator, type RunningSimulator } from '../../simulator/server';
-import { MODELD, messages, readNamedSse, user, type MessageEvent, type MessageReply } from './helpers';
+import {
+  fakeProcessClock,
+  MODELD,
+  messages,
+  onClock,
+  readNamedSse,
+  user,
+  type MessageEvent,
+  type MessageReply,
+} from './helpers';
 
 const LOREM_12 = 'Lorem ipsum dolor sit amet consectetur adipiscing elit sed do Lorem ipsum';
 const TOOLS = [
@@ -598,8 +607,12 @@ void t.test('streaming', async (t) => {
     const elapsed = Date.now() - started;
     t.ok(elapsed >= 75, `stream took ${elapsed}ms`);
 
-    const { events, times } = await readNamedSse(
-      await messages(sim, ask('hi #sim tokens=3 silence_ms=150', { stream: true })),
+    // Time is the subject: the pause runs on a fake clock (see onClock), so no stall of the reader
+    // after the first delta can shorten the gap it sees.
+    const clock = fakeProcessClock(t);
+    const { events, times } = await onClock(
+      clock,
+      messages(sim, ask('hi #sim tokens=3 silence_ms=150', { stream: true })).then(readNamedSse),
     );
     const first = events.findIndex((e) => e.type === 'content_block_delta');
     const gap = (times[first + 1] ?? 0) - (times[first] ?? 0);
