@@ -67,9 +67,13 @@ const SETTLE_RETRY_MS = 250;
 const SUBMIT_LEASE_SLACK_MS = 30_000;
 /** Held while a retry fails an abandoned submit: two conditional writes. */
 const TAKEOVER_LEASE_MS = 5_000;
-/** How long a retry waits for another party (a poller, another retry) to finish failing such a task. */
+/**
+ * While another party (a poller, another retry) fails such a task, a retry looks every 25 ms whether it
+ * is done, for as long as a retry's lease on it lasts: two writes on a loaded store can take a second,
+ * and a retry that stopped looking sooner would answer the dead task.
+ */
 const TAKEOVER_WAIT_MS = 25;
-const TAKEOVER_WAITS = 20;
+const TAKEOVER_WAITS = TAKEOVER_LEASE_MS / TAKEOVER_WAIT_MS;
 
 function idempotencyOf(ctx: GatewayContext, raw: Buffer): Idempotency | null {
   const key = ctx.req.headers[IDEMPOTENCY_HEADER];
@@ -307,7 +311,10 @@ export class TaskSubmission {
     if (failed) warnInterrupted(this.logger, holder, 'retry');
   }
 
-  /** Waits (briefly) while another party fails the task, so the next insert finds the key freed. */
+  /**
+   * Waits (up to a retry's lease) while another party fails the task, so the next insert finds the key
+   * freed.
+   */
   private async whileTakenOver(id: string): Promise<void> {
     for (let i = 0; i < TAKEOVER_WAITS; i++) {
       const task = await this.store.get(id);
