@@ -5,7 +5,7 @@
 import { testCatalogue } from '../helpers/catalogue';
 import type { TestGateway } from '../helpers/gateway';
 import { getJson, postJson, type JsonResponse } from '../helpers/http';
-import { eventually } from '../helpers/wait';
+import { until } from '../helpers/wait';
 
 export type ProtocolName = 'generic' | 'native-a' | 'native-b';
 type Body = Record<string, unknown>;
@@ -99,8 +99,11 @@ export function queryVideo(
   return getJson(`${gw.url}${PROTOCOLS[protocol].queryPath(id)}`, key);
 }
 
-/** Queries until the task reaches one of the protocol's terminal words; returns the last answer. */
-export async function untilFinished(
+/**
+ * Queries until the task reaches one of the protocol's terminal words; returns that answer. A failure
+ * names the task and the last answer seen.
+ */
+export function untilFinished(
   gw: TestGateway,
   protocol: ProtocolName,
   id: string,
@@ -108,10 +111,9 @@ export async function untilFinished(
 ): Promise<JsonResponse> {
   const { done, status } = PROTOCOLS[protocol];
   const terminal = new Set(Object.values(done));
-  let last: JsonResponse | undefined;
-  await eventually(async () => {
-    last = await queryVideo(gw, protocol, id);
-    return terminal.has(status(last.body));
-  }, timeoutMs);
-  return last!;
+  return until(
+    () => queryVideo(gw, protocol, id),
+    (answer) => terminal.has(status(answer.body)),
+    { timeoutMs, what: `${protocol} task ${id} finished` },
+  );
 }

@@ -198,7 +198,11 @@ void t.test(
     const body = videoBody(MODEL, 'task_ms=50');
     const dead = deadSubmit(gw, body);
     await gw.gateway.tasks.insert(dead, 0);
-    await eventually(async () => (await gw.gateway.tasks.get(dead.id))?.status === 'failed', 5_000);
+    await eventually(
+      async () => (await gw.gateway.tasks.get(dead.id))?.status === 'failed',
+      10_000,
+      'the poller failing the dead task',
+    );
     t.match(
       await gw.gateway.tasks.get(dead.id),
       { status: 'failed', error: { code: 'submit_interrupted' }, idempotency: null, billed: false },
@@ -218,7 +222,8 @@ void t.test(
     t.equal(done.body.status, 'completed', 'which runs to the end');
     await eventually(
       async () => (await gw.gateway.usage.list({ id: String(next.body.id) })).length === 1,
-      5_000,
+      10_000,
+      'the new task billed',
     );
     t.strictSame(await gw.gateway.usage.list({ id: dead.id }), [], 'the dead task is never billed');
   },
