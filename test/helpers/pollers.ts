@@ -27,6 +27,12 @@ import { startTestGateway, type TestGateway } from './gateway';
 export const LEASE_MS = 5_000;
 /** Short, as the tests' poll intervals are; the gateway's is 2 s. */
 export const TAKEOVER_MS = 100;
+/**
+ * The sweep is the safety net for a change no event told of (a lease run out, a poller gone): a tenth of
+ * the gateway's 5 s. Each sweep reschedules every task due, so sweeping much more often only loads the
+ * machine, and with it every poller's lateness.
+ */
+const SWEEP_EVERY_MS = 500;
 const silent = pino({ level: 'silent' });
 
 const FAST = { every: '20ms', max_every: '60ms', deadline: '30s', concurrency: 16, per_second: 0 };
@@ -93,7 +99,7 @@ export function poller(
     store,
     new Map([['videoa-main', upstream]]),
     biller,
-    { owner, leaseMs, sweepEveryMs: 50, takeoverMs },
+    { owner, leaseMs, sweepEveryMs: SWEEP_EVERY_MS, takeoverMs },
     silent,
     gates,
     undefined,
@@ -101,10 +107,16 @@ export function poller(
   );
 }
 
+/** Submits `n` tasks together; throws, with what was answered, unless every submit was accepted. */
 export async function submitMany(gw: TestGateway, n: number, directives: string): Promise<string[]> {
   const answers = await Promise.all(
     Array.from({ length: n }, () => submitVideo(gw, 'generic', videoBody('videoa-1.1-t2v', directives))),
   );
+  const refused = answers.filter((a) => a.status !== 200);
+  if (refused.length > 0) {
+    const some = refused.slice(0, 3).map((a) => [a.status, a.body]);
+    throw new Error(`${refused.length} of ${n} submits refused, as ${JSON.stringify(some)}`);
+  }
   return answers.map((a) => String(a.body.id));
 }
 

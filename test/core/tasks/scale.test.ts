@@ -1,6 +1,8 @@
 /**
  * 1,000 video tasks submitted at once all finish and are billed exactly once, and the upstream is never
  * asked harder than the configured cap: the simulator measures polls in any one second and polls at once.
+ * "At once" is 200 submits in flight at a time: a thousand connections opened together overflow a
+ * listening socket's backlog (511) on a loaded machine, and the resets are no part of this test.
  */
 import t from 'tap';
 import { FAST_POLL, startTestGateway } from '../../helpers/gateway';
@@ -8,7 +10,19 @@ import { eventually } from '../../helpers/wait';
 import { submitVideo, videoBody } from '../../plugins/video-helpers';
 
 const TASKS = 1_000;
+const IN_FLIGHT = 200;
 const CAP = { per_second: 250, concurrency: 4 };
+
+/** `make(i)` for each i below `n`, at most `limit` at a time; the results in order. */
+async function atMost<T>(limit: number, n: number, make: (i: number) => Promise<T>): Promise<T[]> {
+  const results: T[] = [];
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    for (let i = next++; i < n; i = next++) results[i] = await make(i);
+  };
+  await Promise.all(Array.from({ length: limit }, worker));
+  return results;
+}
 
 void t.test(`${TASKS} tasks at once: all finish, each billed once, polls under the cap`, async (t) => {
   const gw = await startTestGateway(t, (doc) => {
@@ -16,16 +30,25 @@ void t.test(`${TASKS} tasks at once: all finish, each billed once, polls under t
     upstreams['videoa-main']!.poll = { ...FAST_POLL, ...CAP };
   });
   // A little latency per poll, so polls overlap and the concurrency cap is actually exercised.
-  const answers = await Promise.all(
-    Array.from({ length: TASKS }, () =>
-      submitVideo(gw, 'generic', videoBody('videoa-1.1-t2v', 'task_ms=0 poll_latency_ms=10')),
-    ),
+  const answers = await atMost(IN_FLIGHT, TASKS, () =>
+    submitVideo(gw, 'generic', videoBody('videoa-1.1-t2v', 'task_ms=0 poll_latency_ms=10')),
   );
-  t.equal(answers.filter((a) => a.status === 200).length, TASKS, 'every submit accepted');
+  const refused = answers.filter((a) => a.status !== 200).map((a) => [a.status, a.body]);
+  t.equal(
+    TASKS - refused.length,
+    TASKS,
+    `every submit accepted${refused.length ? `; refused: ${JSON.stringify(refused.slice(0, 3))}` : ''}`,
+  );
   const ids = answers.map((a) => String(a.body.id));
   t.equal(new Set(ids).size, TASKS, 'distinct task ids');
 
-  await eventually(async () => (await gw.gateway.poller!.stats()).billed >= TASKS, 30_000);
+  // Generous: at the cap the polls alone take seconds, more on two loaded cores; this costs time only
+  // when the tasks never all finish.
+  await eventually(
+    async () => (await gw.gateway.poller!.stats()).billed >= TASKS,
+    60_000,
+    `all ${TASKS} tasks billed`,
+  );
   const records = (await gw.gateway.usage.list()).filter((r) => r.once);
   t.equal(records.length, TASKS, 'one usage record per task');
   t.equal(new Set(records.map((r) => r.id)).size, TASKS, 'never two for one task');
