@@ -14,7 +14,7 @@ import { deadSubmitTask } from '../../helpers/tasks';
 import { keyId } from '../../../core/keys/api-key';
 import type { VideoTask } from '../../../core/stores/video-task';
 import { startTestGateway, type ConfigDoc, type TestGateway } from '../../helpers/gateway';
-import { eventually } from '../../helpers/wait';
+import { eventually, until } from '../../helpers/wait';
 import { submitVideo, untilFinished, videoBody } from '../../plugins/video-helpers';
 
 const IDEMPOTENCY_KEY = 'order-after-a-crash';
@@ -198,10 +198,12 @@ void t.test(
     const body = videoBody(MODEL, 'task_ms=50');
     const dead = deadSubmit(gw, body);
     await gw.gateway.tasks.insert(dead, 0);
-    await eventually(
-      async () => (await gw.gateway.tasks.get(dead.id))?.status === 'failed',
-      10_000,
-      'the poller failing the dead task',
+    // The poller warns once its change is written; the store shows the change a moment before (while
+    // the write is synced), so the warning is what says the poller is done.
+    await until(
+      () => interruptedWarnings(lines, dead.id),
+      (warnings) => warnings.length > 0,
+      { what: 'the poller failing the dead task, with its warning' },
     );
     t.match(
       await gw.gateway.tasks.get(dead.id),
