@@ -25,6 +25,9 @@ export function fakeClock(t: Teardown, start = Date.UTC(2026, 0, 15, 12)): Clock
   const clock = install({
     now: start,
     toFake: ['Date', 'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'performance'],
+    // A timer set before the install is still cleared for real: Node's fetch (undici) clears and sets its
+    // socket timers as it reads, and one left uncleared would fire on a socket long after.
+    shouldClearNativeTimers: true,
   });
   t.teardown(() => clock.uninstall());
   return clock;

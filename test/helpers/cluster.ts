@@ -14,6 +14,7 @@ import type { TeamRecord } from '../../core/stores/team-store';
 import { startSimulator, type RunningSimulator } from '../../simulator/server';
 import { tempDir, testConfig, type ConfigDoc, type Teardown } from './gateway';
 import { listeningOn, spawnGateway, type GatewayProcess } from './process';
+import { PATIENT_COMMAND_TIMEOUT } from './patient-redis';
 import { redisPrefix, TEST_REDIS_URL } from './redis';
 
 export interface ClusterOptions {
@@ -89,7 +90,12 @@ export async function startCluster(t: Teardown, options: ClusterOptions): Promis
     if (team) await writeFile(join(dataDir, 'teams.json'), JSON.stringify({ version: 1, teams: [team] }));
     const doc = testConfig(options.sim.url, dataDir);
     (doc.pipeline as unknown[])[2] = { 'rate-limit': options.rateLimit };
-    doc.redis = { url: options.redisUrl, key_prefix: options.keyPrefix };
+    // Instances of a cluster share counts exactly: a stalled one waits for Redis rather than count alone.
+    doc.redis = {
+      url: options.redisUrl,
+      key_prefix: options.keyPrefix,
+      command_timeout: PATIENT_COMMAND_TIMEOUT,
+    };
     doc.logging = { level: 'info' }; // start-up and fallback lines are read by tests
     options.adjust?.(doc);
     const file = join(dir, 'gateway.yaml');

@@ -1,4 +1,5 @@
 import t from 'tap';
+import { fakeClock } from '../helpers/clock';
 import { readControls } from '../../simulator/controls';
 import { startSimulator } from '../../simulator/server';
 import { SimError } from '../../simulator/sim-error';
@@ -6,7 +7,6 @@ import {
   chat,
   errorShape,
   FAMILY_NAMES,
-  fakeProcessClock,
   onClock,
   readSse,
   streamedText,
@@ -147,7 +147,7 @@ void t.test('controls over HTTP', async (t) => {
   await t.test('silence_ms pauses after the first content chunk', async (t) => {
     // Time is the subject: the pause runs on a fake clock (see onClock), so no stall of the reader
     // after the first chunk can shorten the gap it sees.
-    const clock = fakeProcessClock(t);
+    const clock = fakeClock(t);
     const { times, done } = await onClock(
       clock,
       chat(sim, 'modela', streamBody('#sim tokens=3 silence_ms=150')).then(readSse),

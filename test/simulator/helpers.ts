@@ -1,7 +1,6 @@
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
-import { install, type Clock } from '@sinonjs/fake-timers';
+import type { Clock } from '@sinonjs/fake-timers';
 import type { RunningSimulator } from '../../simulator/server';
-import type { Teardown } from '../helpers/gateway';
 import { until } from '../helpers/wait';
 
 /** The chat families and how a client reaches each. */
@@ -130,21 +129,6 @@ export async function readSse(res: Response): Promise<SseResult> {
     }
   });
   return { events, done, error, times };
-}
-
-/**
- * The process's clock faked until the test ends, as helpers/clock.ts' fakeClock does, except that a
- * timer set before it is still cleared for real: Node's fetch (undici) clears and sets its socket
- * timers as it reads, and a timer left uncleared would fire on a socket long after.
- */
-export function fakeProcessClock(t: Teardown): Clock {
-  const clock = install({
-    now: Date.UTC(2026, 0, 15, 12),
-    toFake: ['Date', 'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'performance'],
-    shouldClearNativeTimers: true,
-  });
-  t.teardown(() => clock.uninstall());
-  return clock;
 }
 
 /**

@@ -1,8 +1,9 @@
 import { request } from 'node:http';
 import t from 'tap';
+import { fakeClock } from '../helpers/clock';
 import { RequestLog, type LoggedRequest } from '../../simulator/request-log';
 import { startSimulator, type RunningSimulator } from '../../simulator/server';
-import { chat, FAMILIES, fakeProcessClock, readSse, untilDefined, user } from './helpers';
+import { chat, FAMILIES, readSse, untilDefined, user } from './helpers';
 
 /** Opens a modela stream over node:http and destroys it once the first bytes of the body arrive. */
 function abandonStream(sim: RunningSimulator, requestId: string, prompt: string): Promise<void> {
@@ -146,7 +147,7 @@ void t.test('close() ends open streams promptly', async (t) => {
   const stillOpen = new Promise<string>((resolve) => {
     setTimeout(() => resolve('still open after 10 s'), 10_000).unref();
   });
-  fakeProcessClock(t);
+  fakeClock(t);
   const closed = await Promise.race([sim.close().then(() => 'closed'), stillOpen]);
   t.equal(closed, 'closed', 'closed with the timers stopped');
   const { done, error } = await reading;

@@ -1,8 +1,8 @@
 import Anthropic from '@anthropic-ai/sdk';
 import t from 'tap';
+import { fakeClock } from '../helpers/clock';
 import { startSimulator, type RunningSimulator } from '../../simulator/server';
 import {
-  fakeProcessClock,
   MODELD,
   messages,
   onClock,
@@ -609,7 +609,7 @@ void t.test('streaming', async (t) => {
 
     // Time is the subject: the pause runs on a fake clock (see onClock), so no stall of the reader
     // after the first delta can shorten the gap it sees.
-    const clock = fakeProcessClock(t);
+    const clock = fakeClock(t);
     const { events, times } = await onClock(
       clock,
       messages(sim, ask('hi #sim tokens=3 silence_ms=150', { stream: true })).then(readNamedSse),

@@ -1,7 +1,7 @@
 /**
  * Three real gateway processes sharing Redis and one key: limits hold across them exactly. The window is
  * shortened to seconds (the stage's `window` option) so a test sees whole windows pass, and Redis is
- * given seconds to answer (patientRedis), so a stalled instance does not decide on its own.
+ * given seconds to answer (test/helpers/cluster.ts), so a stalled instance does not decide on its own.
  */
 import t from 'tap';
 import { Redis } from 'ioredis';
@@ -9,7 +9,6 @@ import { keyId } from '../../../../core/keys/api-key';
 import { startSimulator } from '../../../../simulator/server';
 import { startCluster } from '../../../helpers/cluster';
 import { postJson } from '../../../helpers/http';
-import { patientRedis } from '../../../helpers/patient-redis';
 import { redisPrefix, TEST_REDIS_URL } from '../../../helpers/redis';
 import { upstreamGate } from '../../../helpers/upstream-gate';
 import { until } from '../../../helpers/wait';
@@ -62,7 +61,6 @@ void t.test('requests per window: ten clients over three instances share one lim
     redisUrl: TEST_REDIS_URL,
     keyPrefix: redisPrefix(t),
     rateLimit: { backend: 'redis', requests_per_minute: LIMIT, window: WINDOW_MS },
-    adjust: patientRedis,
   });
 
   const results: Sent[] = [];
@@ -117,10 +115,7 @@ void t.test('concurrency and tokens: exact across three instances', async (t) =>
     keyPrefix,
     rateLimit: { backend: 'redis', window: '6s', lease: '5s' },
     keyLimits: { max_concurrent: 3, rate_limit_tpm: 1_000 },
-    adjust: (doc) => {
-      patientRedis(doc);
-      gate.between(doc, sim.url);
-    },
+    adjust: (doc) => gate.between(doc, sim.url),
   });
   const { urls, key } = cluster;
   // The shared counts, read where the instances keep them (the rate-limit scripts' keys).

@@ -10,13 +10,12 @@ import { startSimulator } from '../../../../simulator/server';
 import { startCluster } from '../../../helpers/cluster';
 import { postJson } from '../../../helpers/http';
 import { until } from '../../../helpers/wait';
-import { patientRedis } from '../../../helpers/patient-redis';
 import { privateRedis } from '../../../helpers/redis';
 
 const chat = { model: 'modelc-3.6-flash', messages: [{ role: 'user', content: 'hi' }] };
 const LIMIT = 30;
 /**
- * A command to Redis is given up after 5 s here (patientRedis), so a decision that waited on Redis would
+ * A command to Redis is given up after 5 s in a test cluster (test/helpers/cluster.ts), so a decision that waited on Redis would
  * take that long, and one taken locally takes milliseconds: a second tells them apart however busy the
  * machine is (and a Redis that answers is not turned into an outage by a stall).
  */
@@ -34,7 +33,6 @@ void t.test('redis stopped and restarted: fast local decisions, then shared agai
     redisUrl: redis.url,
     keyPrefix: KEY_PREFIX,
     rateLimit: { backend: 'redis', requests_per_minute: LIMIT, window: '30s' },
-    adjust: patientRedis,
   });
   const { urls, key, processes } = cluster;
   const timed = async (url: string) => {
