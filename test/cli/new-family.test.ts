@@ -20,7 +20,17 @@ import { join } from 'node:path';
 import OpenAI from 'openai';
 import { tempDir } from '../helpers/gateway';
 import { GATEWAY_LISTENING, START_TIMEOUT_MS } from '../helpers/process';
-import { changedFiles, commitAll, copyEnv, makeCopy, ROOT, run, tail, workingTreeFiles } from './repo-copy';
+import {
+  changedFiles,
+  commitAll,
+  copyEnv,
+  failuresOf,
+  makeCopy,
+  ROOT,
+  run,
+  tail,
+  workingTreeFiles,
+} from './repo-copy';
 
 // The build takes about 40 s on two cores, the lint about 90 s beside it, the tests about 80 s (215 s in
 // all on a quiet machine): room for a busy one, where the suite runs another file beside this one and
@@ -131,7 +141,9 @@ t.test('a scaffolded family passes lint and the family tests as written', NOT_GI
   t.equal(build.code, 0, `the copy builds (${took()})`, { output: tail(build.output) });
   if (build.code === 0) {
     const tests = await run(copy, 'npx', ['tap', ...TESTS]);
-    t.equal(tests.code, 0, `the family tests pass in the copy (${took()})`, { output: tail(tests.output) });
+    t.equal(tests.code, 0, `the family tests pass in the copy (${took()})`, {
+      output: failuresOf(tests.output),
+    });
     await t.test('the shipped gateway.yaml serves both families from the simulator', (t) => served(t, copy));
   }
   const linted = await lint;

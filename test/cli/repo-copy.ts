@@ -44,6 +44,18 @@ export function run(cwd: string, command: string, args: readonly string[], env =
 export const tail = (output: string, chars = 12_000): string =>
   output.length > chars ? `…${output.slice(-chars)}` : output;
 
+/**
+ * What a tap run's output says of its failures: each `not ok` with the lines after it (its diagnostics),
+ * then the end of the output, so a failure far from the end is shown too.
+ */
+export function failuresOf(output: string, linesAfter = 40): string {
+  const lines = output.split('\n');
+  const failures = lines.flatMap((line, i) =>
+    /^\s*not ok /.test(line) ? [lines.slice(i, i + linesAfter + 1).join('\n')] : [],
+  );
+  return [...failures.slice(0, 5), tail(output, 4_000)].join('\n…\n');
+}
+
 const git = (cwd: string, ...args: string[]) =>
   spawnSync('git', ['-c', 'user.name=test', '-c', 'user.email=test@example.invalid', ...args], {
     cwd,
