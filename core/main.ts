@@ -11,7 +11,7 @@ import type { GatewayConfig } from '../config/schema';
 import type { RunningSimulator } from '../simulator/server';
 import { startGateway } from './boot/gateway';
 import { listenNamed } from './http/listen-failure';
-import { createLogger, flushLogsSync } from './base/logger';
+import { createLogger, printAfterLogs } from './base/logger';
 import { rawPluginSectionProblems } from './plugins/plugin-sections';
 import { pluginContainer } from './plugins/plugin-container';
 import { loadPlugins } from './plugins/plugin-discovery';
@@ -46,12 +46,12 @@ async function main(): Promise<void> {
   );
   logStarted(logger, config, gateway, file);
   if (gateway.firstKey) {
-    flushLogsSync(logger);
     // Shown once: only its hash is stored. Printed plainly so it can be copied.
-    process.stdout.write(
-      `\nFirst start: created API key ${gateway.firstKey.record.id} (shown once, keep it):\n`,
+    printAfterLogs(
+      logger,
+      `\nFirst start: created API key ${gateway.firstKey.record.id} (shown once, keep it):\n` +
+        `${gateway.firstKey.key}\n\n`,
     );
-    process.stdout.write(`${gateway.firstKey.key}\n\n`);
   }
 
   let stopping = false;

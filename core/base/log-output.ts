@@ -44,13 +44,19 @@ export class LogOutput {
     return true;
   }
 
-  /** pino's `logger.flush(callback)`: everything gathered is written, then `callback` runs. */
+  /**
+   * pino's `logger.flush(callback)`: everything gathered is handed on now. sonic-boom, holding nothing
+   * back of its own, calls `callback` at once, not once the chunk is written.
+   */
   flush(callback?: (err?: Error) => void): void {
     this.handOn();
     this.destination.flush(callback);
   }
 
-  /** Writes everything gathered now, before returning. */
+  /**
+   * Writes everything gathered now, before returning (at exit), behind a chunk the destination may still
+   * be writing asynchronously: text written to stdout directly after this can overtake that chunk.
+   */
   flushSync(): void {
     this.handOn();
     this.destination.flushSync();

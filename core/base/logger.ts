@@ -30,11 +30,16 @@ export function createLogger(level: string): Logger {
 }
 
 /**
- * Writes out what a logger from `createLogger` has gathered, now: for text printed on stdout beside the
- * log (the first key), so that it comes after the lines logged before it.
+ * Prints `lines` (whole lines, plain text: the first key) on stdout beside the log of a logger from
+ * `createLogger`, after the lines logged before them, and hands them on at once. They go through the
+ * log's own stream: a write of its own to stdout could land before a chunk of the log still being
+ * written asynchronously, which a synchronous flush cannot hurry.
  */
-export function flushLogsSync(logger: Logger): void {
-  outputs.get(logger)?.flushSync();
+export function printAfterLogs(logger: Logger, lines: string): void {
+  const output = outputs.get(logger);
+  if (!output) throw new Error('the logger was not made by createLogger');
+  output.write(lines);
+  output.flush();
 }
 
 /** Where a logger's lines go: lines serialised elsewhere (the access log's) are written beside its own. */

@@ -85,3 +85,38 @@ t.test(
     }
   },
 );
+
+/**
+ * Logs more than the 4 KB the logger gathers before handing a chunk on (so the chunk is being written
+ * asynchronously), then prints a key as the first start does.
+ */
+const FIRST_KEY = `
+const { createLogger, printAfterLogs } = require(${JSON.stringify(LOGGER)});
+const logger = createLogger('info');
+for (let i = 0; i < 100; i++) logger.warn({ request_id: 'req_' + i }, 'logged before the key');
+printAfterLogs(logger, '\\nFirst start: created API key\\nsk-printed-after-the-log\\n\\n');
+`;
+
+t.test('text printed beside the log comes after every line logged before it', async (t) => {
+  // A write of its own to stdout overtook a chunk still being written about one start in twenty: ten
+  // processes at once give that ordering ten chances to show.
+  const outputs = await Promise.all(
+    Array.from({ length: 10 }, async () => {
+      const child = spawn(process.execPath, ['-e', FIRST_KEY], { stdio: ['ignore', 'pipe', 'inherit'] });
+      let out = '';
+      child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+      await new Promise((resolve) => child.once('close', resolve));
+      return out;
+    }),
+  );
+  for (const out of outputs) {
+    const lines = out.trimEnd().split('\n');
+    t.equal(lines[lines.length - 1], 'sk-printed-after-the-log', 'the key is the last line');
+    t.equal(lines.filter((l) => l.startsWith('{')).length, 100, 'after all 100 log lines');
+    t.equal(
+      lines.findIndex((l) => l.startsWith('First start')),
+      101,
+      'with nothing logged after its heading',
+    );
+  }
+});
