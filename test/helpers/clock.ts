@@ -1,12 +1,12 @@
 /**
  * Time as an input, for tests whose subject is time passing (TTLs, windows, leases, back-off): they move
  * a fake clock instead of sleeping through real time, so a stalled event loop cannot change what they
- * see. Two forms, both @sinonjs/fake-timers:
+ * see. Three forms, all @sinonjs/fake-timers:
  * - `manualClock()` drives code that takes a clock (`() => number`) or timers as parameters, and leaves
  *   the process's own timers alone (sockets, Redis and tap keep real time);
  * - `fakeClock(t)` replaces Date, the timers and `performance` of the whole process until the test ends,
  *   for code that reads them directly. `setImmediate` and `process.nextTick` stay real, so I/O still runs.
- *   Either moves with `tickAsync(ms)`, which runs the timers due in order and the promises they settle;
+ *   either moves with `tickAsync(ms)`, which runs the timers due in order and the promises they settle;
  * - `frozenDate(t)` replaces `Date` alone, for a real gateway whose subject is judged by the date (a
  *   key's expiry, a failed-auth window): its timers and `performance` keep real time, so sockets, sweeps,
  *   pollers and caches go on as they would. `tick(ms)` moves the date at once.
