@@ -26,7 +26,7 @@ function nextSteps(n: FamilyNames): string[] {
     `replace the placeholder answers in test/kit/fixtures/${n.name}/ with the vendor's recordings ` +
       `(test/kit/fixtures/SOURCES.md), and the figures test/kit/families/${n.name}.test.ts meters them as`,
     `set ${n.name}'s prices in gateway.yaml and deploy/gateway.yaml (placeholder figures now)`,
-    `npm test`,
+    `npm run test:files -- test/kit/families/${n.name}.test.ts while you work on it; npm test when done`,
   ];
 }
 

@@ -130,6 +130,11 @@ t.test('a scaffolded family passes lint and the family tests as written', NOT_GI
       t.strictSame(changedFiles(copy), changes(call.promised));
       for (const file of [...call.promised, ...EDITED]) t.match(made.output, file, `it names ${file}`);
       t.match(made.output, /next:[\s\S]*npm test/, 'and the next steps');
+      t.match(
+        made.output,
+        `npm run test:files -- test/kit/families/${call.name}.test.ts`,
+        'among them how to run its own tests',
+      );
       commitAll(copy, call.name);
     });
   }
