@@ -24,7 +24,8 @@ function tapArguments(args) {
 
 /** The compiled files or folders that are not there after the build, named as the caller wrote them. */
 function missing(args, root = ROOT) {
-  return args.filter((arg, i) => !arg.startsWith('-') && !existsSync(join(root, tapArguments(args)[i])));
+  const compiled = tapArguments(args);
+  return args.filter((arg, i) => !arg.startsWith('-') && !existsSync(join(root, compiled[i])));
 }
 
 function main() {
