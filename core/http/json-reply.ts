@@ -1,7 +1,7 @@
 /** A complete JSON answer written by an endpoint of the gateway's own (not relayed from an upstream). */
-import { type GatewayContext } from '../contracts/plugin';
+import type { ServedRequest } from '../request/served-request';
 
-export function replyJson(ctx: GatewayContext, status: number, payload: unknown): void {
+export function replyJson(ctx: ServedRequest, status: number, payload: unknown): void {
   const body = JSON.stringify(payload);
   ctx.status = status;
   ctx.res.writeHead(status, {

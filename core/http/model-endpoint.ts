@@ -6,18 +6,18 @@
  * An attempt that fails before any byte reached the client (see AttemptFailure) is tried once more on
  * the route's next target, within the retry budget; otherwise the failure is delivered as it came.
  */
-import type {
-  ApiTranslator,
-  AttemptCause,
-  Endpoint,
-  GatewayContext,
-  ModelApi,
-  RouteTarget,
-  UpstreamRequest,
-} from '../contracts/plugin';
+import type { ApiTranslator } from '../contracts/translator';
+import type { AttemptCause } from '../request/request-trace';
+import type { Endpoint } from '../request/served-request';
+import type { GatewayContext } from '../contracts/context';
+import type { ServedRequest } from '../request/served-request';
+import type { ModelApi } from '../contracts/api';
+import type { RouteTarget } from '../contracts/route';
+import type { UpstreamRequest } from '../contracts/upstream';
 import { Errors, GatewayError } from '../base/errors';
 import { deliverFailure, type AttemptFailure, type AttemptResult } from '../proxy/exchange';
-import { RELAY_POLICY, type EventHook } from '../proxy/stream-relay';
+import { RELAY_POLICY } from '../proxy/stream-relay';
+import type { AnswerPhases } from '../proxy/answer-phases';
 import type { UpstreamProxy } from '../proxy/upstream-proxy';
 import type { ApiServing } from '../routing/api-serving';
 import { nextTarget, retryCause } from '../routing/catalogue';
@@ -29,12 +29,12 @@ const FIRST: AttemptCause = Object.freeze({ kind: 'first' });
 export function modelEndpoint(
   api: ModelApi,
   proxy: UpstreamProxy,
-  hooks: readonly EventHook[],
+  phases: AnswerPhases,
   resilience: Resilience,
   serving: ApiServing,
 ): Endpoint {
   const { health, budget } = resilience;
-  const prepare = (ctx: GatewayContext, target: RouteTarget): Promise<UpstreamRequest> => {
+  const prepare = (ctx: ServedRequest, target: RouteTarget): Promise<UpstreamRequest> => {
     const reach = serving.reach(api, target.spec);
     // The catalogue resolves only models this endpoint serves (`serves` below), so this is a programming error.
     if (!reach) throw Errors.internal(new Error(`${target.spec.id} is not served on ${api.id}`));
@@ -43,12 +43,12 @@ export function modelEndpoint(
 
   /** One attempt, counted for or against its upstream. */
   const attempt = async (
-    ctx: GatewayContext,
+    ctx: ServedRequest,
     target: RouteTarget,
     request: UpstreamRequest,
     why: AttemptCause,
   ): Promise<AttemptResult> => {
-    const settings = { api, relay: ctx.get(RELAY_POLICY), hooks };
+    const settings = { api, relay: ctx.get(RELAY_POLICY), phases };
     const result = await proxy.forward(ctx, target.upstream, request, settings, why);
     if (result === 'delivered') health.success(target.upstream.name);
     else if (result !== 'abandoned') resilience.failed(ctx.requestId, target.upstream.name, result);
@@ -60,7 +60,7 @@ export function modelEndpoint(
    * target left, the client gone, the budget spent, or the next target's plugin refusing the request).
    */
   const retry = async (
-    ctx: GatewayContext,
+    ctx: ServedRequest,
     failed: RouteTarget,
     failure: AttemptFailure,
   ): Promise<boolean> => {
@@ -80,7 +80,7 @@ export function modelEndpoint(
       ctx.target = next; // usage is metered as the model and upstream that served
       resilience.retried(ctx.requestId, failed.upstream.name, next.upstream.name, failure.reason);
       const result = await attempt(ctx, next, request, retryCause(failed, next, failure.reason));
-      if (typeof result !== 'string') deliverFailure(ctx, result);
+      if (typeof result !== 'string') await deliverFailure(ctx, result, phases);
       return true;
     } finally {
       budget.retryEnded();
@@ -104,7 +104,7 @@ export function modelEndpoint(
       try {
         const result = await attempt(ctx, target, request, FIRST);
         if (typeof result === 'string') return;
-        if (!(await retry(ctx, target, result))) deliverFailure(ctx, result);
+        if (!(await retry(ctx, target, result))) await deliverFailure(ctx, result, phases);
       } finally {
         budget.requestEnded();
       }
@@ -121,7 +121,7 @@ function prepareNative(ctx: GatewayContext, target: RouteTarget): Promise<Upstre
 
 /** The client's body translated for the model's family, whose reader the translator then wraps. */
 async function prepareTranslated(
-  ctx: GatewayContext,
+  ctx: ServedRequest,
   target: RouteTarget,
   translator: ApiTranslator,
 ): Promise<UpstreamRequest> {

@@ -1,6 +1,6 @@
 /** `GET /v1/models` in OpenAI's list shape, limited to the models the calling key (and its team) may use. */
 import type { Catalogue } from '../routing/catalogue';
-import type { Endpoint } from '../contracts/plugin';
+import type { Endpoint } from '../request/served-request';
 import { replyJson } from './json-reply';
 
 export function modelsEndpoint(catalogue: Catalogue): Endpoint {

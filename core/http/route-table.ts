@@ -4,7 +4,7 @@
  */
 import { Router, type Found } from '../../lib/router';
 import { Errors } from '../base/errors';
-import type { Endpoint } from '../contracts/plugin';
+import type { Endpoint } from '../request/served-request';
 
 export class RouteTable {
   private readonly router = new Router<Endpoint>();

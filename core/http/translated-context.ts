@@ -4,9 +4,8 @@
  * set on it. Everything else reads and writes the request itself, so state a family sets, or the relay
  * policy it reads, is the request's own.
  */
-import type { IncomingMessage } from 'node:http';
 import type { JsonObject } from '../base/json';
-import type { GatewayContext } from '../contracts/plugin';
+import type { GatewayContext } from '../contracts/context';
 
 /** A view of `target` whose own members are `own`'s; every other member is the target's, bound to it. */
 function overlay<T extends object>(target: T, own: Partial<Record<keyof T, unknown>>): T {
@@ -20,10 +19,6 @@ function overlay<T extends object>(target: T, own: Partial<Record<keyof T, unkno
   });
 }
 
-/** The request with `headers` set on its own; the request itself when there are none. */
-const withHeaders = (req: IncomingMessage, headers: Readonly<Record<string, string>>): IncomingMessage =>
-  Object.keys(headers).length === 0 ? req : overlay(req, { headers: { ...req.headers, ...headers } });
-
 export function translatedContext(
   ctx: GatewayContext,
   body: JsonObject,
@@ -31,7 +26,7 @@ export function translatedContext(
 ): GatewayContext {
   const bytes = Buffer.from(JSON.stringify(body));
   const own: Partial<Record<keyof GatewayContext, unknown>> = {
-    req: withHeaders(ctx.req, headers),
+    headers: Object.keys(headers).length === 0 ? ctx.headers : { ...ctx.headers, ...headers },
     // A fresh copy each time: families change the object they are given (renames, stream_options).
     json: () => Promise.resolve(structuredClone(body)),
     rawBody: () => Promise.resolve(bytes),

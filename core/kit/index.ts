@@ -36,31 +36,22 @@ export { LiveInstancesToken, type LiveInstances } from '../redis/live-instances'
 export { RedisScript } from '../redis/redis-script';
 
 // What a plugin implements and is given.
-export { StateKey } from '../contracts/plugin';
+export { StateKey } from '../contracts/state-key';
+export type { GatewayContext, StageAnswer, StageTrace } from '../contracts/context';
+export type { FamilyRequest } from '../contracts/family-request';
+export type { EventFilter, JsonAnswer, Middleware, Next, StreamControl } from '../contracts/stage';
+export type { FinishReasons, GenAiFacts, ModelApi, ModelSpec, StreamDialect } from '../contracts/api';
 export type {
-  ApiTranslator,
   ClientEvents,
-  FinishReasons,
-  GatewayContext,
-  GenAiFacts,
-  Middleware,
-  ModelApi,
-  Next,
-  ModelSpec,
-  PollOutcome,
-  PollPolicy,
   RelayingReader,
-  RequestTrace,
   ResponseReader,
-  StreamDialect,
   StreamSkim,
-  SubmitOutcome,
-  TaskUpstream,
   TranslatingReader,
-  UpstreamPlugin,
-  UpstreamRequest,
   VendorError,
-} from '../contracts/plugin';
+} from '../contracts/reader';
+export type { UpstreamPlugin, UpstreamRequest } from '../contracts/upstream';
+export type { PollOutcome, PollPolicy, SubmitOutcome, TaskUpstream } from '../contracts/task-upstream';
+export type { ApiTranslator } from '../contracts/translator';
 
 // A stage's I/O as a span of the request's trace, when it is traced.
 export { traced } from '../observability/tracing/traced';

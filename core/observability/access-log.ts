@@ -10,7 +10,8 @@
  * the rest. `bytes_in` is the request body read, `bytes_out` the response as written (headers included).
  */
 import type { LineOutput } from '../base/logger';
-import type { GatewayContext, Outcome } from '../contracts/plugin';
+import type { Outcome } from '../contracts/context';
+import type { ServedRequest } from '../request/served-request';
 import { ACCESS_MESSAGE, accessLine, INFO } from './access-line';
 
 /** A path is cut to this length: a line stays a line whatever a client sends. */
@@ -36,7 +37,7 @@ export interface ClientView {
 }
 
 /** What the client saw of a request that went through the pipeline. */
-export function clientView(ctx: GatewayContext): ClientView {
+export function clientView(ctx: ServedRequest): ClientView {
   const { res } = ctx;
   let outcome = ctx.outcome;
   // Nothing ended the response: the client left first (the proxy marks that too, a gateway stage may not).
@@ -46,7 +47,7 @@ export function clientView(ctx: GatewayContext): ClientView {
 }
 
 /** The access line of a request that went through the pipeline. */
-export function logRequest(out: LineOutput, ctx: GatewayContext, view: ClientView, totalMs: number): void {
+export function logRequest(out: LineOutput, ctx: ServedRequest, view: ClientView, totalMs: number): void {
   const { req, observed, target, usage } = ctx;
   out.write(
     accessLine({

@@ -16,7 +16,9 @@ import {
   type CounterConfiguration,
   type RegistryContentType,
 } from 'prom-client';
-import type { Endpoint, GatewayContext, RouteTarget } from '../contracts/plugin';
+import type { Endpoint } from '../request/served-request';
+import type { ServedRequest } from '../request/served-request';
+import type { RouteTarget } from '../contracts/route';
 import type { UsageStats } from '../stores/usage-store';
 import type { TaskStatus } from '../stores/video-task';
 import type { Usage } from '../contracts/usage';
@@ -73,7 +75,7 @@ const statusLabels: string[] = [];
 const statusLabel = (status: number): string => (statusLabels[status] ??= String(status));
 
 /** Exemplars name a trace: only a traced request's observations carry one. */
-const exemplarOf = (ctx: GatewayContext): Readonly<Record<string, string>> | undefined =>
+const exemplarOf = (ctx: ServedRequest): Readonly<Record<string, string>> | undefined =>
   ctx.trace && { trace_id: ctx.trace.traceId, span_id: ctx.trace.spanId };
 
 export class GatewayMetrics {
@@ -232,7 +234,7 @@ export class GatewayMetrics {
   }
 
   /** One request answered; its cost in micro-units when priced (the usage records' unit). */
-  request(ctx: GatewayContext, status: number, totalMs: number, costMicros: number | null): void {
+  request(ctx: ServedRequest, status: number, totalMs: number, costMicros: number | null): void {
     const { endpoint, target, observed } = ctx;
     this.requestChild(endpoint, target ?? null, status).value++;
     const timers = this.timersOf(endpoint);

@@ -6,7 +6,7 @@
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import { lineOutput, type LineOutput } from '../base/logger';
-import type { GatewayContext } from '../contracts/plugin';
+import type { ServedRequest } from '../request/served-request';
 import type { Pricing } from '../billing/pricing';
 import { clientView, logRejection, logRequest, type Rejection } from './access-log';
 import type { GatewayMetrics } from './metrics';
@@ -27,7 +27,7 @@ export class RequestObserver {
    * A request that went through the pipeline is over; `access`: gateway.yaml's `logging.access`; `span`:
    * its trace's, when it is traced.
    */
-  ended(ctx: GatewayContext, pricing: Pricing, access: boolean, span: ServerSpan | undefined): void {
+  ended(ctx: ServedRequest, pricing: Pricing, access: boolean, span: ServerSpan | undefined): void {
     const totalMs = performance.now() - ctx.startedAt;
     const view = clientView(ctx);
     const { target, usage } = ctx;

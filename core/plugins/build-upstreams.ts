@@ -9,7 +9,7 @@ import type { GatewayConfig } from '../../config/schema';
 import { parseSection } from '../../config/validate';
 import { pluginRegistration, resolvePlugin } from './plugin-instances';
 import { registeredPlugins } from './plugin-container';
-import type { UpstreamPlugin } from '../contracts/plugin';
+import type { UpstreamPlugin } from '../contracts/upstream';
 import { Upstream, upstreamAgent } from '../upstream/upstream';
 import { UpstreamCaller, UpstreamCallerToken } from '../upstream/upstream-call';
 import type { UpstreamPool } from '../upstream/upstream-pool';

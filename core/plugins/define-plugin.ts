@@ -17,7 +17,9 @@ import { inject, injectable } from 'tsyringe';
 import type { constructor } from 'tsyringe/dist/typings/types';
 import { z } from 'zod';
 import { PluginOptionsToken } from './plugin-tokens';
-import type { ApiTranslator, Middleware, UpstreamPlugin } from '../contracts/plugin';
+import type { ApiTranslator } from '../contracts/translator';
+import type { Middleware } from '../contracts/stage';
+import type { UpstreamPlugin } from '../contracts/upstream';
 import type { ProtocolOptions, TaskProtocol } from '../tasks/protocol';
 import type { UpstreamOptions } from '../upstream/upstream-options';
 

@@ -5,12 +5,16 @@
  */
 import type { DependencyContainer } from 'tsyringe';
 import { ConfigError } from '../../config/errors';
+import { Errors } from '../base/errors';
 import { parseSection } from '../../config/validate';
-import type { GatewayContext, Handler, Middleware } from '../contracts/plugin';
+import type { ServedRequest } from '../request/served-request';
+import type { Handler } from '../request/served-request';
+import type { Middleware } from '../contracts/stage';
 import { registeredPlugins } from './plugin-container';
 import { checkStageOrder } from './pipeline-order';
 import { pluginRegistration, resolvePlugin } from './plugin-instances';
-import type { EventHook } from '../proxy/stream-relay';
+import { AnswerPhases } from '../proxy/answer-phases';
+import { writeStageAnswer } from '../proxy/stage-answer';
 
 export interface NamedMiddleware {
   readonly name: string;
@@ -48,12 +52,13 @@ export function buildMiddlewares(
 
 /** A composed pipeline: run the request through the stages, then the endpoint; then the finish phase. */
 export class Pipeline {
-  readonly eventHooks: readonly EventHook[];
+  /** The stages' response and events phases, which every answer passes. */
+  readonly phases: AnswerPhases;
   private readonly handlers: readonly Middleware[];
 
   constructor(readonly middlewares: readonly NamedMiddleware[]) {
     this.handlers = middlewares.map((m) => m.instance);
-    this.eventHooks = this.handlers.flatMap((m) => (m.onEvent ? [m.onEvent.bind(m)] : []));
+    this.phases = new AnswerPhases(this.handlers);
   }
 
   has(name: string): boolean {
@@ -65,19 +70,32 @@ export class Pipeline {
    * the request reached (see `runFinish`), so metering sees failures too. Errors propagate to the server's
    * error boundary, which writes the error response first.
    */
-  async run(ctx: GatewayContext, terminal: Handler): Promise<void> {
+  async run(ctx: ServedRequest, terminal: Handler): Promise<void> {
     const dispatch = (i: number): Promise<void> => {
       const stage = this.handlers[i];
       if (!stage) return terminal(ctx);
       ctx.stagesReached = i + 1;
       // Stages without a request phase are passed without a closure or a promise of their own.
-      return stage.handle ? stage.handle(ctx, () => dispatch(i + 1)) : dispatch(i + 1);
+      return stage.handle ? stage.handle(ctx, () => this.passOn(ctx, i, dispatch)) : dispatch(i + 1);
     };
-    return dispatch(0); // `async` turns a stage that throws before returning its promise into a rejection
+    await dispatch(0); // `async` turns a stage that throws before returning its promise into a rejection
+    const reply = ctx.stageReply;
+    if (!reply) return;
+    ctx.answeredBy = this.middlewares[reply.stage]?.name;
+    await writeStageAnswer(ctx, reply.answer, this.phases);
+  }
+
+  /** A stage's `next`: the request goes on, unless that stage already answered it. */
+  private passOn(ctx: ServedRequest, i: number, dispatch: (i: number) => Promise<void>): Promise<void> {
+    if (ctx.stageReply) {
+      const name = this.middlewares[ctx.stageReply.stage]?.name ?? 'a stage';
+      return Promise.reject(Errors.internal(new Error(`${name} answered the request and passed it on`)));
+    }
+    return dispatch(i + 1);
   }
 
   /** The finish phase: after the response is written, for every stage the request reached. */
-  runFinish(ctx: GatewayContext, onError: (name: string, e: unknown) => void): void {
+  runFinish(ctx: ServedRequest, onError: (name: string, e: unknown) => void): void {
     for (let i = ctx.stagesReached - 1; i >= 0; i--) {
       try {
         this.handlers[i]!.finish?.(ctx);

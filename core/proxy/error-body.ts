@@ -7,7 +7,7 @@
  */
 import { STATUS_CODES } from 'node:http';
 import { isJsonObject, type JsonObject } from '../base/json';
-import type { ResponseReader, VendorError } from '../contracts/plugin';
+import type { ResponseReader, VendorError } from '../contracts/reader';
 
 /** Where vendors put an error's message, tried in order; the first string wins. */
 const MESSAGE_MEMBERS = ['message', 'error', 'error_message', 'detail', 'msg', 'title'] as const;

@@ -10,14 +10,11 @@
 import type { ClientRequest, IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { isJsonObject } from '../base/json';
-import type {
-  AttemptCause,
-  AttemptTrace,
-  GatewayContext,
-  ModelApi,
-  UpstreamRequest,
-} from '../contracts/plugin';
+import { isJsonObject, type JsonObject } from '../base/json';
+import type { AttemptCause, AttemptTrace } from '../request/request-trace';
+import type { ServedRequest } from '../request/served-request';
+import type { ModelApi } from '../contracts/api';
+import type { UpstreamRequest } from '../contracts/upstream';
 import { Errors, sendError, type GatewayError } from '../base/errors';
 import { connectDeadline } from '../upstream/connect-deadline';
 import type { Upstream } from '../upstream/upstream';
@@ -27,7 +24,9 @@ import { SseReader } from '../base/sse';
 import type { Usage } from '../contracts/usage';
 import { topLevelMember } from './top-level-member';
 import { clientErrorBody } from './error-body';
-import { StreamRelay, TRANSLATION_ONLY, type EventHook, type RelayPolicy } from './stream-relay';
+import { StreamRelay, TRANSLATION_ONLY, type RelayPolicy } from './stream-relay';
+import type { AnswerPhases } from './answer-phases';
+import { ClientAnswer, writeAnswer } from './client-answer';
 
 /** Why a translating family's 2xx answer is refused (Errors.upstreamBadAnswer). */
 const UNTRANSLATABLE = 'a body that is not a JSON object, which its family cannot translate';
@@ -37,7 +36,8 @@ export interface ExchangeSettings {
   readonly api: ModelApi;
   /** Absent when sse-relay is not in the pipeline: streams are then piped through untouched. */
   readonly relay: RelayPolicy | undefined;
-  readonly hooks: readonly EventHook[];
+  /** The stages' response and events phases, which every answer passes. */
+  readonly phases: AnswerPhases;
   readonly onStream: (relay: StreamRelay, open: boolean) => void;
 }
 
@@ -53,6 +53,8 @@ export type AttemptFailure =
       readonly status: number;
       readonly headers: Record<string, unknown>;
       readonly body: Buffer;
+      /** The body parsed, when the family's reader parsed it. */
+      readonly parsed?: JsonObject;
     };
 
 /**
@@ -79,20 +81,34 @@ export const isStaleConnection = (result: AttemptResult): boolean =>
 /** Whether an upstream status is a failure to retry and to count against the upstream (Envoy's retriable). */
 export const isFailureStatus = (status: number): boolean => status >= 500 || status === 429;
 
-/** Writes a failure as the client gets it when no retry mends it: exactly what it would have had without retries. */
-export function deliverFailure(ctx: GatewayContext, failure: AttemptFailure): void {
+/**
+ * Writes a failure as the client gets it when no retry mends it: exactly what it would have had without
+ * retries. An upstream's answer passes the stages' response phase first; the gateway's own error does not.
+ */
+export function deliverFailure(
+  ctx: ServedRequest,
+  failure: AttemptFailure,
+  phases: AnswerPhases,
+): Promise<void> {
   if (failure.error) {
     ctx.status = failure.error.status;
     ctx.outcome = 'upstream_error';
     ctx.observed.errorCode = failure.error.code;
     sendError(ctx.res, failure.error, ctx.requestId, ctx.replyHeaders);
-    return;
+    return Promise.resolve();
   }
-  const { status, headers, body } = failure;
-  headers['content-length'] = body.length;
-  ctx.status = status;
-  ctx.res.writeHead(status, headers as Record<string, string>);
-  ctx.res.end(body);
+  const { status, headers, body, parsed } = failure;
+  return deliverAnswer(
+    ctx,
+    new ClientAnswer(status, headers as Record<string, string>, body, parsed),
+    phases,
+  );
+}
+
+/** An upstream's JSON answer to the client, through the stages' response phase when one reads it. */
+async function deliverAnswer(ctx: ServedRequest, answer: ClientAnswer, phases: AnswerPhases): Promise<void> {
+  if (phases.readsJson(ctx)) await phases.json(ctx, answer);
+  writeAnswer(ctx, answer);
 }
 
 export class Exchange implements ProxiedRequest {
@@ -102,6 +118,9 @@ export class Exchange implements ProxiedRequest {
   private finished = false;
   private relay: StreamRelay | undefined;
   private done: (result: AttemptResult) => void = () => undefined;
+  private broke: (e: unknown) => void = () => undefined;
+  /** What a stage's response phase threw: the exchange ends with it, for the server's error boundary. */
+  private thrown: unknown;
   /** The client's headers, which `run` replaces with the upstream's (http-proxy-3 sends `req.headers`). */
   private clientHeaders: IncomingHttpHeaders = {};
   /** When the request went upstream, for the request's upstream time (Observed). */
@@ -110,9 +129,11 @@ export class Exchange implements ProxiedRequest {
   private upstreamStatus = 0;
   /** This attempt's span, when the request is traced. */
   private span: AttemptTrace | undefined;
+  /** The client's JSON body as parsed to read its usage, when it was parsed whole. */
+  private parsed: JsonObject | undefined;
 
   constructor(
-    private readonly ctx: GatewayContext,
+    private readonly ctx: ServedRequest,
     private readonly upstream: Upstream,
     private readonly request: UpstreamRequest,
     private readonly settings: ExchangeSettings,
@@ -138,7 +159,10 @@ export class Exchange implements ProxiedRequest {
       ctx.forwardedFor,
       this.span?.traceparent,
     );
-    const finished = new Promise<AttemptResult>((resolve) => (this.done = resolve));
+    const finished = new Promise<AttemptResult>((resolve, reject) => {
+      this.done = resolve;
+      this.broke = reject;
+    });
     this.sentAt = performance.now();
     this.timer = setTimeout(
       () => this.fail(Errors.upstreamTimeout(upstream.name, 'response headers'), 'timeout'),
@@ -181,16 +205,17 @@ export class Exchange implements ProxiedRequest {
     const isStream =
       status < 300 && String(upstreamRes.headers['content-type']).includes('text/event-stream');
     if (!isStream) return this.relayBody(upstreamRes, status, headers);
-    const { api, hooks, onStream } = this.settings;
-    // A translating family's stream is never piped through: the client must get its translation.
-    const relay = this.settings.relay ?? (this.request.reader.translates ? TRANSLATION_ONLY : undefined);
+    const { api, phases, onStream } = this.settings;
+    // A translating family's stream, or one a stage reads, is never piped through.
+    const relayed = this.request.reader.translates || phases.readsEvents(this.ctx);
+    const relay = this.settings.relay ?? (relayed ? TRANSLATION_ONLY : undefined);
     if (!relay) return this.pipeRaw(upstreamRes, status, headers);
     const { reader } = this.request;
     const end = (r: StreamRelay): void => {
       onStream(r, false);
       this.finish();
     };
-    this.relay = new StreamRelay(this.ctx, upstreamRes, reader, api.dialect, hooks, relay, end, this.span);
+    this.relay = new StreamRelay(this.ctx, upstreamRes, reader, api.dialect, phases, relay, end, this.span);
     onStream(this.relay, true);
     this.relay.start(
       headers,
@@ -212,7 +237,7 @@ export class Exchange implements ProxiedRequest {
     if (this.finished) return;
     this.proxyReq?.destroy();
     if (reason !== undefined) return this.finish({ error, reason });
-    deliverFailure(this.ctx, { error, reason: 'broken response' });
+    void deliverFailure(this.ctx, { error, reason: 'broken response' }, this.settings.phases);
     this.finish();
   }
 
@@ -227,13 +252,23 @@ export class Exchange implements ProxiedRequest {
     upstreamRes.on('end', () => {
       const body = this.clientBody(status, Buffer.concat(chunks), headers);
       if (body === undefined) return this.fail(Errors.upstreamBadAnswer(this.upstream.name, UNTRANSLATABLE));
-      if (isFailureStatus(status)) return this.finish({ reason: `status ${status}`, status, headers, body });
-      headers['content-length'] = body.length;
-      this.ctx.status = status;
-      this.ctx.res.writeHead(status, headers as Record<string, string>);
-      this.ctx.res.end(body);
+      const { parsed } = this;
+      if (isFailureStatus(status))
+        return this.finish({ reason: `status ${status}`, status, headers, body, parsed });
       if (status < 300) this.span?.answered(body.toString('utf8'));
-      this.finish();
+      if (!this.settings.phases.readsJson(this.ctx)) {
+        headers['content-length'] = body.length;
+        this.ctx.status = status;
+        if (status >= 400) this.ctx.outcome = 'vendor_error';
+        this.ctx.res.writeHead(status, headers as Record<string, string>);
+        this.ctx.res.end(body);
+        return this.finish();
+      }
+      const answer = new ClientAnswer(status, headers as Record<string, string>, body, parsed);
+      deliverAnswer(this.ctx, answer, this.settings.phases).then(
+        () => this.finish(),
+        (e: unknown) => this.finishWith(e),
+      );
     });
   }
 
@@ -263,6 +298,8 @@ export class Exchange implements ProxiedRequest {
     if (!isJsonObject(parsed)) return this.request.reader.translates ? undefined : body;
     const read = this.request.reader.json(parsed);
     this.ctx.usage = read.usage;
+    // Kept for the stages' response phase, which then need not parse the body again.
+    this.parsed = read.replace ?? parsed;
     return read.replace ? Buffer.from(JSON.stringify(read.replace)) : body;
   }
 
@@ -302,11 +339,12 @@ export class Exchange implements ProxiedRequest {
     upstreamRes.on('error', () => undefined);
     upstreamRes.on('end', () => {
       meter.end();
+      if (request.reader.failed) ctx.outcome = 'vendor_error';
       ctx.res.end();
     });
     upstreamRes.on('close', () => {
       if (!upstreamRes.complete && !ctx.res.destroyed) {
-        ctx.outcome = request.reader.failed ? 'upstream_error' : 'upstream_cut';
+        ctx.outcome = request.reader.failed ? 'vendor_error' : 'upstream_cut';
         const cut = Errors.streamCut(this.upstream.name);
         ctx.res.end(request.reader.errorFrame?.(cut) ?? this.settings.api.dialect.errorFrame(cut));
       }
@@ -346,6 +384,13 @@ export class Exchange implements ProxiedRequest {
     // A failure nothing was sent for leaves the request as the client sent it, to send again or elsewhere.
     if (failed) this.ctx.req.headers = this.clientHeaders;
     this.span?.end(this.upstreamStatus, failed ? result.reason : this.brokenBy(), this.ctx.usage);
-    this.done(result);
+    if (this.thrown === undefined) this.done(result);
+    else this.broke(this.thrown);
+  }
+
+  /** A stage's response phase failed: the answer was not written, and the error boundary writes the error. */
+  private finishWith(e: unknown): void {
+    this.thrown = e ?? new Error('a response phase failed');
+    this.finish();
   }
 }

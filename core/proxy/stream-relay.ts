@@ -1,6 +1,6 @@
 /**
  * Relays an upstream SSE response event by event (docs/conventions.md#convention-10): the upstream plugin's
- * reader and the middlewares' `onEvent` hooks see each whole event, and each upstream read is written on
+ * reader and the stages' event filters see each whole event, and each upstream read is written on
  * in the same turn of the event loop. An event they leave as it is goes on as the upstream's own bytes (no
  * re-serialising); only an event they change or drop is written anew. While the upstream is silent it
  * sends the API's ping; a stream that ends before the protocol's own end, goes silent too long or is cut
@@ -8,29 +8,25 @@
  */
 import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import {
-  type GatewayContext,
-  type Middleware,
-  type Outcome,
-  type AttemptTrace,
-  type ClientEvents,
-  type ResponseReader,
-  StateKey,
-  type StreamDialect,
-  type StreamSkim,
-} from '../contracts/plugin';
+import type { Outcome } from '../contracts/context';
+import type { FamilyRequest } from '../contracts/family-request';
+import { StateKey } from '../contracts/state-key';
+import type { StreamDialect } from '../contracts/api';
+import type { ClientEvents, ResponseReader, StreamSkim } from '../contracts/reader';
+import type { EventFilter, StreamControl } from '../contracts/stage';
+import type { AttemptTrace } from '../request/request-trace';
+import type { ServedRequest } from '../request/served-request';
 import { type GatewayError } from '../base/errors';
 import { serializeEvent, type SseEvent } from '../base/sse';
+import { eventsOf } from '../contracts/client-events';
+import type { AnswerPhases } from './answer-phases';
+import { flushFilters, isSeveral, throughFilters } from './event-filters';
 import { SseFrames, type FrameHandler } from './sse-frames';
 
 export interface RelayPolicy {
   readonly pingEveryMs: number;
   readonly idleTimeoutMs: number;
 }
-
-export type EventHook = NonNullable<Middleware['onEvent']>;
-
-const isSeveral = (out: SseEvent | readonly SseEvent[]): out is readonly SseEvent[] => Array.isArray(out);
 
 /**
  * How a translating family's stream is relayed when the sse-relay stage is not in the pipeline: event by
@@ -49,9 +45,9 @@ export const RELAY_POLICY = new StateKey<RelayPolicy>('sse-relay', 'policy');
  * Whether this request's stream will pass through the relay, so an upstream plugin may ask the upstream
  * for more than the client asked (usage) and strip it again.
  */
-export const streamIsRelayed = (ctx: GatewayContext): boolean => ctx.get(RELAY_POLICY) !== undefined;
+export const streamIsRelayed = (ctx: FamilyRequest): boolean => ctx.get(RELAY_POLICY) !== undefined;
 
-export class StreamRelay {
+export class StreamRelay implements StreamControl {
   /** What the current upstream read makes the client get: the upstream's bytes, or events written anew. */
   private pending: (Buffer | string)[] = [];
   /** The run of unchanged frames not yet added to `pending`: `runBuf[runStart, runEnd)`. */
@@ -65,24 +61,31 @@ export class StreamRelay {
   private ended = false;
   /** Whether this turn's writes are being held (holdUntilTurnEnds). */
   private held = false;
+  /** The stages' filters of this stream's events (the events phase), nearest the upstream first. */
+  private readonly filters: readonly EventFilter[];
+  /** The events a stage ended the stream with (StreamControl.end), once one did. */
+  private final: readonly SseEvent[] | undefined;
+  /** Whether an event is going through the reader and the filters now. */
+  private filtering = false;
 
   constructor(
-    private readonly ctx: GatewayContext,
+    private readonly ctx: ServedRequest,
     private readonly upstreamRes: IncomingMessage,
     private readonly reader: ResponseReader,
     private readonly dialect: StreamDialect,
-    private readonly hooks: readonly EventHook[],
+    phases: AnswerPhases,
     private readonly policy: RelayPolicy,
     private readonly onEnd: (relay: StreamRelay) => void,
     /** The attempt's span, when the request is traced: it reads the client's events for finish reasons. */
     private readonly trace?: AttemptTrace,
   ) {
+    this.filters = phases.readsEvents(ctx) ? phases.filters(ctx, this) : [];
     const onFrame: FrameHandler = (buf, start, end, ev) => this.onFrame(buf, start, end, ev);
-    // Hooks and a trace see every event; otherwise the reader's skim spares the parse of the rest.
+    // Stages and a trace see every event; otherwise the reader's skim spares the parse of the rest.
     const { skim } = reader;
     this.frames = new SseFrames(
       onFrame,
-      skim && hooks.length === 0 && !trace
+      skim && this.filters.length === 0 && !trace
         ? {
             reads: (frame) => skim.reads(frame),
             onRun: (buf, start, end) => this.onPassed(buf, start, end, skim),
@@ -106,20 +109,32 @@ export class StreamRelay {
     });
     upstreamRes.on('end', () => {
       this.frames.end();
-      if (this.reader.complete) this.end('ok');
-      else if (this.reader.failed) this.end('upstream_error');
-      else this.end('upstream_cut', cutError());
+      if (this.final) return;
+      this.release(flushFilters(this.filters));
+      if (this.reader.complete) this.stop('ok');
+      else if (this.reader.failed) this.stop('vendor_error');
+      else this.stop('upstream_cut', cutError());
     });
     upstreamRes.on('error', () => undefined); // 'close' below decides what a broken upstream means
     upstreamRes.on('close', () => {
-      if (!upstreamRes.complete) this.end(this.reader.failed ? 'upstream_error' : 'upstream_cut', cutError());
+      if (upstreamRes.complete || this.ended) return;
+      this.release(flushFilters(this.filters));
+      this.stop(this.reader.failed ? 'vendor_error' : 'upstream_cut', cutError());
     });
     const tickMs = Math.max(10, Math.min(this.policy.pingEveryMs, this.policy.idleTimeoutMs) / 2);
     if (Number.isFinite(tickMs)) this.ticker = setInterval(() => this.tick(idleError), tickMs);
   }
 
+  /** A stage ends the stream (StreamControl): `final` goes out after what was released, and nothing more. */
+  end(final: ClientEvents): void {
+    if (this.ended || this.final) return;
+    this.final = eventsOf(final);
+    // Within an event's filtering, the stream ends once that event is through (onFrame).
+    if (!this.filtering) this.endByStage();
+  }
+
   /** Ends the stream with the API's error frame (idle upstream, shutdown, cut) or cleanly. */
-  end(outcome: Outcome, error?: GatewayError): void {
+  stop(outcome: Outcome, error?: GatewayError): void {
     if (this.ended) return;
     this.ended = true;
     clearInterval(this.ticker);
@@ -142,17 +157,32 @@ export class StreamRelay {
 
   /** The client went away: nothing more can be written; the proxy aborts the upstream request. */
   abandon(): void {
-    this.end('client_closed');
+    this.stop('client_closed');
   }
 
   /** One whole upstream event (or comment): its own bytes go on unless the reader or a hook changed it. */
   private onFrame(buf: Buffer, start: number, end: number, ev: SseEvent | undefined): void {
+    if (this.final) return; // a stage ended the stream: the rest of this read is not the client's
+    this.filtering = true;
     const out = ev && this.seen(ev);
-    if (out === ev) return this.keep(buf, start, end);
+    this.filtering = false;
+    if (out === ev) this.keep(buf, start, end);
+    else if (out) this.release(out);
+    else this.endRun();
+    if (this.final) this.endByStage();
+  }
+
+  /** Events written anew: changed, released by a stage, or a stage's own. */
+  private release(out: SseEvent | readonly SseEvent[]): void {
     this.endRun();
-    if (!out) return;
     if (isSeveral(out)) for (const one of out) this.pending.push(serializeEvent(one));
     else this.pending.push(serializeEvent(out));
+  }
+
+  /** A stage ended the stream: its final events go out with what this read gave, and the upstream closes. */
+  private endByStage(): void {
+    this.release(this.final!);
+    this.stop('refused');
   }
 
   /** Whole events the reader's skim passed: relayed as they came, and handed to the reader unread. */
@@ -182,15 +212,7 @@ export class StreamRelay {
 
   private clientEvents(ev: SseEvent): ClientEvents {
     const out = this.reader.event(ev);
-    if (out === null || this.hooks.length === 0) return out;
-    if (!isSeveral(out)) return this.hooked(out);
-    return out.flatMap((one) => this.hooked(one) ?? []);
-  }
-
-  private hooked(ev: SseEvent): SseEvent | null {
-    let out: SseEvent | null = ev;
-    for (const hook of this.hooks) if (out) out = hook(this.ctx, out);
-    return out;
+    return this.filters.length === 0 ? out : throughFilters(this.filters, 0, out);
   }
 
   private endRun(): void {
@@ -257,7 +279,7 @@ export class StreamRelay {
   private tick(idleError: () => GatewayError): void {
     const now = Date.now();
     if (now - this.lastUpstream >= this.policy.idleTimeoutMs) {
-      this.end('idle_timeout', idleError());
+      this.stop('idle_timeout', idleError());
     } else if (now - this.lastWrite >= this.policy.pingEveryMs) {
       this.ctx.res.write(this.dialect.ping);
       this.lastWrite = now;

@@ -6,7 +6,9 @@
  * which no client request carries, go through the same upstream's agent and timeouts
  * (core/upstream/upstream-call.ts).
  */
-import type { AttemptCause, GatewayContext, UpstreamRequest } from '../contracts/plugin';
+import type { AttemptCause } from '../request/request-trace';
+import type { ServedRequest } from '../request/served-request';
+import type { UpstreamRequest } from '../contracts/upstream';
 import { Errors, type GatewayError } from '../base/errors';
 import type { Upstream } from '../upstream/upstream';
 import {
@@ -37,7 +39,7 @@ export class UpstreamProxy {
    * again on a new one (see STALE_CONNECTION): several idle sockets may close together, hence up to two.
    */
   async forward(
-    ctx: GatewayContext,
+    ctx: ServedRequest,
     upstream: Upstream,
     request: UpstreamRequest,
     settings: Omit<ExchangeSettings, 'onStream'>,
@@ -59,12 +61,12 @@ export class UpstreamProxy {
 
   /** Ends every open stream with the API's error frame (shutdown after the grace period). */
   endOpenStreams(): void {
-    for (const relay of [...this.openStreams]) relay.end('shutdown', Errors.shuttingDown());
+    for (const relay of [...this.openStreams]) relay.stop('shutdown', Errors.shuttingDown());
   }
 
   /** Ends key `keyId`'s open streams with the API's error frame carrying `error` (the key was revoked). */
   endStreamsOf(keyId: string, error: GatewayError): void {
-    for (const relay of [...(this.streamsByKey.get(keyId) ?? [])]) relay.end('key_revoked', error);
+    for (const relay of [...(this.streamsByKey.get(keyId) ?? [])]) relay.stop('key_revoked', error);
   }
 
   hasOpenStreams(keyId: string): boolean {

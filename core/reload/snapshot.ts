@@ -19,7 +19,8 @@ import type { KeyHasher } from '../keys/api-key';
 import { DeclaredKeys } from '../keys/declared-keys';
 import { buildMiddlewares, Pipeline } from '../plugins/pipeline';
 import { checkPluginSections } from '../plugins/plugin-sections';
-import type { Endpoint, TaskUpstream } from '../contracts/plugin';
+import type { Endpoint } from '../request/served-request';
+import type { TaskUpstream } from '../contracts/task-upstream';
 import { Pricing, PricingToken } from '../billing/pricing';
 import type { UpstreamProxy } from '../proxy/upstream-proxy';
 import { Catalogue, CatalogueToken } from '../routing/catalogue';
@@ -140,7 +141,7 @@ function buildRoutes(
     );
   }
   const routes = new RouteTable();
-  for (const api of apis) routes.add(modelEndpoint(api, proxy, pipeline.eventHooks, resilience, serving));
+  for (const api of apis) routes.add(modelEndpoint(api, proxy, pipeline.phases, resilience, serving));
   for (const endpoint of taskEndpoints) routes.add(endpoint);
   routes.add(modelsEndpoint(catalogue));
   catalogue.bind(routes.endpoints());

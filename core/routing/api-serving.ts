@@ -3,7 +3,8 @@
  * or through the translator registered for that pair of APIs. The route table asks which APIs to serve,
  * each endpoint which models it serves and how. No API or vendor is named here.
  */
-import type { ApiTranslator, ModelApi, ModelSpec } from '../contracts/plugin';
+import type { ApiTranslator } from '../contracts/translator';
+import type { ModelApi, ModelSpec } from '../contracts/api';
 
 /** `native`: the family's `prepare` takes the client's body as it is; else the translator to use. */
 export type Reach = 'native' | ApiTranslator;

@@ -11,7 +11,11 @@ import { Errors } from '../base/errors';
 import { globMatch } from '../base/glob';
 import { effectiveLimits } from '../contracts/model-limits';
 import { describeEndpoint } from './endpoint-name';
-import type { AttemptCause, Endpoint, ModelSpec, RouteChoices, RouteTarget } from '../contracts/plugin';
+import type { AttemptCause } from '../request/request-trace';
+import type { Endpoint } from '../request/served-request';
+import type { EndpointInfo } from '../contracts/api';
+import type { ModelSpec } from '../contracts/api';
+import type { RouteChoices, RouteTarget } from '../contracts/route';
 import type { Upstream } from '../upstream/upstream';
 import { token } from '../base/token';
 
@@ -78,7 +82,7 @@ export class Catalogue {
    * ejected, else its first fallback that is not. Throws 404 model_not_found, naming the endpoints that
    * do serve the model, and 503 upstream_unavailable when every target and fallback is ejected.
    */
-  resolve(endpoint: Endpoint, model: string, health?: EjectionView): RouteTarget {
+  resolve(endpoint: EndpointInfo, model: string, health?: EjectionView): RouteTarget {
     const entry = this.entries.get(model);
     if (!entry || !endpoint.serves?.(entry.spec)) {
       const servedOn = entry

@@ -5,7 +5,7 @@
  * serves are metered and priced as that model. Anything else is a configuration error at start-up.
  */
 import { ConfigError } from '../../config/errors';
-import type { ModelSpec } from '../contracts/plugin';
+import type { ModelSpec } from '../contracts/api';
 import type { Upstream } from '../upstream/upstream';
 
 /** A target or fallback as gateway.yaml gives it. */

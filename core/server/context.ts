@@ -1,5 +1,5 @@
-/** The per-request state every pipeline stage sees (GatewayContext in core/contracts/plugin.ts says whose each field is). */
-import { type IncomingMessage, type ServerResponse } from 'node:http';
+/** The per-request state every pipeline stage sees (GatewayContext in core/contracts/context.ts says whose each field is). */
+import { type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import { type KeyRecord } from '../stores/key-store';
 import { type TeamRecord } from '../stores/team-store';
 import { type Usage } from '../contracts/usage';
@@ -7,10 +7,16 @@ import { type RequestBodies } from '../http/body';
 import type { ClientAddresses } from '../http/client-address';
 import type { JsonObject } from '../base/json';
 import type { ServerSpan } from '../observability/tracing/server-span';
-import type { Endpoint, GatewayContext, Outcome, Observed, RouteTarget, StateKey } from '../contracts/plugin';
+import type { Endpoint } from '../request/served-request';
+import type { Outcome, StageAnswer } from '../contracts/context';
+import type { StateKey } from '../contracts/state-key';
+import type { ServedRequest, StageReply } from '../request/served-request';
+import { Errors } from '../base/errors';
+import type { Observed } from '../request/observed';
+import type { RouteTarget } from '../contracts/route';
 
-/** The one implementation of GatewayContext (core/contracts/plugin.ts), built by the server for each request. */
-export class RequestContext implements GatewayContext {
+/** The one implementation of ServedRequest (core/request/served-request.ts), built by the server for each request. */
+export class RequestContext implements ServedRequest {
   key: KeyRecord | undefined = undefined;
   team: TeamRecord | undefined = undefined;
   target: RouteTarget | undefined = undefined;
@@ -22,8 +28,12 @@ export class RequestContext implements GatewayContext {
   outcome: Outcome = 'ok';
   /** How many pipeline stages the request entered; their finish phases run. */
   stagesReached = 0;
+  answeredBy: string | undefined = undefined;
+  stageReply: StageReply | undefined = undefined;
   replyHeaders: Record<string, string> | undefined = undefined;
   readonly observed: Observed;
+  /** The client's headers: kept, since the proxy puts the upstream's on `req` while it forwards. */
+  readonly headers: IncomingHttpHeaders;
   private raw: Promise<Buffer> | undefined;
   private parsed: JsonObject | undefined;
   private slots: Map<StateKey<unknown>, unknown> | undefined;
@@ -47,6 +57,7 @@ export class RequestContext implements GatewayContext {
       writtenBefore: req.socket.bytesWritten,
       errorCode: undefined,
     };
+    this.headers = req.headers;
   }
 
   /** Worked out on first use: a request refused before anything asks costs no header walk. */
@@ -74,6 +85,17 @@ export class RequestContext implements GatewayContext {
   async json(): Promise<JsonObject> {
     this.parsed ??= this.bodies.parseJson(await this.rawBody());
     return this.parsed;
+  }
+
+  rewrite(body: JsonObject): void {
+    this.parsed = body;
+    this.raw = Promise.resolve(Buffer.from(JSON.stringify(body)));
+  }
+
+  answer(answer: StageAnswer): void {
+    if (this.stageReply || this.res.headersSent)
+      throw Errors.internal(new Error('a request is answered once, before its response starts'));
+    this.stageReply = { answer, stage: this.stagesReached - 1 };
   }
 
   get<T>(key: StateKey<T>): T | undefined {

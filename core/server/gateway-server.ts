@@ -15,7 +15,8 @@ import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import type { ServerConfig } from '../../config/schema';
 import { RequestContext } from './context';
-import { type GatewayContext } from '../contracts/plugin';
+import type { ServedRequest } from '../request/served-request';
+import type { Outcome } from '../contracts/context';
 import { Errors, GatewayError, sendError, toGatewayError } from '../base/errors';
 import type { LiveRouting, SnapshotLease } from '../reload/live-routing';
 import type { RequestBodies } from '../http/body';
@@ -81,6 +82,12 @@ interface RefusedRequest {
   readonly started: number;
   /** When the request was traced. */
   readonly traceId?: string | undefined;
+}
+
+/** What the gateway's own error answer says of the call: its refusal, an upstream that failed, or its own failure. */
+function outcomeOf(error: GatewayError): Outcome {
+  if (error.status === 502 || error.status === 504) return 'upstream_error';
+  return error.status === 500 ? 'gateway_error' : 'refused';
 }
 
 export class GatewayServer {
@@ -332,12 +339,13 @@ export class GatewayServer {
   }
 
   /** The error boundary: every failure becomes the contract's error body with the right status. */
-  private fail(ctx: GatewayContext, e: unknown, access: boolean): void {
+  private fail(ctx: ServedRequest, e: unknown, access: boolean): void {
     const error = toGatewayError(e);
     this.log(e, error, { requestId: ctx.requestId, path: ctx.endpoint.path }, access);
     ctx.observed.errorCode = error.code;
     // Nobody reads this answer: the access log and metrics say the client left (status 499).
-    if (ctx.req.socket.destroyed || error.code === 'client_closed_request') ctx.outcome = 'client_closed';
+    const gone = ctx.req.socket.destroyed || error.code === 'client_closed_request';
+    ctx.outcome = gone ? 'client_closed' : outcomeOf(error);
     ctx.status = error.status;
     if (ctx.res.headersSent) ctx.res.destroy();
     else sendError(ctx.res, error, ctx.requestId, ctx.replyHeaders);

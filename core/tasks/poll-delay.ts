@@ -5,7 +5,7 @@
  * then queues. Each wait is drawn uniformly from [0.5, 1.5] × the backoff's value, cut to the bounds
  * (drawn within the cut window, not piled on its edge, so tasks at `max_every` spread too).
  */
-import type { PollPolicy } from '../contracts/plugin';
+import type { PollPolicy } from '../contracts/task-upstream';
 
 /** A uniform draw in [0, 1); injectable so tests can pin it. */
 export type Draw = () => number;

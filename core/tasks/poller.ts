@@ -14,7 +14,7 @@
 import { createHash } from 'node:crypto';
 import Bottleneck from 'bottleneck';
 import type { Logger } from 'pino';
-import type { PollOutcome, PollPolicy, TaskUpstream } from '../contracts/plugin';
+import type { PollOutcome, PollPolicy, TaskUpstream } from '../contracts/task-upstream';
 import type { AcquireOptions, TaskStore } from '../stores/task-store';
 import type { Biller } from './billing';
 import { interruptedChange, warnInterrupted } from './interrupted-submit';

@@ -9,14 +9,11 @@ import { createHash } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
-import {
-  type AttemptCause,
-  type GatewayContext,
-  type PollPolicy,
-  type RouteTarget,
-  StateKey,
-  type SubmitOutcome,
-} from '../contracts/plugin';
+import type { AttemptCause } from '../request/request-trace';
+import { StateKey } from '../contracts/state-key';
+import type { ServedRequest } from '../request/served-request';
+import type { PollPolicy, SubmitOutcome } from '../contracts/task-upstream';
+import type { RouteTarget } from '../contracts/route';
 import { type JsonObject } from '../base/json';
 import { Errors } from '../base/errors';
 import { replyJson } from '../http/json-reply';
@@ -75,7 +72,7 @@ const TAKEOVER_LEASE_MS = 5_000;
 const TAKEOVER_WAIT_MS = 25;
 const TAKEOVER_WAITS = TAKEOVER_LEASE_MS / TAKEOVER_WAIT_MS;
 
-function idempotencyOf(ctx: GatewayContext, raw: Buffer): Idempotency | null {
+function idempotencyOf(ctx: ServedRequest, raw: Buffer): Idempotency | null {
   const key = ctx.req.headers[IDEMPOTENCY_HEADER];
   if (key === undefined) return null;
   if (typeof key !== 'string' || key.length === 0 || key.length > MAX_IDEMPOTENCY_KEY) {
@@ -92,7 +89,7 @@ export class TaskSubmission {
     private readonly resilience: Resilience,
   ) {}
 
-  async submit(ctx: GatewayContext, protocol: TaskProtocol, protocolName: string): Promise<void> {
+  async submit(ctx: ServedRequest, protocol: TaskProtocol, protocolName: string): Promise<void> {
     protocol.checkSubmit(ctx.req.headers);
     const target = ctx.target;
     const tasks = target?.upstream.plugin.tasks;
@@ -141,7 +138,7 @@ export class TaskSubmission {
    * it is polled and billed there. Otherwise the first result stands (returned, or thrown).
    */
   private async submitUpstream(
-    ctx: GatewayContext,
+    ctx: ServedRequest,
     task: VideoTask,
     body: JsonObject,
     raw: Buffer,
@@ -177,7 +174,7 @@ export class TaskSubmission {
 
   /** One submit, counted for or against its upstream's health, and traced as an attempt. */
   private async attempt(
-    ctx: GatewayContext,
+    ctx: ServedRequest,
     target: RouteTarget,
     body: JsonObject,
     raw: Buffer,
@@ -210,7 +207,7 @@ export class TaskSubmission {
   }
 
   private newTask(
-    ctx: GatewayContext,
+    ctx: ServedRequest,
     target: RouteTarget,
     polling: PollPolicy,
     protocol: TaskProtocol,
@@ -324,7 +321,7 @@ export class TaskSubmission {
   }
 
   /** The same key again: the first task for the same body (and protocol), else 409. */
-  private replay(ctx: GatewayContext, existing: VideoTask, attempt: VideoTask, protocol: TaskProtocol): void {
+  private replay(ctx: ServedRequest, existing: VideoTask, attempt: VideoTask, protocol: TaskProtocol): void {
     const same =
       existing.idempotency?.body_hash === attempt.idempotency?.body_hash &&
       existing.protocol === attempt.protocol;

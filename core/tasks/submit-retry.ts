@@ -5,7 +5,7 @@
  * id the gateway never learnt: never retried.
  */
 import { GatewayError } from '../base/errors';
-import type { SubmitOutcome } from '../contracts/plugin';
+import type { SubmitOutcome } from '../contracts/task-upstream';
 
 /** Errors of a connection that was never made: no byte of the submit reached the upstream. */
 const NOT_CONNECTED = new Set([

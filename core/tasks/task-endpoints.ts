@@ -8,7 +8,7 @@ import { globMatch } from '../base/glob';
 import type { TaskStore } from '../stores/task-store';
 import type { TaskProtocol } from './protocol';
 import type { TaskSubmission } from './submission';
-import type { Endpoint } from '../contracts/plugin';
+import type { Endpoint } from '../request/served-request';
 import { replyJson } from '../http/json-reply';
 
 export function taskEndpoints(

@@ -1,7 +1,7 @@
 /** The `poll:` block of a task upstream in gateway.yaml, and the PollPolicy the poller reads from it. */
 import { z } from 'zod';
 import { duration } from '../../config/units';
-import type { PollPolicy } from '../contracts/plugin';
+import type { PollPolicy } from '../contracts/task-upstream';
 
 const DEFAULTS = {
   every: 2_000,

@@ -7,7 +7,7 @@
 import { request as httpRequest, type Agent, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { Errors, GatewayError } from '../base/errors';
-import type { UpstreamTimeouts } from '../contracts/plugin';
+import type { UpstreamTimeouts } from '../contracts/route';
 import { connectDeadline } from './connect-deadline';
 import { token } from '../base/token';
 

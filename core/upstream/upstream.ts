@@ -1,6 +1,7 @@
 import { Agent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
-import type { ConfiguredUpstream, UpstreamPlugin, UpstreamTimeouts } from '../contracts/plugin';
+import type { ConfiguredUpstream, UpstreamTimeouts } from '../contracts/route';
+import type { UpstreamPlugin } from '../contracts/upstream';
 import type { UpstreamOptions } from './upstream-options';
 
 /** The keep-alive sockets of one upstream, shared by its proxied calls and its task calls. */

@@ -77,6 +77,8 @@ export class UsageMeteringMiddleware implements Middleware {
     if (!target) return; // never routed: nothing was or will be spent
     if (target.spec.api.kind === 'task') return; // billed by the poller when the task succeeds
     if (ctx.get(REFUSED)) return;
+    // A stage's own answer is billed only when the stage says what it used.
+    if (ctx.answeredBy !== undefined && ctx.usage === undefined) return;
     const usage = ctx.usage ?? NO_USAGE;
     // One fixed shape for every record (absent cache and image counts stay undefined and are not serialised).
     const record: UsageRecord = {

@@ -73,7 +73,7 @@ export class ModeldUpstream implements UpstreamPlugin {
   }
 
   async prepare(ctx: GatewayContext, model: ModelSpec, upstreamModel: string): Promise<UpstreamRequest> {
-    validateMessagesHeaders(ctx.req.headers);
+    validateMessagesHeaders(ctx.headers);
     const body = await ctx.json();
     const { warnings } = validateMessagesRequest(body, this.fields, model.id, model.limits);
     const renamed = upstreamModel !== model.id;

@@ -5,7 +5,7 @@
 import { Agent } from 'node:http';
 import pino from 'pino';
 import type { Test } from 'tap';
-import type { TaskUpstream } from '../../core/contracts/plugin';
+import type { TaskUpstream } from '../../core/contracts/task-upstream';
 import { Pricing } from '../../core/billing/pricing';
 import { Biller } from '../../core/tasks/billing';
 import type { TaskStore } from '../../core/stores/task-store';

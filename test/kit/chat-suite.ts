@@ -119,7 +119,12 @@ async function checkCase(
   t.equal(records.length, 1, 'one usage record');
   const record = records[0];
   t.match(record, { model, upstream: k.upstreamName, status: got.status }, 'for this call');
-  if (failed) t.match(record, { prompt_tokens: 0, completion_tokens: 0, estimated: false }, 'not billed');
+  if (failed)
+    t.match(
+      record,
+      { prompt_tokens: 0, completion_tokens: 0, estimated: false, outcome: 'vendor_error' },
+      'not billed',
+    );
   else t.match(record, c.metered ?? {}, 'metered as the case says');
   if (record?.estimated && api.estimates === 'output') {
     const delivered = deliveredText(api, got, stream) !== '';

@@ -72,7 +72,7 @@ void runChatFamilyKit(t, {
     {
       answer: ${f('stream-error.sse')},
       expect: ${c('stream-error.sse')},
-      metered: { estimated: true, outcome: 'upstream_error' },
+      metered: { estimated: true, outcome: 'vendor_error' },
     },
     { answer: golden('${n.name}/error-400.json', 400), expect: ${c('error-400.json')} },
     { answer: golden('${n.name}/error-429.json', 429), expect: ${c('error-429.json')} },

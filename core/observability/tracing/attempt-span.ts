@@ -22,7 +22,9 @@ import {
   ATTR_GEN_AI_OUTPUT_MESSAGES,
   ATTR_GEN_AI_RESPONSE_FINISH_REASONS,
 } from '@opentelemetry/semantic-conventions/incubating';
-import type { AttemptCause, AttemptTrace, GenAiFacts, RouteTarget } from '../../contracts/plugin';
+import type { AttemptCause, AttemptTrace } from '../../request/request-trace';
+import type { GenAiFacts } from '../../contracts/api';
+import type { RouteTarget } from '../../contracts/route';
 import type { Usage } from '../../contracts/usage';
 import { isJsonObject } from '../../base/json';
 import { addCall, addUsage } from './gen-ai-attributes';

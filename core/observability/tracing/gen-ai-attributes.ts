@@ -20,7 +20,7 @@ import {
   ATTR_GEN_AI_USAGE_REASONING_OUTPUT_TOKENS,
 } from '@opentelemetry/semantic-conventions/incubating';
 import type { JsonObject } from '../../base/json';
-import type { GenAiFacts, ModelSpec } from '../../contracts/plugin';
+import type { GenAiFacts, ModelSpec } from '../../contracts/api';
 import type { Usage } from '../../contracts/usage';
 
 /**

@@ -22,13 +22,10 @@ import {
   ATTR_GEN_AI_RESPONSE_TIME_TO_FIRST_CHUNK,
 } from '@opentelemetry/semantic-conventions/incubating';
 import type { JsonObject } from '../../base/json';
-import type {
-  AttemptCause,
-  GatewayContext,
-  ModelApi,
-  RequestTrace,
-  RouteTarget,
-} from '../../contracts/plugin';
+import type { AttemptCause, RequestTrace } from '../../request/request-trace';
+import type { ServedRequest } from '../../request/served-request';
+import type { ModelApi } from '../../contracts/api';
+import type { RouteTarget } from '../../contracts/route';
 import { startAttempt, type AttemptSink, type AttemptSpan } from './attempt-span';
 import { traceparentOf } from './trace-context';
 import { addCall, addUsage, requestAttributes } from './gen-ai-attributes';
@@ -102,7 +99,7 @@ export class ServerSpan implements RequestTrace, AttemptSink {
   }
 
   /** The request went through the pipeline and its last byte is written. */
-  end(ctx: GatewayContext, status: number, costMicros: number | null): void {
+  end(ctx: ServedRequest, status: number, costMicros: number | null): void {
     const { span } = this;
     const { endpoint, target, usage, observed } = ctx;
     span.updateName(`${ctx.req.method ?? 'HTTP'} ${endpoint.path}`);

@@ -39,9 +39,9 @@ import {
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 
 function presentedKey(ctx: GatewayContext): string | undefined {
-  const authorization = ctx.req.headers.authorization;
+  const authorization = ctx.headers.authorization;
   if (authorization) return BEARER.exec(authorization)?.[1];
-  const apiKey = ctx.req.headers['x-api-key'];
+  const apiKey = ctx.headers['x-api-key'];
   return typeof apiKey === 'string' ? apiKey.trim() : undefined;
 }
 

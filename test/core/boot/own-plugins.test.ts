@@ -7,7 +7,8 @@ import t from 'tap';
 import { container } from 'tsyringe';
 import { definePlugin, definedPlugins } from '../../../core/plugins/define-plugin';
 import { registeredPlugins } from '../../../core/plugins/plugin-container';
-import type { GatewayContext, Middleware, Next } from '../../../core/contracts/plugin';
+import type { GatewayContext } from '../../../core/contracts/context';
+import type { Middleware, Next } from '../../../core/contracts/stage';
 import { startTestGateway, type ConfigDoc } from '../../helpers/gateway';
 
 const STAGE = 'visit-counter';

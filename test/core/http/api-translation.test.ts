@@ -7,14 +7,9 @@
  */
 import 'reflect-metadata';
 import t from 'tap';
-import type {
-  ApiTranslator,
-  ClientEvents,
-  ModelApi,
-  ModelSpec,
-  ResponseReader,
-  TranslatingReader,
-} from '../../../core/contracts/plugin';
+import type { ApiTranslator } from '../../../core/contracts/translator';
+import type { ClientEvents, ResponseReader, TranslatingReader } from '../../../core/contracts/reader';
+import type { ModelApi, ModelSpec } from '../../../core/contracts/api';
 import { Errors } from '../../../core/base/errors';
 import { eventsOf } from '../../../core/contracts/client-events';
 import { isJsonObject, type JsonObject } from '../../../core/base/json';

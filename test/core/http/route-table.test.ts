@@ -5,7 +5,7 @@
 import t from 'tap';
 import { GatewayError } from '../../../core/base/errors';
 import { RouteTable } from '../../../core/http/route-table';
-import type { Endpoint } from '../../../core/contracts/plugin';
+import type { Endpoint } from '../../../core/request/served-request';
 
 const endpoint = (method: Endpoint['method'], path: string): Endpoint => ({
   id: `${method} ${path}`,

@@ -8,15 +8,10 @@ import t from 'tap';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
-import type {
-  GatewayContext,
-  Middleware,
-  ModelApi,
-  ModelSpec,
-  Next,
-  UpstreamPlugin,
-  UpstreamRequest,
-} from '../../../core/contracts/plugin';
+import type { GatewayContext } from '../../../core/contracts/context';
+import type { Middleware, Next } from '../../../core/contracts/stage';
+import type { ModelApi, ModelSpec } from '../../../core/contracts/api';
+import type { UpstreamPlugin, UpstreamRequest } from '../../../core/contracts/upstream';
 import { type JsonObject } from '../../../core/base/json';
 import { definePlugin } from '../../../core/plugins/define-plugin';
 import {
@@ -74,7 +69,7 @@ class EchoUpstream implements UpstreamPlugin {
 class StampMiddleware implements Middleware {
   constructor(private readonly options: { value: string }) {}
   async handle(ctx: GatewayContext, next: Next): Promise<void> {
-    ctx.res.setHeader('x-stamp', this.options.value);
+    ctx.replyHeaders = { ...ctx.replyHeaders, 'x-stamp': this.options.value };
     return next();
   }
 }

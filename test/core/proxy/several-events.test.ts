@@ -1,13 +1,16 @@
 /**
  * A reader may answer one upstream event with several client events: a translating family turns a
  * vendor's end event into the client API's finish chunk, usage chunk and end marker. Over real HTTP: an
- * upstream writing SSE, and the relay writing what the reader and the stages' hooks make of it.
+ * upstream writing SSE, and the relay writing what the reader and the stages' event filters make of it.
  */
 import t, { type Test } from 'tap';
 import { createServer, get, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { StreamRelay, type EventHook } from '../../../core/proxy/stream-relay';
-import type { ClientEvents, GatewayContext, TranslatingReader } from '../../../core/contracts/plugin';
+import { StreamRelay } from '../../../core/proxy/stream-relay';
+import { AnswerPhases } from '../../../core/proxy/answer-phases';
+import type { EventFilter } from '../../../core/contracts/stage';
+import type { ClientEvents, TranslatingReader } from '../../../core/contracts/reader';
+import type { ServedRequest } from '../../../core/request/served-request';
 import type { SseEvent } from '../../../core/base/sse';
 import { Errors } from '../../../core/base/errors';
 import { NO_USAGE } from '../../../core/contracts/usage';
@@ -55,7 +58,8 @@ async function listening(server: Server): Promise<string> {
 }
 
 /** A gateway side that relays the upstream's stream through `hooks`; resolves with what the client read. */
-async function relayed(t: Test, hooks: readonly EventHook[]): Promise<string> {
+async function relayed(t: Test, filters: readonly EventFilter[]): Promise<string> {
+  const phases = new AnswerPhases(filters.map((filter) => ({ events: () => filter })));
   const upstream = createServer((_req, res) => {
     res.writeHead(200, { 'content-type': 'text/event-stream' });
     for (const frame of UPSTREAM_EVENTS) res.write(frame);
@@ -64,9 +68,14 @@ async function relayed(t: Test, hooks: readonly EventHook[]): Promise<string> {
   const upstreamUrl = await listening(upstream);
   const gateway = createServer((_req, res: ServerResponse) => {
     get(upstreamUrl, (upstreamRes: IncomingMessage) => {
-      const ctx = { res, status: 0, observed: { firstByteAt: 0 } } as unknown as GatewayContext;
+      const ctx = {
+        res,
+        status: 0,
+        stagesReached: 1,
+        observed: { firstByteAt: 0 },
+      } as unknown as ServedRequest;
       const policy = { pingEveryMs: 10_000, idleTimeoutMs: 10_000 };
-      const relay = new StreamRelay(ctx, upstreamRes, new VendorReader(), DIALECT, hooks, policy, () => {});
+      const relay = new StreamRelay(ctx, upstreamRes, new VendorReader(), DIALECT, phases, policy, () => {});
       relay.start(
         {},
         () => Errors.streamCut('vendor'),
@@ -100,14 +109,16 @@ t.test("the vendor's end event becomes a finish chunk, a usage chunk and [DONE]"
   t.equal(events[4], '[DONE]');
 });
 
-t.test("the stages' hooks see each of the several events, and may drop one", async (t) => {
+t.test("the stages' event filters see each of the several events, and may drop one", async (t) => {
   const seen: string[] = [];
-  const dropUsage: EventHook = (_ctx, ev) => {
-    seen.push(ev.data);
-    return ev.data.includes('"usage"') ? null : ev;
+  const dropUsage: EventFilter = {
+    event: (ev) => {
+      seen.push(ev.data);
+      return ev.data.includes('"usage"') ? null : ev;
+    },
   };
   const events = dataOf(await relayed(t, [dropUsage]));
-  t.equal(seen.length, 5, 'every client event went through the hook');
+  t.equal(seen.length, 5, 'every client event went through the filter');
   t.strictSame(events.slice(2), [events[2], '[DONE]']);
   t.notOk(
     events.some((e) => e.includes('"usage"')),

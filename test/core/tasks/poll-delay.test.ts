@@ -4,7 +4,7 @@
  */
 import 'reflect-metadata';
 import t from 'tap';
-import type { PollPolicy } from '../../../core/contracts/plugin';
+import type { PollPolicy } from '../../../core/contracts/task-upstream';
 import type { VideoTask } from '../../../core/stores/video-task';
 import { errorDelay, firstPollDelay, nextPollDelay } from '../../../core/tasks/poll-delay';
 import { FAST_POLL, startTestGateway } from '../../helpers/gateway';

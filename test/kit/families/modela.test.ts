@@ -28,7 +28,7 @@ const cases: readonly ChatCase[] = [
   { answer: golden('modela/stream-no-usage.sse'), metered: { estimated: true, outcome: 'ok' } },
   { answer: golden('modela/stream-cut.sse'), metered: { estimated: true, outcome: 'upstream_cut' } },
   // An error sent after HTTP 200, in the stream: relayed, and the call metered as an upstream error.
-  { answer: golden('modela/stream-error.sse'), metered: { estimated: true, outcome: 'upstream_error' } },
+  { answer: golden('modela/stream-error.sse'), metered: { estimated: true, outcome: 'vendor_error' } },
   { answer: golden('modela/error-400.json', 400) },
   { answer: golden('modela/error-401.json', 401) },
   {
@@ -65,7 +65,7 @@ const responsesCases: readonly ChatCase[] = [
   // It failed before a word: nothing was delivered, and nothing is estimated.
   {
     answer: golden('modela/responses-stream-error.sse'),
-    metered: { estimated: true, completion_tokens: 0, outcome: 'upstream_error' },
+    metered: { estimated: true, completion_tokens: 0, outcome: 'vendor_error' },
   },
   {
     answer: golden('modela/responses-stream-cut.sse'),

@@ -45,7 +45,7 @@ const MESSAGES_CASES: readonly ChatCase[] = [
   {
     // The vendor's documented overload, sent after HTTP 200 as an `error` event.
     answer: golden('modeld/stream-error-overloaded.sse'),
-    metered: { prompt_tokens: 11, estimated: true, outcome: 'upstream_error' },
+    metered: { prompt_tokens: 11, estimated: true, outcome: 'vendor_error' },
   },
   { answer: golden('modeld/error-400.json', 400) },
   { answer: golden('modeld/error-401.json', 401) },

@@ -52,7 +52,7 @@ void runChatFamilyKit(t, {
       // instead of a finish; the vendor's usage still came, so it is metered as billed.
       answer: golden('modelf/stream-error.sse'),
       expect: client('stream-error.sse'),
-      metered: { ...BILLED, outcome: 'upstream_error' },
+      metered: { ...BILLED, outcome: 'vendor_error' },
     },
     { answer: golden('modelf/error-400.json', 400), expect: client('error-400.json', 400) },
     { answer: golden('modelf/error-401.json', 401), expect: client('error-401.json', 401) },

@@ -221,7 +221,7 @@ void t.test('the modeld upstream, there and back', async (t) => {
     const errors = events.filter((e) => e.event === 'error');
     t.equal(errors.length, 1, 'one error event');
     t.match(errors[0]?.data, { type: 'error', error: { type: 'overloaded_error' } });
-    t.match(await onlyRecord(t, gw, id), { outcome: 'upstream_error' });
+    t.match(await onlyRecord(t, gw, id), { outcome: 'vendor_error' });
   });
 
   await t.test(

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
-import type { RelayingReader } from '../../../core/contracts/plugin';
+import type { RelayingReader } from '../../../core/contracts/reader';
 import { SseFrames } from '../../../core/proxy/sse-frames';
 import { ChatResponseReader } from '../../../plugins/upstreams/openai-compatible/chat-reader';
 import { MessagesResponseReader } from '../../../plugins/upstreams/modeld/messages-reader';

@@ -5,7 +5,7 @@
 import 'reflect-metadata';
 import { Agent } from 'node:http';
 import t from 'tap';
-import type { ModelSpec } from '../../../../core/contracts/plugin';
+import type { ModelSpec } from '../../../../core/contracts/api';
 import { Pricing } from '../../../../core/billing/pricing';
 import { UpstreamCaller } from '../../../../core/upstream/upstream-call';
 import { VIDEOA, VIDEOA_PATHS } from '../../../../plugins/upstreams/videoa';

@@ -1,0 +1,16 @@
+/** The request as an upstream family reads it in `prepare`: its body, headers, endpoint and state. */
+import type { IncomingHttpHeaders } from 'node:http';
+import type { JsonObject } from '../base/json';
+import type { EndpointInfo } from './api';
+import type { StateKey } from './state-key';
+
+export interface FamilyRequest {
+  /** The client's request headers, as it sent them (with a translator's own, on a translated request). */
+  readonly headers: IncomingHttpHeaders;
+  readonly endpoint: EndpointInfo;
+  /** The request body, read once under the configured size and time limits. */
+  rawBody(): Promise<Buffer>;
+  /** The request body parsed once as a JSON object (400 otherwise); the bytes forwarded are the ones parsed. */
+  json(): Promise<JsonObject>;
+  get<T>(key: StateKey<T>): T | undefined;
+}

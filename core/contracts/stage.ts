@@ -1,0 +1,72 @@
+/**
+ * A pipeline stage (docs/conventions.md#convention-5) and its phases, in the spirit of Kong's access,
+ * header/body filter and log phases. A stage implements the phases it needs; one it leaves out costs
+ * nothing. Every phase works alike whether the family relays its vendor's API or translates another.
+ */
+import type { GatewayError } from '../base/errors';
+import type { JsonObject } from '../base/json';
+import type { SseEvent } from '../base/sse';
+import type { GatewayContext } from './context';
+import type { ClientEvents } from './reader';
+
+export type Next = () => Promise<void>;
+
+/**
+ * A JSON answer (an upstream's, or a stage's own) before the client gets it, in the client's API.
+ * Parsed on demand: `json()` parses once and only when a stage asks.
+ */
+export interface JsonAnswer {
+  readonly status: number;
+  /** The headers the client will get; a stage may add or change them. */
+  readonly headers: Record<string, string | number | readonly string[]>;
+  /** The body as the client would get it. */
+  readonly bytes: Buffer;
+  /** The body parsed, the first call parsing it; undefined when it is not a JSON object. */
+  json(): JsonObject | undefined;
+  /** The client gets `body` (with `status`, when given) instead. */
+  replace(body: JsonObject, status?: number): void;
+  /** The client gets this error instead. The upstream's usage is still metered: it was spent. */
+  refuse(error: GatewayError): void;
+}
+
+/** What a stage may do to a stream beyond each event: end it early with events it chooses. */
+export interface StreamControl {
+  /**
+   * Ends the stream now: what was already released goes out, then `final` (a finish chunk, an error
+   * event, the API's end marker), and the upstream is closed. Usage is what was read so far.
+   */
+  end(final: ClientEvents): void;
+}
+
+/**
+ * One stream's filter, made by a stage's `events` phase when the stream starts. Each event comes in the
+ * client's API, from the stage after it (or from the upstream's reader, for the last stage).
+ */
+export interface EventFilter {
+  /**
+   * What goes on for `ev`: the event itself (kept: the upstream's own bytes are written), another
+   * (rewritten), null (dropped, or held back to release later), or several (held events released with it).
+   */
+  event(ev: SseEvent): ClientEvents;
+  /** The upstream's stream ended: events still held go out now (or are dropped by returning null). */
+  flush?(): ClientEvents;
+}
+
+/**
+ * A pipeline stage. `handle` runs in gateway.yaml order, onion style; `response` and `events` run for the
+ * answer in the reverse order, the stage nearest the upstream first; `finish` runs once after the last
+ * byte (or after an error response), for every stage whose `handle` was reached, and must not throw.
+ */
+export interface Middleware {
+  /** The request phase: read or rewrite the request, refuse it (throw), answer it, or pass it on (`next`). */
+  handle?(ctx: GatewayContext, next: Next): Promise<void>;
+  /** The response phase: a whole JSON answer (2xx or error), to keep, change, replace or refuse. */
+  response?(ctx: GatewayContext, answer: JsonAnswer): void | Promise<void>;
+  /**
+   * The events phase: called as a stream starts; returns the filter for its events, or undefined to
+   * leave this stream alone (which keeps the relay's fast path when no stage reads it).
+   */
+  events?(ctx: GatewayContext, stream: StreamControl): EventFilter | undefined;
+  /** The finish phase: after the last byte, with everything the call produced. */
+  finish?(ctx: GatewayContext): void;
+}

@@ -1,0 +1,81 @@
+/**
+ * A stage's own answer (GatewayContext.answer) written to the client: a JSON answer through the response
+ * phase of the stages before it, or a stream's events through their events phase, in one write.
+ */
+import { serializeEvent, type SseEvent } from '../base/sse';
+import type { StageAnswer } from '../contracts/context';
+import type { ClientEvents } from '../contracts/reader';
+import type { EventFilter, StreamControl } from '../contracts/stage';
+import { eventsOf } from '../contracts/client-events';
+import type { ServedRequest } from '../request/served-request';
+import type { AnswerPhases } from './answer-phases';
+import { ClientAnswer, writeAnswer } from './client-answer';
+import { flushFilters, throughFilters } from './event-filters';
+
+type JsonStageAnswer = Extract<StageAnswer, { json: unknown }>;
+type StreamStageAnswer = Extract<StageAnswer, { events: unknown }>;
+
+export function writeStageAnswer(
+  ctx: ServedRequest,
+  answer: StageAnswer,
+  phases: AnswerPhases,
+): Promise<void> {
+  ctx.usage = answer.usage;
+  if ('json' in answer) return writeJson(ctx, answer, phases);
+  writeEvents(ctx, answer, phases);
+  return Promise.resolve();
+}
+
+async function writeJson(ctx: ServedRequest, answer: JsonStageAnswer, phases: AnswerPhases): Promise<void> {
+  const headers = {
+    ...answer.headers,
+    ...ctx.replyHeaders,
+    'content-type': 'application/json',
+    'x-request-id': ctx.requestId,
+  };
+  const reply = new ClientAnswer(
+    answer.status ?? 200,
+    headers,
+    Buffer.from(JSON.stringify(answer.json)),
+    answer.json,
+  );
+  if (phases.readsJson(ctx)) await phases.json(ctx, reply);
+  writeAnswer(ctx, reply);
+}
+
+/** Collects what a stage's filters let through; a stage that ends the stream stops the rest. */
+class StageStream implements StreamControl {
+  readonly out: SseEvent[] = [];
+  ended = false;
+
+  end(final: ClientEvents): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.out.push(...eventsOf(final));
+  }
+
+  pass(filters: readonly EventFilter[], events: readonly SseEvent[]): void {
+    for (const ev of events) {
+      if (this.ended) return;
+      const through = throughFilters(filters, 0, ev);
+      if (!this.ended) this.out.push(...eventsOf(through));
+    }
+    if (!this.ended) this.out.push(...flushFilters(filters));
+  }
+}
+
+function writeEvents(ctx: ServedRequest, answer: StreamStageAnswer, phases: AnswerPhases): void {
+  const stream = new StageStream();
+  const filters = phases.readsEvents(ctx) ? phases.filters(ctx, stream) : [];
+  stream.pass(filters, answer.events);
+  if (stream.ended) ctx.outcome = 'refused';
+  ctx.status = 200;
+  ctx.res.writeHead(200, {
+    ...answer.headers,
+    ...ctx.replyHeaders,
+    'content-type': 'text/event-stream',
+    'cache-control': 'no-cache',
+    'x-request-id': ctx.requestId,
+  });
+  ctx.res.end(stream.out.map(serializeEvent).join(''));
+}
