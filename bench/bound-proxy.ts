@@ -28,7 +28,7 @@ const FLUSH_EVERY_MS = 100;
 const keys = new Map([[`Bearer ${BOUND_KEY}`, { id: 'key_bound' }]]);
 const requestsByKey = new Map<string, number>();
 /** The access lines go as the gateway's do: its compiled serializer, its logger's output. */
-const access = BOUND_ACCESS === 'off' ? undefined : lineOutput(createLogger('info'));
+const access = BOUND_ACCESS === 'off' ? undefined : lineOutput(createLogger('info', 'json'));
 
 let records: string[] = [];
 setInterval(() => {

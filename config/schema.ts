@@ -424,6 +424,11 @@ const logging = z
     level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     /** One line per request at info (core/observability/access-log.ts); a reload turns it on or off. */
     access: z.union([z.boolean(), z.stringbool()]).default(true),
+    /**
+     * JSON lines, or pretty ones for a person; `auto`: pretty when stdout is a terminal
+     * (core/base/log-format.ts). Chosen at start-up: a reload lists a change in restart_required.
+     */
+    format: z.enum(['auto', 'pretty', 'json']).default('auto'),
   })
   .strict();
 

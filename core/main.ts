@@ -28,7 +28,7 @@ async function main(): Promise<void> {
       rawPluginSectionProblems(doc, pluginContainer(plugins)),
     );
   let config = read();
-  const logger = createLogger(config.logging.level);
+  const logger = createLogger(config.logging.level, config.logging.format);
   const simulator = config.simulator.enabled ? await startBundledSimulator(config) : undefined;
   if (simulator && placedBySystem(config, simulator)) config = read();
   if (simulator) {

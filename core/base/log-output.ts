@@ -5,9 +5,10 @@
  * write, so a write per line cost a request about 8k instructions under load (callgrind); a write per
  * chunk costs a line a string append.
  *
- * Lines keep their order: every line goes through here. At exit (an uncaught exception included) what is
- * gathered is written synchronously before the destination's own exit flush; a SIGKILL loses at most the
- * last FLUSH_EVERY_MS.
+ * Lines keep their order: every line goes through here, and is rendered here (pretty lines at a
+ * terminal, pretty-lines.ts) as its chunk is handed on, so no other stream holds lines back. At exit (an
+ * uncaught exception included) what is gathered is written synchronously before the destination's own
+ * exit flush; a SIGKILL loses at most the last FLUSH_EVERY_MS.
  */
 import { register } from 'on-exit-leak-free';
 import pino from 'pino';
@@ -29,7 +30,8 @@ export class LogOutput {
   /** Set while lines wait: the latest they are handed on. */
   private timer: NodeJS.Timeout | undefined;
 
-  constructor() {
+  /** `render`: what each chunk becomes on its way out (pretty lines); JSON lines go out as they are. */
+  constructor(private readonly render?: (lines: string) => string) {
     // Registered before the destination is made, so that at exit this runs first and the destination's
     // own exit flush writes what it was handed.
     register(this, (output) => output.flushSync());
@@ -68,6 +70,6 @@ export class LogOutput {
     if (this.pending === '') return;
     const chunk = this.pending;
     this.pending = '';
-    this.destination.write(chunk);
+    this.destination.write(this.render ? this.render(chunk) : chunk);
   }
 }

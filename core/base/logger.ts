@@ -1,19 +1,24 @@
 import pino, { type Logger } from 'pino';
+import { isColorSupported } from 'pino-pretty';
+import { chosenFormat, stdoutIsTerminal, type LogFormat } from './log-format';
 import { LogOutput } from './log-output';
+import { prettyLines } from './pretty-lines';
 import { token } from './token';
 
 const outputs = new WeakMap<Logger, LogOutput>();
 
 /**
- * Structured JSON logs on stdout; credentials are redacted wherever they appear in a logged object.
+ * Structured logs on stdout: JSON lines, or pretty ones for a person at a terminal (`format`,
+ * gateway.yaml's `logging.format`; log-format.ts); credentials are redacted wherever they appear in a
+ * logged object.
  *
  * Written asynchronously in chunks (log-output.ts) rather than one blocking write per line: with an
  * access line per request, the write per line was a measurable share of a request's CPU. What is
  * gathered is written when the process exits (an uncaught exception included); a SIGKILL loses at most
  * the last 200 ms.
  */
-export function createLogger(level: string): Logger {
-  const output = new LogOutput();
+export function createLogger(level: string, format: LogFormat = 'auto'): Logger {
+  const output = new LogOutput(renderFor(format));
   const logger = pino(
     {
       level,
@@ -27,6 +32,13 @@ export function createLogger(level: string): Logger {
   );
   outputs.set(logger, output);
   return logger;
+}
+
+/** What the log's chunks become: nothing for JSON; pretty lines, coloured on a terminal (unless NO_COLOR). */
+function renderFor(format: LogFormat): ((lines: string) => string) | undefined {
+  const terminal = stdoutIsTerminal();
+  if (chosenFormat(format, terminal) === 'json') return undefined;
+  return prettyLines(terminal && isColorSupported);
 }
 
 /**

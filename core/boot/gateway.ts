@@ -120,7 +120,7 @@ export async function startGateway(
   options: StartOptions = {},
 ): Promise<RunningGateway> {
   const env = options.env ?? process.env;
-  const logger = options.logger ?? createLogger(config.logging.level);
+  const logger = options.logger ?? createLogger(config.logging.level, config.logging.format);
   if (config.storage.driver === 'mongodb' && !env.GATEWAY_KEY_SECRET) {
     throw new ConfigError(
       'storage.driver',

@@ -22,6 +22,7 @@ const RESTART_ONLY: readonly string[] = [
   'keys.failed_auth_limit',
   'keys.failed_auth_window',
   'keys.revoke_check_every',
+  'logging.format',
   'video.poller',
   'video.lease',
   'video.sweep_every',

@@ -117,6 +117,7 @@ t.test('bad configurations stop start-up with the path of the bad field', async 
   await expectConfigError(t, { server: { port: 70000 } }, 'server.port', /70000|too big|less than/i);
   await expectConfigError(t, { server: { body_limit: 'lots' } }, 'server.body_limit', /not a size/);
   await expectConfigError(t, { sever: {} }, '', /sever/);
+  await expectConfigError(t, { logging: { format: 'text' } }, 'logging.format', /"auto"\|"pretty"\|"json"/);
   await expectConfigError(
     t,
     { server: { trusted_proxies: ['10.0.0.0/33'] } },

@@ -1,11 +1,12 @@
 /**
  * What a newcomer reads when `npm start` runs the shipped gateway.yaml: where it listens (the address
  * bound, with a warning when that is every interface), whose port is taken when a second instance
- * starts, which storage cannot be reached, and which upstreams still point at the simulator once it is
- * off. Each runs the real process and reads what it prints.
+ * starts, which storage cannot be reached, which upstreams still point at the simulator once it is off,
+ * and the log as pretty lines (logging.format: pretty). Each runs the real process and reads what it
+ * prints.
  */
 import t from 'tap';
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
@@ -14,7 +15,7 @@ import { tempDir, testConfig, type Teardown } from '../helpers/gateway';
 import { ADMIN_LISTENING, GATEWAY_LISTENING, spawnGateway, type GatewayProcess } from '../helpers/process';
 import { refusedUrl, REFUSED_PORT } from '../helpers/ports';
 
-// Eleven gateway processes started one after another, each taking seconds on a loaded machine (this
+// Thirteen gateway processes started one after another, each taking seconds on a loaded machine (this
 // file ran 116 s beside new-family's build, a core kept busy): more room than the suite's 120 s.
 t.setTimeout(300_000);
 
@@ -108,6 +109,62 @@ t.test('the log names the address bound and warns that it is every interface', a
     'no warning on loopback',
   );
   await stopped(t, local);
+});
+
+/** A pretty log line: local time to the millisecond, then the level. */
+const PRETTY = /^\[\d\d:\d\d:\d\d\.\d{3}\] [A-Z]+: /;
+
+t.test(
+  'logging.format: pretty in a pipe: pretty lines, the first key after the start-up warnings',
+  async (t) => {
+    const shipped = await readFile(SHIPPED, 'utf8');
+    const text = shipped.replace(/^( {2}format:) auto /m, '$1 pretty ');
+    t.not(text, shipped, 'the shipped file sets logging.format');
+    const file = join(await tempDir(t), 'gateway.yaml');
+    await writeFile(file, text);
+    const gw = spawnGateway(t, await shippedEnv(t, { GATEWAY_CONFIG: file }));
+    await startedUp(gw);
+    const lines = gw.stdout().split('\n');
+    const heading = lines.findIndex((l) => l.startsWith('First start: created API key'));
+    t.match(lines[heading + 1], /^sk-[A-Za-z0-9_-]{43}$/, 'the key on the line after its heading');
+    const before = lines.slice(0, heading - 1);
+    t.equal(lines[heading - 1], '', 'a blank line before the heading');
+    t.strictSame(
+      before.filter((l) => !PRETTY.test(l)),
+      [],
+      'every line logged before it is pretty',
+    );
+    t.ok(
+      before.some((l) => / WARN: upstreams point at the bundled simulator/.test(l)),
+      "the simulator's warning before the key",
+    );
+    t.ok(
+      before.some((l) => / WARN: the gateway listens on every interface/.test(l)),
+      'the last start-up warning before the key',
+    );
+    t.notMatch(gw.stdout(), '\x1b[', 'no colour in a pipe');
+    await stopped(t, gw);
+    t.match(
+      gw.stdout().trimEnd().split('\n').pop(),
+      /INFO: stopped$/,
+      'the last line, written at exit, pretty',
+    );
+  },
+);
+
+t.test('a bad logging.format stops start-up naming it', async (t) => {
+  const dir = await tempDir(t);
+  const doc = testConfig(refusedUrl(), join(dir, 'data'));
+  doc.logging = { format: 'colour' };
+  const file = join(dir, 'gateway.yaml');
+  await writeFile(file, stringify(doc));
+  const gw = spawnGateway(t, { GATEWAY_CONFIG: file });
+  t.equal(await gw.exited, 1, 'exit 1');
+  t.match(
+    gw.stderr(),
+    `gateway: invalid configuration: ${file}: logging.format: Invalid option: expected one of "auto"|"pretty"|"json"`,
+    'names the field and the values it takes',
+  );
 });
 
 t.test('a port in use names whose it is and the variable that moves it', async (t) => {

@@ -3,8 +3,9 @@
  * line per request under load, then going quiet.
  */
 import t from 'tap';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { openSync, closeSync, readFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { tempDir } from '../../helpers/gateway';
 
@@ -120,3 +121,92 @@ t.test('text printed beside the log comes after every line logged before it', as
     );
   }
 });
+
+/** A pretty line as pino-pretty writes it here: local time to the millisecond, then the level. */
+const PRETTY = /^\[\d\d:\d\d:\d\d\.\d{3}\] [A-Z]+: /;
+
+/** The output of `code` run as a child process with `args`, its stdout a pipe. */
+async function piped(code: string, args: string[]): Promise<string> {
+  const child = spawn(process.execPath, ['-e', code, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+  await new Promise((resolve) => child.once('close', resolve));
+  return out;
+}
+
+/** FIRST_KEY with the format its argument names. */
+const FIRST_KEY_AS = FIRST_KEY.replace("createLogger('info')", "createLogger('info', process.argv[1])");
+
+t.test('logging.format pretty in a pipe: pretty lines, no colour, the printed key still last', async (t) => {
+  const outputs = await Promise.all(Array.from({ length: 10 }, () => piped(FIRST_KEY_AS, ['pretty'])));
+  for (const out of outputs) {
+    t.notMatch(out, '\x1b[', 'no colour outside a terminal');
+    const lines = out.trimEnd().split('\n');
+    const logged = lines.slice(0, 100);
+    t.ok(
+      logged.every((l, i) => PRETTY.test(l) && l.endsWith(`WARN: [req_${i}] logged before the key`)),
+      'all 100 lines pretty, in order, each with its request id',
+    );
+    t.strictSame(
+      lines.slice(100),
+      ['', 'First start: created API key', 'sk-printed-after-the-log'],
+      'then the key, with nothing logged after its heading',
+    );
+  }
+});
+
+t.test('logging.format pretty: lines still gathered at the end are written, pretty', async (t) => {
+  const ending = ENDING.replace("createLogger('info')", "createLogger('info', process.argv[2])");
+  for (const how of ['exit', 'throw']) {
+    const lines = (await piped(ending, [how, 'pretty'])).trimEnd().split('\n');
+    t.equal(lines.length, 50, `${how}: all 50 lines`);
+    t.match(lines[49], /INFO: \[req_49\] request$/, `${how}: in order`);
+  }
+});
+
+/** `script` (util-linux) runs a command on a pseudo-terminal: its stdout is a terminal, as at a shell. */
+const hasScript = spawnSync('script', ['--version']).status === 0;
+const quoted = (s: string) => `'${s.replaceAll("'", "'\\''")}'`;
+
+/** Logs one line, then prints a key, with the format its argument names (`default`: none given). */
+const AT_TERMINAL = `
+const { createLogger, printAfterLogs } = require(${JSON.stringify(LOGGER)});
+const format = process.argv[2];
+const logger = format === 'default' ? createLogger('info') : createLogger('info', format);
+logger.warn({ request_id: 'req_1' }, 'at a terminal');
+printAfterLogs(logger, 'sk-after\\n');
+`;
+
+/** What AT_TERMINAL prints when run with `format` on a terminal, its line ends as a file would hold them. */
+async function atTerminal(dir: string, format: string): Promise<string> {
+  const file = join(dir, 'child.js');
+  await writeFile(file, AT_TERMINAL);
+  const env: NodeJS.ProcessEnv = { ...process.env, TERM: 'xterm' };
+  delete env.NO_COLOR;
+  const command = `${quoted(process.execPath)} ${quoted(file)} ${format}`;
+  const child = spawn('script', ['-qec', command, '/dev/null'], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env,
+  });
+  let out = '';
+  child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+  await new Promise((resolve) => child.once('close', resolve));
+  return out.replaceAll('\r\n', '\n');
+}
+
+t.test(
+  'at a terminal: pretty, coloured lines by default; JSON when logging.format says json',
+  { skip: !hasScript && 'no `script` (util-linux) to give the child a terminal' },
+  async (t) => {
+    const dir = await tempDir(t);
+    const pretty = (await atTerminal(dir, 'default')).split('\n');
+    t.match(pretty[0], /^\[\d\d:\d\d:\d\d\.\d{3}\] /, 'the time first');
+    t.match(pretty[0], '\x1b[33mWARN\x1b[39m', 'the level in colour');
+    t.match(pretty[0], '[req_1] at a terminal', 'the request id and the message');
+    t.strictSame(pretty.slice(1), ['sk-after', ''], 'the key after it, as it was printed');
+
+    const json = (await atTerminal(dir, 'json')).split('\n');
+    t.match(JSON.parse(json[0]!), { level: 40, request_id: 'req_1', msg: 'at a terminal' }, 'a JSON line');
+    t.strictSame(json.slice(1), ['sk-after', ''], 'then the key');
+  },
+);

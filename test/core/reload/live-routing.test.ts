@@ -66,16 +66,22 @@ t.test('restart-only settings keep their running values and are listed', (t) => 
       ...doc,
       server: { port: 9090, timeouts: { upstream_response: '5s' } },
       keys: { cache_ttl: '2s', declared: [{ name: 'x', secret: `sk-${'x'.repeat(40)}` }] },
-      logging: { level: 'debug' },
+      logging: { level: 'debug', format: 'json' },
     },
     {},
   );
   const { config, restartRequired } = effectiveConfig(running, file);
-  t.same(restartRequired, ['server.port', 'server.timeouts.upstream_response', 'keys.cache_ttl']);
+  t.same(restartRequired, [
+    'server.port',
+    'server.timeouts.upstream_response',
+    'keys.cache_ttl',
+    'logging.format',
+  ]);
   t.equal(config.server.port, 8080);
   t.equal(config.keys.cache_ttl, 1_000);
   t.equal(config.keys.declared.length, 1, 'declared keys apply live');
   t.equal(config.logging.level, 'debug', 'so does the log level');
+  t.equal(config.logging.format, 'auto', "but not the log's format, chosen with its output at start-up");
   t.ok(Object.isFrozen(config.keys));
   t.end();
 });
