@@ -3,7 +3,8 @@
  * tree (never the checkout itself) the scaffold refuses a taken name, a malformed one and one another
  * family's prices would bill, writing nothing,
  * then writes an OpenAI-compatible family (`modelz`) and a custom-protocol one (`modely --protocol
- * custom --base-path /api`), each exactly the files it promises; then the copy passes `npm run lint` and
+ * custom --base-path /api`), each exactly the files it promises (its docs among them: a section in
+ * docs/upstreams.md, a row in the README); then the copy passes `npm run lint` and
  * the tests that enumerate families or read gateway.yaml, with the two new kit tests, and its shipped
  * gateway.yaml serves both families from the bundled simulator.
  *
@@ -14,10 +15,11 @@
  */
 import t, { type Test } from 'tap';
 import { spawn } from 'node:child_process';
-import { cpSync } from 'node:fs';
+import { cpSync, readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { join } from 'node:path';
 import OpenAI from 'openai';
+import { hasReadmeRow, hasUpstreamsSection } from '../../cli/new-family/family-docs';
 import { tempDir } from '../helpers/gateway';
 import { GATEWAY_LISTENING, START_TIMEOUT_MS } from '../helpers/process';
 import {
@@ -62,6 +64,8 @@ const EDITED = [
   'deploy/gateway.yaml',
   'docs/configuration.md',
   'test/kit/fixtures/SOURCES.md',
+  'docs/upstreams.md',
+  'README.md',
 ];
 const ERRORS = ['error-400.json', 'error-429.json', 'error-500.json'];
 const openAiFiles = (name: string): string[] => [
@@ -91,6 +95,7 @@ const changes = (promised: readonly string[]): string[] =>
 /** The tests a new family can fail: those that enumerate families or read gateway.yaml, and its kit tests. */
 const TESTS = [
   'dist/test/kit/every-family.test.js',
+  'dist/test/kit/every-family-documented.test.js',
   'dist/test/kit/fixtures.test.js',
   `dist/test/kit/families/${OPENAI}.test.js`,
   `dist/test/kit/families/${CUSTOM}.test.js`,
@@ -130,6 +135,14 @@ t.test('a scaffolded family passes lint and the family tests as written', NOT_GI
       t.strictSame(changedFiles(copy), changes(call.promised));
       for (const file of [...call.promised, ...EDITED]) t.match(made.output, file, `it names ${file}`);
       t.match(made.output, /next:[\s\S]*npm test/, 'and the next steps');
+      const page = (file: string) => readFileSync(join(copy, file), 'utf8');
+      t.ok(hasUpstreamsSection(page('docs/upstreams.md'), call.name), 'a section in docs/upstreams.md');
+      t.match(
+        page('docs/upstreams.md'),
+        `| [\`${call.name}\`](#${call.name}) |`,
+        'a row of its table of families',
+      );
+      t.ok(hasReadmeRow(page('README.md'), call.name), "a row in the README's table of what it serves");
       t.match(
         made.output,
         `npm run test:files -- test/kit/families/${call.name}.test.ts`,
