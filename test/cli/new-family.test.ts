@@ -6,7 +6,8 @@
  * custom --base-path /api`), each exactly the files it promises (its docs among them: a section in
  * docs/upstreams.md, a row in the README); then the copy passes `npm run lint` and
  * the tests that enumerate families or read gateway.yaml, with the two new kit tests, and its shipped
- * gateway.yaml serves both families from the bundled simulator.
+ * gateway.yaml serves both families from the bundled simulator: the relaying one passes a field no table
+ * lists to the vendor, the translating one refuses it.
  *
  * One build of the copy serves every run, the fastest honest order: the scaffold runs from this
  * checkout's compiled CLI (built from the same sources by the `npm test` that runs this file), copied into
@@ -202,6 +203,7 @@ async function served(t: Test, copy: string): Promise<void> {
     });
   });
   const client = new OpenAI({ baseURL: `${url}/v1`, apiKey: key, maxRetries: 0 });
+  await unlistedFields(t, url, key);
   for (const model of [`${OPENAI}-1`, `${CUSTOM}-1`]) {
     const answer = await client.chat.completions.create({ model, messages: ask });
     const text = answer.choices[0]?.message.content ?? '';
@@ -228,4 +230,32 @@ async function served(t: Test, copy: string): Promise<void> {
       `${model}: with the usage asked for`,
     );
   }
+}
+
+/**
+ * A field no table lists (docs/contract.md): the relaying family passes it to the simulator unchanged
+ * (its `echo` control answers with the body it received), the translating one refuses it with the
+ * contract's 400 body naming it.
+ */
+async function unlistedFields(t: Test, url: string, key: string): Promise<void> {
+  const post = (model: string, content: string) =>
+    fetch(`${url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model, messages: [{ role: 'user', content }], vendor_flag: { on: true } }),
+    });
+  const relayed = await post(`${OPENAI}-1`, 'hi #sim echo');
+  t.equal(relayed.status, 200, `${OPENAI}: an unlisted field is relayed`);
+  const echoed = (await relayed.json()) as { choices: { message: { content: string } }[] };
+  const received = JSON.parse(echoed.choices[0]?.message.content ?? '{}') as { body?: unknown };
+  t.match(received.body, { vendor_flag: { on: true } }, `${OPENAI}: the simulator received it unchanged`);
+  const refused = await post(`${CUSTOM}-1`, 'hi');
+  t.equal(refused.status, 400, `${CUSTOM}: an unlisted field is refused`);
+  t.strictSame(await refused.json(), {
+    error: {
+      code: 'unsupported_field',
+      message: `field 'vendor_flag' is not supported by model '${CUSTOM}-1'`,
+      type: 'error',
+    },
+  });
 }
