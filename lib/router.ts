@@ -1,7 +1,10 @@
 /**
  * (method, path) → handler, on find-my-way: Fastify's radix-tree router, compiled to straight-line
  * code, so no caller hand-writes matching. `:name` is a parameter, a whole path segment; a static
- * segment beats a parameter at the same place.
+ * segment beats a parameter at the same place. `:name:verb` is a parameter followed by a literal `:verb`
+ * in the same segment, as Google's APIs put a method after a resource (`/models/:model:generateContent`
+ * finds `/models/gemini-2.5-flash:generateContent` with `model` = `gemini-2.5-flash`); routes that differ
+ * only in the verb are different routes, and one ending in a verb beats a plain parameter in its place.
  *
  * Paths are matched as sent. find-my-way would decode the path before matching, cut it at `?` or `#`,
  * take an absolute URL and refuse a malformed escape outright; callers here match the raw path and each
@@ -47,7 +50,8 @@ interface Route<H> {
 
 const NO_PARAMS: Params = Object.freeze({});
 const SLASH = 47;
-const PARAM = /^:[A-Za-z_]\w*$/;
+/** `:name`, or `:name:verb`: a parameter, then a literal `:verb` closing the segment. */
+const PARAM = /^:([A-Za-z_]\w*)(?::([A-Za-z_]\w*))?$/;
 /**
  * What find-my-way reads in a route's path as a wildcard, a query or a fragment; and `%`, as a static
  * route with an escape in it could not be told from a path that decoded to it.
@@ -80,7 +84,7 @@ export class Router<H> {
   /** Adds a route; `path` is `/`-separated with `:name` parameters. Throws on a second route for both. */
   add(method: string, path: string, handler: H): this {
     const names = parameterNames(path);
-    const pattern = path.split('/').map(escapeStatic).join('/');
+    const pattern = path.split('/').map(toFindMyWay).join('/');
     if (this.tree.hasRoute(method as HTTPMethod, pattern))
       throw new Error(`two routes for ${method} ${path}`);
     const found: Found<H> = Object.freeze({ handler, params: NO_PARAMS });
@@ -145,15 +149,23 @@ function parameterNames(path: string): string[] {
   const names: string[] = [];
   for (const segment of path.split('/')) {
     if (!segment.startsWith(':')) continue;
-    if (!PARAM.test(segment)) throw new Error(`the route path '${path}' has a bad parameter '${segment}'`);
-    names.push(segment.slice(1));
+    const name = PARAM.exec(segment)?.[1];
+    if (name === undefined) throw new Error(`the route path '${path}' has a bad parameter '${segment}'`);
+    names.push(name);
   }
   return names;
 }
 
-/** A `:` inside a static segment is literal; find-my-way wants it doubled. */
-const escapeStatic = (segment: string): string =>
-  segment.startsWith(':') ? segment : segment.replaceAll(':', '::');
+/**
+ * A segment as find-my-way reads it. A `:` inside a static segment is literal, which find-my-way wants
+ * doubled. A parameter with a verb becomes a regex parameter (`(.+)`: at least one character, the last
+ * `:verb` left to the suffix) followed by the literal `::verb`, so find-my-way anchors both ends.
+ */
+function toFindMyWay(segment: string): string {
+  if (!segment.startsWith(':')) return segment.replaceAll(':', '::');
+  const [, name, verb] = PARAM.exec(segment) ?? [];
+  return verb === undefined ? segment : `:${name}(.+)::${verb}`;
+}
 
 /** The path with `%`, `#` and `?` escaped, which find-my-way decodes back to the path as sent. */
 const escapePath = (path: string): string =>

@@ -123,7 +123,9 @@ export interface Family {
   readonly requestIdHeader: string;
   /**
    * Routes below the mount, keyed `METHOD /path`, e.g. `POST /v1/chat/completions`; a `:name`
-   * segment matches any one segment and reaches the handler as `ex.params.name`.
+   * segment matches any one segment and reaches the handler as `ex.params.name`, and `:name:verb` a
+   * segment ending in `:verb` (`POST /v1beta/models/:model:generateContent`). A route whose path has a
+   * `:model` parameter carries the model there: the faults match that one, not the body's.
    */
   readonly routes: Readonly<Record<string, RouteHandler>>;
   /** Whether the request carries the expected credential in the vendor's auth style. */

@@ -7,13 +7,17 @@
  * `times` requests or until cleared.
  */
 import { validateHeaderName, validateHeaderValue } from 'node:http';
+import type { Params } from '../lib/router';
 import { isRecord } from './is-record';
 
 /** Which requests a fault applies to; an empty match applies to all. */
 export interface FaultMatch {
   /** The request path starts with it, e.g. `/modela/`. */
   readonly path_prefix?: string;
-  /** The body's `model`. */
+  /**
+   * The request's model: the route's `:model` path parameter where its path carries one (Gemini's
+   * `/models/:model:generateContent`), else the body's `model`.
+   */
   readonly model?: string;
 }
 
@@ -80,10 +84,12 @@ export class Faults {
     return this.list;
   }
 
-  /** The fault for a request, counted as met (and dropped once spent), or undefined. */
-  take(path: string, body: unknown): FaultAction | undefined {
+  /**
+   * The fault for a request to `path` for `model` (see {@link requestModel}), counted as met (and dropped
+   * once spent), or undefined.
+   */
+  take(path: string, model: string | undefined): FaultAction | undefined {
     if (this.list.length === 0) return undefined; // the usual case: no work at all
-    const model = isRecord(body) && typeof body.model === 'string' ? body.model : undefined;
     const fault = this.list.find(
       (f) =>
         (f.match?.path_prefix === undefined || path.startsWith(f.match.path_prefix)) &&
@@ -95,6 +101,16 @@ export class Faults {
       this.list = this.list.filter((f) => f !== fault);
     return fault.fault;
   }
+}
+
+/**
+ * The model a request names, as a fault matches it: the route's `model` path parameter when the route
+ * has one (percent-decoded), else the body's `model`. A vendor that puts the model in the path reads no
+ * `model` from its body, so the body's would be the wrong one to match, or none at all.
+ */
+export function requestModel(params: Params | undefined, body: unknown): string | undefined {
+  if (params && Object.hasOwn(params, 'model')) return params.model;
+  return isRecord(body) && typeof body.model === 'string' ? body.model : undefined;
 }
 
 function checkSpec(spec: unknown): FaultSpec {

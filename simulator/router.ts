@@ -3,7 +3,7 @@ import { Router, type Found, type Params } from '../lib/router';
 import { adminRoutes, type AdminReply } from './admin';
 import { sendCannedReply } from './canned-reply';
 import { Exchange } from './exchange';
-import type { FaultAction, Faults } from './faults';
+import { requestModel, type FaultAction, type Faults } from './faults';
 import type { Family, RouteHandler } from './family';
 import { readBody, writeJson } from './http-io';
 import { entryFor, type RequestLog } from './request-log';
@@ -44,7 +44,10 @@ const mountOf = (path: string): string => {
   return slash < 0 ? path : path.slice(0, slash);
 };
 
-/** Routes keyed `METHOD /path`, where a `:name` segment matches any one non-empty path segment. */
+/**
+ * Routes keyed `METHOD /path`, where a `:name` segment matches any one non-empty path segment, and
+ * `:name:verb` one that ends in the literal `:verb` (lib/router.ts).
+ */
 export function routeTable<H>(routes: Readonly<Record<string, H>>): Router<H> {
   const router = new Router<H>();
   for (const [key, handler] of Object.entries(routes)) {
@@ -122,7 +125,11 @@ function applyFault(ex: Exchange, fault: FaultAction): boolean {
   return false;
 }
 
-/** Body, then route, then auth, then JSON validity: the order the vendors check in. */
+/**
+ * Body, then route, then auth, then JSON validity: the order the vendors check in. The route is looked up
+ * before the faults, which read the model from its path where it has one, but a missing route is answered
+ * only after them: a fault applies on any path.
+ */
 async function serve(
   ex: Exchange,
   path: string,
@@ -133,11 +140,11 @@ async function serve(
     const body = await readBody(ex.req);
     ex.entry.body = body.value;
     ex.bodyInvalid = body.invalid;
-    const fault = faults.take(path, body.value);
+    const route = mounted && matchRoute(mounted.routes, ex.entry.method, path.slice(ex.family.mount.length));
+    const fault = faults.take(path, requestModel(route?.params, body.value));
     // A canned reply answers before route and auth: the test's fixture is the whole answer.
     if (fault?.reply) return await sendCannedReply(ex, fault.reply);
     if (fault && applyFault(ex, fault)) return;
-    const route = mounted && matchRoute(mounted.routes, ex.entry.method, path.slice(ex.family.mount.length));
     if (!mounted || !route) throw SimErrors.notFound(ex.entry.method, path);
     if (!ex.family.authorized(ex.req.headers, mounted.key)) throw SimErrors.unauthorized();
     if (ex.bodyInvalid) throw SimErrors.badJson();

@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { families } from './families';
+import type { Family } from './family';
 import { Faults } from './faults';
 import { RequestLog } from './request-log';
 import { createRouter } from './router';
@@ -23,6 +24,11 @@ export interface SimulatorOptions {
    * A test whose subject is a task's time moves a fake clock through it instead of waiting.
    */
   readonly clock?: () => number;
+  /**
+   * The families it speaks (default: every one of `simulator/families/`). A test serves a family of its
+   * own this way, e.g. a vendor shape no shipped family has.
+   */
+  readonly families?: readonly Family[];
 }
 
 /** A listening simulator. */
@@ -78,7 +84,9 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Runni
   const log = new RequestLog();
   const tasks = new TaskRegistry(undefined, undefined, opts.clock);
   const faults = new Faults();
-  const server = createServer(createRouter({ families, keys: opts.keys ?? {}, log, tasks, faults }));
+  const server = createServer(
+    createRouter({ families: opts.families ?? families, keys: opts.keys ?? {}, log, tasks, faults }),
+  );
   server.keepAliveTimeout = KEEP_ALIVE_MS;
   const port = await listen(server, opts.port ?? 0, host);
   const urlHost = host.includes(':') ? `[${host}]` : host;

@@ -2,8 +2,9 @@
  * `npm run new-family -- <name> [--protocol openai|custom] [--base-path /v1]`: writes everything a new
  * upstream family needs to be served, simulated, configured and tested (its plugin, its simulator family,
  * its kit test and placeholder answers, its gateway.yaml and deploy/gateway.yaml entries, its recipe
- * variables), and nothing else, so that `npm test` passes with it as written. Exit status 1, having
- * written nothing, when the call is wrong or the family (or part of it) exists.
+ * variables, its section in docs/upstreams.md and its row in the README), and nothing else, so that
+ * `npm test` passes with it as written. Exit status 1, having written nothing, when the call is wrong or
+ * the family (or part of it) exists.
  */
 import { join } from 'node:path';
 import { parseFamilyArgs, Refusal } from './args';
@@ -26,6 +27,7 @@ function nextSteps(n: FamilyNames): string[] {
     `replace the placeholder answers in test/kit/fixtures/${n.name}/ with the vendor's recordings ` +
       `(test/kit/fixtures/SOURCES.md), and the figures test/kit/families/${n.name}.test.ts meters them as`,
     `set ${n.name}'s prices in gateway.yaml and deploy/gateway.yaml (placeholder figures now)`,
+    `replace ${n.name}'s placeholder section in docs/upstreams.md and its row in README.md with the vendor's facts`,
     `npm run test:files -- test/kit/families/${n.name}.test.ts while you work on it; npm test when done`,
   ];
 }

@@ -2,11 +2,13 @@
  * Everything the scaffold will write for a family, worked out before anything is written: the new files
  * from the templates and the new text of the files it adds entries to. What would clash with something
  * already there (a plugin, a simulator family, a kit test, fixtures, gateway.yaml entries, recipe lines)
- * is collected first, and any clash refuses the whole family.
+ * is collected first, and any clash refuses the whole family. The family's docs are written too: its
+ * section in docs/upstreams.md and its row in the README (family-docs.ts).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Refusal } from './args';
+import { docsClashes, README_FILE, UPSTREAMS_FILE, withReadmeRow, withUpstreamsSection } from './family-docs';
 import { gatewayEntries } from './gateway-entries';
 import { recipeClashes, RECIPE_FILE, SOURCES_FILE, withRecipeLines, withSourcesLine } from './markdown-edits';
 import type { FamilyNames } from './names';
@@ -68,6 +70,7 @@ function clashes(root: string, n: FamilyNames, files: readonly NewFile[]): strin
     ...GATEWAY_FILES.flatMap((file) => existingEntries(read(root, file), file, entries)),
     ...GATEWAY_FILES.flatMap((file) => pricedBy(read(root, file), file, n.models)),
     ...recipeClashes(read(root, RECIPE_FILE), n),
+    ...docsClashes(read(root, UPSTREAMS_FILE), read(root, README_FILE), n),
   ];
 }
 
@@ -89,5 +92,7 @@ export function planFamily(root: string, n: FamilyNames): FileChange[] {
     ...GATEWAY_FILES.map((file) => changed(file, (text) => withEntries(text, file, entries))),
     changed(RECIPE_FILE, (text) => withRecipeLines(text, n)),
     changed(SOURCES_FILE, (text) => withSourcesLine(text, n)),
+    changed(UPSTREAMS_FILE, (text) => withUpstreamsSection(text, n)),
+    changed(README_FILE, (text) => withReadmeRow(text, n)),
   ];
 }

@@ -95,8 +95,11 @@ export const OPENAI_CHAT_FIELDS = [
 /** A family's column of the field table, declared in its plugin. */
 export type ChatFieldTable = FieldTable<typeof CHAT_FIELD_RULES>;
 
+/** What validateChatRequest reads apart from the field rules: a translating family maps it itself. */
+const CHAT_BODY: readonly string[] = ['messages'];
+
 export const chatFields = (table: ChatFieldTable): FamilyFields =>
-  FamilyFields.compile(CHAT_FIELD_RULES, table);
+  FamilyFields.compile(CHAT_FIELD_RULES, table, CHAT_BODY);
 
 const url = z.looseObject({ url: z.string().min(1) });
 

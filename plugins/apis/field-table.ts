@@ -3,6 +3,11 @@
  * it); each family declares, in its plugin, which of those fields it takes (for every model, or per model
  * and per form), which it requires, and any of its own. The API's validation applies the family's table,
  * compiled once when the plugin is built.
+ *
+ * A field neither the API nor the family lists follows one rule (docs/contract.md): a relaying family
+ * passes it to the vendor unchanged, as a client of that vendor expects; a translating family
+ * (`translates: true`) cannot map it into the other API and refuses it, 400 unsupported_field naming it.
+ * It is never dropped without a word.
  */
 import type { z } from 'zod';
 import { Errors, type JsonObject } from '../../core/kit';
@@ -21,7 +26,7 @@ export interface FieldForms {
   readonly forms: Readonly<Record<string, FieldRule>>;
 }
 
-/** An API's rules of its fields. A field not listed passes to the upstream unchanged. */
+/** An API's rules of its fields. A field not listed is the family's to relay or refuse (`translates`). */
 export type ApiFields = Readonly<Record<string, FieldRule | FieldForms>>;
 
 /** The models that take a field, or one form of it; with `deprecated`, they take it with that warning. */
@@ -48,6 +53,12 @@ export interface FieldTable<Rules extends ApiFields, Model extends string = stri
   readonly own?: Readonly<Record<string, FieldRule>>;
   /** Fields the API does not list that the family refuses all the same. */
   readonly rejects?: readonly string[];
+  /**
+   * The family translates the request into another API: a field that neither the API's rules nor `own`
+   * list has no counterpart there, so it is refused (400 unsupported_field naming it). Absent, the family
+   * relays, and such a field reaches the vendor unchanged.
+   */
+  readonly translates?: boolean;
 }
 
 /** A field as one model takes it. */
@@ -93,16 +104,24 @@ export class FamilyFields {
   private readonly byModel: ReadonlyMap<string, ModelFields>;
   /** A model the table does not name takes only what every model takes. */
   private readonly anyModel: ModelFields;
+  /** For a translating family, the members the API reads itself, which no table lists; else undefined. */
+  private readonly readsItself: ReadonlySet<string> | undefined;
 
-  /** Compiles a family's `table` against its API's `rules`. */
+  /**
+   * Compiles a family's `table` against its API's `rules`; `reads` names the members the API reads apart
+   * from its field rules (chat's `messages`), which a translating family does not refuse. `model` is
+   * every API's.
+   */
   static compile<Rules extends ApiFields, Model extends string>(
     rules: Rules,
     table: FieldTable<Rules, Model>,
+    reads: readonly string[] = [],
   ): FamilyFields {
-    return new FamilyFields(rules, table);
+    return new FamilyFields(rules, table, reads);
   }
 
-  private constructor(rules: ApiFields, table: AnyTable) {
+  private constructor(rules: ApiFields, table: AnyTable, reads: readonly string[]) {
+    this.readsItself = table.translates ? new Set(['model', ...reads]) : undefined;
     const takers = takersOf(rules, table);
     const fieldsOf = (model: string | undefined): ModelFields => {
       const fields: Record<string, ModelField> = {};
@@ -142,11 +161,18 @@ export class FamilyFields {
 
   /**
    * Checks the body's listed fields: one the model does not take (or not in the form sent) is 400
-   * unsupported_field, a value of no form 400 invalid_request. Returns the warnings of deprecated forms used.
+   * unsupported_field, a value of no form 400 invalid_request; for a translating family an unlisted field
+   * is 400 unsupported_field too. Returns the warnings of deprecated forms used.
    */
   check(body: JsonObject, model: string): readonly string[] {
     let warnings: string[] | undefined;
-    forEachListedField(body, this.forModel(model).fields, (field, value, rule) => {
+    const readsItself = this.readsItself;
+    const unlisted =
+      readsItself &&
+      ((field: string) => {
+        if (!readsItself.has(field)) throw Errors.unsupportedField(field, model);
+      });
+    forEachListedField(body, this.forModel(model).fields, unlisted, (field, value, rule) => {
       if (rule.taken.size === 0) throw Errors.unsupportedField(field, model);
       const form = rule.forms.find((f) => f.schema.safeParse(value).success);
       if (!form) throw Errors.invalidRequest(`field '${field}' must be ${rule.expect}`);
@@ -187,19 +213,22 @@ function takersOf(rules: ApiFields, table: AnyTable): Map<string, (Who | undefin
 }
 
 /**
- * Calls `check` for each of the body's fields that the table lists, with its rule. Fields the table does
- * not list pass through to the upstream unchanged, and a field sent as `null` counts as absent. Own
- * properties only: a body key such as `constructor` is an unlisted field, not a rule. (A callback, not a
- * generator: this runs on every request.)
+ * Calls `check` for each of the body's fields that the table lists, with its rule, and `unlisted` (when
+ * given: a translating family's) for each it does not. Unlisted fields are otherwise the relaying
+ * family's to pass through unchanged, and a field sent as `null` counts as absent. Own properties only: a
+ * body key such as `constructor` is an unlisted field, not a rule. (A callback, not a generator: this
+ * runs on every request.)
  */
 function forEachListedField<Rule>(
   body: JsonObject,
   table: Readonly<Record<string, Rule>>,
+  unlisted: ((field: string) => void) | undefined,
   check: (field: string, value: unknown, rule: Rule) => void,
 ): void {
   for (const field in body) {
     const value = body[field];
-    if (value === null || value === undefined || !Object.hasOwn(table, field)) continue;
-    check(field, value, table[field]!);
+    if (value === null || value === undefined) continue;
+    if (Object.hasOwn(table, field)) check(field, value, table[field]!);
+    else unlisted?.(field);
   }
 }

@@ -137,7 +137,7 @@ export const MESSAGES_FIELD_RULES = {
 export type MessagesFieldTable<Model extends string> = FieldTable<typeof MESSAGES_FIELD_RULES, Model>;
 
 export const messagesFields = <Model extends string>(table: MessagesFieldTable<Model>): FamilyFields =>
-  FamilyFields.compile(MESSAGES_FIELD_RULES, table);
+  FamilyFields.compile(MESSAGES_FIELD_RULES, table, ['messages']); // messages are read apart from the rules
 
 /** What a valid request asks the response to carry. */
 export interface MessagesCheck {

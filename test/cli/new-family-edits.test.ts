@@ -5,6 +5,13 @@
  */
 import t from 'tap';
 import { parseFamilyArgs, Refusal } from '../../cli/new-family/args';
+import {
+  docsClashes,
+  hasReadmeRow,
+  hasUpstreamsSection,
+  withReadmeRow,
+  withUpstreamsSection,
+} from '../../cli/new-family/family-docs';
 import { withRecipeLines, withSourcesLine } from '../../cli/new-family/markdown-edits';
 import { familyNames } from '../../cli/new-family/names';
 import { pricedBy, withEntries, type YamlEntry } from '../../cli/new-family/yaml-edits';
@@ -95,6 +102,81 @@ t.test('Markdown: recipe lines close the gateway.env block; SOURCES lines gather
     /- `model-z\/`[^\n]*\n- `other\/`[^\n]*\n\n## Later\n\ntext\n$/,
     'at the end of the section',
   );
+  t.end();
+});
+
+t.test("Markdown: the family's section and table row in upstreams.md, its row in the README", (t) => {
+  const n = familyNames(parseFamilyArgs(['model-z']));
+  const upstreams = [
+    '# Upstream wire formats',
+    '',
+    '| Family | Vendor protocol |',
+    '| --- | --- |',
+    '| [SSE framing](#sse) | every streaming upstream |',
+    '| [`a`](#a) | A |',
+    '| [Embeddings](#embeddings) | shared |',
+    '',
+    '<a id="a"></a>',
+    '',
+    '## a — A',
+    '',
+    'text',
+    '',
+    '<a id="embeddings"></a>',
+    '',
+    '## Embeddings',
+    '',
+  ].join('\n');
+  const written = withUpstreamsSection(upstreams, n);
+  t.match(
+    written,
+    /\| \[`a`\]\(#a\) \| A \|\n\| \[`model-z`\]\(#model-z\) \| OpenAI Chat Completions/,
+    'row after the last family',
+  );
+  t.match(
+    written,
+    /## a — A\n\ntext\n\n<a id="model-z"><\/a>\n\n## model-z — [^\n]+\n[\s\S]+\n\n<a id="embeddings">/,
+  );
+  t.ok(hasUpstreamsSection(written, 'model-z'), 'the section the tests look for');
+  t.notOk(hasUpstreamsSection(written, 'model'), 'a prefix of the name is another family');
+  t.match(
+    withUpstreamsSection(upstreams.replace('<a id="embeddings"></a>', ''), n),
+    /## model-z — [^\n]+\n[\s\S]+\n$/,
+    'at the end without shared sections',
+  );
+
+  const readme = [
+    '# X',
+    '',
+    '## What it serves (this release)',
+    '',
+    '| Endpoint | Models |',
+    '| --- | --- |',
+    '| `POST /v1/chat/completions` (JSON and SSE) | `a-1` (plugin `a`) |',
+    '| `POST /v1/messages` | `b-1` (plugin `b`) |',
+    '',
+    '## Architecture',
+    '',
+    '| not | this |',
+    '',
+  ].join('\n');
+  const row = withReadmeRow(readme, n);
+  t.match(
+    row,
+    /\(plugin `a`\) \|\n\| `POST \/v1\/chat\/completions` \(JSON and SSE\) \| `model-z-1`, `model-z-1-mini` \(plugin `model-z`, /,
+  );
+  t.ok(hasReadmeRow(row, 'model-z'));
+  t.notOk(
+    hasReadmeRow(readme.replace('| not |', '| plugin `model-z` |'), 'model-z'),
+    'only the table of what it serves',
+  );
+  t.strictSame(docsClashes(written, row, n), [
+    'docs/upstreams.md: a section ## model-z',
+    'README.md: a row naming plugin `model-z`',
+  ]);
+  t.strictSame(docsClashes(upstreams, readme, n), []);
+  t.throws(() => withReadmeRow('# X\n', n), Refusal);
+  t.throws(() => withUpstreamsSection('# X\n', n), Refusal);
   t.end();
 });
 

@@ -3,9 +3,11 @@
  * tree (never the checkout itself) the scaffold refuses a taken name, a malformed one and one another
  * family's prices would bill, writing nothing,
  * then writes an OpenAI-compatible family (`modelz`) and a custom-protocol one (`modely --protocol
- * custom --base-path /api`), each exactly the files it promises; then the copy passes `npm run lint` and
+ * custom --base-path /api`), each exactly the files it promises (its docs among them: a section in
+ * docs/upstreams.md, a row in the README); then the copy passes `npm run lint` and
  * the tests that enumerate families or read gateway.yaml, with the two new kit tests, and its shipped
- * gateway.yaml serves both families from the bundled simulator.
+ * gateway.yaml serves both families from the bundled simulator: the relaying one passes a field no table
+ * lists to the vendor, the translating one refuses it.
  *
  * One build of the copy serves every run, the fastest honest order: the scaffold runs from this
  * checkout's compiled CLI (built from the same sources by the `npm test` that runs this file), copied into
@@ -14,10 +16,11 @@
  */
 import t, { type Test } from 'tap';
 import { spawn } from 'node:child_process';
-import { cpSync } from 'node:fs';
+import { cpSync, readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { join } from 'node:path';
 import OpenAI from 'openai';
+import { hasReadmeRow, hasUpstreamsSection } from '../../cli/new-family/family-docs';
 import { tempDir } from '../helpers/gateway';
 import { GATEWAY_LISTENING, START_TIMEOUT_MS } from '../helpers/process';
 import {
@@ -62,6 +65,8 @@ const EDITED = [
   'deploy/gateway.yaml',
   'docs/configuration.md',
   'test/kit/fixtures/SOURCES.md',
+  'docs/upstreams.md',
+  'README.md',
 ];
 const ERRORS = ['error-400.json', 'error-429.json', 'error-500.json'];
 const openAiFiles = (name: string): string[] => [
@@ -91,6 +96,7 @@ const changes = (promised: readonly string[]): string[] =>
 /** The tests a new family can fail: those that enumerate families or read gateway.yaml, and its kit tests. */
 const TESTS = [
   'dist/test/kit/every-family.test.js',
+  'dist/test/kit/every-family-documented.test.js',
   'dist/test/kit/fixtures.test.js',
   `dist/test/kit/families/${OPENAI}.test.js`,
   `dist/test/kit/families/${CUSTOM}.test.js`,
@@ -130,6 +136,14 @@ t.test('a scaffolded family passes lint and the family tests as written', NOT_GI
       t.strictSame(changedFiles(copy), changes(call.promised));
       for (const file of [...call.promised, ...EDITED]) t.match(made.output, file, `it names ${file}`);
       t.match(made.output, /next:[\s\S]*npm test/, 'and the next steps');
+      const page = (file: string) => readFileSync(join(copy, file), 'utf8');
+      t.ok(hasUpstreamsSection(page('docs/upstreams.md'), call.name), 'a section in docs/upstreams.md');
+      t.match(
+        page('docs/upstreams.md'),
+        new RegExp(`^\\| \\[\`${call.name}\`\\]\\(#${call.name}\\) +\\|`, 'm'),
+        'a row of its table of families',
+      );
+      t.ok(hasReadmeRow(page('README.md'), call.name), "a row in the README's table of what it serves");
       t.match(
         made.output,
         `npm run test:files -- test/kit/families/${call.name}.test.ts`,
@@ -189,6 +203,7 @@ async function served(t: Test, copy: string): Promise<void> {
     });
   });
   const client = new OpenAI({ baseURL: `${url}/v1`, apiKey: key, maxRetries: 0 });
+  await unlistedFields(t, url, key);
   for (const model of [`${OPENAI}-1`, `${CUSTOM}-1`]) {
     const answer = await client.chat.completions.create({ model, messages: ask });
     const text = answer.choices[0]?.message.content ?? '';
@@ -215,4 +230,32 @@ async function served(t: Test, copy: string): Promise<void> {
       `${model}: with the usage asked for`,
     );
   }
+}
+
+/**
+ * A field no table lists (docs/contract.md): the relaying family passes it to the simulator unchanged
+ * (its `echo` control answers with the body it received), the translating one refuses it with the
+ * contract's 400 body naming it.
+ */
+async function unlistedFields(t: Test, url: string, key: string): Promise<void> {
+  const post = (model: string, content: string) =>
+    fetch(`${url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model, messages: [{ role: 'user', content }], vendor_flag: { on: true } }),
+    });
+  const relayed = await post(`${OPENAI}-1`, 'hi #sim echo');
+  t.equal(relayed.status, 200, `${OPENAI}: an unlisted field is relayed`);
+  const echoed = (await relayed.json()) as { choices: { message: { content: string } }[] };
+  const received = JSON.parse(echoed.choices[0]?.message.content ?? '{}') as { body?: unknown };
+  t.match(received.body, { vendor_flag: { on: true } }, `${OPENAI}: the simulator received it unchanged`);
+  const refused = await post(`${CUSTOM}-1`, 'hi');
+  t.equal(refused.status, 400, `${CUSTOM}: an unlisted field is refused`);
+  t.strictSame(await refused.json(), {
+    error: {
+      code: 'unsupported_field',
+      message: `field 'vendor_flag' is not supported by model '${CUSTOM}-1'`,
+      type: 'error',
+    },
+  });
 }

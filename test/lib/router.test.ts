@@ -128,6 +128,65 @@ void t.test('route paths', (t) => {
   t.end();
 });
 
+void t.test('a parameter followed by a :verb in its segment', (t) => {
+  // The plain parameter first: order added does not decide which wins.
+  const router = new Router<string>()
+    .add('GET', '/models/:model', 'get')
+    .add('POST', '/models/:model:generateContent', 'generate')
+    .add('POST', '/models/:model:streamGenerateContent', 'stream')
+    .add('POST', '/models/fixed:generateContent', 'fixed');
+  const found = (method: string, path: string) => hit(router.find(method, path));
+  t.strictSame(found('POST', '/models/gemini-2.5-flash:generateContent'), {
+    handler: 'generate',
+    params: { model: 'gemini-2.5-flash' },
+  });
+  t.strictSame(found('POST', '/models/gemini-2.5-flash:streamGenerateContent'), {
+    handler: 'stream',
+    params: { model: 'gemini-2.5-flash' },
+  });
+  t.strictSame(found('GET', '/models/gemini-2.5-flash'), {
+    handler: 'get',
+    params: { model: 'gemini-2.5-flash' },
+  });
+  t.strictSame(
+    found('POST', '/models/fixed:generateContent'),
+    { handler: 'fixed', params: {} },
+    'static wins',
+  );
+  t.strictSame(
+    found('POST', '/models/a:b:generateContent'),
+    { handler: 'generate', params: { model: 'a:b' } },
+    'the verb is the last colon',
+  );
+  t.strictSame(
+    found('POST', '/models/a%3Ab%2F:generateContent'),
+    { handler: 'generate', params: { model: 'a%3Ab%2F' } },
+    'the model comes back raw',
+  );
+  t.strictSame(
+    router.find('POST', '/models/:generateContent'),
+    { allowed: ['GET'] },
+    'no model, no verb route',
+  );
+  t.strictSame(router.find('POST', '/models/m:generateContentX'), { allowed: ['GET'] }, 'the verb is whole');
+  t.strictSame(router.find('POST', '/models/m:countTokens'), { allowed: ['GET'] }, 'an unknown verb');
+  t.strictSame(router.find('POST', '/models/m'), { allowed: ['GET'] });
+  t.strictSame(
+    found('GET', '/models/m:generateContent'),
+    { handler: 'get', params: { model: 'm:generateContent' } },
+    'a plain parameter takes the whole segment',
+  );
+  t.strictSame(router.find('PUT', '/models/m:generateContent'), { allowed: ['GET', 'POST'] }, 'the 405 list');
+  t.throws(
+    () => router.add('POST', '/models/:id:generateContent', 'again'),
+    /two routes/,
+    'whatever the parameter is named',
+  );
+  for (const path of ['/m/:a:b:c', '/m/:a:', '/m/:a:1b', '/m/:a:b-c'])
+    t.throws(() => new Router<string>().add('GET', path, 'x'), /bad parameter/, path);
+  t.end();
+});
+
 void t.test('any non-empty segment without a slash fills a parameter as sent', (t) => {
   const router = new Router<string>().add('GET', '/t/:id', 'one').add('GET', '/t/fixed', 'fixed');
   fc.assert(

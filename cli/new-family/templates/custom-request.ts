@@ -8,15 +8,21 @@ export function customRequest(n: FamilyNames): NewFile {
  * written by \`npm run new-family\`: \`{model, input: [{role, text}], max_output_tokens, stream}\`. Replace
  * \`vendorRequest\` with the vendor's body, and the field table with the fields it can be given.
  */
+import { z } from 'zod';
 import { isJsonObject, type JsonObject } from '../../../core/kit';
 import type { ChatFieldTable } from '../../apis/chat-completions';
 
 /**
- * The contract's chat fields the family translates. The contract's others are refused (400
- * unsupported_field): the vendor would never see them. A field the contract does not list is not sent
- * either (max_completion_tokens aside, which is read as max_tokens).
+ * The chat fields the family translates: the contract's it takes, and OpenAI's max_completion_tokens,
+ * read as max_tokens. The family translates (\`translates: true\`), so every other field, the contract's
+ * or any a client adds, is refused with 400 unsupported_field naming it: the vendor would never see it,
+ * and a client is told so rather than having it dropped. List here each field \`vendorRequest\` maps.
  */
-export const ${n.camel}Fields: ChatFieldTable = { accepts: ['stream', 'stream_options', 'max_tokens'] };
+export const ${n.camel}Fields: ChatFieldTable = {
+  accepts: ['stream', 'stream_options', 'max_tokens'],
+  own: { max_completion_tokens: { schema: z.int().min(1), expect: 'a positive integer' } },
+  translates: true,
+};
 
 /** One turn of the vendor's \`input\`. */
 interface VendorTurn {

@@ -17,7 +17,8 @@ import { defineChatFamily } from '../openai-compatible/define-chat-family';
 export const ${n.pascal}Upstream = defineChatFamily('${n.name}', {
   fields: {
     // The contract's chat fields the vendor takes (any other the contract lists is refused with 400), and
-    // stream_options so a client may ask for stream usage. Add the vendor's own under \`own:\`.
+    // stream_options so a client may ask for stream usage. Add the vendor's own under \`own:\` to check
+    // them; the family relays, so a field no table lists reaches the vendor unchanged.
     accepts: [...OPENAI_CHAT_FIELDS, 'stream_options'],
   },
   // \`owned_by\` in GET /v1/models.
