@@ -19,7 +19,7 @@ import {
 import { ConfigWatcher } from '../reload/config-watcher';
 import type { LiveRouting } from '../reload/live-routing';
 import type { ConfigSource, Snapshot } from '../reload/snapshot';
-import type { Part } from './lifecycle';
+import type { Part } from './part';
 
 export interface ReloadingNeeds {
   readonly config: GatewayConfig;
@@ -34,6 +34,8 @@ export interface ReloadingNeeds {
   readonly applied: (snapshot: Snapshot) => void;
   readonly metrics: GatewayMetrics;
   readonly logger: Logger;
+  /** The parts a reload builds with and applies to: the watcher and the announcer run within them. */
+  readonly partsNeeded: readonly string[];
 }
 
 export interface ConfigReloading {
@@ -45,7 +47,7 @@ export interface ConfigReloading {
 }
 
 export function configReloading(needs: ReloadingNeeds): ConfigReloading {
-  const { config, file, env, instance, redis, routing, build, metrics, logger } = needs;
+  const { config, file, env, instance, redis, routing, build, metrics, logger, partsNeeded } = needs;
   const announcer =
     redis && file ? new ConfigAnnouncer(redis, instance, () => reloader!.status(), logger) : undefined;
   const reloader =
@@ -86,13 +88,19 @@ export function configReloading(needs: ReloadingNeeds): ConfigReloading {
   };
   const parts: Part[] = [];
   if (watcher)
-    parts.push({ name: 'config watcher', start: () => watcher.start(), stop: () => watcher.stop() });
+    parts.push({
+      name: 'config watcher',
+      needs: partsNeeded,
+      start: () => watcher.start(),
+      stop: () => watcher.stop(),
+    });
   if (announcer) {
     const onAnnounced = (hash: string) => {
       if (hash !== routing.current.source.hash) void reload('announce');
     };
     parts.push({
       name: 'config announcer',
+      needs: partsNeeded,
       start: () => announcer.start(onAnnounced),
       stop: () => announcer.stop(),
     });

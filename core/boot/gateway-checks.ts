@@ -6,7 +6,8 @@
 import type { ConfigStatus } from '../reload/config-reloader';
 import type { RedisLink } from '../redis/redis-link';
 import type { StoreHealth } from '../stores/store-health';
-import type { CheckResult, ReadinessCheck } from '../health/readiness';
+import type { Logger } from 'pino';
+import { Readiness, type CheckResult, type ReadinessCheck } from '../health/readiness';
 
 export interface CheckedParts {
   /** The running configuration's status (`GET /admin/config`). */
@@ -16,6 +17,10 @@ export interface CheckedParts {
 }
 
 const OK: CheckResult = Object.freeze({ state: 'ok' });
+
+/** What `/readyz` and `/admin/health` answer from. */
+export const gatewayReadiness = (parts: CheckedParts, logger: Logger): Readiness =>
+  new Readiness(gatewayChecks(parts), logger);
 
 export function gatewayChecks(parts: CheckedParts): ReadinessCheck[] {
   const { redis } = parts;

@@ -8,29 +8,29 @@
  * resolved once into a cell (metric-cells.ts), kept per endpoint object, route target and status, so a
  * request costs map lookups and additions, never a label string built or hashed anew.
  */
-import {
-  collectDefaultMetrics,
-  Counter,
-  Gauge,
-  Registry,
-  type CounterConfiguration,
-  type RegistryContentType,
-} from 'prom-client';
-import type { Endpoint } from '../request/served-request';
-import type { ServedRequest } from '../request/served-request';
+import { collectDefaultMetrics, Counter, Gauge, Registry, type RegistryContentType } from 'prom-client';
+import type { Endpoint, ServedRequest } from '../request/served-request';
 import type { RouteTarget } from '../contracts/route';
 import type { UsageStats } from '../stores/usage-store';
 import type { TaskStatus } from '../stores/video-task';
 import type { Usage } from '../contracts/usage';
-import { CellCounter, CellHistogram, type CounterCell, type HistogramCell } from './metric-cells';
+import type { CounterCell, HistogramCell } from './metric-cells';
+import {
+  alertMetrics,
+  configMetrics,
+  metricMaker,
+  pollMetrics,
+  requestMetrics,
+  upstreamMetrics,
+  type AlertMetrics,
+  type ConfigMetrics,
+  type PollMetrics,
+  type RequestMetrics,
+  type UpstreamMetrics,
+} from './metric-definitions';
 
 /** The label value of what a request never had: no route, no upstream, no endpoint. */
 export const NONE = 'none';
-
-/** Seconds: the gateway's own share of a request is small, an upstream's may run for minutes. */
-const OVERHEAD_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
-const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
-const POLL_LAG_BUCKETS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 
 /** Task counts are read at scrape time from the store, at most this often (a MongoDB count is a query). */
 const TASK_COUNT_TTL_MS = 5_000;
@@ -81,25 +81,11 @@ const exemplarOf = (ctx: ServedRequest): Readonly<Record<string, string>> | unde
 export class GatewayMetrics {
   readonly registry = new Registry<RegistryContentType>();
   private sources: MetricSources | undefined;
-  private readonly requests: CellCounter;
-  private readonly errors: CellCounter;
-  private readonly duration: CellHistogram;
-  private readonly overhead: CellHistogram;
-  private readonly upstreamDuration: CellHistogram;
-  private readonly firstByte: CellHistogram;
-  private readonly tokens: CellCounter;
-  private readonly cost: CellCounter;
-  private readonly upstreamFailures: Counter<string>;
-  private readonly retries: Counter<string>;
-  private readonly retriesRefused: Counter<string>;
-  private readonly ejections: Counter<string>;
-  private readonly polls: Counter<string>;
-  private readonly pollLag: HistogramCell;
-  private readonly configInfo: Gauge<string>;
-  private readonly reloads: Counter<string>;
-  private readonly alertCrossings: Counter<string>;
-  private readonly alertAttempts: Counter<string>;
-  private readonly alertDeliveries: Counter<string>;
+  private readonly http: RequestMetrics;
+  private readonly upstreams: UpstreamMetrics;
+  private readonly video: PollMetrics;
+  private readonly config: ConfigMetrics;
+  private readonly alerts: AlertMetrics;
   /** Request counters by endpoint, then route target (null: not routed), then status. */
   private readonly requestChildren = new WeakMap<Endpoint, Map<RouteTarget | null, Map<number, Child>>>();
   private readonly endpointTimers = new WeakMap<Endpoint, EndpointTimers>();
@@ -113,112 +99,12 @@ export class GatewayMetrics {
    */
   constructor({ exemplars = false }: { exemplars?: boolean } = {}) {
     if (exemplars) this.registry.setContentType(Registry.OPENMETRICS_CONTENT_TYPE);
-    const counter = (config: CounterConfiguration<string>) =>
-      new Counter({ ...config, registers: [this.registry] });
-    const cells = (config: { name: string; help: string; labelNames: string[] }) =>
-      new CellCounter(config.name, config.help, config.labelNames, this.registry);
-    const histogram = (config: { name: string; help: string; labelNames?: string[]; buckets: number[] }) =>
-      new CellHistogram(config.name, config.help, config.labelNames ?? [], this.registry, config.buckets);
-    this.requests = cells({
-      name: 'gateway_requests_total',
-      help: 'Requests answered, by endpoint, routed model, upstream and the status the client saw (499: it left before any).',
-      labelNames: ['endpoint', 'model', 'upstream', 'status'],
-    });
-    this.errors = cells({
-      name: 'gateway_error_responses_total',
-      help: "Requests answered with one of the gateway's own errors, by code (rate_limited and budget_exhausted are the limit refusals).",
-      labelNames: ['code'],
-    });
-    this.duration = histogram({
-      name: 'gateway_request_duration_seconds',
-      help: 'Time from the request to its last byte, by endpoint.',
-      labelNames: ['endpoint'],
-      buckets: LATENCY_BUCKETS,
-    });
-    this.overhead = histogram({
-      name: 'gateway_request_overhead_seconds',
-      help: "The gateway's own time in a request: its duration minus the time spent on upstreams, by endpoint.",
-      labelNames: ['endpoint'],
-      buckets: OVERHEAD_BUCKETS,
-    });
-    this.upstreamDuration = histogram({
-      name: 'gateway_upstream_duration_seconds',
-      help: "Time spent on upstreams per request (every attempt): from sending the request to the response's last byte, by the upstream that answered.",
-      labelNames: ['upstream'],
-      buckets: LATENCY_BUCKETS,
-    });
-    this.firstByte = histogram({
-      name: 'gateway_stream_first_byte_seconds',
-      help: 'Streams: time from the request to the first event written to the client, by upstream.',
-      labelNames: ['upstream'],
-      buckets: LATENCY_BUCKETS,
-    });
-    this.tokens = cells({
-      name: 'gateway_tokens_total',
-      help: 'Tokens used, by model and kind (prompt, completion; reasoning, cache_read and cache_write are parts of those).',
-      labelNames: ['model', 'kind'],
-    });
-    this.cost = cells({
-      name: 'gateway_cost_total',
-      help: "Cost of the calls and video tasks billed, in the currency of gateway.yaml's prices, by model (unpriced calls count nothing).",
-      labelNames: ['model'],
-    });
-    this.upstreamFailures = counter({
-      name: 'gateway_upstream_failures_total',
-      help: 'Upstream attempts that failed before answering the client, by upstream and reason (upstream_unreachable, upstream_timeout, http_<status>).',
-      labelNames: ['upstream', 'reason'],
-    });
-    this.retries = counter({
-      name: 'gateway_upstream_retries_total',
-      help: "Requests sent again to the route's next target (its first fallback when it has some) after a failure, by upstream failed and upstream tried.",
-      labelNames: ['from', 'to'],
-    });
-    this.retriesRefused = counter({
-      name: 'gateway_upstream_retries_refused_total',
-      help: 'Failures not retried because the retry budget was spent, by upstream.',
-      labelNames: ['upstream'],
-    });
-    this.ejections = counter({
-      name: 'gateway_upstream_ejections_total',
-      help: 'Upstreams ejected by this instance for consecutive failures, by upstream.',
-      labelNames: ['upstream'],
-    });
-    this.polls = counter({
-      name: 'gateway_video_polls_total',
-      help: 'Video task polls made by this instance, by upstream and result (ok, error).',
-      labelNames: ['upstream', 'result'],
-    });
-    this.pollLag = histogram({
-      name: 'gateway_video_poll_lag_seconds',
-      help: 'How late video polls started after their task was due.',
-      buckets: POLL_LAG_BUCKETS,
-    }).cell();
-    this.configInfo = new Gauge({
-      name: 'gateway_config_info',
-      help: 'The configuration serving: 1, with the sha256 of its file (or of its JSON) as `hash`.',
-      labelNames: ['hash'],
-      registers: [this.registry],
-    });
-    this.reloads = counter({
-      name: 'gateway_config_reloads_total',
-      help: 'Configuration reloads by result (applied, unchanged, refused).',
-      labelNames: ['result'],
-    });
-    this.alertCrossings = counter({
-      name: 'gateway_alert_crossings_total',
-      help: 'Budget thresholds crossed, by result: claimed (this instance sends the alert), claimed_elsewhere, claim_failed, dropped (the alert queue was full, or the gateway stopping).',
-      labelNames: ['result'],
-    });
-    this.alertAttempts = counter({
-      name: 'gateway_alert_delivery_attempts_total',
-      help: 'Spend alert webhook attempts, by result (2xx, 3xx, 4xx, 429, 5xx, timeout, unreachable, stopped).',
-      labelNames: ['result'],
-    });
-    this.alertDeliveries = counter({
-      name: 'gateway_alert_deliveries_total',
-      help: 'Spend alert deliveries ended, by outcome: delivered, rejected (a 4xx other than 429, not retried), failed (attempts spent, or the gateway stopping).',
-      labelNames: ['outcome'],
-    });
+    const make = metricMaker(this.registry);
+    this.http = requestMetrics(make);
+    this.upstreams = upstreamMetrics(make);
+    this.video = pollMetrics(make);
+    this.config = configMetrics(make);
+    this.alerts = alertMetrics(make);
     this.scraped();
     collectDefaultMetrics({ register: this.registry });
   }
@@ -241,7 +127,7 @@ export class GatewayMetrics {
     const exemplar = exemplarOf(ctx);
     timers.duration.observe(totalMs / 1000, exemplar);
     timers.overhead.observe(Math.max(0, totalMs - observed.upstreamMs) / 1000);
-    if (observed.errorCode !== undefined) this.errors.cell(observed.errorCode).value++;
+    if (observed.errorCode !== undefined) this.http.errors.cell(observed.errorCode).value++;
     if (!target) return;
     const upstream = this.upstreamTimersOf(target.upstream.name);
     if (observed.upstreamMs > 0) upstream.duration.observe(observed.upstreamMs / 1000, exemplar);
@@ -252,8 +138,8 @@ export class GatewayMetrics {
 
   /** A request answered before it reached the pipeline (no route, a parse error Node raised, shutdown). */
   refused(status: number, code: string): void {
-    this.requests.cell(NONE, NONE, NONE, statusLabel(status)).value++;
-    this.errors.cell(code).value++;
+    this.http.requests.cell(NONE, NONE, NONE, statusLabel(status)).value++;
+    this.http.errors.cell(code).value++;
   }
 
   /** A video task billed (by the poller): its tokens and cost. */
@@ -264,49 +150,49 @@ export class GatewayMetrics {
   }
 
   upstreamFailed(upstream: string, reason: string): void {
-    this.upstreamFailures.labels(upstream, reason).inc();
+    this.upstreams.failures.labels(upstream, reason).inc();
   }
 
   retried(from: string, to: string): void {
-    this.retries.labels(from, to).inc();
+    this.upstreams.retries.labels(from, to).inc();
   }
 
   retryRefused(upstream: string): void {
-    this.retriesRefused.labels(upstream).inc();
+    this.upstreams.retriesRefused.labels(upstream).inc();
   }
 
   ejected(upstream: string): void {
-    this.ejections.labels(upstream).inc();
+    this.upstreams.ejections.labels(upstream).inc();
   }
 
   polled(upstream: string, ok: boolean): void {
-    this.polls.labels(upstream, ok ? 'ok' : 'error').inc();
+    this.video.polls.labels(upstream, ok ? 'ok' : 'error').inc();
   }
 
   pollLagged(ms: number): void {
-    this.pollLag.observe(ms / 1000);
+    this.video.lag.observe(ms / 1000);
   }
 
   /** The configuration now serving. */
   configured(hash: string): void {
-    this.configInfo.reset();
-    this.configInfo.labels(hash).set(1);
+    this.config.info.reset();
+    this.config.info.labels(hash).set(1);
   }
 
   reloaded(result: 'applied' | 'unchanged' | 'refused'): void {
-    this.reloads.labels(result).inc();
+    this.config.reloads.labels(result).inc();
   }
 
   alertCrossed(result: 'claimed' | 'claimed_elsewhere' | 'claim_failed' | 'dropped'): void {
-    this.alertCrossings.labels(result).inc();
+    this.alerts.crossings.labels(result).inc();
   }
 
   alertAttempted(result: string): void {
-    this.alertAttempts.labels(result).inc();
+    this.alerts.attempts.labels(result).inc();
   }
 
   alertDelivered(outcome: 'delivered' | 'rejected' | 'failed'): void {
-    this.alertDeliveries.labels(outcome).inc();
+    this.alerts.deliveries.labels(outcome).inc();
   }
 
   private requestChild(endpoint: Endpoint, target: RouteTarget | null, status: number): Child {
@@ -319,7 +205,7 @@ export class GatewayMetrics {
     if (!child) {
       const model = target ? target.spec.id : NONE;
       const upstream = target ? target.upstream.name : NONE;
-      child = this.requests.cell(endpoint.id, model, upstream, statusLabel(status));
+      child = this.http.requests.cell(endpoint.id, model, upstream, statusLabel(status));
       byStatus.set(status, child);
     }
     return child;
@@ -328,7 +214,10 @@ export class GatewayMetrics {
   private timersOf(endpoint: Endpoint): EndpointTimers {
     let timers = this.endpointTimers.get(endpoint);
     if (!timers) {
-      timers = { duration: this.duration.cell(endpoint.id), overhead: this.overhead.cell(endpoint.id) };
+      timers = {
+        duration: this.http.duration.cell(endpoint.id),
+        overhead: this.http.overhead.cell(endpoint.id),
+      };
       this.endpointTimers.set(endpoint, timers);
     }
     return timers;
@@ -337,7 +226,7 @@ export class GatewayMetrics {
   private upstreamTimersOf(name: string): UpstreamTimers {
     let timers = this.upstreamTimers.get(name);
     if (!timers) {
-      timers = { duration: this.upstreamDuration.cell(name), firstByte: this.firstByte.cell(name) };
+      timers = { duration: this.http.upstreamDuration.cell(name), firstByte: this.http.firstByte.cell(name) };
       this.upstreamTimers.set(name, timers);
     }
     return timers;
@@ -346,14 +235,14 @@ export class GatewayMetrics {
   private modelCountersOf(model: string): ModelCounters {
     let counters = this.modelCounters.get(model);
     if (!counters) {
-      const kind = (k: string) => this.tokens.cell(model, k);
+      const kind = (k: string) => this.http.tokens.cell(model, k);
       counters = {
         prompt: kind('prompt'),
         completion: kind('completion'),
         reasoning: kind('reasoning'),
         cacheRead: kind('cache_read'),
         cacheWrite: kind('cache_write'),
-        cost: this.cost.cell(model),
+        cost: this.http.cost.cell(model),
       };
       this.modelCounters.set(model, counters);
     }

@@ -1,0 +1,44 @@
+/** The services a plugin may inject, in this gateway's own container with the plugins it was given. */
+import type { Logger } from 'pino';
+import type { DependencyContainer } from 'tsyringe';
+import { LoggerToken } from '../base/logger';
+import { BudgetLedgerToken, type BudgetLedger } from '../billing/budget-ledger';
+import { KeyServiceToken, type KeyService } from '../keys/key-service';
+import type { AnyPluginRegistration } from '../plugins/define-plugin';
+import { pluginContainer } from '../plugins/plugin-container';
+import { LiveInstancesToken, type LiveInstances } from '../redis/live-instances';
+import { RedisToken, type RedisLink } from '../redis/redis-link';
+import { KeptState, KeptStateToken } from '../reload/kept-state';
+import { ResilienceToken, type Resilience } from '../routing/resilience';
+import { TeamServiceToken, type TeamService } from '../teams/team-service';
+import { UsageStoreToken, type UsageStore } from '../stores/usage-store';
+
+export interface ScopedServices {
+  readonly redis: RedisLink | undefined;
+  readonly live: LiveInstances | undefined;
+  readonly logger: Logger;
+  readonly keys: KeyService;
+  readonly teams: TeamService;
+  readonly usage: UsageStore;
+  readonly budgets: BudgetLedger;
+  readonly resilience: Resilience;
+}
+
+export function gatewayScope(
+  plugins: readonly AnyPluginRegistration[],
+  services: ScopedServices,
+): DependencyContainer {
+  const scope = pluginContainer(plugins);
+  const { redis, live } = services;
+  // Factories, not values: tsyringe takes `useValue: undefined` for no provider at all.
+  scope.register(RedisToken, { useFactory: () => redis });
+  scope.register(LiveInstancesToken, { useFactory: () => live });
+  scope.register(LoggerToken, { useValue: services.logger });
+  scope.register(KeyServiceToken, { useValue: services.keys });
+  scope.register(TeamServiceToken, { useValue: services.teams });
+  scope.register(UsageStoreToken, { useValue: services.usage });
+  scope.register(BudgetLedgerToken, { useValue: services.budgets });
+  scope.register(KeptStateToken, { useValue: new KeptState() });
+  scope.register(ResilienceToken, { useValue: services.resilience });
+  return scope;
+}
