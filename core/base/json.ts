@@ -37,3 +37,32 @@ export function withFirstMember(raw: Buffer, member: string): Buffer {
   const open = raw.indexOf(OPEN_OBJECT) + 1; // after `{`: whatever precedes it in an object's text is whitespace
   return Buffer.concat([raw.subarray(0, open), Buffer.from(`${member},`), raw.subarray(open)]);
 }
+
+/** How deep `at` lies in the JSON text `data`: 1 inside the outermost object; -1 inside a string. */
+function depthAt(data: string, at: number): number {
+  let depth = 0;
+  for (let i = 0; i < at; i++) {
+    const c = data.charCodeAt(i);
+    if (c === QUOTE) {
+      i = stringEnd(data, i); // strings are skipped whole
+      if (i < 0 || i >= at) return -1;
+    } else if (c === OPEN_OBJECT || c === OPEN_ARRAY) depth++;
+    else if (c === CLOSE_OBJECT || c === CLOSE_ARRAY) depth--;
+  }
+  return depth;
+}
+
+/**
+ * The JSON text `data` without the member `data[at, at + length)` (`"name":value`, written without
+ * spaces), cut with its comma and the rest kept byte for byte; undefined when that member is not one of
+ * the outermost object's, plainly delimited (the caller then parses the text).
+ */
+export function withoutMember(data: string, at: number, length: number): string | undefined {
+  if (depthAt(data, at) !== 1) return undefined;
+  const end = at + length;
+  if (data.charCodeAt(end) === COMMA) return data.slice(0, at) + data.slice(end + 1);
+  if (data.charCodeAt(at - 1) === COMMA) return data.slice(0, at - 1) + data.slice(end);
+  if (data.charCodeAt(at - 1) === OPEN_OBJECT && data.charCodeAt(end) === CLOSE_OBJECT)
+    return data.slice(0, at) + data.slice(end);
+  return undefined;
+}

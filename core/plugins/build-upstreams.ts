@@ -7,7 +7,7 @@
 import type { DependencyContainer } from 'tsyringe';
 import type { GatewayConfig } from '../../config/schema';
 import { parseSection } from '../../config/validate';
-import { pluginRegistration, resolvePlugin } from './plugin-instances';
+import { pluginRegistration, provide, resolvePlugin } from './plugin-instances';
 import { registeredPlugins } from './plugin-container';
 import type { UpstreamPlugin } from '../contracts/upstream';
 import { Upstream, upstreamAgent } from '../upstream/upstream';
@@ -30,7 +30,7 @@ export function buildUpstreams(
     };
     const agent = upstreamAgent(options);
     const plugin = resolvePlugin(registration, options, parent, [
-      [UpstreamCallerToken, new UpstreamCaller(name, agent, timeouts)],
+      provide(UpstreamCallerToken, new UpstreamCaller(name, agent, timeouts)),
     ]);
     checkPlugin(raw.plugin, plugin);
     return new Upstream(name, plugin, agent, timeouts);

@@ -16,7 +16,7 @@ import 'reflect-metadata';
 import { inject, injectable } from 'tsyringe';
 import type { constructor } from 'tsyringe/dist/typings/types';
 import { z } from 'zod';
-import { PluginOptionsToken } from './plugin-tokens';
+import { token, type Token } from '../base/token';
 import type { ApiTranslator } from '../contracts/translator';
 import type { Middleware } from '../contracts/stage';
 import type { UpstreamPlugin } from '../contracts/upstream';
@@ -36,6 +36,8 @@ const WITHOUT_OPTIONS: ReadonlySet<PluginKind> = new Set(['middleware', 'api-tra
 export type PluginKind = keyof Kinds;
 /** The instance a plugin of kind K is. */
 export type PluginOf<K extends PluginKind> = Kinds[K]['plugin'];
+/** The validated options a plugin of kind `K` is built with. */
+export type OptionsOf<K extends PluginKind> = Kinds[K]['options'];
 
 /** Stage names, each with the reason it must come first (for the start-up error). */
 export type StageRule = Readonly<Record<string, string>>;
@@ -64,6 +66,8 @@ export interface PluginRegistration<K extends PluginKind> {
   readonly kind: K;
   readonly name: string;
   readonly options: z.ZodType<Kinds[K]['options']>;
+  /** The token its constructor's first parameter is injected with: its validated options, typed as its schema says. */
+  readonly optionsToken: Token<Kinds[K]['options']>;
   readonly order: StageOrder;
   readonly cls: constructor<Kinds[K]['plugin']>;
 }
@@ -93,13 +97,15 @@ export function definePlugin<K extends PluginKind, S extends z.ZodType<Kinds[K][
     }
     if (!manifest.options && !WITHOUT_OPTIONS.has(kind))
       throw new Error(`the ${kind} plugin "${name}" needs an options schema`);
-    if (manifest.options) inject(PluginOptionsToken)(cls, undefined, 0);
+    const optionsToken = token<Kinds[K]['options']>(`${kind} ${name} options`);
+    if (manifest.options) inject(optionsToken)(cls, undefined, 0);
     injectable()(cls);
     const registration: PluginRegistration<K> = {
       kind,
       name,
       // Only kinds whose options are `unknown` go without a schema (checked above).
       options: manifest.options ?? (NO_OPTIONS as z.ZodType<Kinds[K]['options']>),
+      optionsToken,
       order: { after: manifest.after ?? {}, requires: manifest.requires ?? {} },
       cls: cls as constructor<Kinds[K]['plugin']>,
     };

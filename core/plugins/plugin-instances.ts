@@ -5,9 +5,8 @@
  */
 import type { DependencyContainer } from 'tsyringe';
 import { ConfigError } from '../../config/errors';
-import { PluginOptionsToken } from './plugin-tokens';
 import { type Token } from '../base/token';
-import type { PluginKind, PluginOf, PluginRegistration } from './define-plugin';
+import type { OptionsOf, PluginKind, PluginOf, PluginRegistration } from './define-plugin';
 
 /** The registration of `name`; `what` names the kind in the error (`middleware`, `upstream plugin`). */
 export function pluginRegistration<K extends PluginKind>(
@@ -23,18 +22,24 @@ export function pluginRegistration<K extends PluginKind>(
   return registration;
 }
 
-/** A value the plugin's constructor may inject beside its options. */
-export type Provided = readonly [Token<unknown>, unknown];
+/** A value the plugin's constructor may inject beside its options, registered in its child container. */
+export type Provided = (child: DependencyContainer) => void;
+
+/** `value` for the token that names its type. */
+export const provide =
+  <T>(token: Token<T>, value: T): Provided =>
+  (child) =>
+    child.register(token, { useValue: value });
 
 /** The plugin's instance, built in its own child container holding `options` and `provided`. */
 export function resolvePlugin<K extends PluginKind>(
   registration: PluginRegistration<K>,
-  options: unknown,
+  options: OptionsOf<K>,
   parent: DependencyContainer,
   provided: readonly Provided[] = [],
 ): PluginOf<K> {
   const child = parent.createChildContainer();
-  child.register(PluginOptionsToken, { useValue: options });
-  for (const [token, value] of provided) child.register(token, { useValue: value });
+  child.register(registration.optionsToken, { useValue: options });
+  for (const provision of provided) provision(child);
   return child.resolve(registration.cls);
 }

@@ -5,14 +5,9 @@
  * (ChatFieldTable), declared in its plugin; this file only applies it.
  */
 import { z } from 'zod';
-import {
-  checkCeiling,
-  Errors,
-  type JsonObject,
-  type ModelApi,
-  type ModelLimits,
-  type StreamDialect,
-} from '../../core/kit';
+import { checkCeiling, type ModelApi, type ModelLimits, type StreamDialect } from '../../core/kit/upstream';
+import { Errors } from '../../core/kit/plugin';
+import type { JsonObject } from '../../core/kit/json';
 import { stringsOf } from './finish-reasons';
 import { checkParts, type PartTable } from './content-parts';
 import { FamilyFields, type ApiFields, type FieldTable } from './field-table';

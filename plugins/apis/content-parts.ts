@@ -4,7 +4,8 @@
  * naming its path, instead of being forwarded for the upstream to interpret.
  */
 import type { z } from 'zod';
-import { Errors, isJsonObject } from '../../core/kit';
+import { Errors } from '../../core/kit/plugin';
+import { isJsonObject } from '../../core/kit/json';
 
 /** Part type → the schema of a part of that type (the `type` key itself is checked by the table). */
 export type PartTable = Readonly<Record<string, z.ZodType>>;

@@ -3,7 +3,7 @@
  * array of token arrays) read as a list of inputs: how many a call sends, and how many tokens the
  * upstream will count, exactly for token arrays and estimated for text.
  */
-import { estimateTokens } from '../../core/kit';
+import { estimateTokens } from '../../core/kit/upstream';
 
 /** One input as the upstream embeds it: text, or the tokens of a text. */
 type OneInput = string | readonly number[];

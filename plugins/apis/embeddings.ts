@@ -5,7 +5,9 @@
  * may hold, are its facts (EmbeddingModelFacts). This file only applies them.
  */
 import { z } from 'zod';
-import { Errors, type JsonObject, type ModelApi, type ModelLimits } from '../../core/kit';
+import { Errors } from '../../core/kit/plugin';
+import type { JsonObject } from '../../core/kit/json';
+import type { ModelApi, ModelLimits } from '../../core/kit/upstream';
 import { OpenAiStreamDialect } from './chat-completions';
 import { inputsOf, tokenArraysOf } from './embedding-input';
 import { FamilyFields, type ApiFields, type FieldTable } from './field-table';

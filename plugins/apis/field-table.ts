@@ -10,7 +10,8 @@
  * It is never dropped without a word.
  */
 import type { z } from 'zod';
-import { Errors, type JsonObject } from '../../core/kit';
+import { Errors } from '../../core/kit/plugin';
+import type { JsonObject } from '../../core/kit/json';
 
 /** One shape a field's value may take. */
 export interface FieldRule {

@@ -2,7 +2,7 @@
  * Where the APIs' answers state why generation stopped, for `gen_ai.response.finish_reasons` (each API's
  * `genAi.finishReasons` names its reader).
  */
-import { isJsonObject, type JsonObject } from '../../core/kit';
+import { isJsonObject, type JsonObject } from '../../core/kit/json';
 
 /** The string values of `member` in each object of `items` (an array, or one object); undefined for none. */
 export function stringsOf(items: unknown, member: string): string[] | undefined {

@@ -4,7 +4,9 @@
  * Which fields a family takes or requires is its own table (ImageFieldTable), declared in its plugin.
  */
 import { z } from 'zod';
-import { checkCeiling, Errors, type JsonObject, type ModelApi, type ModelLimits } from '../../core/kit';
+import { checkCeiling, type ModelApi, type ModelLimits } from '../../core/kit/upstream';
+import { Errors } from '../../core/kit/plugin';
+import type { JsonObject } from '../../core/kit/json';
 import { OpenAiStreamDialect } from './chat-completions';
 import { FamilyFields, type ApiFields, type FieldTable } from './field-table';
 

@@ -7,14 +7,9 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import { z } from 'zod';
-import {
-  checkCeiling,
-  Errors,
-  type GatewayError,
-  type JsonObject,
-  type ModelApi,
-  type ModelLimits,
-} from '../../core/kit';
+import { checkCeiling, type ModelApi, type ModelLimits } from '../../core/kit/upstream';
+import { Errors, type GatewayError } from '../../core/kit/plugin';
+import type { JsonObject } from '../../core/kit/json';
 import { stringsOf } from './finish-reasons';
 import { checkParts, type PartTable } from './content-parts';
 import { FamilyFields, type ApiFields, type FieldRule, type FieldTable } from './field-table';

@@ -4,7 +4,9 @@
  * `output_tokens` and cached tokens inside `input_tokens`, as the API documents them, which is the
  * gateway's meaning too: nothing is added up.
  */
-import { isJsonObject, tokenCount, type JsonObject, type Usage } from '../../core/kit';
+import { isJsonObject, type JsonObject } from '../../core/kit/json';
+import { tokenCount } from '../../core/kit/upstream';
+import type { Usage } from '../../core/kit/plugin';
 import { usageDetail } from './usage-detail';
 
 /** The vendor's `usage` as Usage; undefined when it is not a usage object (null before the end). */

@@ -6,16 +6,9 @@
  * `ResponseCreateParamsBase` and stream event types (node_modules/openai/resources/responses).
  */
 import { z } from 'zod';
-import {
-  checkCeiling,
-  Errors,
-  isJsonObject,
-  type GatewayError,
-  type JsonObject,
-  type ModelApi,
-  type ModelLimits,
-  type StreamDialect,
-} from '../../core/kit';
+import { checkCeiling, type ModelApi, type ModelLimits, type StreamDialect } from '../../core/kit/upstream';
+import { Errors, type GatewayError } from '../../core/kit/plugin';
+import { isJsonObject, type JsonObject } from '../../core/kit/json';
 import { checkParts, type PartTable } from './content-parts';
 import { responseFinish } from './finish-reasons';
 import { FamilyFields, type ApiFields, type FieldTable } from './field-table';

@@ -1,4 +1,4 @@
-import { isJsonObject } from '../../core/kit';
+import { isJsonObject } from '../../core/kit/json';
 
 /**
  * A count from an optional details object of an OpenAI-shaped `usage` (`prompt_tokens_details`,

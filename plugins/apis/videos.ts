@@ -2,7 +2,7 @@
  * The video generation API: asynchronous tasks. Its models are routed like any other, but its endpoints
  * come from the task protocol plugins (plugins/video-protocols/), one submit and one query route each.
  */
-import { type ModelApi } from '../../core/kit';
+import type { ModelApi } from '../../core/kit/upstream';
 import { OpenAiStreamDialect } from './chat-completions';
 
 export const VideoApi: ModelApi = Object.freeze({

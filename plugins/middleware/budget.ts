@@ -21,13 +21,10 @@
  */
 import { inject } from 'tsyringe';
 import { z } from 'zod';
+import { definePlugin, Errors, type GatewayContext, StateKey, traced } from '../../core/kit/plugin';
+import { estimateTokens, imageOptions } from '../../core/kit/upstream';
+import type { JsonObject } from '../../core/kit/json';
 import {
-  definePlugin,
-  Errors,
-  estimateTokens,
-  type GatewayContext,
-  imageOptions,
-  type JsonObject,
   type BudgetHold,
   type BudgetLedger,
   BudgetLedgerToken,
@@ -37,10 +34,8 @@ import {
   nextMonthStart,
   type Pricing,
   PricingToken,
-  StateKey,
   TASK_STORED,
-  traced,
-} from '../../core/kit';
+} from '../../core/kit/stage';
 
 export const budgetOptions = z
   .object({

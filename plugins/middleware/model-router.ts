@@ -7,14 +7,12 @@ import { inject } from 'tsyringe';
 import {
   type Catalogue,
   CatalogueToken,
-  definePlugin,
-  Errors,
-  type GatewayContext,
   type Middleware,
   type Next,
   type Resilience,
   ResilienceToken,
-} from '../../core/kit';
+} from '../../core/kit/stage';
+import { definePlugin, Errors, type GatewayContext } from '../../core/kit/plugin';
 
 @definePlugin({
   kind: 'middleware',

@@ -5,17 +5,14 @@
  */
 import { inject } from 'tsyringe';
 import { z } from 'zod';
-import type { GatewayConfig } from '../../config/schema';
-import { duration } from '../../config/units';
 import {
   ConfigToken,
   definePlugin,
+  duration,
+  type GatewayConfig,
   type GatewayContext,
-  type Middleware,
-  type Next,
-  RELAY_POLICY,
-  type RelayPolicy,
-} from '../../core/kit';
+} from '../../core/kit/plugin';
+import { type Middleware, type Next, RELAY_POLICY, type RelayPolicy } from '../../core/kit/stage';
 
 export const sseRelayOptions = z.object({ ping_every: duration.default(15_000) }).strict();
 type SseRelayOptions = z.output<typeof sseRelayOptions>;

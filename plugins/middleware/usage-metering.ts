@@ -10,22 +10,18 @@
  */
 import { performance } from 'node:perf_hooks';
 import { inject } from 'tsyringe';
+import { definePlugin, Errors, type GatewayContext, NO_USAGE, StateKey } from '../../core/kit/plugin';
 import {
-  definePlugin,
-  Errors,
-  type GatewayContext,
   type Middleware,
   type Next,
-  NO_USAGE,
   type Pricing,
   PricingToken,
   type BudgetLedger,
   BudgetLedgerToken,
-  StateKey,
   type UsageRecord,
   type UsageStore,
   UsageStoreToken,
-} from '../../core/kit';
+} from '../../core/kit/stage';
 
 /** Set on a call this stage refused: it was never made, so it leaves no record. */
 const REFUSED = new StateKey<true>('usage-metering', 'refused');

@@ -7,15 +7,14 @@
 import { z } from 'zod';
 import {
   credentialHeaders,
-  definePlugin,
   estimateTokens,
-  type GatewayContext,
   type ModelSpec,
   upstreamOptions,
   type UpstreamPlugin,
   type UpstreamRequest,
   upstreamUrl,
-} from '../../core/kit';
+} from '../../core/kit/upstream';
+import { definePlugin, type GatewayContext } from '../../core/kit/plugin';
 import type { FamilyFields } from '../apis/field-table';
 import { imageFields, ImagesApi, validateImageRequest, type ImageFieldTable } from '../apis/images';
 import { ImagesResponseReader } from './modelb-image/images-reader';

@@ -8,16 +8,15 @@ import { z } from 'zod';
 import {
   authOptions,
   credentialHeaders,
-  definePlugin,
   estimateTokens,
-  type GatewayContext,
   type ModelSpec,
   promptChars,
   upstreamOptions,
   type UpstreamPlugin,
   type UpstreamRequest,
   upstreamUrl,
-} from '../../core/kit';
+} from '../../core/kit/upstream';
+import { definePlugin, type GatewayContext } from '../../core/kit/plugin';
 import {
   MESSAGES_VERSION,
   MESSAGES_VERSION_HEADER,

@@ -4,7 +4,8 @@
  * `/api/v1/tasks/{id}`; a failure arrives with HTTP 200 and `code`/`message` inside `output`.
  * @example upstreams: { videoa-main: { plugin: videoa, base_url: https://dashscope-intl.aliyuncs.com, api_key: "${VIDEOA_API_KEY}", submit_headers: { x-dashscope-async: enable } } }
  */
-import { isJsonObject, type JsonObject, type PollOutcome, type TaskUsage } from '../../core/kit';
+import { isJsonObject, type JsonObject } from '../../core/kit/json';
+import type { PollOutcome, TaskUsage } from '../../core/kit/task';
 import { countOf, objectField, positiveIntField, textField } from './video-task/body-fields';
 import { defineVideoFamily } from './video-task/define-video-family';
 import type { VideoPaths } from './video-task/video-options';

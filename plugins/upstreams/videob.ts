@@ -4,14 +4,9 @@
  * (`--resolution 720p --duration 5`, or `--rs`/`--dur`). Billing is in upstream tokens.
  * @example upstreams: { videob-main: { plugin: videob, base_url: https://ark.cn-beijing.volces.com/api/v3, api_key: "${VIDEOB_API_KEY}" } }
  */
-import {
-  Errors,
-  isJsonObject,
-  type JsonObject,
-  type PollOutcome,
-  type TaskParams,
-  type TaskUsage,
-} from '../../core/kit';
+import { Errors } from '../../core/kit/plugin';
+import { isJsonObject, type JsonObject } from '../../core/kit/json';
+import type { PollOutcome, TaskParams, TaskUsage } from '../../core/kit/task';
 import { z } from 'zod';
 import { checkParts, type PartTable } from '../apis/content-parts';
 import { countOf, positiveIntField, textField } from './video-task/body-fields';

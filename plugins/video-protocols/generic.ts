@@ -4,7 +4,7 @@
  * `in_progress`, `completed`, `failed`, `cancelled`; a completed job lists its video under `data`.
  */
 import { randomBytes } from 'node:crypto';
-import { defineTaskProtocol } from '../../core/kit';
+import { defineTaskProtocol } from '../../core/kit/task';
 import { unixSeconds } from '../apis/videos';
 
 const OBJECT = 'video.generation.job';

@@ -5,7 +5,8 @@
  * `output`, and a `request_id`.
  */
 import { randomUUID } from 'node:crypto';
-import { defineTaskProtocol, Errors } from '../../core/kit';
+import { defineTaskProtocol } from '../../core/kit/task';
+import { Errors } from '../../core/kit/plugin';
 
 const ASYNC_HEADER = 'x-nativea-async';
 

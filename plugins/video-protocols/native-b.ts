@@ -4,7 +4,7 @@
  * times in Unix seconds; `error` null unless the task failed.
  */
 import { randomBytes } from 'node:crypto';
-import { defineTaskProtocol } from '../../core/kit';
+import { defineTaskProtocol } from '../../core/kit/task';
 import { unixSeconds } from '../apis/videos';
 
 /** `20250622134237`: the vendor's ids carry their creation time. */

@@ -5,7 +5,8 @@
  */
 import 'reflect-metadata';
 import t from 'tap';
-import { eventsOf, type ClientEvents, type ModelSpec, type SseEvent } from '../../core/kit';
+import { eventsOf, type ClientEvents, type SseEvent } from '../../core/kit/plugin';
+import type { ModelSpec } from '../../core/kit/upstream';
 import { ChatCompletionsApi } from '../../plugins/apis/chat-completions';
 import { CohereChatReader } from '../fixtures/plugins/modelf/reader';
 import { vendorBody } from '../fixtures/plugins/modelf/request';

@@ -15,17 +15,9 @@ export function customReader(n: FamilyNames): NewFile {
  * becomes the contract's \`{"error": {code, message, type}}\`. Give the reader an \`errorBody\` to map them
  * otherwise.
  */
-import {
-  type ClientEvents,
-  contractErrorBody,
-  estimateTokens,
-  isJsonObject,
-  type JsonObject,
-  type SseEvent,
-  tokenCount,
-  type TranslatingReader,
-  type Usage,
-} from '../../../core/kit';
+import type { ClientEvents, SseEvent, Usage } from '../../../core/kit/plugin';
+import { contractErrorBody, estimateTokens, tokenCount, type TranslatingReader } from '../../../core/kit/upstream';
+import { isJsonObject, type JsonObject } from '../../../core/kit/json';
 
 /** The vendor's stop reasons and OpenAI's finish reason for each; one the table lacks ends as \`stop\`. */
 const FINISH_REASONS: Readonly<Record<string, string>> = {

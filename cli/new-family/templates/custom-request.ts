@@ -9,7 +9,7 @@ export function customRequest(n: FamilyNames): NewFile {
  * \`vendorRequest\` with the vendor's body, and the field table with the fields it can be given.
  */
 import { z } from 'zod';
-import { isJsonObject, type JsonObject } from '../../../core/kit';
+import { isJsonObject, type JsonObject } from '../../../core/kit/json';
 import type { ChatFieldTable } from '../../apis/chat-completions';
 
 /**

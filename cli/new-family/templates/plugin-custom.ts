@@ -17,19 +17,8 @@ export function customPlugin(n: FamilyNames): NewFile {
  * @example upstreams: { ${n.upstream}: { plugin: ${n.name}, base_url: ${vendorBaseUrl(n)}, api_key: "\${${n.env}_API_KEY}" } }
  */
 import { z } from 'zod';
-import {
-  credentialHeaders,
-  definePlugin,
-  estimateTokens,
-  type GatewayContext,
-  type ModelLimits,
-  type ModelSpec,
-  promptChars,
-  upstreamOptions,
-  type UpstreamPlugin,
-  type UpstreamRequest,
-  upstreamUrl,
-} from '../../../core/kit';
+import { credentialHeaders, estimateTokens, type ModelLimits, type ModelSpec, promptChars, upstreamOptions, type UpstreamPlugin, type UpstreamRequest, upstreamUrl } from '../../../core/kit/upstream';
+import { definePlugin, type GatewayContext } from '../../../core/kit/plugin';
 import { ChatCompletionsApi, chatFields, validateChatRequest } from '../../apis/chat-completions';
 import type { FamilyFields } from '../../apis/field-table';
 import { ${n.pascal}Reader } from './reader';

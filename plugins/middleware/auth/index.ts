@@ -13,14 +13,17 @@
  * sharing an address with a misconfigured client is locked out by it.
  */
 import { inject } from 'tsyringe';
-import type { GatewayConfig } from '../../../config/schema';
 import { LocalFailedAuthLimit, type FailedAuthLimit } from './failed-auth-limit';
 import { SharedFailedAuthLimit } from './shared-failed-auth-limit';
 import {
   ConfigToken,
   definePlugin,
   Errors,
+  type GatewayConfig,
   type GatewayContext,
+  traced,
+} from '../../../core/kit/plugin';
+import {
   isExpired,
   type KeptState,
   KeptStateToken,
@@ -33,8 +36,7 @@ import {
   RedisToken,
   type TeamService,
   TeamServiceToken,
-  traced,
-} from '../../../core/kit';
+} from '../../../core/kit/stage';
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 

@@ -27,8 +27,6 @@
 import { inject } from 'tsyringe';
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import { ConfigError } from '../../../config/errors';
-import { duration } from '../../../config/units';
 import type { Admission, Decision, Limiter } from './limiter';
 import { FallbackLimiter } from './fallback-limiter';
 import { MemoryLimiter } from './memory-limiter';
@@ -36,21 +34,25 @@ import { RedisLimiter } from './redis-limiter';
 import { addQuotaHeaders } from './quota-headers';
 import { RuleTable, whoseLimit } from './rules';
 import {
+  ConfigError,
   definePlugin,
+  duration,
   Errors,
   type GatewayContext,
+  LoggerToken,
+  StateKey,
+  traced,
+} from '../../../core/kit/plugin';
+import {
   type KeptState,
   KeptStateToken,
   type LiveInstances,
   LiveInstancesToken,
-  LoggerToken,
   type Middleware,
   type Next,
   type RedisLink,
   RedisToken,
-  StateKey,
-  traced,
-} from '../../../core/kit';
+} from '../../../core/kit/stage';
 
 const positive = z.number().int().positive();
 const caps = z

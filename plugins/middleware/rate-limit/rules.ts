@@ -5,7 +5,7 @@
  * (`per_upstream`). A limit left unset is no rule at all.
  */
 import type { LimitKind, LimitRule } from './limiter';
-import { type GatewayContext, globMatch } from '../../../core/kit';
+import { type GatewayContext, globMatch } from '../../../core/kit/plugin';
 
 /** Limits of one subject, as gateway.yaml names them. */
 export interface Caps {

@@ -4,13 +4,9 @@
  * `responsesFromChat` wraps the family's reader so the client gets Responses answers; `ResponsesToChat`
  * registers the pair, so `POST /v1/responses` is served wherever a chat-completions model is.
  */
-import {
-  definePlugin,
-  type ApiTranslator,
-  type JsonObject,
-  type ModelSpec,
-  type ResponseReader,
-} from '../../../core/kit';
+import { definePlugin } from '../../../core/kit/plugin';
+import type { ApiTranslator, ModelSpec, ResponseReader } from '../../../core/kit/upstream';
+import type { JsonObject } from '../../../core/kit/json';
 import { ChatCompletionsApi } from '../../apis/chat-completions';
 import { ResponsesApi } from '../../apis/responses';
 import { echoOf } from '../responses-output/response-object';

@@ -10,7 +10,8 @@
  * to send it back. Any other item type (a stored item's reference, a built-in tool's call) has no chat
  * counterpart and is refused, naming it.
  */
-import { Errors, type JsonObject } from '../../../core/kit';
+import { Errors } from '../../../core/kit/plugin';
+import type { JsonObject } from '../../../core/kit/json';
 import { itemType } from '../../apis/responses';
 import { assistantContent, chatContent, chatToolContent } from './input-parts';
 

@@ -3,7 +3,8 @@
  * (responses-output/input-parts.ts reads them): a member of a part that chat cannot carry (an uploaded
  * file's id for an image, a file by URL) is refused with a 400 naming its path.
  */
-import { Errors, type JsonObject } from '../../../core/kit';
+import { Errors } from '../../../core/kit/plugin';
+import type { JsonObject } from '../../../core/kit/json';
 import { mapParts, type PartRule, refuseUnlessDefault } from '../responses-output/input-parts';
 
 const text: PartRule = (part) => ({ type: 'text', text: part.text });

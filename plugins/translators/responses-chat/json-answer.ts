@@ -3,7 +3,8 @@
  * become output items in that order (the order a reasoning model produces them and OpenAI lists them),
  * the finish reason the status, and the usage the gateway metered the Response's usage.
  */
-import { isJsonObject, type JsonObject, type Usage } from '../../../core/kit';
+import { isJsonObject, type JsonObject } from '../../../core/kit/json';
+import type { Usage } from '../../../core/kit/plugin';
 import { responseOfDrafts, type Draft } from '../responses-output/json-response';
 import {
   functionCallItem,

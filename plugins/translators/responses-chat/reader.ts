@@ -2,7 +2,7 @@
  * The reader a Responses client's request gets when a chat family serves it: the shared Responses
  * reader (responses-output/reader.ts) reading chat completions, whole or streamed.
  */
-import type { ResponseReader } from '../../../core/kit';
+import type { ResponseReader } from '../../../core/kit/upstream';
 import { ResponsesReader } from '../responses-output/reader';
 import type { ResponseEcho } from '../responses-output/response-object';
 import { responseFromCompletion } from './json-answer';

@@ -7,7 +7,8 @@
  * `conversation` and `prompt` (nothing stores responses, conversations or prompts), `context_management`
  * (no compaction), `moderation`, `max_tool_calls` and `prompt_cache_options` (no chat counterpart).
  */
-import { Errors, isJsonObject, type JsonObject } from '../../../core/kit';
+import { Errors } from '../../../core/kit/plugin';
+import { isJsonObject, type JsonObject } from '../../../core/kit/json';
 import { CHAT_FIELD_RULES } from '../../apis/chat-completions';
 import type { FamilyFields } from '../../apis/field-table';
 import {

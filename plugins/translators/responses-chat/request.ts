@@ -9,7 +9,8 @@
  * translated stream is), then records it before taking the usage chunk out; the reader reads it from
  * the family's reader.
  */
-import type { JsonObject, ModelSpec } from '../../../core/kit';
+import type { JsonObject } from '../../../core/kit/json';
+import type { ModelSpec } from '../../../core/kit/upstream';
 import { translateFields } from '../responses-output/request-rules';
 import { chatMessages } from './input-items';
 import { RESPONSES_CHAT_FIELDS, TO_CHAT } from './request-fields';

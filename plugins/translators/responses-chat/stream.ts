@@ -5,7 +5,8 @@
  * finish, so a vendor that interleaves calls' arguments is followed. The finish reason closes every
  * item; `[DONE]` ends the Response with the usage the gateway metered.
  */
-import { isJsonObject, type JsonObject, type SseEvent, type Usage } from '../../../core/kit';
+import { isJsonObject, type JsonObject } from '../../../core/kit/json';
+import type { SseEvent, Usage } from '../../../core/kit/plugin';
 import type { StreamError } from '../../apis/responses';
 import { upstreamStreamError } from '../responses-output/failure';
 import { eventJson, type UpstreamStream } from '../responses-output/reader';

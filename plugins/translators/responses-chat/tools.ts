@@ -2,7 +2,7 @@
  * `tools` and `tool_choice` as chat completions writes them: chat nests a function tool's members under
  * `function` (responses-output/function-tools.ts reads and checks them).
  */
-import type { JsonObject } from '../../../core/kit';
+import type { JsonObject } from '../../../core/kit/json';
 import { chosenFunction, functionTools } from '../responses-output/function-tools';
 
 /** Members of a function tool that chat's `function` object has under the same name. */

@@ -5,7 +5,8 @@
  * id, which is OpenAI's own storage, an image `detail`, which messages has no control for) is refused
  * with a 400 naming its path.
  */
-import { Errors, type JsonObject } from '../../../core/kit';
+import { Errors } from '../../../core/kit/plugin';
+import type { JsonObject } from '../../../core/kit/json';
 import { mapParts, type PartRule, refuseUnlessDefault } from '../responses-output/input-parts';
 
 /** `data:<media type>;base64,<data>`, the form an inline image or file takes in a Responses part. */

@@ -5,7 +5,8 @@
  * `ResponsesToMessages` registers the pair, so `POST /v1/responses` is served wherever a messages model
  * is. The Responses side is written by the code the chat translator shares (responses-output/).
  */
-import { definePlugin, type ApiTranslator } from '../../../core/kit';
+import { definePlugin } from '../../../core/kit/plugin';
+import type { ApiTranslator } from '../../../core/kit/upstream';
 import { MESSAGES_VERSION, MESSAGES_VERSION_HEADER, MessagesApi } from '../../apis/messages';
 import { ResponsesApi } from '../../apis/responses';
 import { responsesFieldMessage } from './field-names';

@@ -11,7 +11,8 @@
  * is left out, as the chat translator leaves every reasoning item out. Any other item type (a stored
  * item's reference, a built-in tool's call) has no messages counterpart and is refused, naming it.
  */
-import { Errors, isJsonObject, type JsonObject } from '../../../core/kit';
+import { Errors } from '../../../core/kit/plugin';
+import { isJsonObject, type JsonObject } from '../../../core/kit/json';
 import { itemType } from '../../apis/responses';
 import { blocksOf, PARTS_OF_ROLE, toolResultContent } from './content-blocks';
 import { type TurnRole, Turns } from './turns';

@@ -6,7 +6,8 @@
  * metered the Response's usage. A `redacted_thinking` block is thinking the vendor sealed whole: it has
  * no text to show and no place in a reasoning item that would bring it back, so it is not shown.
  */
-import { isJsonObject, type JsonObject, type Usage } from '../../../core/kit';
+import { isJsonObject, type JsonObject } from '../../../core/kit/json';
+import type { Usage } from '../../../core/kit/plugin';
 import { responseOfDrafts, type Draft } from '../responses-output/json-response';
 import {
   functionCallItem,

@@ -3,7 +3,8 @@
  * reader (responses-output/reader.ts) reading messages, whole or streamed, around the family's reader,
  * which meters the usage.
  */
-import type { JsonObject, ModelSpec, ResponseReader } from '../../../core/kit';
+import type { JsonObject } from '../../../core/kit/json';
+import type { ModelSpec, ResponseReader } from '../../../core/kit/upstream';
 import { ResponsesReader } from '../responses-output/reader';
 import { includesSealedReasoning } from '../responses-output/request-rules';
 import { echoOf, type ResponseEcho } from '../responses-output/response-object';

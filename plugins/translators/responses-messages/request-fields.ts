@@ -9,7 +9,8 @@
  * (no compaction), `moderation`, `max_tool_calls` and `prompt_cache_options` (no messages counterpart).
  * Those taken only in the value that asks nothing messages lacks are refused in any other.
  */
-import { Errors, isJsonObject, type JsonObject } from '../../../core/kit';
+import { Errors } from '../../../core/kit/plugin';
+import { isJsonObject, type JsonObject } from '../../../core/kit/json';
 import type { FamilyFields } from '../../apis/field-table';
 import {
   checkMembers,

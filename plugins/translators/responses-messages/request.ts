@@ -4,7 +4,8 @@
  * and the conversation by input-items.ts. The result is a messages body that the messages family
  * validates and prepares as it would a messages client's.
  */
-import { isJsonObject, type JsonObject, type ModelSpec } from '../../../core/kit';
+import { isJsonObject, type JsonObject } from '../../../core/kit/json';
+import type { ModelSpec } from '../../../core/kit/upstream';
 import { translateFields } from '../responses-output/request-rules';
 import { messagesConversation } from './input-items';
 import { RESPONSES_MESSAGES_FIELDS, TO_MESSAGES } from './request-fields';

@@ -7,7 +7,8 @@
  * `input_json_delta`. `message_delta` carries the stop reason, which closes every item; `message_stop`
  * ends the Response with the usage the gateway metered; an `error` event fails it. Pings say nothing.
  */
-import { isJsonObject, type JsonObject, type SseEvent, type Usage } from '../../../core/kit';
+import { isJsonObject, type JsonObject } from '../../../core/kit/json';
+import type { SseEvent, Usage } from '../../../core/kit/plugin';
 import type { StreamError } from '../../apis/responses';
 import { upstreamStreamError } from '../responses-output/failure';
 import { eventJson, type UpstreamStream } from '../responses-output/reader';

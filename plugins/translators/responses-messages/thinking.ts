@@ -4,7 +4,8 @@
  * `max_tokens`, so the budget is kept below the request's `max_tokens`, and an effort that leaves less
  * than the minimum is refused, naming it. `none` asks for no thinking, which is messages' default.
  */
-import { Errors, type JsonObject } from '../../../core/kit';
+import { Errors } from '../../../core/kit/plugin';
+import type { JsonObject } from '../../../core/kit/json';
 
 /**
  * Effort → thinking budget in tokens. Doubling steps from the vendor's minimum: `medium` is near the

@@ -3,7 +3,7 @@
  * `parameters` is messages' `input_schema` (responses-output/function-tools.ts reads and checks it);
  * the tool choice's modes are messages' `auto`, `none` and `any`, a named function its `tool`.
  */
-import type { JsonObject } from '../../../core/kit';
+import type { JsonObject } from '../../../core/kit/json';
 import { chosenFunction, functionTools } from '../responses-output/function-tools';
 
 /** Members of a function tool → messages' name for them. */

@@ -4,7 +4,7 @@
  * user and assistant turns to alternate, and an assistant's parallel tool calls in one turn answered by
  * one user turn of their results; Responses sends each as an item of its own.
  */
-import type { JsonObject } from '../../../core/kit';
+import type { JsonObject } from '../../../core/kit/json';
 
 export type TurnRole = 'user' | 'assistant';
 

@@ -2,7 +2,8 @@
  * Where a translated stream's events are written: each gets its `sequence_number`, counting from 0
  * across the whole stream as the API numbers them, and the SSE event name the API gives it, its `type`.
  */
-import type { JsonObject, SseEvent } from '../../../core/kit';
+import type { JsonObject } from '../../../core/kit/json';
+import type { SseEvent } from '../../../core/kit/plugin';
 
 export class EventSink {
   private next = 0;

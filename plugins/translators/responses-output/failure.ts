@@ -3,7 +3,8 @@
  * (`{"error":{message,type,param,code}}`, OpenAI's shape) or the gateway's own error (a cut, an idle
  * upstream), read into the `error` event's members, and the `error` of the failed Response.
  */
-import { isJsonObject, type GatewayError, type JsonObject } from '../../../core/kit';
+import { isJsonObject, type JsonObject } from '../../../core/kit/json';
+import type { GatewayError } from '../../../core/kit/plugin';
 import type { StreamError } from '../../apis/responses';
 
 const text = (value: unknown): string | null =>

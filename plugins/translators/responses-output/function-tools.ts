@@ -4,7 +4,8 @@
  * shape. Every other tool type is the Responses API's own (web search, file search, code interpreter,
  * computer use, MCP, …): no target here can run it, so it is refused, naming it.
  */
-import { Errors, type JsonObject } from '../../../core/kit';
+import { Errors } from '../../../core/kit/plugin';
+import type { JsonObject } from '../../../core/kit/json';
 
 /**
  * Members of a Responses function tool that no target has a place for, with the value that asks nothing

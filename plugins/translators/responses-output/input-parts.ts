@@ -4,7 +4,8 @@
  * cannot carry, is refused with a 400 naming its path, so nothing the client sent is dropped without a
  * word. (The parts' shapes were checked by validateResponsesRequest.)
  */
-import { Errors, type JsonObject } from '../../../core/kit';
+import { Errors } from '../../../core/kit/plugin';
+import type { JsonObject } from '../../../core/kit/json';
 
 /** Maps one part found at `at` (e.g. `input[0].content[1]`) for `model`. */
 export type PartRule = (part: JsonObject, at: string, model: string) => JsonObject;

@@ -3,7 +3,8 @@
  * in the order the model produced them, and its finish; this gives the items their ids and statuses
  * (the last one `incomplete` when the answer was cut short) and the Response its usage, the gateway's.
  */
-import type { JsonObject, Usage } from '../../../core/kit';
+import type { JsonObject } from '../../../core/kit/json';
+import type { Usage } from '../../../core/kit/plugin';
 import type { Finish } from './finish';
 import { ResponseIds, type ItemKind } from './ids';
 import type { ItemStatus } from './output-items';

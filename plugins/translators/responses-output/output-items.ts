@@ -7,7 +7,7 @@
  * no summary was produced. `encrypted_content` is the sealed reasoning a client sends back to continue
  * from it, written only when the client asked for it (`include`) and the upstream sealed it.
  */
-import type { JsonObject } from '../../../core/kit';
+import type { JsonObject } from '../../../core/kit/json';
 
 export type ItemStatus = 'in_progress' | 'completed' | 'incomplete';
 

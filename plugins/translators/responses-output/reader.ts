@@ -8,17 +8,18 @@
  */
 import {
   contractErrorBody,
+  type ResponseReader,
+  type TranslatingReader,
+  type VendorError,
+} from '../../../core/kit/upstream';
+import {
   eventsOf,
   type ClientEvents,
   type GatewayError,
-  isJsonObject,
-  type JsonObject,
-  type ResponseReader,
   type SseEvent,
-  type TranslatingReader,
   type Usage,
-  type VendorError,
-} from '../../../core/kit';
+} from '../../../core/kit/plugin';
+import { isJsonObject, type JsonObject } from '../../../core/kit/json';
 import type { StreamError } from '../../apis/responses';
 import { frameOf } from './event-sink';
 import { gatewayStreamError } from './failure';

@@ -6,7 +6,9 @@
  * any other): none passes to the target untranslated, and none is dropped without a word. The rules here
  * are those every target shares.
  */
-import { Errors, type JsonObject, type ModelSpec } from '../../../core/kit';
+import { Errors } from '../../../core/kit/plugin';
+import type { JsonObject } from '../../../core/kit/json';
+import type { ModelSpec } from '../../../core/kit/upstream';
 import type { FamilyFields } from '../../apis/field-table';
 import { responsesFields, validateResponsesRequest, type ResponsesField } from '../../apis/responses';
 

@@ -4,7 +4,8 @@
  * the client sent nothing and null where the API has none. Members are in the order OpenAI's recorded
  * answers have them (test/kit/fixtures/responses/).
  */
-import { isJsonObject, type JsonObject, type ModelSpec } from '../../../core/kit';
+import { isJsonObject, type JsonObject } from '../../../core/kit/json';
+import type { ModelSpec } from '../../../core/kit/upstream';
 
 /** The request's settings as every Response of the request repeats them. */
 export type ResponseEcho = Readonly<JsonObject>;

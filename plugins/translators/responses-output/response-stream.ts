@@ -7,7 +7,8 @@
  * end writes `response.completed` (or `response.incomplete`), carrying the whole Response with the usage
  * the gateway metered. A failure ends it with the `error` event and `response.failed`.
  */
-import type { JsonObject, SseEvent, Usage } from '../../../core/kit';
+import type { JsonObject } from '../../../core/kit/json';
+import type { SseEvent, Usage } from '../../../core/kit/plugin';
 import { streamErrorPayload, type StreamError } from '../../apis/responses';
 import { EventSink } from './event-sink';
 import { responseError } from './failure';

@@ -4,7 +4,7 @@
  * parts are text or refusal, a new part starting when the kind changes; a reasoning item holds one
  * `reasoning_text` part (output-items.ts says why not a summary); a function call streams its arguments.
  */
-import type { JsonObject } from '../../../core/kit';
+import type { JsonObject } from '../../../core/kit/json';
 import type { EventSink } from './event-sink';
 import {
   functionCallItem,

@@ -3,15 +3,9 @@
  * upstream's tokens when it reports them (the OpenAI image models do; whether Gemini's endpoint does is
  * uncertain, docs/upstreams.md#modelb-image), so a call is billed per image either way.
  */
-import {
-  imageOptions,
-  isJsonObject,
-  type JsonObject,
-  type RelayingReader,
-  type SseEvent,
-  tokenCount,
-  type Usage,
-} from '../../../core/kit';
+import { imageOptions, type RelayingReader, tokenCount } from '../../../core/kit/upstream';
+import { isJsonObject, type JsonObject } from '../../../core/kit/json';
+import type { SseEvent, Usage } from '../../../core/kit/plugin';
 
 export class ImagesResponseReader implements RelayingReader {
   // The contract's image API answers in JSON only; there is no stream to complete or fail.

@@ -7,14 +7,12 @@
 import {
   DeferredCount,
   estimateTokens,
-  isJsonObject,
-  type JsonObject,
   type RelayingReader,
-  type SseEvent,
   type StreamSkim,
   tokenCount,
-  type Usage,
-} from '../../../core/kit';
+} from '../../../core/kit/upstream';
+import { isJsonObject, type JsonObject } from '../../../core/kit/json';
+import type { SseEvent, Usage } from '../../../core/kit/plugin';
 
 /** Input-side counts: the vendor reports uncached input and cache reads and writes apart. */
 interface InputCounts {

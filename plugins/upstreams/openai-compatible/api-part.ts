@@ -1,4 +1,5 @@
-import type { GatewayContext, ModelApi, ModelSpec, UpstreamRequest } from '../../../core/kit';
+import type { GatewayContext } from '../../../core/kit/plugin';
+import type { ModelApi, ModelSpec, UpstreamRequest } from '../../../core/kit/upstream';
 
 /**
  * One client API an OpenAI-compatible family serves (chat, embeddings): its models, and how a request of

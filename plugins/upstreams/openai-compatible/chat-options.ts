@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { upstreamOptions } from '../../../core/kit';
+import { upstreamOptions } from '../../../core/kit/upstream';
 
 /**
  * An OpenAI-compatible upstream: the common options plus the paths under base_url of its chat endpoint

@@ -11,12 +11,11 @@
 import {
   DeferredCount,
   estimateTokens,
-  type JsonObject,
   type RelayingReader,
-  type SseEvent,
   type StreamSkim,
-  type Usage,
-} from '../../../core/kit';
+} from '../../../core/kit/upstream';
+import type { JsonObject } from '../../../core/kit/json';
+import type { SseEvent, Usage } from '../../../core/kit/plugin';
 import { generatedChars, readChatUsage } from './chat-usage';
 import { usageOrEstimate } from './usage-or-estimate';
 import { ERROR_END, holdsOnlyNullUsage, usageKeyAt, withoutNullUsage } from './null-usage';

@@ -6,15 +6,14 @@
  */
 import {
   estimateTokens,
-  type GatewayContext,
-  type JsonObject,
   type ModelLimits,
   type ModelSpec,
   promptChars,
   streamIsRelayed,
   type UpstreamRequest,
-  withFirstMember,
-} from '../../../core/kit';
+} from '../../../core/kit/upstream';
+import type { GatewayContext } from '../../../core/kit/plugin';
+import { type JsonObject, withFirstMember } from '../../../core/kit/json';
 import {
   ChatCompletionsApi,
   chatFields,

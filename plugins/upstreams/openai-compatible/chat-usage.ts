@@ -2,7 +2,9 @@
  * Reading OpenAI-shaped `usage` objects: prompt and completion tokens, cached prompt tokens, reasoning
  * tokens and the vendor's total.
  */
-import { isJsonObject, type JsonObject, tokenCount, type Usage } from '../../../core/kit';
+import { isJsonObject, type JsonObject } from '../../../core/kit/json';
+import { tokenCount } from '../../../core/kit/upstream';
+import type { Usage } from '../../../core/kit/plugin';
 import { usageDetail } from '../../apis/usage-detail';
 
 /**

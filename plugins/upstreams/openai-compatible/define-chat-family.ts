@@ -1,5 +1,6 @@
 import type { constructor } from 'tsyringe/dist/typings/types';
-import { definePlugin, type UpstreamPlugin } from '../../../core/kit';
+import { definePlugin } from '../../../core/kit/plugin';
+import type { UpstreamPlugin } from '../../../core/kit/upstream';
 import { chatUpstreamOptions, type ChatUpstreamOptions } from './chat-options';
 import type { ChatFamilySpec } from './chat-upstream';
 import { OpenAiCompatibleFamily } from './family-upstream';

@@ -5,14 +5,9 @@
  * byte for byte, unless the gateway had to change it: its own base64 encoding of vectors the vendor could
  * only send as floats, or the estimated usage added (OpenAI's answer always carries `usage`).
  */
-import {
-  isJsonObject,
-  type JsonObject,
-  type RelayingReader,
-  type SseEvent,
-  tokenCount,
-  type Usage,
-} from '../../../core/kit';
+import { isJsonObject, type JsonObject } from '../../../core/kit/json';
+import { type RelayingReader, tokenCount } from '../../../core/kit/upstream';
+import type { SseEvent, Usage } from '../../../core/kit/plugin';
 import { withBase64Embeddings } from './float32-base64';
 
 /** The vendor's usage object read as the gateway's Usage; undefined when it holds no count. */

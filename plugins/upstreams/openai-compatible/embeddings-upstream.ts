@@ -4,13 +4,9 @@
  * the model's upstream name, or `encoding_format: base64` for a vendor that answers only in floats (the
  * gateway then encodes the vectors itself, EmbeddingsResponseReader).
  */
-import {
-  type GatewayContext,
-  type JsonObject,
-  type ModelLimits,
-  type ModelSpec,
-  type UpstreamRequest,
-} from '../../../core/kit';
+import type { GatewayContext } from '../../../core/kit/plugin';
+import type { JsonObject } from '../../../core/kit/json';
+import type { ModelLimits, ModelSpec, UpstreamRequest } from '../../../core/kit/upstream';
 import { inputTokens } from '../../apis/embedding-input';
 import {
   embeddingFields,

@@ -6,13 +6,12 @@
  */
 import {
   credentialHeaders,
-  Errors,
-  type GatewayContext,
   type ModelSpec,
   type UpstreamPlugin,
   type UpstreamRequest,
   upstreamUrl,
-} from '../../../core/kit';
+} from '../../../core/kit/upstream';
+import { Errors, type GatewayContext } from '../../../core/kit/plugin';
 import type { ApiPart } from './api-part';
 import type { ChatUpstreamOptions } from './chat-options';
 import { ChatPart, type ChatFamilySpec } from './chat-upstream';

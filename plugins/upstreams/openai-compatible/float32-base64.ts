@@ -3,7 +3,7 @@
  * in base64. The `openai` SDKs ask for base64 by default and decode it so, whatever the vendor, so a
  * vendor that answers only in floats is asked for floats and the gateway encodes them here.
  */
-import { isJsonObject, type JsonObject } from '../../../core/kit';
+import { isJsonObject, type JsonObject } from '../../../core/kit/json';
 
 const FLOAT32_BYTES = 4;
 

@@ -11,14 +11,9 @@
  * call beside the tokens, where the gateway meters tokens only, and `background: true`, whose answer
  * comes later from an endpoint the gateway does not serve, so it could never be metered.
  */
-import {
-  Errors,
-  estimateTokens,
-  type GatewayContext,
-  type JsonObject,
-  type ModelSpec,
-  type UpstreamRequest,
-} from '../../../core/kit';
+import { Errors, type GatewayContext } from '../../../core/kit/plugin';
+import { estimateTokens, type ModelSpec, type UpstreamRequest } from '../../../core/kit/upstream';
+import type { JsonObject } from '../../../core/kit/json';
 import type { FamilyFields } from '../../apis/field-table';
 import {
   ResponsesApi,

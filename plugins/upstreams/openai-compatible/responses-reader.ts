@@ -5,14 +5,9 @@
  * client: an event is parsed only when its name says it ends the Response; text deltas are kept unread
  * for an estimate, which only a stream cut before its end needs.
  */
-import {
-  DeferredCount,
-  isJsonObject,
-  type JsonObject,
-  type RelayingReader,
-  type SseEvent,
-  type Usage,
-} from '../../../core/kit';
+import { DeferredCount, type RelayingReader } from '../../../core/kit/upstream';
+import { isJsonObject, type JsonObject } from '../../../core/kit/json';
+import type { SseEvent, Usage } from '../../../core/kit/plugin';
 import { itemsChars, readResponsesUsage } from '../../apis/responses-usage';
 import { usageOrEstimate } from './usage-or-estimate';
 

@@ -1,4 +1,5 @@
-import { type DeferredCount, estimateTokens, type Usage } from '../../../core/kit';
+import { type DeferredCount, estimateTokens } from '../../../core/kit/upstream';
+import type { Usage } from '../../../core/kit/plugin';
 
 /**
  * The usage the upstream reported, or, where it never came (a stream cut before its end), an estimate

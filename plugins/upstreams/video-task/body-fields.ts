@@ -1,5 +1,6 @@
 /** Reading the few fields of a native video body the gateway needs; a 400 names the field otherwise. */
-import { Errors, isJsonObject, type JsonObject } from '../../../core/kit';
+import { Errors } from '../../../core/kit/plugin';
+import { isJsonObject, type JsonObject } from '../../../core/kit/json';
 
 /** The object at `field` of `body` (`input`, `parameters`). */
 export function objectField(body: JsonObject, field: string): JsonObject {

@@ -1,11 +1,7 @@
 import { inject } from 'tsyringe';
 import type { constructor } from 'tsyringe/dist/typings/types';
-import {
-  definePlugin,
-  type UpstreamCaller,
-  UpstreamCallerToken,
-  type UpstreamPlugin,
-} from '../../../core/kit';
+import { definePlugin } from '../../../core/kit/plugin';
+import { type UpstreamCaller, UpstreamCallerToken, type UpstreamPlugin } from '../../../core/kit/upstream';
 import { videoOptions, type VideoOptions, type VideoPaths } from './video-options';
 import { VideoUpstream, type VideoFamilySpec } from './video-upstream';
 

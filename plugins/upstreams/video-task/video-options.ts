@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { pollOptions, upstreamOptions } from '../../../core/kit';
+import { pollOptions } from '../../../core/kit/task';
+import { upstreamOptions } from '../../../core/kit/upstream';
 
 /** Where a video family's task API lives under `base_url`, and the headers only its submit needs. */
 export interface VideoPaths {

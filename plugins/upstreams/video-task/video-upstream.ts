@@ -8,11 +8,17 @@ import {
   checkCeiling,
   checkResolution,
   credentialHeaders,
-  Errors,
   isTransient,
-  type JsonObject,
   type ModelLimits,
   type ModelSpec,
+  type UpstreamAnswer,
+  type UpstreamPlugin,
+  type UpstreamCaller,
+  upstreamUrl,
+} from '../../../core/kit/upstream';
+import { Errors } from '../../../core/kit/plugin';
+import type { JsonObject } from '../../../core/kit/json';
+import {
   type PollOutcome,
   type PollPolicy,
   pollPolicy,
@@ -20,11 +26,7 @@ import {
   type TaskParams,
   type TaskUpstream,
   type TaskUsage,
-  type UpstreamAnswer,
-  type UpstreamPlugin,
-  type UpstreamCaller,
-  upstreamUrl,
-} from '../../../core/kit';
+} from '../../../core/kit/task';
 import { VideoApi } from '../../apis/videos';
 import type { VideoOptions } from './video-options';
 

@@ -6,7 +6,8 @@ import t from 'tap';
 import { ChatCompletionsApi } from '../../../plugins/apis/chat-completions';
 import { MessagesApi } from '../../../plugins/apis/messages';
 import { ResponsesApi } from '../../../plugins/apis/responses';
-import type { JsonObject, ModelApi } from '../../../core/kit';
+import type { JsonObject } from '../../../core/kit/json';
+import type { ModelApi } from '../../../core/kit/upstream';
 
 /** What a trace reads of `data`: nothing unless the marker matches, then the API's reader's answer. */
 function reasons(api: ModelApi, data: string): readonly string[] | undefined {

@@ -7,14 +7,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Test } from 'tap';
 import { RESPONSES_FIELD_RULES } from '../../../plugins/apis/responses';
-import {
-  Errors,
-  type JsonObject,
-  type ModelApi,
-  type ModelSpec,
-  type SseEvent,
-  type TranslatingReader,
-} from '../../../core/kit';
+import { Errors, type SseEvent } from '../../../core/kit/plugin';
+import type { JsonObject } from '../../../core/kit/json';
+import type { ModelApi, ModelSpec, TranslatingReader } from '../../../core/kit/upstream';
 import { ChatCompletionsApi } from '../../../plugins/apis/chat-completions';
 import { ChatResponseReader } from '../../../plugins/upstreams/openai-compatible/chat-reader';
 import { responsesFromChat, type ResponsesFromChatReader } from '../../../plugins/translators/responses-chat';

@@ -7,7 +7,7 @@
 import 'reflect-metadata';
 import t from 'tap';
 import { ChatCompletionStream } from 'openai/lib/ChatCompletionStream';
-import type { JsonObject } from '../../../core/kit';
+import type { JsonObject } from '../../../core/kit/json';
 import { ChatResponseReader } from '../../../plugins/upstreams/openai-compatible/chat-reader';
 import { responsesFromChat } from '../../../plugins/translators/responses-chat';
 import {

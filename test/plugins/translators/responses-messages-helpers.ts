@@ -3,7 +3,9 @@
  * answers run through the messages family's own reader and the translation around it, as the endpoint
  * wires them.
  */
-import type { JsonObject, ModelSpec, SseEvent } from '../../../core/kit';
+import type { JsonObject } from '../../../core/kit/json';
+import type { ModelSpec } from '../../../core/kit/upstream';
+import type { SseEvent } from '../../../core/kit/plugin';
 import { MessagesApi } from '../../../plugins/apis/messages';
 import { MessagesResponseReader } from '../../../plugins/upstreams/modeld/messages-reader';
 import {

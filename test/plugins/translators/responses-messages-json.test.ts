@@ -6,7 +6,7 @@
  */
 import 'reflect-metadata';
 import t from 'tap';
-import type { JsonObject } from '../../../core/kit';
+import type { JsonObject } from '../../../core/kit/json';
 import { checkTextAnswer, fixtureJson, goldenJson, missingMembers, NOT_WRITTEN } from './responses-helpers';
 import { MESSAGES_MODEL, messagesReader } from './responses-messages-helpers';
 

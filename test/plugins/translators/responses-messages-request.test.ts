@@ -9,7 +9,7 @@
 import 'reflect-metadata';
 import t from 'tap';
 import { GatewayError } from '../../../core/base/errors';
-import type { JsonObject } from '../../../core/kit';
+import type { JsonObject } from '../../../core/kit/json';
 import { messagesFields, validateMessagesRequest } from '../../../plugins/apis/messages';
 import {
   messagesBodyForResponses,

@@ -7,10 +7,10 @@
  */
 import 'reflect-metadata';
 import t from 'tap';
-import type { JsonObject } from '../../../core/kit';
+import type { JsonObject } from '../../../core/kit/json';
 import { ResponsesStreamDialect } from '../../../plugins/apis/responses';
 import { chatBodyForResponses, responsesFieldMessage } from '../../../plugins/translators/responses-chat';
-import { Errors } from '../../../core/kit';
+import { Errors } from '../../../core/kit/plugin';
 import {
   CALL_TURN_ITEMS,
   checkEveryField,

@@ -1,0 +1,24 @@
+/**
+ * What every plugin uses, whatever its kind: its declaration, the configuration and logger it may be
+ * given, the contract's errors, the request as plugins see it, and usage. Plugins import core only from
+ * the kit's modules (a lint rule holds them to it); each name comes from the one module that defines it,
+ * so core can move its files without a plugin noticing.
+ */
+export { definePlugin } from '../plugins/define-plugin';
+export { ConfigToken } from '../plugins/plugin-tokens';
+export { LoggerToken } from '../base/logger';
+export type { GatewayConfig } from '../../config/schema';
+export { ConfigError } from '../../config/errors';
+export { duration } from '../../config/units';
+export { Errors, type GatewayError } from '../base/errors';
+export { StateKey } from '../contracts/state-key';
+export type { GatewayContext } from '../contracts/context';
+export type { FamilyRequest } from '../contracts/family-request';
+export type { SseEvent } from '../base/sse';
+export type { ClientEvents } from '../contracts/reader';
+export { eventsOf } from '../contracts/client-events';
+export { NO_USAGE, type Usage } from '../contracts/usage';
+// Model-name patterns (`model-*`), as gateway.yaml writes them.
+export { globMatch } from '../base/glob';
+// A plugin's I/O as a span of the request's trace, when it is traced.
+export { traced } from '../observability/tracing/traced';

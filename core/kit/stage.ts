@@ -1,0 +1,30 @@
+/**
+ * Pipeline stages: the phases a stage implements, what it hands back, and the gateway's services it may
+ * be given, each with its token (the rest of what a plugin uses is in ./plugin).
+ */
+export type { StageAnswer, StageTrace } from '../contracts/context';
+export type { EventFilter, JsonAnswer, Middleware, Next, StreamControl } from '../contracts/stage';
+export { RELAY_POLICY, type RelayPolicy } from '../proxy/stream-relay';
+
+export { CatalogueToken, type Catalogue } from '../routing/catalogue';
+export { ResilienceToken, type Resilience } from '../routing/resilience';
+export { KeyServiceToken, type KeyService } from '../keys/key-service';
+export { isExpired, type KeyRecord } from '../stores/key-store';
+export type { TeamRecord } from '../stores/team-store';
+export { TeamServiceToken, type TeamService } from '../teams/team-service';
+export { UsageStoreToken, type UsageRecord, type UsageStore } from '../stores/usage-store';
+export { PricingToken, type Pricing } from '../billing/pricing';
+export { nextMonthStart } from '../billing/budget-period';
+export {
+  BudgetLedgerToken,
+  type BudgetHold,
+  type BudgetLedger,
+  type BudgetSubject,
+} from '../billing/budget-ledger';
+export { KeptStateToken, type KeptState } from '../reload/kept-state';
+export { TASK_STORED } from '../tasks/submission';
+
+// Redis, when configured: the link, the instances sharing it, and its scripts.
+export { RedisToken, type RedisLink } from '../redis/redis-link';
+export { LiveInstancesToken, type LiveInstances } from '../redis/live-instances';
+export { RedisScript } from '../redis/redis-script';

@@ -1,0 +1,42 @@
+/**
+ * Upstream families, client APIs and translators: what a family implements (its models, `prepare`, its
+ * reader), the APIs it serves, an upstream's options and calls, and usage estimates.
+ */
+export type { FinishReasons, GenAiFacts, ModelApi, ModelSpec, StreamDialect } from '../contracts/api';
+export type { UpstreamPlugin, UpstreamRequest } from '../contracts/upstream';
+export type {
+  RelayingReader,
+  ResponseReader,
+  StreamSkim,
+  TranslatingReader,
+  VendorError,
+} from '../contracts/reader';
+export type { ApiTranslator } from '../contracts/translator';
+
+// The default mapping of a vendor's error body to the contract's.
+export { contractErrorBody } from '../proxy/error-body';
+
+// Usage estimates; the model table's limits.
+export { estimateTokens, imageOptions, promptChars, tokenCount } from '../contracts/usage';
+export { checkCeiling, checkResolution, type ModelLimits } from '../contracts/model-limits';
+
+// Streams: what the relay needs of a family.
+export { DeferredCount } from '../proxy/deferred-count';
+export { streamIsRelayed } from '../proxy/stream-relay';
+
+// An upstream's options (base URL, credential) and calls outside the proxy path.
+export {
+  authOptions,
+  credentialHeaders,
+  upstreamOptions,
+  upstreamUrl,
+  type UpstreamOptions,
+} from '../upstream/upstream-options';
+export {
+  answerJson,
+  isTransient,
+  UpstreamCallerToken,
+  type UpstreamAnswer,
+  type UpstreamCall,
+  type UpstreamCaller,
+} from '../upstream/upstream-call';
