@@ -36,12 +36,17 @@ export interface ClientView {
   readonly outcome: Outcome;
 }
 
+/**
+ * How the request ended, settled once before its finish phases, so the usage record, the access line,
+ * the metrics and the span say the same: a response nothing ended means the client left first (the proxy
+ * marks that too, a gateway stage may not).
+ */
+export const settledOutcome = (ctx: ServedRequest): Outcome =>
+  ctx.outcome === 'ok' && !ctx.res.writableEnded ? 'client_closed' : ctx.outcome;
+
 /** What the client saw of a request that went through the pipeline. */
 export function clientView(ctx: ServedRequest): ClientView {
-  const { res } = ctx;
-  let outcome = ctx.outcome;
-  // Nothing ended the response: the client left first (the proxy marks that too, a gateway stage may not).
-  if (outcome === 'ok' && !res.writableEnded) outcome = 'client_closed';
+  const { res, outcome } = ctx;
   const status = ctx.status || (res.headersSent ? res.statusCode : 0);
   return { status: status === 0 && outcome === 'client_closed' ? CLIENT_LEFT : status, outcome };
 }

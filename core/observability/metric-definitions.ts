@@ -52,8 +52,8 @@ export function requestMetrics(make: MetricMaker): RequestMetrics {
   return {
     requests: make.cells({
       name: 'gateway_requests_total',
-      help: 'Requests answered, by endpoint, routed model, upstream and the status the client saw (499: it left before any).',
-      labelNames: ['endpoint', 'model', 'upstream', 'status'],
+      help: 'Requests answered, by endpoint, routed model, upstream, the status the client saw (499: it left before any) and how the call ended (outcome).',
+      labelNames: ['endpoint', 'model', 'upstream', 'status', 'outcome'],
     }),
     errors: make.cells({
       name: 'gateway_error_responses_total',

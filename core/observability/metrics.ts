@@ -11,6 +11,8 @@
 import { collectDefaultMetrics, Counter, Gauge, Registry, type RegistryContentType } from 'prom-client';
 import type { Endpoint, ServedRequest } from '../request/served-request';
 import type { RouteTarget } from '../contracts/route';
+import type { Outcome } from '../contracts/context';
+import type { ClientView } from './access-log';
 import type { UsageStats } from '../stores/usage-store';
 import type { TaskStatus } from '../stores/video-task';
 import type { Usage } from '../contracts/usage';
@@ -70,6 +72,9 @@ interface UpstreamTimers {
   readonly firstByte: Timer;
 }
 
+/** Request counters of one endpoint and target: by status, then outcome. */
+type ByStatus = Map<number, Map<Outcome, Child>>;
+
 const statusLabels: string[] = [];
 /** A status code as a label, made once per code. */
 const statusLabel = (status: number): string => (statusLabels[status] ??= String(status));
@@ -87,7 +92,7 @@ export class GatewayMetrics {
   private readonly config: ConfigMetrics;
   private readonly alerts: AlertMetrics;
   /** Request counters by endpoint, then route target (null: not routed), then status. */
-  private readonly requestChildren = new WeakMap<Endpoint, Map<RouteTarget | null, Map<number, Child>>>();
+  private readonly requestChildren = new WeakMap<Endpoint, Map<RouteTarget | null, ByStatus>>();
   private readonly endpointTimers = new WeakMap<Endpoint, EndpointTimers>();
   private readonly upstreamTimers = new Map<string, UpstreamTimers>();
   private readonly modelCounters = new Map<string, ModelCounters>();
@@ -120,9 +125,9 @@ export class GatewayMetrics {
   }
 
   /** One request answered; its cost in micro-units when priced (the usage records' unit). */
-  request(ctx: ServedRequest, status: number, totalMs: number, costMicros: number | null): void {
+  request(ctx: ServedRequest, view: ClientView, totalMs: number, costMicros: number | null): void {
     const { endpoint, target, observed } = ctx;
-    this.requestChild(endpoint, target ?? null, status).value++;
+    this.requestChild(endpoint, target ?? null, view).value++;
     const timers = this.timersOf(endpoint);
     const exemplar = exemplarOf(ctx);
     timers.duration.observe(totalMs / 1000, exemplar);
@@ -138,7 +143,8 @@ export class GatewayMetrics {
 
   /** A request answered before it reached the pipeline (no route, a parse error Node raised, shutdown). */
   refused(status: number, code: string): void {
-    this.http.requests.cell(NONE, NONE, NONE, statusLabel(status)).value++;
+    const outcome = status === 499 ? 'client_closed' : status >= 500 ? 'gateway_error' : 'refused';
+    this.http.requests.cell(NONE, NONE, NONE, statusLabel(status), outcome).value++;
     this.http.errors.cell(code).value++;
   }
 
@@ -195,18 +201,23 @@ export class GatewayMetrics {
     this.alerts.deliveries.labels(outcome).inc();
   }
 
-  private requestChild(endpoint: Endpoint, target: RouteTarget | null, status: number): Child {
+  private requestChild(
+    endpoint: Endpoint,
+    target: RouteTarget | null,
+    { status, outcome }: ClientView,
+  ): Child {
     let byTarget = this.requestChildren.get(endpoint);
-    if (!byTarget)
-      this.requestChildren.set(endpoint, (byTarget = new Map<RouteTarget | null, Map<number, Child>>()));
+    if (!byTarget) this.requestChildren.set(endpoint, (byTarget = new Map<RouteTarget | null, ByStatus>()));
     let byStatus = byTarget.get(target);
-    if (!byStatus) byTarget.set(target, (byStatus = new Map<number, Child>()));
-    let child = byStatus.get(status);
+    if (!byStatus) byTarget.set(target, (byStatus = new Map<number, Map<Outcome, Child>>()));
+    let byOutcome = byStatus.get(status);
+    if (!byOutcome) byStatus.set(status, (byOutcome = new Map<Outcome, Child>()));
+    let child = byOutcome.get(outcome);
     if (!child) {
       const model = target ? target.spec.id : NONE;
       const upstream = target ? target.upstream.name : NONE;
-      child = this.http.requests.cell(endpoint.id, model, upstream, statusLabel(status));
-      byStatus.set(status, child);
+      child = this.http.requests.cell(endpoint.id, model, upstream, statusLabel(status), outcome);
+      byOutcome.set(outcome, child);
     }
     return child;
   }

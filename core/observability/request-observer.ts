@@ -34,7 +34,7 @@ export class RequestObserver {
     // A video submit is billed by the poller when its task succeeds (GatewayMetrics.billed), not here.
     const cost =
       target && usage && target.spec.api.kind !== 'task' ? pricing.callCost(target.spec.id, usage) : null;
-    this.metrics.request(ctx, view.status, totalMs, cost);
+    this.metrics.request(ctx, view, totalMs, cost);
     span?.end(ctx, view.status, cost);
     if (access && this.logger.isLevelEnabled('info')) logRequest(this.access, ctx, view, totalMs);
   }

@@ -20,7 +20,7 @@ import type { Outcome } from '../contracts/context';
 import { Errors, GatewayError, sendError, toGatewayError } from '../base/errors';
 import type { LiveRouting, SnapshotLease } from '../reload/live-routing';
 import type { RequestBodies } from '../http/body';
-import { pathOf } from '../observability/access-log';
+import { pathOf, settledOutcome } from '../observability/access-log';
 import type { RequestObserver } from '../observability/request-observer';
 import { wasReported } from '../observability/upstream-failures';
 import type { HealthEndpoints } from '../http/health-endpoints';
@@ -326,6 +326,7 @@ export class GatewayServer {
       .run(ctx, ctx.endpoint.handle)
       .catch((e: unknown) => this.fail(ctx, e, lease.snapshot.config.logging.access))
       .finally(() => {
+        ctx.outcome = settledOutcome(ctx);
         pipeline.runFinish(ctx, (stage, e) => this.logger.error({ err: e, stage }, 'finish hook failed'));
         const { pricing, config } = lease.snapshot;
         try {

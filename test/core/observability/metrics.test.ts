@@ -44,6 +44,7 @@ void t.test('metrics after known traffic', async (t) => {
   t.equal((await send(chat, narrow)).status, 403);
   t.equal((await send({ ...chat, model: 'made-up-model' }, gw.key)).status, 404);
   t.equal((await postJson(`${gw.url}/no/such/path`, chat, gw.key)).status, 404);
+  t.equal((await send(chat, gw.key, { 'x-sim-status': '400' })).status, 400, "the vendor's own error");
 
   // A stream, scraped while it is open and after: two seconds long (40 tokens at 20 a second), so that it
   // is still open at the scrape after its first event even on a machine that stalls.
@@ -66,13 +67,29 @@ void t.test('metrics after known traffic', async (t) => {
   const m = await scrape(gw.gateway.adminUrl);
   t.match(m.contentType, /^text\/plain; version=0\.0\.4/);
 
-  t.test('requests by endpoint, model, upstream and status', (t) => {
+  t.test('requests by endpoint, model, upstream, status and outcome', (t) => {
     const ok = statuses.filter((s) => s === 200).length + 1; // and the stream
     t.equal(
       m.value('gateway_requests_total', { ...CHAT, model: MODEL, upstream: 'modela-main', status: '200' }),
       ok,
     );
+    t.equal(m.value('gateway_requests_total', { ...CHAT, status: '200', outcome: 'ok' }), ok, 'answered: ok');
     t.equal(m.value('gateway_requests_total', { ...CHAT, status: '429' }), 2);
+    t.equal(
+      m.value('gateway_requests_total', { ...CHAT, status: '429', outcome: 'refused' }),
+      2,
+      'limits refuse',
+    );
+    t.equal(
+      m.value('gateway_requests_total', { ...CHAT, model: MODEL, status: '400', outcome: 'vendor_error' }),
+      1,
+      "a vendor's error relayed is no success",
+    );
+    t.equal(
+      m.value('gateway_requests_total', { endpoint: 'none', outcome: 'refused' }),
+      1,
+      'before the pipeline',
+    );
     t.equal(m.value('gateway_requests_total', { ...CHAT, model: 'none', status: '401' }), 1);
     t.equal(m.value('gateway_requests_total', { ...CHAT, model: 'none', status: '403' }), 1);
     t.equal(m.value('gateway_requests_total', { ...CHAT, model: 'none', status: '404' }), 1);
@@ -117,7 +134,7 @@ void t.test('metrics after known traffic', async (t) => {
     const chats = statuses.length + 1; // every call to the chat endpoint, and the stream
     t.equal(m.value('gateway_request_overhead_seconds_count', CHAT), chats);
     t.equal(m.value('gateway_request_overhead_seconds_bucket', { ...CHAT, le: '+Inf' }), chats);
-    const upstreamCalls = statuses.filter((s) => s === 200).length + 1;
+    const upstreamCalls = statuses.filter((s) => s === 200 || s === 400).length + 1; // the vendor's 400 too
     t.equal(m.value('gateway_upstream_duration_seconds_count', { upstream: 'modela-main' }), upstreamCalls);
     t.equal(m.value('gateway_stream_first_byte_seconds_count', { upstream: 'modela-main' }), 1);
     t.ok(m.value('gateway_stream_first_byte_seconds_sum', { upstream: 'modela-main' }) > 0);
