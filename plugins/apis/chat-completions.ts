@@ -10,7 +10,7 @@ import { Errors } from '../../core/kit/plugin';
 import type { JsonObject } from '../../core/kit/json';
 import { stringsOf } from './finish-reasons';
 import { checkParts, type PartTable } from './content-parts';
-import { FamilyFields, type ApiFields, type FieldTable } from './field-table';
+import { fieldsCompiler, type ApiFields, type FamilyFields, type FieldTable } from './field-table';
 
 /** The frames the gateway writes into OpenAI-style streams. */
 export const OpenAiStreamDialect: StreamDialect = Object.freeze({
@@ -93,8 +93,7 @@ export type ChatFieldTable = FieldTable<typeof CHAT_FIELD_RULES>;
 /** What validateChatRequest reads apart from the field rules: a translating family maps it itself. */
 const CHAT_BODY: readonly string[] = ['messages'];
 
-export const chatFields = (table: ChatFieldTable): FamilyFields =>
-  FamilyFields.compile(CHAT_FIELD_RULES, table, CHAT_BODY);
+export const chatFields = fieldsCompiler(CHAT_FIELD_RULES, CHAT_BODY);
 
 const url = z.looseObject({ url: z.string().min(1) });
 

@@ -8,16 +8,13 @@ import { z } from 'zod';
 import { Errors } from '../../core/kit/plugin';
 import type { JsonObject } from '../../core/kit/json';
 import type { ModelApi, ModelLimits } from '../../core/kit/upstream';
-import { OpenAiStreamDialect } from './chat-completions';
 import { inputsOf, tokenArraysOf } from './embedding-input';
-import { FamilyFields, type ApiFields, type FieldTable } from './field-table';
+import { fieldsCompiler, type ApiFields, type FamilyFields, type FieldTable } from './field-table';
+import { jsonOnlyApi } from './json-only-api';
 
-export const EmbeddingsApi: ModelApi = Object.freeze({
+export const EmbeddingsApi: ModelApi = jsonOnlyApi({
   id: 'embeddings',
-  method: 'POST',
   path: '/v1/embeddings',
-  // Embeddings answer in JSON only; an upstream that streamed would get OpenAI-style frames.
-  dialect: OpenAiStreamDialect,
   genAi: { operation: 'embeddings', input: 'input' },
 });
 
@@ -50,8 +47,7 @@ export const EMBEDDING_FIELD_RULES = {
 export type EmbeddingField = keyof typeof EMBEDDING_FIELD_RULES;
 export type EmbeddingFieldTable = FieldTable<typeof EMBEDDING_FIELD_RULES>;
 
-export const embeddingFields = (table: EmbeddingFieldTable): FamilyFields =>
-  FamilyFields.compile(EMBEDDING_FIELD_RULES, table);
+export const embeddingFields = fieldsCompiler(EMBEDDING_FIELD_RULES);
 
 /** The vector sizes a model may be asked for: a range, or a list (DashScope takes only some sizes). */
 export type DimensionRule =

@@ -7,15 +7,12 @@ import { z } from 'zod';
 import { checkCeiling, type ModelApi, type ModelLimits } from '../../core/kit/upstream';
 import { Errors } from '../../core/kit/plugin';
 import type { JsonObject } from '../../core/kit/json';
-import { OpenAiStreamDialect } from './chat-completions';
-import { FamilyFields, type ApiFields, type FieldTable } from './field-table';
+import { fieldsCompiler, type ApiFields, type FamilyFields, type FieldTable } from './field-table';
+import { jsonOnlyApi } from './json-only-api';
 
-export const ImagesApi: ModelApi = Object.freeze({
+export const ImagesApi: ModelApi = jsonOnlyApi({
   id: 'images',
-  method: 'POST',
   path: '/v1/images/generations',
-  // The contract's image API does not stream; an upstream that did would get OpenAI-style frames.
-  dialect: OpenAiStreamDialect,
   genAi: { operation: 'generate_content', input: 'prompt' },
 });
 
@@ -39,8 +36,7 @@ export const IMAGE_FIELD_RULES = {
 export type ImageField = keyof typeof IMAGE_FIELD_RULES;
 export type ImageFieldTable = FieldTable<typeof IMAGE_FIELD_RULES>;
 
-export const imageFields = (table: ImageFieldTable): FamilyFields =>
-  FamilyFields.compile(IMAGE_FIELD_RULES, table);
+export const imageFields = fieldsCompiler(IMAGE_FIELD_RULES);
 
 /** The vendor's default when `output_format` is left out. */
 const DEFAULT_FORMAT = 'png';

@@ -12,7 +12,13 @@ import { Errors, type GatewayError } from '../../core/kit/plugin';
 import type { JsonObject } from '../../core/kit/json';
 import { stringsOf } from './finish-reasons';
 import { checkParts, type PartTable } from './content-parts';
-import { FamilyFields, type ApiFields, type FieldRule, type FieldTable } from './field-table';
+import {
+  fieldsCompiler,
+  type ApiFields,
+  type FamilyFields,
+  type FieldRule,
+  type FieldTable,
+} from './field-table';
 
 export const MESSAGES_VERSION_HEADER = 'modeld-version';
 export const MESSAGES_VERSION = '2023-06-01';
@@ -131,8 +137,8 @@ export const MESSAGES_FIELD_RULES = {
 /** A messages family's table: per field (and per form), the models that take it. */
 export type MessagesFieldTable<Model extends string> = FieldTable<typeof MESSAGES_FIELD_RULES, Model>;
 
-export const messagesFields = <Model extends string>(table: MessagesFieldTable<Model>): FamilyFields =>
-  FamilyFields.compile(MESSAGES_FIELD_RULES, table, ['messages']); // messages are read apart from the rules
+// `messages` is read apart from the rules.
+export const messagesFields = fieldsCompiler(MESSAGES_FIELD_RULES, ['messages']);
 
 /** What a valid request asks the response to carry. */
 export interface MessagesCheck {

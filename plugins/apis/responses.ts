@@ -11,7 +11,7 @@ import { Errors, type GatewayError } from '../../core/kit/plugin';
 import { isJsonObject, type JsonObject } from '../../core/kit/json';
 import { checkParts, type PartTable } from './content-parts';
 import { responseFinish } from './finish-reasons';
-import { FamilyFields, type ApiFields, type FieldTable } from './field-table';
+import { fieldsCompiler, type ApiFields, type FamilyFields, type FieldTable } from './field-table';
 
 /** What a Responses stream's `error` event says: the API's members, each a string or null. */
 export interface StreamError {
@@ -136,8 +136,7 @@ export type ResponsesField = keyof typeof RESPONSES_FIELD_RULES;
 /** A server's column of the field table. */
 export type ResponsesFieldTable = FieldTable<typeof RESPONSES_FIELD_RULES>;
 
-export const responsesFields = (table: ResponsesFieldTable): FamilyFields =>
-  FamilyFields.compile(RESPONSES_FIELD_RULES, table);
+export const responsesFields = fieldsCompiler(RESPONSES_FIELD_RULES);
 
 /** Roles of a `message` input item (`EasyInputMessage`). */
 const MESSAGE_ROLES = ['user', 'assistant', 'system', 'developer'] as const;
