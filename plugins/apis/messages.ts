@@ -7,11 +7,12 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import { z } from 'zod';
-import { checkCeiling, type ModelApi, type ModelLimits } from '../../core/kit/upstream';
+import { checkCeiling, type ModelApi } from '../../core/kit/upstream';
 import { Errors, type GatewayError } from '../../core/kit/plugin';
 import type { JsonObject } from '../../core/kit/json';
 import { stringsOf } from './finish-reasons';
 import { checkParts, type PartTable } from './content-parts';
+import type { CheckedModel } from './checked-model';
 import {
   fieldsCompiler,
   type ApiFields,
@@ -160,14 +161,13 @@ export function validateMessagesHeaders(headers: IncomingHttpHeaders): void {
 export function validateMessagesRequest(
   body: JsonObject,
   fields: FamilyFields,
-  model: string,
-  limits: ModelLimits = {},
+  model: CheckedModel,
 ): MessagesCheck {
-  fields.require(body, model);
+  fields.require(body, model.id);
   validateMessages(body.messages);
-  const warnings = fields.check(body, model);
+  const warnings = fields.check(body, model.id);
   if (Array.isArray(body.system)) checkParts(body.system, SYSTEM_BLOCKS, 'system');
-  checkCeiling('max_tokens', body.max_tokens, limits.max_output_tokens, model);
+  checkCeiling('max_tokens', body.max_tokens, model.limits?.max_output_tokens, model.id);
   validateCombinations(body);
   return { warnings };
 }

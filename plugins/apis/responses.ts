@@ -6,11 +6,12 @@
  * `ResponseCreateParamsBase` and stream event types (node_modules/openai/resources/responses).
  */
 import { z } from 'zod';
-import { checkCeiling, type ModelApi, type ModelLimits, type StreamDialect } from '../../core/kit/upstream';
+import { checkCeiling, type ModelApi, type StreamDialect } from '../../core/kit/upstream';
 import { Errors, type GatewayError } from '../../core/kit/plugin';
 import { isJsonObject, type JsonObject } from '../../core/kit/json';
 import { checkParts, type PartTable } from './content-parts';
 import { responseFinish } from './finish-reasons';
+import type { CheckedModel } from './checked-model';
 import { fieldsCompiler, type ApiFields, type FamilyFields, type FieldTable } from './field-table';
 
 /** What a Responses stream's `error` event says: the API's members, each a string or null. */
@@ -213,14 +214,9 @@ function checkInput(input: unknown): void {
  * field (and the model). The `input` is required: without a stored prompt or conversation there is
  * nothing else to answer.
  */
-export function validateResponsesRequest(
-  body: JsonObject,
-  fields: FamilyFields,
-  model: string,
-  limits: ModelLimits = {},
-): void {
+export function validateResponsesRequest(body: JsonObject, fields: FamilyFields, model: CheckedModel): void {
   if (body.input == null) throw Errors.invalidRequest("field 'input' is required");
-  fields.check(body, model);
+  fields.check(body, model.id);
   checkInput(body.input);
-  checkCeiling('max_output_tokens', body.max_output_tokens, limits.max_output_tokens, model);
+  checkCeiling('max_output_tokens', body.max_output_tokens, model.limits?.max_output_tokens, model.id);
 }

@@ -89,7 +89,7 @@ export class ChatPart extends ApiPart {
 
   async prepare(ctx: GatewayContext, model: ModelSpec, upstreamModel: string): Promise<UpstreamRequest> {
     const body = await ctx.json();
-    validateChatRequest(body, this.fields, model.id, model.limits);
+    validateChatRequest(body, this.fields, model);
     const stream = body.stream === true;
     const clientWantsUsage =
       stream && (body.stream_options as JsonObject | undefined)?.include_usage === true;

@@ -56,7 +56,7 @@ export class EmbeddingsPart extends ApiPart {
 
   async prepare(ctx: GatewayContext, model: ModelSpec, upstreamModel: string): Promise<UpstreamRequest> {
     const body = await ctx.json();
-    validateEmbeddingsRequest(body, this.fields, model.id, this.factsOf(model.id), model.limits);
+    validateEmbeddingsRequest(body, this.fields, model, this.factsOf(model.id));
     const encodeHere = body.encoding_format === 'base64' && this.spec.base64 === 'gateway';
     const changed = upstreamModel !== model.id || encodeHere;
     const input = body.input;

@@ -43,7 +43,7 @@ export class ResponsesPart extends ApiPart {
 
   async prepare(ctx: GatewayContext, model: ModelSpec, upstreamModel: string): Promise<UpstreamRequest> {
     const body = await ctx.json();
-    validateResponsesRequest(body, this.fields, model.id, model.limits);
+    validateResponsesRequest(body, this.fields, model);
     this.checkTools(body.tools, model.id);
     if (body.background === true) throw Errors.unsupportedField('background', model.id, 'as true');
     const renamed = upstreamModel !== model.id;
