@@ -5,12 +5,13 @@
  * (ChatFieldTable), declared in its plugin; this file only applies it.
  */
 import { z } from 'zod';
-import { checkCeiling, type ModelApi, type ModelLimits, type StreamDialect } from '../../core/kit/upstream';
+import { checkCeiling, type ModelApi, type StreamDialect } from '../../core/kit/upstream';
 import { Errors } from '../../core/kit/plugin';
 import type { JsonObject } from '../../core/kit/json';
 import { stringsOf } from './finish-reasons';
 import { checkParts, type PartTable } from './content-parts';
-import { FamilyFields, type ApiFields, type FieldTable } from './field-table';
+import type { CheckedModel } from './checked-model';
+import { fieldsCompiler, type ApiFields, type FamilyFields, type FieldTable } from './field-table';
 
 /** The frames the gateway writes into OpenAI-style streams. */
 export const OpenAiStreamDialect: StreamDialect = Object.freeze({
@@ -93,8 +94,7 @@ export type ChatFieldTable = FieldTable<typeof CHAT_FIELD_RULES>;
 /** What validateChatRequest reads apart from the field rules: a translating family maps it itself. */
 const CHAT_BODY: readonly string[] = ['messages'];
 
-export const chatFields = (table: ChatFieldTable): FamilyFields =>
-  FamilyFields.compile(CHAT_FIELD_RULES, table, CHAT_BODY);
+export const chatFields = fieldsCompiler(CHAT_FIELD_RULES, CHAT_BODY);
 
 const url = z.looseObject({ url: z.string().min(1) });
 
@@ -122,21 +122,17 @@ const OUTPUT_TOKEN_FIELDS: readonly string[] = ['max_tokens', 'max_completion_to
  * Checks a chat request against its family's fields and the model's ceilings; throws a 400 naming the
  * field (and the model).
  */
-export function validateChatRequest(
-  body: JsonObject,
-  fields: FamilyFields,
-  model: string,
-  limits: ModelLimits = {},
-): void {
+export function validateChatRequest(body: JsonObject, fields: FamilyFields, model: CheckedModel): void {
+  const { id, limits = {} } = model;
   validateMessages(body.messages);
-  fields.require(body, model);
-  fields.check(body, model);
+  fields.require(body, id);
+  fields.check(body, id);
 
   if (body.top_logprobs != null && body.logprobs !== true) {
     throw Errors.invalidRequest("field 'top_logprobs' requires 'logprobs': true");
   }
-  for (const field of OUTPUT_TOKEN_FIELDS) checkCeiling(field, body[field], limits.max_output_tokens, model);
-  checkCeiling('n', body.n, limits.max_n, model);
+  for (const field of OUTPUT_TOKEN_FIELDS) checkCeiling(field, body[field], limits.max_output_tokens, id);
+  checkCeiling('n', body.n, limits.max_n, id);
 }
 
 function validateMessages(messages: unknown): void {

@@ -7,17 +7,15 @@
 import { z } from 'zod';
 import { Errors } from '../../core/kit/plugin';
 import type { JsonObject } from '../../core/kit/json';
-import type { ModelApi, ModelLimits } from '../../core/kit/upstream';
-import { OpenAiStreamDialect } from './chat-completions';
+import type { ModelApi } from '../../core/kit/upstream';
 import { inputsOf, tokenArraysOf } from './embedding-input';
-import { FamilyFields, type ApiFields, type FieldTable } from './field-table';
+import type { CheckedModel } from './checked-model';
+import { fieldsCompiler, type ApiFields, type FamilyFields, type FieldTable } from './field-table';
+import { jsonOnlyApi } from './json-only-api';
 
-export const EmbeddingsApi: ModelApi = Object.freeze({
+export const EmbeddingsApi: ModelApi = jsonOnlyApi({
   id: 'embeddings',
-  method: 'POST',
   path: '/v1/embeddings',
-  // Embeddings answer in JSON only; an upstream that streamed would get OpenAI-style frames.
-  dialect: OpenAiStreamDialect,
   genAi: { operation: 'embeddings', input: 'input' },
 });
 
@@ -50,8 +48,7 @@ export const EMBEDDING_FIELD_RULES = {
 export type EmbeddingField = keyof typeof EMBEDDING_FIELD_RULES;
 export type EmbeddingFieldTable = FieldTable<typeof EMBEDDING_FIELD_RULES>;
 
-export const embeddingFields = (table: EmbeddingFieldTable): FamilyFields =>
-  FamilyFields.compile(EMBEDDING_FIELD_RULES, table);
+export const embeddingFields = fieldsCompiler(EMBEDDING_FIELD_RULES);
 
 /** The vector sizes a model may be asked for: a range, or a list (DashScope takes only some sizes). */
 export type DimensionRule =
@@ -74,18 +71,18 @@ export interface EmbeddingModelFacts {
 export function validateEmbeddingsRequest(
   body: JsonObject,
   fields: FamilyFields,
-  model: string,
+  model: CheckedModel,
   facts: EmbeddingModelFacts,
-  limits: ModelLimits = {},
 ): void {
+  const { id } = model;
   if (body.input == null) throw Errors.invalidRequest("field 'input' is required");
   // OpenAI's Embeddings API has no stream; a `stream: true` passed on would be metered as a stream.
-  if (body.stream != null) throw Errors.unsupportedField('stream', model);
-  fields.require(body, model);
-  fields.check(body, model);
-  checkInputCount(body.input, model, limits.max_inputs);
-  checkDimensions(body.dimensions, facts.dimensions, model);
-  checkTokenArrays(body.input, facts, model);
+  if (body.stream != null) throw Errors.unsupportedField('stream', id);
+  fields.require(body, id);
+  fields.check(body, id);
+  checkInputCount(body.input, id, model.limits?.max_inputs);
+  checkDimensions(body.dimensions, facts.dimensions, id);
+  checkTokenArrays(body.input, facts, id);
 }
 
 function checkInputCount(input: unknown, model: string, ceiling: number | undefined): void {

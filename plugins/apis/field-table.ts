@@ -189,6 +189,15 @@ export class FamilyFields {
   }
 }
 
+/**
+ * What an API offers its families for its `rules`: their tables compiled once, when the plugin is built
+ * (FamilyFields.compile; `reads` as there).
+ */
+export const fieldsCompiler =
+  <Rules extends ApiFields>(rules: Rules, reads: readonly string[] = []) =>
+  <Model extends string = string>(table: FieldTable<Rules, Model>): FamilyFields =>
+    FamilyFields.compile(rules, table, reads);
+
 /** Per field, who takes each of its forms (in the order of formsOf). */
 function takersOf(rules: ApiFields, table: AnyTable): Map<string, (Who | undefined)[]> {
   const takers = new Map<string, (Who | undefined)[]>();

@@ -4,18 +4,16 @@
  * Which fields a family takes or requires is its own table (ImageFieldTable), declared in its plugin.
  */
 import { z } from 'zod';
-import { checkCeiling, type ModelApi, type ModelLimits } from '../../core/kit/upstream';
+import { checkCeiling, type ModelApi } from '../../core/kit/upstream';
 import { Errors } from '../../core/kit/plugin';
 import type { JsonObject } from '../../core/kit/json';
-import { OpenAiStreamDialect } from './chat-completions';
-import { FamilyFields, type ApiFields, type FieldTable } from './field-table';
+import type { CheckedModel } from './checked-model';
+import { fieldsCompiler, type ApiFields, type FamilyFields, type FieldTable } from './field-table';
+import { jsonOnlyApi } from './json-only-api';
 
-export const ImagesApi: ModelApi = Object.freeze({
+export const ImagesApi: ModelApi = jsonOnlyApi({
   id: 'images',
-  method: 'POST',
   path: '/v1/images/generations',
-  // The contract's image API does not stream; an upstream that did would get OpenAI-style frames.
-  dialect: OpenAiStreamDialect,
   genAi: { operation: 'generate_content', input: 'prompt' },
 });
 
@@ -39,8 +37,7 @@ export const IMAGE_FIELD_RULES = {
 export type ImageField = keyof typeof IMAGE_FIELD_RULES;
 export type ImageFieldTable = FieldTable<typeof IMAGE_FIELD_RULES>;
 
-export const imageFields = (table: ImageFieldTable): FamilyFields =>
-  FamilyFields.compile(IMAGE_FIELD_RULES, table);
+export const imageFields = fieldsCompiler(IMAGE_FIELD_RULES);
 
 /** The vendor's default when `output_format` is left out. */
 const DEFAULT_FORMAT = 'png';
@@ -48,15 +45,10 @@ const COMPRESSIBLE = new Set(['jpeg', 'webp']);
 const WITH_ALPHA = new Set(['png', 'webp']);
 
 /** Checks an image request against its family's fields and the model's ceilings; throws a 400 naming a field. */
-export function validateImageRequest(
-  body: JsonObject,
-  fields: FamilyFields,
-  model: string,
-  limits: ModelLimits = {},
-): void {
-  fields.require(body, model);
-  fields.check(body, model);
-  checkCeiling('n', body.n, limits.max_images, model);
+export function validateImageRequest(body: JsonObject, fields: FamilyFields, model: CheckedModel): void {
+  fields.require(body, model.id);
+  fields.check(body, model.id);
+  checkCeiling('n', body.n, model.limits?.max_images, model.id);
   const format = typeof body.output_format === 'string' ? body.output_format : DEFAULT_FORMAT;
   if (body.output_compression != null && !COMPRESSIBLE.has(format)) {
     throw Errors.invalidRequest(

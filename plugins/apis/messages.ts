@@ -7,12 +7,19 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import { z } from 'zod';
-import { checkCeiling, type ModelApi, type ModelLimits } from '../../core/kit/upstream';
+import { checkCeiling, type ModelApi } from '../../core/kit/upstream';
 import { Errors, type GatewayError } from '../../core/kit/plugin';
 import type { JsonObject } from '../../core/kit/json';
 import { stringsOf } from './finish-reasons';
 import { checkParts, type PartTable } from './content-parts';
-import { FamilyFields, type ApiFields, type FieldRule, type FieldTable } from './field-table';
+import type { CheckedModel } from './checked-model';
+import {
+  fieldsCompiler,
+  type ApiFields,
+  type FamilyFields,
+  type FieldRule,
+  type FieldTable,
+} from './field-table';
 
 export const MESSAGES_VERSION_HEADER = 'modeld-version';
 export const MESSAGES_VERSION = '2023-06-01';
@@ -131,8 +138,8 @@ export const MESSAGES_FIELD_RULES = {
 /** A messages family's table: per field (and per form), the models that take it. */
 export type MessagesFieldTable<Model extends string> = FieldTable<typeof MESSAGES_FIELD_RULES, Model>;
 
-export const messagesFields = <Model extends string>(table: MessagesFieldTable<Model>): FamilyFields =>
-  FamilyFields.compile(MESSAGES_FIELD_RULES, table, ['messages']); // messages are read apart from the rules
+// `messages` is read apart from the rules.
+export const messagesFields = fieldsCompiler(MESSAGES_FIELD_RULES, ['messages']);
 
 /** What a valid request asks the response to carry. */
 export interface MessagesCheck {
@@ -154,14 +161,13 @@ export function validateMessagesHeaders(headers: IncomingHttpHeaders): void {
 export function validateMessagesRequest(
   body: JsonObject,
   fields: FamilyFields,
-  model: string,
-  limits: ModelLimits = {},
+  model: CheckedModel,
 ): MessagesCheck {
-  fields.require(body, model);
+  fields.require(body, model.id);
   validateMessages(body.messages);
-  const warnings = fields.check(body, model);
+  const warnings = fields.check(body, model.id);
   if (Array.isArray(body.system)) checkParts(body.system, SYSTEM_BLOCKS, 'system');
-  checkCeiling('max_tokens', body.max_tokens, limits.max_output_tokens, model);
+  checkCeiling('max_tokens', body.max_tokens, model.limits?.max_output_tokens, model.id);
   validateCombinations(body);
   return { warnings };
 }

@@ -6,12 +6,13 @@
  * `ResponseCreateParamsBase` and stream event types (node_modules/openai/resources/responses).
  */
 import { z } from 'zod';
-import { checkCeiling, type ModelApi, type ModelLimits, type StreamDialect } from '../../core/kit/upstream';
+import { checkCeiling, type ModelApi, type StreamDialect } from '../../core/kit/upstream';
 import { Errors, type GatewayError } from '../../core/kit/plugin';
 import { isJsonObject, type JsonObject } from '../../core/kit/json';
 import { checkParts, type PartTable } from './content-parts';
 import { responseFinish } from './finish-reasons';
-import { FamilyFields, type ApiFields, type FieldTable } from './field-table';
+import type { CheckedModel } from './checked-model';
+import { fieldsCompiler, type ApiFields, type FamilyFields, type FieldTable } from './field-table';
 
 /** What a Responses stream's `error` event says: the API's members, each a string or null. */
 export interface StreamError {
@@ -136,8 +137,7 @@ export type ResponsesField = keyof typeof RESPONSES_FIELD_RULES;
 /** A server's column of the field table. */
 export type ResponsesFieldTable = FieldTable<typeof RESPONSES_FIELD_RULES>;
 
-export const responsesFields = (table: ResponsesFieldTable): FamilyFields =>
-  FamilyFields.compile(RESPONSES_FIELD_RULES, table);
+export const responsesFields = fieldsCompiler(RESPONSES_FIELD_RULES);
 
 /** Roles of a `message` input item (`EasyInputMessage`). */
 const MESSAGE_ROLES = ['user', 'assistant', 'system', 'developer'] as const;
@@ -214,14 +214,9 @@ function checkInput(input: unknown): void {
  * field (and the model). The `input` is required: without a stored prompt or conversation there is
  * nothing else to answer.
  */
-export function validateResponsesRequest(
-  body: JsonObject,
-  fields: FamilyFields,
-  model: string,
-  limits: ModelLimits = {},
-): void {
+export function validateResponsesRequest(body: JsonObject, fields: FamilyFields, model: CheckedModel): void {
   if (body.input == null) throw Errors.invalidRequest("field 'input' is required");
-  fields.check(body, model);
+  fields.check(body, model.id);
   checkInput(body.input);
-  checkCeiling('max_output_tokens', body.max_output_tokens, limits.max_output_tokens, model);
+  checkCeiling('max_output_tokens', body.max_output_tokens, model.limits?.max_output_tokens, model.id);
 }

@@ -3,14 +3,11 @@
  * come from the task protocol plugins (plugins/video-protocols/), one submit and one query route each.
  */
 import type { ModelApi } from '../../core/kit/upstream';
-import { OpenAiStreamDialect } from './chat-completions';
+import { jsonOnlyApi } from './json-only-api';
 
-export const VideoApi: ModelApi = Object.freeze({
+export const VideoApi: ModelApi = jsonOnlyApi({
   id: 'video',
-  method: 'POST',
   path: '/v1/videos/generations',
-  // Task answers are JSON; no stream is ever relayed on this API.
-  dialect: OpenAiStreamDialect,
   kind: 'task',
   // Each protocol's native body holds its prompt in its own place: no content is recorded.
   genAi: { operation: 'generate_content' },

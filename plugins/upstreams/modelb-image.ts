@@ -63,7 +63,7 @@ export class ModelbImageUpstream implements UpstreamPlugin {
 
   async prepare(ctx: GatewayContext, model: ModelSpec, upstreamModel: string): Promise<UpstreamRequest> {
     const body = await ctx.json();
-    validateImageRequest(body, this.fields, model.id, model.limits);
+    validateImageRequest(body, this.fields, model);
     const upstreamBody = { ...body, model: upstreamModel, response_format: 'b64_json' };
     return {
       url: this.url,

@@ -74,7 +74,7 @@ export class ModeldUpstream implements UpstreamPlugin {
   async prepare(ctx: GatewayContext, model: ModelSpec, upstreamModel: string): Promise<UpstreamRequest> {
     validateMessagesHeaders(ctx.headers);
     const body = await ctx.json();
-    const { warnings } = validateMessagesRequest(body, this.fields, model.id, model.limits);
+    const { warnings } = validateMessagesRequest(body, this.fields, model);
     const renamed = upstreamModel !== model.id;
     const { messages, system } = body;
     return {

@@ -55,7 +55,7 @@ export class ${n.pascal}Upstream implements UpstreamPlugin {
 
   async prepare(ctx: GatewayContext, model: ModelSpec, upstreamModel: string): Promise<UpstreamRequest> {
     const body = await ctx.json();
-    validateChatRequest(body, this.fields, model.id, model.limits);
+    validateChatRequest(body, this.fields, model);
     const { messages } = body;
     return {
       url: this.url,

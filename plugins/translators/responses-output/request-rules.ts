@@ -132,7 +132,7 @@ export function translateFields(
   model: ModelSpec,
   target: () => JsonObject,
 ): JsonObject {
-  validateResponsesRequest(body, fields, model.id, model.limits);
+  validateResponsesRequest(body, fields, model);
   const out = target();
   for (const [field, value] of Object.entries(body)) {
     if (value == null || field === ROUTING) continue;

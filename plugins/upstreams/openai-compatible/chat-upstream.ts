@@ -20,9 +20,8 @@ import {
   validateChatRequest,
   type ChatFieldTable,
 } from '../../apis/chat-completions';
-import type { FamilyFields } from '../../apis/field-table';
 import { ResponsesApi } from '../../apis/responses';
-import type { ApiPart } from './api-part';
+import { ApiPart, sentBytes, type PartTarget } from './api-part';
 import { ChatResponseReader } from './chat-reader';
 import type { EmbeddingsFamilySpec } from './embeddings-upstream';
 import type { ResponsesFamilySpec } from './responses-part';
@@ -69,20 +68,15 @@ const ASK_USAGE_MEMBER = '"stream_options":{"include_usage":true}';
 
 async function upstreamBody(ctx: GatewayContext, body: JsonObject, change: BodyChange): Promise<Buffer> {
   if (change === 'splice') return withFirstMember(await ctx.rawBody(), ASK_USAGE_MEMBER);
-  return change === 'reserialise' ? Buffer.from(JSON.stringify(body)) : ctx.rawBody();
+  return sentBytes(ctx, change === 'reserialise' ? body : undefined);
 }
 
-export class ChatPart implements ApiPart {
-  readonly api = ChatCompletionsApi;
-  readonly models: readonly ModelSpec[];
-  private readonly fields: FamilyFields;
-
+export class ChatPart extends ApiPart {
   constructor(
     private readonly spec: ChatFamilySpec,
-    private readonly url: URL,
-    private readonly headers: Readonly<Record<string, string>>,
+    target: PartTarget,
   ) {
-    this.models = spec.models.map((id) => ({
+    const models = spec.models.map((id) => ({
       id,
       api: ChatCompletionsApi,
       created: spec.created,
@@ -90,12 +84,12 @@ export class ChatPart implements ApiPart {
       limits: { ...spec.limits, ...spec.modelLimits?.[id] },
       ...(spec.responses ? { alsoServes: [ResponsesApi] } : {}),
     }));
-    this.fields = chatFields(spec.fields);
+    super(ChatCompletionsApi, models, chatFields(spec.fields), target);
   }
 
   async prepare(ctx: GatewayContext, model: ModelSpec, upstreamModel: string): Promise<UpstreamRequest> {
     const body = await ctx.json();
-    validateChatRequest(body, this.fields, model.id, model.limits);
+    validateChatRequest(body, this.fields, model);
     const stream = body.stream === true;
     const clientWantsUsage =
       stream && (body.stream_options as JsonObject | undefined)?.include_usage === true;
@@ -112,14 +106,12 @@ export class ChatPart implements ApiPart {
       sent.stream_options = { ...(body.stream_options as JsonObject | undefined), include_usage: true };
     }
     const messages = body.messages;
-    return {
-      url: this.url,
-      headers: this.headers,
-      body: await upstreamBody(ctx, sent, change),
-      reader: new ChatResponseReader(stream && !clientWantsUsage, this.spec.nullUsageUnasked === true, () =>
+    return this.request(
+      await upstreamBody(ctx, sent, change),
+      new ChatResponseReader(stream && !clientWantsUsage, this.spec.nullUsageUnasked === true, () =>
         estimateTokens(promptChars(messages)),
       ),
-    };
+    );
   }
 
   /**

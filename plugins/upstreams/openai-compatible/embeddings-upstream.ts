@@ -15,8 +15,7 @@ import {
   type EmbeddingFieldTable,
   type EmbeddingModelFacts,
 } from '../../apis/embeddings';
-import type { FamilyFields } from '../../apis/field-table';
-import type { ApiPart } from './api-part';
+import { ApiPart, sentBytes, type PartTarget } from './api-part';
 import { EmbeddingsResponseReader } from './embeddings-reader';
 
 /** What a family declares of its vendor's embeddings, beside its chat (ChatFamilySpec.embeddings). */
@@ -35,46 +34,36 @@ export interface EmbeddingsFamilySpec {
 }
 
 /** Where the vendor is reached and who owns the models, from the family's other settings. */
-export interface EmbeddingsTarget {
-  readonly url: URL;
-  readonly headers: Readonly<Record<string, string>>;
+export interface EmbeddingsTarget extends PartTarget {
   readonly vendor: string;
   readonly created: number;
 }
 
-export class EmbeddingsPart implements ApiPart {
-  readonly api = EmbeddingsApi;
-  readonly models: readonly ModelSpec[];
-  private readonly fields: FamilyFields;
-
+export class EmbeddingsPart extends ApiPart {
   constructor(
     private readonly spec: EmbeddingsFamilySpec,
-    private readonly target: EmbeddingsTarget,
+    target: EmbeddingsTarget,
   ) {
-    this.models = Object.keys(spec.models).map((id) => ({
+    const models = Object.keys(spec.models).map((id) => ({
       id,
       api: EmbeddingsApi,
       created: target.created,
       ownedBy: target.vendor,
       limits: spec.limits,
     }));
-    this.fields = embeddingFields(spec.fields);
+    super(EmbeddingsApi, models, embeddingFields(spec.fields), target);
   }
 
   async prepare(ctx: GatewayContext, model: ModelSpec, upstreamModel: string): Promise<UpstreamRequest> {
     const body = await ctx.json();
-    validateEmbeddingsRequest(body, this.fields, model.id, this.factsOf(model.id), model.limits);
+    validateEmbeddingsRequest(body, this.fields, model, this.factsOf(model.id));
     const encodeHere = body.encoding_format === 'base64' && this.spec.base64 === 'gateway';
     const changed = upstreamModel !== model.id || encodeHere;
     const input = body.input;
-    return {
-      url: this.target.url,
-      headers: this.target.headers,
-      body: changed
-        ? Buffer.from(JSON.stringify(upstreamBody(body, upstreamModel, encodeHere)))
-        : await ctx.rawBody(),
-      reader: new EmbeddingsResponseReader(encodeHere, () => inputTokens(input)),
-    };
+    return this.request(
+      await sentBytes(ctx, changed ? upstreamBody(body, upstreamModel, encodeHere) : undefined),
+      new EmbeddingsResponseReader(encodeHere, () => inputTokens(input)),
+    );
   }
 
   /** A model the family does not list (a route may name another's): nothing to check, the vendor decides. */

@@ -20,7 +20,7 @@ import { ResponsesPart } from './responses-part';
 
 function partsOf(spec: ChatFamilySpec, options: ChatUpstreamOptions): readonly ApiPart[] {
   const headers = credentialHeaders(options);
-  const parts: ApiPart[] = [new ChatPart(spec, upstreamUrl(options, options.chat_path), headers)];
+  const parts: ApiPart[] = [new ChatPart(spec, { url: upstreamUrl(options, options.chat_path), headers })];
   if (spec.embeddings) {
     const url = upstreamUrl(options, options.embeddings_path);
     const { vendor, created } = spec;

@@ -14,7 +14,6 @@
 import { Errors, type GatewayContext } from '../../../core/kit/plugin';
 import { estimateTokens, type ModelSpec, type UpstreamRequest } from '../../../core/kit/upstream';
 import type { JsonObject } from '../../../core/kit/json';
-import type { FamilyFields } from '../../apis/field-table';
 import {
   ResponsesApi,
   responsesFields,
@@ -22,7 +21,7 @@ import {
   type ResponsesFieldTable,
 } from '../../apis/responses';
 import { responsesInputChars } from '../../apis/responses-usage';
-import type { ApiPart } from './api-part';
+import { ApiPart, sentBytes, type PartTarget } from './api-part';
 import { ResponsesResponseReader } from './responses-reader';
 
 /** What a family declares of its vendor's Responses API (ChatFamilySpec.responses). */
@@ -33,39 +32,25 @@ export interface ResponsesFamilySpec {
   readonly tools: readonly string[];
 }
 
-/** Where the vendor's Responses endpoint is, from the family's other settings. */
-export interface ResponsesTarget {
-  readonly url: URL;
-  readonly headers: Readonly<Record<string, string>>;
-}
-
-export class ResponsesPart implements ApiPart {
-  readonly api = ResponsesApi;
-  /** None of its own: the chat part's models serve it too. */
-  readonly models: readonly ModelSpec[] = [];
-  private readonly fields: FamilyFields;
+export class ResponsesPart extends ApiPart {
   private readonly tools: ReadonlySet<string>;
 
-  constructor(
-    spec: ResponsesFamilySpec,
-    private readonly target: ResponsesTarget,
-  ) {
-    this.fields = responsesFields(spec.fields);
+  constructor(spec: ResponsesFamilySpec, target: PartTarget) {
+    // No models of its own: the chat part's models serve it too.
+    super(ResponsesApi, [], responsesFields(spec.fields), target);
     this.tools = new Set(spec.tools);
   }
 
   async prepare(ctx: GatewayContext, model: ModelSpec, upstreamModel: string): Promise<UpstreamRequest> {
     const body = await ctx.json();
-    validateResponsesRequest(body, this.fields, model.id, model.limits);
+    validateResponsesRequest(body, this.fields, model);
     this.checkTools(body.tools, model.id);
     if (body.background === true) throw Errors.unsupportedField('background', model.id, 'as true');
     const renamed = upstreamModel !== model.id;
-    return {
-      url: this.target.url,
-      headers: this.target.headers,
-      body: renamed ? Buffer.from(JSON.stringify({ ...body, model: upstreamModel })) : await ctx.rawBody(),
-      reader: new ResponsesResponseReader(() => estimateTokens(responsesInputChars(body))),
-    };
+    return this.request(
+      await sentBytes(ctx, renamed ? { ...body, model: upstreamModel } : undefined),
+      new ResponsesResponseReader(() => estimateTokens(responsesInputChars(body))),
+    );
   }
 
   private checkTools(tools: unknown, model: string): void {

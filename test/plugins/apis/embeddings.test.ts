@@ -76,7 +76,7 @@ const CASES: readonly [string, typeof ALL, EmbeddingModelFacts, object, [string,
 
 for (const [what, fields, facts, body, refusal] of CASES) {
   t.test(what, (t) => {
-    const run = () => validateEmbeddingsRequest({ ...body }, fields, 'm', facts, LIMITS);
+    const run = () => validateEmbeddingsRequest({ ...body }, fields, { id: 'm', limits: LIMITS }, facts);
     if (!refusal) {
       t.doesNotThrow(run);
       return t.end();

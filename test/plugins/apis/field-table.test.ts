@@ -30,18 +30,18 @@ t.test('a relaying family: an unlisted field passes, a listed one is checked', (
   const fields = chatFields(TABLE);
   const body = { model: 'm', messages: hi, vendor_flag: { deep: true }, stream: true, top_k: 3 };
   t.equal(
-    refusal(() => validateChatRequest(body, fields, 'm')),
+    refusal(() => validateChatRequest(body, fields, { id: 'm' })),
     undefined,
   );
   t.match(
-    refusal(() => validateChatRequest({ ...body, top_k: 0 }, fields, 'm')),
+    refusal(() => validateChatRequest({ ...body, top_k: 0 }, fields, { id: 'm' })),
     {
       status: 400,
       code: 'invalid_request',
     },
   );
   t.match(
-    refusal(() => validateChatRequest({ ...body, n: 2 }, fields, 'm')),
+    refusal(() => validateChatRequest({ ...body, n: 2 }, fields, { id: 'm' })),
     {
       status: 400,
       code: 'unsupported_field',
@@ -55,7 +55,7 @@ t.test('a translating family: an unlisted field is refused naming it, never drop
   const fields = chatFields({ ...TABLE, translates: true });
   const ok = { model: 'm', messages: hi, stream: true, max_tokens: 5, top_k: 3 };
   t.equal(
-    refusal(() => validateChatRequest(ok, fields, 'm')),
+    refusal(() => validateChatRequest(ok, fields, { id: 'm' })),
     undefined,
     'what the table lists',
   );
@@ -65,18 +65,18 @@ t.test('a translating family: an unlisted field is refused naming it, never drop
       unknown
     >;
     t.strictSame(
-      refusal(() => validateChatRequest(body, fields, 'm')),
+      refusal(() => validateChatRequest(body, fields, { id: 'm' })),
       { status: 400, code: 'unsupported_field', message: `field '${field}' is not supported by model 'm'` },
       field,
     );
   }
   t.equal(
-    refusal(() => validateChatRequest({ ...ok, vendor_flag: null }, fields, 'm')),
+    refusal(() => validateChatRequest({ ...ok, vendor_flag: null }, fields, { id: 'm' })),
     undefined,
     'sent as null it counts as absent',
   );
   t.match(
-    refusal(() => validateChatRequest({ ...ok, n: 2 }, fields, 'm')),
+    refusal(() => validateChatRequest({ ...ok, n: 2 }, fields, { id: 'm' })),
     { code: 'unsupported_field' },
   );
   t.end();

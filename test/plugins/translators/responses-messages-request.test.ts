@@ -336,8 +336,7 @@ function familySays(extra: JsonObject, model: string): string | undefined {
     validateMessagesRequest(
       translator.request({ ...base, ...extra }, spec),
       messagesFields(MODELD_FIELDS),
-      model,
-      spec.limits,
+      spec,
     );
     return undefined;
   } catch (e) {
