@@ -46,7 +46,8 @@ interface ReaderBase {
   /**
    * Sees each upstream event; returns what the client gets for it: the event itself (possibly changed),
    * null to drop it, or several events, so a translating family can turn a vendor's end event into the
-   * client API's finish chunk, usage chunk and end marker (the kit's `clientEvents` helpers build them).
+   * client API's finish chunk, usage chunk and end marker (for a chat client, the kit's `chatChunk`,
+   * `chatUsageChunk`, `CHAT_DONE` and `chatErrorEvent` build them).
    */
   event(ev: SseEvent): ClientEvents;
   /**

@@ -16,6 +16,16 @@ export type { ApiTranslator } from '../contracts/translator';
 // The default mapping of a vendor's error body to the contract's.
 export { contractErrorBody } from '../proxy/error-body';
 
+// The chat API's stream events, as a translating reader writes them for its client.
+export {
+  CHAT_DONE,
+  chatChunk,
+  chatErrorEvent,
+  chatUsage,
+  chatUsageChunk,
+  type ChatAnswerHead,
+} from '../contracts/chat-events';
+
 // Usage estimates; the model table's limits.
 export { estimateTokens, imageOptions, promptChars, tokenCount } from '../contracts/usage';
 export { checkCeiling, checkResolution, type ModelLimits } from '../contracts/model-limits';

@@ -12,6 +12,8 @@
  * - where a case gives the client's answer (`expect`: a translating family's, or an error body the gateway
  *   maps to the contract's shape), the client gets exactly that instead: the JSON body or error body
  *   holding every member it lists, the stream event for event (finish reasons, usage chunk, end, error);
+ * - the upstream receives what the family must send (upstream-request.ts): the path, the credential and
+ *   other headers its options give, never the client's own key, and the body with the route's model id;
  * - each request leaves exactly one usage record, holding what the case lists.
  *
  * A family served on another API than its vendor's through a translator (Responses on a chat family)
@@ -24,6 +26,18 @@ import type { UsageRecord } from '../../core/stores/usage-store';
 import { parseSse } from '../helpers/http';
 import { ANSWER_MS, APIS, type ApiProfile, type ClientApi } from './apis';
 import { bytesOf, isStream, type Answer } from './fake-upstream';
+import { holds } from './holds';
+import {
+  callOf,
+  checkUpstreamRequests,
+  clientBodyRenamed,
+  expectedRequest,
+  keyLeaks,
+  modelRenamed,
+  upstreamRequestsOf,
+  type Defaults,
+  type UpstreamExpectation,
+} from './upstream-request';
 import {
   modelsServedOn,
   recordsOf,
@@ -38,6 +52,8 @@ export interface ChatFamilyKit extends FamilyUnderTest {
   readonly api: ClientApi | ApiProfile;
   /** The API the vendor's answers are in, where the gateway translates them into `api`; absent, `api`. */
   readonly vendorApi?: ClientApi;
+  /** What the upstream receives where it differs from the kit's defaults (upstream-request.ts). */
+  readonly upstream?: UpstreamExpectation;
   readonly cases: readonly ChatCase[];
 }
 
@@ -45,6 +61,9 @@ export interface ChatFamilyKit extends FamilyUnderTest {
 interface Apis {
   readonly client: ApiProfile;
   readonly vendor: ApiProfile;
+  /** What the upstream receives unless the family says otherwise, with the family's declaration. */
+  readonly upstream: Defaults;
+  readonly declared?: UpstreamExpectation;
 }
 
 export interface ChatCase {
@@ -59,6 +78,8 @@ export interface ChatCase {
   readonly request?: Readonly<Record<string, unknown>>;
   /** For a 2xx answer: what its usage record must hold (matched as `t.match` does). */
   readonly metered?: Partial<UsageRecord>;
+  /** What the upstream receives for this case, over the family's `upstream`. */
+  readonly upstream?: UpstreamExpectation;
 }
 
 type Json = Record<string, unknown>;
@@ -76,7 +97,13 @@ export async function runChatFamilyKit(t: Test, kit: ChatFamilyKit): Promise<voi
   await t.test(`plugin kit: ${kit.plugin} (${apiName})`, async (t) => {
     const k = await startKitGateway(t, kit);
     const api = typeof kit.api === 'string' ? APIS[kit.api] : kit.api;
-    const apis: Apis = { client: api, vendor: kit.vendorApi ? APIS[kit.vendorApi] : api };
+    const vendor = kit.vendorApi ? APIS[kit.vendorApi] : api;
+    const vendorName = kit.vendorApi ?? (typeof kit.api === 'string' ? kit.api : undefined);
+    const upstream: Defaults = {
+      pathOption: vendorName && `${vendorName}_path`,
+      body: vendor === api ? clientBodyRenamed : modelRenamed,
+    };
+    const apis: Apis = { client: api, vendor, upstream, declared: kit.upstream };
     const models = await modelsServedOn(k, api.path);
     let turn = 0;
     for (const c of kit.cases) {
@@ -105,8 +132,11 @@ async function checkCase(
   const sent = bytesOf(c.answer).toString('utf8');
   const expected = c.expect ? bytesOf(c.expect).toString('utf8') : undefined;
   const id = requestId(c.answer.file);
-  const got = await send(k, api, { ...api.body(model, stream), ...c.request }, id);
+  const body = { ...api.body(model, stream), ...c.request };
+  const got = await send(k, api, body, id);
   if (!got) return void t.fail(`no whole answer: it broke off, or took over ${ANSWER_MS} ms`);
+  const want = expectedRequest(k, apis.upstream, [apis.declared, c.upstream], callOf(body, model, stream));
+  checkUpstreamRequests(t, k, upstreamRequestsOf(k, id), want);
   const failed = c.answer.status >= 400;
   if (failed) t.match(JSON.parse(sent), k.family.errorShape(c.answer.status), "the vendor's error shape");
   if (failed) checkError(t, got, c.answer, sent, expected);
@@ -133,7 +163,10 @@ async function checkCase(
   if (record?.estimated && api.estimates === 'input')
     t.ok(record.prompt_tokens > 0, 'an estimate counts the input');
 
-  const viaSdk = await api.sdk(k.gw, model, stream, requestId(`sdk.${c.answer.file}`));
+  const sdkId = requestId(`sdk.${c.answer.file}`);
+  const viaSdk = await api.sdk(k.gw, model, stream, sdkId);
+  const leaks = upstreamRequestsOf(k, sdkId).flatMap((r) => keyLeaks(r, k.gw.key));
+  t.same(leaks, [], "through the SDK too, the client's own API key never reaches the upstream");
   // What the client's API says: the expected answer where the case gives one, else the vendor's.
   const [client, said] = expected === undefined ? [sent, apis.vendor] : [expected, api];
   const unfinished = stream && !vendorEvents(client).some(said.isEnd);
@@ -218,26 +251,6 @@ function parsed(text: string): unknown {
   } catch {
     return text;
   }
-}
-
-/** Where `want` holds an array, the paths at which `got` holds none, or one of another length. */
-function arraysOfOtherLength(got: unknown, want: unknown, path = ''): string[] {
-  if (Array.isArray(want)) {
-    if (!Array.isArray(got) || got.length !== want.length) return [path || '(the answer)'];
-    return want.flatMap((w: unknown, i) => arraysOfOtherLength(got[i], w, `${path}[${i}]`));
-  }
-  if (want === null || typeof want !== 'object' || got === null || typeof got !== 'object') return [];
-  return Object.entries(want).flatMap(([k, w]) => arraysOfOtherLength((got as Json)[k], w, `${path}.${k}`));
-}
-
-/**
- * `t.has`, with every array as long as the case's: `has` alone lets an array hold more than the case
- * lists, so `choices: []` (the usage chunk's, always empty in OpenAI's API) would match any choices.
- */
-function holds(t: Test, got: unknown, want: unknown, message: string): void {
-  t.has(got, want, message);
-  const other = arraysOfOtherLength(got, want);
-  if (other.length) t.fail(`${message}: arrays of another length at ${other.join(', ')}`);
 }
 
 /** The client's answer against the one the case expects: every member it lists, every event in order. */

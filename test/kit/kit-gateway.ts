@@ -1,9 +1,11 @@
 /**
  * The gateway a family's kit run drives: the real gateway (full pipeline, real HTTP) with one upstream,
  * the family under test, pointed at the fake upstream. Its models are whatever the gateway's catalogue
- * lists, so the kit never names a model itself.
+ * lists, so the kit never names a model itself; a route gives every one of them to the upstream under
+ * another id, so that what the upstream receives shows whether the family sends the route's id.
  */
 import type { Test } from 'tap';
+import { definedPluginsOf } from '../../core/plugins/define-plugin';
 import type { UsageRecord } from '../../core/stores/usage-store';
 import { startTestGateway, type TestGateway } from '../helpers/gateway';
 import { getJson, postJson } from '../helpers/http';
@@ -31,31 +33,55 @@ export interface KitGateway {
   readonly upstreamName: string;
   /** The path every upstream request of the family starts with: what the kit's answers match. */
   readonly pathPrefix: string;
+  /** The path of the entry's `base_url`, which every path the family asks on follows. */
+  readonly basePath: string;
+  /** The entry as the plugin's schema parses it: what the upstream must receive is derived from it. */
+  readonly options: Readonly<Record<string, unknown>>;
   /** The models the gateway lists (GET /v1/models): the family's, as its plugin declares them. */
   readonly models: readonly string[];
 }
 
+/** The id the kit's route gives the upstream for every model: the family must send it, not the client's. */
+export const KIT_UPSTREAM_MODEL = 'kit-upstream-model';
+
 /** Starts the gateway with only `family` configured, its base URL on the simulator under `/kit-<plugin>`. */
 export async function startKitGateway(t: Test, family: FamilyUnderTest): Promise<KitGateway> {
   const upstreamName = `kit-${family.plugin}`;
-  const pathPrefix = `/kit-${family.plugin}/`;
+  const basePath = `/kit-${family.plugin}`;
+  let entry: Record<string, unknown> = {};
   const gw = await startTestGateway(t, (doc, sim) => {
-    doc.upstreams = {
-      [upstreamName]: {
-        ...family.options,
-        plugin: family.plugin,
-        // No simulator family lives here: every request is answered by a served fixture, or 404.
-        base_url: `${sim.url}/kit-${family.plugin}`,
-        api_key: 'kit-key',
-      },
+    entry = {
+      ...family.options,
+      plugin: family.plugin,
+      // No simulator family lives here: every request is answered by a served fixture, or 404.
+      base_url: `${sim.url}${basePath}`,
+      api_key: 'kit-key',
     };
+    doc.upstreams = { [upstreamName]: entry };
+    doc.routes = { '*': { targets: [{ upstream: upstreamName, model: KIT_UPSTREAM_MODEL }] } };
     // Each answer is judged on its own: error answers in a row must not eject the only upstream.
     doc.resilience = { ejection: { consecutive_failures: 0 } };
   });
   const listed = await getJson<{ data: { id: string }[] }>(`${gw.url}/v1/models`, gw.key);
   const models = listed.body.data.map((m) => m.id);
   if (models.length === 0) throw new Error(`the gateway lists no model of plugin ${family.plugin}`);
-  return { family, gw, upstream: new FakeUpstream(gw.sim.url), upstreamName, pathPrefix, models };
+  return {
+    family,
+    gw,
+    upstream: new FakeUpstream(gw.sim.url),
+    upstreamName,
+    pathPrefix: `${basePath}/`,
+    basePath,
+    options: parsedOptions(family.plugin, entry),
+    models,
+  };
+}
+
+/** The upstream entry as the plugin reads it, its defaults filled in. */
+function parsedOptions(plugin: string, entry: Record<string, unknown>): Readonly<Record<string, unknown>> {
+  const registration = definedPluginsOf('upstream').get(plugin);
+  if (!registration) throw new Error(`no upstream plugin ${plugin} is defined`);
+  return registration.options.parse(entry);
 }
 
 /**

@@ -5,6 +5,9 @@
  * word; once it ends, the video URL or the vendor's error), and that a task is billed exactly once when it
  * succeeds and never otherwise. A refused submit, in the vendor's documented error shape, reaches the
  * client as the vendor sent it (a native protocol's client speaks the vendor's API) and leaves no task.
+ * Every submit reaches the upstream as the family must send it (upstream-request.ts: its `submit_path`,
+ * its credential and `submit_headers`, never the client's key, the client's body with the route's model
+ * id), and every poll on its `task_path` with the upstream's task id and the family's credential.
  */
 import 'reflect-metadata';
 import type { Test } from 'tap';
@@ -12,9 +15,28 @@ import { definedPluginsOf } from '../../core/plugins/define-plugin';
 import type { UsageRecord } from '../../core/stores/usage-store';
 import { isTerminal, type TaskError, type TaskStatus, type VideoTask } from '../../core/stores/video-task';
 import { eventually } from '../helpers/wait';
+import type { JsonResponse } from '../helpers/http';
 import { PROTOCOLS, queryVideo, submitVideo, type ProtocolName } from '../plugins/video-helpers';
 import { bytesOf, type Answer } from './fake-upstream';
-import { recordsOf, requestId, startKitGateway, type FamilyUnderTest, type KitGateway } from './kit-gateway';
+import {
+  KIT_UPSTREAM_MODEL,
+  recordsOf,
+  requestId,
+  startKitGateway,
+  type FamilyUnderTest,
+  type KitGateway,
+} from './kit-gateway';
+import {
+  callOf,
+  checkPolls,
+  checkUpstreamRequests,
+  clientBodyRenamed,
+  expectedRequest,
+  upstreamRequestsOf,
+  type Defaults,
+  type HeaderRule,
+  type UpstreamExpectation,
+} from './upstream-request';
 
 export interface VideoFamilyKit extends FamilyUnderTest {
   /** The vendor's answer to an accepted submit. */
@@ -26,6 +48,8 @@ export interface VideoFamilyKit extends FamilyUnderTest {
   /** The vendor's refusals of a submit. */
   readonly refusals: readonly Answer[];
   readonly tasks: readonly VideoTaskCase[];
+  /** What a submit sends the upstream where it differs from the kit's defaults (upstream-request.ts). */
+  readonly upstream?: UpstreamExpectation;
 }
 
 /** One task's life: the poll answers the vendor gives, in order. */
@@ -67,6 +91,28 @@ export async function runVideoFamilyKit(t: Test, kit: VideoFamilyKit): Promise<v
   });
 }
 
+/** A submit as the family must send it: the options' path and headers, the client's body renamed. */
+function submitDefaults(k: KitGateway): Defaults {
+  const extra = k.options.submit_headers as Readonly<Record<string, HeaderRule>> | undefined;
+  return { pathOption: 'submit_path', headers: extra ?? {}, body: clientBodyRenamed };
+}
+
+/** Submits the kit's body for `model` under request id `id`, and checks what reached the upstream. */
+async function submitted(
+  t: Test,
+  k: KitGateway,
+  kit: VideoFamilyKit,
+  protocol: ProtocolName,
+  model: string,
+  id: string,
+): Promise<JsonResponse> {
+  const body = kit.body(model);
+  const res = await submitVideo(k.gw, protocol, body, { 'x-request-id': id });
+  const want = expectedRequest(k, submitDefaults(k), [kit.upstream], callOf(body, model, false));
+  checkUpstreamRequests(t, k, upstreamRequestsOf(k, id), want);
+  return res;
+}
+
 async function checkRefusal(
   t: Test,
   k: KitGateway,
@@ -79,7 +125,7 @@ async function checkRefusal(
   await k.upstream.serve(answer, { path_prefix: k.pathPrefix });
   const before = await liveTasks(k);
   const id = requestId(`refused.${answer.file}`);
-  const res = await submitVideo(k.gw, protocol, kit.body(model), { 'x-request-id': id });
+  const res = await submitted(t, k, kit, protocol, model, id);
   const sent = bytesOf(answer).toString('utf8');
   t.match(JSON.parse(sent), kit.errorShape(answer.status), "the vendor's error shape");
   t.equal(res.status, answer.status, "the client gets the upstream's status");
@@ -101,10 +147,12 @@ async function checkTask(
   model: string,
 ): Promise<void> {
   await k.upstream.clear();
-  // Faults match in the order added: the submit (it names the model) first, every poll (no body) after.
-  await k.upstream.serve(kit.submitted, { path_prefix: k.pathPrefix, model }, 1);
+  k.gw.sim.log.clear(); // the polls checked at the end are this task's
+  // Faults match in the order added: the submit (it names the model upstream) first, every poll (no
+  // body) after.
+  await k.upstream.serve(kit.submitted, { path_prefix: k.pathPrefix, model: KIT_UPSTREAM_MODEL }, 1);
   let poll = await k.upstream.serve(c.polls[0]!.answer, { path_prefix: k.pathPrefix });
-  const res = await submitVideo(k.gw, protocol, kit.body(model));
+  const res = await submitted(t, k, kit, protocol, model, requestId(`submit.${c.name}`));
   t.equal(res.status, 200, 'submitted');
   const id = PROTOCOLS[protocol].taskId(res.body);
   for (const [i, step] of c.polls.entries()) {
@@ -117,6 +165,8 @@ async function checkTask(
   }
   // A task left running would read the next case's answers.
   t.ok(isTerminal(c.polls.at(-1)!.status), 'the case ends its task');
+  const polls = k.gw.sim.log.list().filter((r) => r.method === 'GET' && r.path.startsWith(k.pathPrefix));
+  checkPolls(t, k, polls, (await k.gw.gateway.tasks.get(id))?.upstream_task_id ?? '');
 }
 
 /** The task once the gateway has read the answer served as fault `poll`: it ended, or was asked again. */

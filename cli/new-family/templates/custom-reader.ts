@@ -10,13 +10,25 @@ export function customReader(n: FamilyNames): NewFile {
  * - JSON \`{id, output_text, stop_reason, usage: {input_tokens, output_tokens}}\` becomes a \`chat.completion\`;
  * - a stream's \`event: delta\` (\`{text}\`) becomes a chunk; \`event: done\` (\`{stop_reason, usage}\`) the
  *   finish chunk, a usage chunk when the client asked for one, and \`[DONE]\`; \`event: error\` (\`{code,
- *   message}\`) the contract's error chunk. Anything else (a keep-alive) is dropped.
+ *   message}\`) the contract's error chunk. Anything else (a keep-alive) is dropped. The kit writes those
+ *   client events (\`chatChunk\`, \`chatUsageChunk\`, \`CHAT_DONE\`, \`chatErrorEvent\`): the reader only says
+ *   which, and what they hold.
  * Error answers (status 400 and up) are left to the gateway's default: the vendor's flat \`{code, message}\`
  * becomes the contract's \`{"error": {code, message, type}}\`. Give the reader an \`errorBody\` to map them
  * otherwise.
  */
 import type { ClientEvents, SseEvent, Usage } from '../../../core/kit/plugin';
-import { contractErrorBody, estimateTokens, tokenCount, type TranslatingReader } from '../../../core/kit/upstream';
+import {
+  CHAT_DONE,
+  chatChunk,
+  chatErrorEvent,
+  chatUsage,
+  chatUsageChunk,
+  estimateTokens,
+  tokenCount,
+  type ChatAnswerHead,
+  type TranslatingReader,
+} from '../../../core/kit/upstream';
 import { isJsonObject, type JsonObject } from '../../../core/kit/json';
 
 /** The vendor's stop reasons and OpenAI's finish reason for each; one the table lacks ends as \`stop\`. */
@@ -51,12 +63,6 @@ function vendorUsage(usage: unknown): Usage | undefined {
   };
 }
 
-const openAiUsage = (usage: Usage): JsonObject => ({
-  prompt_tokens: usage.promptTokens,
-  completion_tokens: usage.completionTokens,
-  total_tokens: usage.promptTokens + usage.completionTokens,
-});
-
 /** An event's data as an object; anything else reads as an empty one. */
 function dataOf(data: string): JsonObject {
   try {
@@ -77,9 +83,12 @@ export class ${n.pascal}Reader implements TranslatingReader {
   /** Characters of text the client got, for the estimate when the vendor's usage never comes. */
   private delivered = 0;
   private roleSent = false;
-  private readonly created = Math.floor(Date.now() / 1000);
+  /** What every chunk of the answer repeats. */
+  private readonly head: ChatAnswerHead;
 
-  constructor(private readonly request: ${n.pascal}ReaderRequest) {}
+  constructor(private readonly request: ${n.pascal}ReaderRequest) {
+    this.head = { id: request.id, created: Math.floor(Date.now() / 1000), model: request.model };
+  }
 
   json(body: JsonObject): { usage: Usage; replace: JsonObject } {
     const content = textOf(body.output_text);
@@ -88,9 +97,12 @@ export class ${n.pascal}Reader implements TranslatingReader {
     return {
       usage,
       replace: {
-        ...this.envelope('chat.completion'),
+        id: this.head.id,
+        object: 'chat.completion',
+        created: this.head.created,
+        model: this.head.model,
         choices: [{ index: 0, message, finish_reason: finishReason(body.stop_reason) }],
-        usage: openAiUsage(usage),
+        usage: chatUsage(usage),
       },
     };
   }
@@ -102,7 +114,7 @@ export class ${n.pascal}Reader implements TranslatingReader {
       case 'done':
         return this.done(dataOf(ev.data));
       case 'error':
-        return this.error(ev.data);
+        return this.error(dataOf(ev.data));
       default:
         return null;
     }
@@ -118,24 +130,23 @@ export class ${n.pascal}Reader implements TranslatingReader {
     // OpenAI's first chunk names the role; the rest carry only text.
     const delta = this.roleSent ? { content } : { role: 'assistant', content };
     this.roleSent = true;
-    return this.chunk([{ index: 0, delta, finish_reason: null }]);
+    return chatChunk(this.head, delta);
   }
 
   private done(data: JsonObject): SseEvent[] {
     this.complete = true;
     this.reported = vendorUsage(data.usage);
-    const events = [this.chunk([{ index: 0, delta: {}, finish_reason: finishReason(data.stop_reason) }])];
-    if (this.request.includeUsage) events.push(this.chunk([], openAiUsage(this.usage())));
-    events.push({ data: '[DONE]' });
+    const events = [chatChunk(this.head, {}, finishReason(data.stop_reason))];
+    if (this.request.includeUsage) events.push(chatUsageChunk(this.head, this.usage()));
+    events.push(CHAT_DONE);
     return events;
   }
 
   /** The vendor's error event as the contract's error chunk, which OpenAI's SDKs raise. */
-  private error(data: string): SseEvent {
+  private error(data: JsonObject): SseEvent {
     this.failed = true;
-    const json = dataOf(data);
-    const body = contractErrorBody({ status: 500, body: Buffer.from(data), json }) ?? json;
-    return { data: JSON.stringify(body) };
+    const message = textOf(data.message) || 'the vendor reported an error';
+    return chatErrorEvent(textOf(data.code) || 'upstream_error', message);
   }
 
   private estimate(chars: number): Usage {
@@ -144,16 +155,6 @@ export class ${n.pascal}Reader implements TranslatingReader {
       completionTokens: estimateTokens(chars),
       estimated: true,
     };
-  }
-
-  private envelope(object: string): JsonObject {
-    const { id, model } = this.request;
-    return { id, object, created: this.created, model };
-  }
-
-  private chunk(choices: readonly JsonObject[], usage?: JsonObject): SseEvent {
-    const chunk = { ...this.envelope('chat.completion.chunk'), choices, ...(usage ? { usage } : {}) };
-    return { data: JSON.stringify(chunk) };
   }
 }
 `;

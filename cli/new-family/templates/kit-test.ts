@@ -22,6 +22,11 @@ void runChatFamilyKit(t, {
   plugin: '${n.name}',
   api: 'chat',
   errorShape: () => ({ error: { message: String, type: String } }),
+  // What the vendor must receive for every case: on this path under base_url, the family's credential with
+  // the entry's key (never the client's own), and the client's body with the model id the route gives the
+  // upstream. Say here, or in a case, what the family sends otherwise: a field it renames, say
+  // \`body: (call) => ({ ...clientBodyRenamed(call), max_tokens: undefined, max_completion_tokens: 64 })\`.
+  upstream: { path: '/chat/completions' },
   cases: [
     { answer: golden(${f('json.json')}), metered: ${METERED_JSON} },
     // Usage rides on a \`choices: []\` chunk before \`[DONE]\`; the client, who did not ask, never sees it.
@@ -48,14 +53,38 @@ function customKitTest(n: FamilyNames): string {
 import t from 'tap';
 import { runChatFamilyKit } from '../chat-suite';
 import { golden } from '../fake-upstream';
+import type { UpstreamCall } from '../upstream-request';
+
+/**
+ * The vendor's body for the kit's request, in the placeholder protocol (request.ts): its messages as
+ * \`input\` turns, the model id the route gives the upstream, and never \`stream_options\`, which only the
+ * reader reads. Replace it with the vendor's when request.ts speaks the vendor's protocol.
+ */
+const vendorBody = ({ client, upstreamModel, stream }: UpstreamCall) => ({
+  model: upstreamModel,
+  input: (client.messages as { role: string; content: string }[]).map((m) => ({ role: m.role, text: m.content })),
+  stream,
+  stream_options: undefined,
+});
 
 void runChatFamilyKit(t, {
   plugin: '${n.name}',
   api: 'chat',
   // The vendor's error body: flat, which the gateway maps to the contract's \`{"error": {…}}\`.
   errorShape: () => ({ code: String, message: String }),
+  // What the vendor must receive for every case, besides the family's credential with the entry's key
+  // (never the client's own): the vendor's path under base_url, and its body.
+  upstream: { path: '/generate', body: vendorBody },
   cases: [
     { answer: ${f('json.json')}, expect: ${c('json.json')}, metered: ${METERED_JSON} },
+    {
+      // A field the family's table takes reaches the vendor under the vendor's name.
+      answer: ${f('json.json')},
+      request: { max_tokens: 64 },
+      upstream: { body: (call) => ({ ...vendorBody(call), max_output_tokens: 64, max_tokens: undefined }) },
+      expect: ${c('json.json')},
+      metered: ${METERED_JSON},
+    },
     { answer: ${f('stream.sse')}, expect: ${c('stream.sse')}, metered: ${METERED_STREAM} },
     {
       // The client asked for usage: a chunk of its own before \`[DONE]\`.

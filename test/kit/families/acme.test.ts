@@ -9,6 +9,7 @@ import t from 'tap';
 import '../../fixtures/plugins/acme';
 import { runChatFamilyKit } from '../chat-suite';
 import { golden, recorded } from '../fake-upstream';
+import { clientBodyRenamed } from '../upstream-request';
 
 void runChatFamilyKit(t, {
   plugin: 'acme',
@@ -18,6 +19,15 @@ void runChatFamilyKit(t, {
   cases: [
     {
       answer: recorded('modela/json.json'),
+      metered: { prompt_tokens: 16, completion_tokens: 363, total_tokens: 379, estimated: false },
+    },
+    {
+      // The fields its table takes reach the vendor, max_tokens under the vendor's name for it.
+      answer: recorded('modela/json.json'),
+      request: { max_tokens: 64, temperature: 0.5, top_k: 5 },
+      upstream: {
+        body: (call) => ({ ...clientBodyRenamed(call), max_tokens: undefined, max_completion_tokens: 64 }),
+      },
       metered: { prompt_tokens: 16, completion_tokens: 363, total_tokens: 379, estimated: false },
     },
     {

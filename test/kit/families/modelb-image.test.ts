@@ -5,11 +5,14 @@
 import t from 'tap';
 import { runChatFamilyKit } from '../chat-suite';
 import { golden, recorded } from '../fake-upstream';
+import { clientBodyRenamed } from '../upstream-request';
 
 void runChatFamilyKit(t, {
   plugin: 'modelb-image',
   api: 'images',
   errorShape: (status) => ({ error: { code: status, message: String, status: /^[A-Z_]+$/ } }),
+  // The contract promises b64_json whatever the client asks: the vendor is always asked for it.
+  upstream: { body: (call) => ({ ...clientBodyRenamed(call), response_format: 'b64_json' }) },
   cases: [
     {
       answer: recorded('modelb-image/openai-images-doc-example.json'),

@@ -6,12 +6,27 @@
 import t from 'tap';
 import { runChatFamilyKit, type ChatCase } from '../chat-suite';
 import { golden, recorded } from '../fake-upstream';
+import { clientBodyRenamed, type UpstreamExpectation } from '../upstream-request';
 
 const ERROR_SHAPE = () => ({
   error: { code: String, param: null, message: String, type: String },
   id: /^chatcmpl-/,
   request_id: String,
 });
+
+/** The Responses translator's chat body for the kit's request: its `input` as the one user message. */
+const TRANSLATED: UpstreamExpectation = {
+  body: ({ client, upstreamModel, stream }) => ({
+    model: upstreamModel,
+    messages: [{ role: 'user', content: client.input }],
+    stream,
+  }),
+};
+
+/** base64 asked: the vendor takes only floats, its default, so it is asked without `encoding_format`. */
+const FLOATS_ASKED: UpstreamExpectation = {
+  body: (call) => ({ ...clientBodyRenamed(call), encoding_format: undefined }),
+};
 
 const CHAT_CASES: readonly ChatCase[] = [
   {
@@ -45,6 +60,7 @@ void runChatFamilyKit(t, {
   api: 'responses',
   vendorApi: 'chat',
   errorShape: ERROR_SHAPE,
+  upstream: TRANSLATED,
   cases: CHAT_CASES,
 });
 
@@ -61,6 +77,7 @@ void runChatFamilyKit(t, {
       // base64 asked: DashScope takes only floats, so the gateway encodes them for the client.
       answer: recorded('modelc/embeddings-doc-example.json'),
       request: { encoding_format: 'base64' },
+      upstream: FLOATS_ASKED,
       expect: golden('modelc/embeddings-base64.json'),
       metered: { prompt_tokens: 184, estimated: false },
     },

@@ -5,12 +5,28 @@
 import t from 'tap';
 import { runChatFamilyKit, type ChatCase } from '../chat-suite';
 import { golden, recorded } from '../fake-upstream';
+import type { UpstreamExpectation } from '../upstream-request';
 
 const ERROR_SHAPE = () => ({
   type: 'error',
   error: { type: /_error$/, message: String },
   request_id: /^req_/,
 });
+
+/**
+ * The entry names the vendor's own version header, which the family sends beside its `x-api-key`: the kit
+ * derives both from the options, and the client's `modeld-version` cannot stand in for it.
+ */
+const OPTIONS = { version_header: { name: 'anthropic-version' } };
+
+/** The Responses translator's messages body for the kit's request: its `input` as one user turn. */
+const TRANSLATED: UpstreamExpectation = {
+  body: ({ client, upstreamModel, stream }) => ({
+    model: upstreamModel,
+    messages: [{ role: 'user', content: [{ type: 'text', text: client.input }] }],
+    stream,
+  }),
+};
 
 const MESSAGES_CASES: readonly ChatCase[] = [
   {
@@ -55,6 +71,7 @@ const MESSAGES_CASES: readonly ChatCase[] = [
 
 void runChatFamilyKit(t, {
   plugin: 'modeld',
+  options: OPTIONS,
   api: 'messages',
   errorShape: ERROR_SHAPE,
   cases: MESSAGES_CASES,
@@ -63,8 +80,10 @@ void runChatFamilyKit(t, {
 // The same answers to a Responses client: the gateway translates them, the family meters them.
 void runChatFamilyKit(t, {
   plugin: 'modeld',
+  options: OPTIONS,
   api: 'responses',
   vendorApi: 'messages',
   errorShape: ERROR_SHAPE,
+  upstream: TRANSLATED,
   cases: MESSAGES_CASES,
 });

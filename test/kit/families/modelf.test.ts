@@ -22,8 +22,35 @@ void runChatFamilyKit(t, {
   api: 'chat',
   // Cohere's documented error body is `{"message"}`; its v2 answers put an `id` first.
   errorShape: () => ({ id: String, message: String }),
+  // Cohere's body: the conversation and `stream` as the client gave them (the kit's are plain text), and
+  // never `stream_options`, which only tells the family to write the usage chunk itself.
+  upstream: {
+    body: ({ client, upstreamModel }) => ({
+      model: upstreamModel,
+      messages: client.messages,
+      stream: client.stream,
+      stream_options: undefined,
+    }),
+  },
   cases: [
     { answer: recorded('modelf/json.json'), expect: client('json.json'), metered: BILLED },
+    {
+      // The table's fields under Cohere's names, in Cohere's forms; none in OpenAI's spelling.
+      answer: recorded('modelf/json.json'),
+      request: { top_p: 0.5, stop: 'END', max_tokens: 100 },
+      upstream: {
+        body: ({ upstreamModel }) => ({
+          model: upstreamModel,
+          p: 0.5,
+          stop_sequences: ['END'],
+          max_tokens: 100,
+          top_p: undefined,
+          stop: undefined,
+        }),
+      },
+      expect: client('json.json'),
+      metered: BILLED,
+    },
     {
       answer: recorded('modelf/stream.sse'),
       expect: client('stream.sse'),
