@@ -7,7 +7,7 @@
  */
 'use strict';
 const { spawnSync } = require('node:child_process');
-const { existsSync } = require('node:fs');
+const { existsSync, readdirSync, statSync } = require('node:fs');
 const { join, normalize } = require('node:path');
 
 const ROOT = join(__dirname, '..');
@@ -20,6 +20,19 @@ function tapArguments(args) {
     if (path === 'dist' || path.startsWith('dist/')) return path;
     return join('dist', path.replace(/\.ts$/, '.js'));
   });
+}
+
+/**
+ * A folder as the test files in it: tap given a folder runs every file there, the helpers beside the
+ * tests included, where `npm test` runs only `*.test.js`.
+ */
+function testFiles(compiled, root = ROOT) {
+  const full = join(root, compiled);
+  if (compiled.startsWith('-') || !existsSync(full) || !statSync(full).isDirectory()) return [compiled];
+  return readdirSync(full, { recursive: true })
+    .filter((name) => name.endsWith('.test.js'))
+    .sort()
+    .map((name) => join(compiled, name));
 }
 
 /** The compiled files or folders that are not there after the build, named as the caller wrote them. */
@@ -41,12 +54,16 @@ function main() {
     process.stderr.write(`no such test after the build: ${absent.join(', ')}\n`);
     return 1;
   }
-  const tap = spawnSync(join(ROOT, 'node_modules', '.bin', 'tap'), tapArguments(args), {
-    cwd: ROOT,
-    stdio: 'inherit',
-  });
+  const tap = spawnSync(
+    join(ROOT, 'node_modules', '.bin', 'tap'),
+    tapArguments(args).flatMap((a) => testFiles(a)),
+    {
+      cwd: ROOT,
+      stdio: 'inherit',
+    },
+  );
   return tap.status ?? 1;
 }
 
 if (require.main === module) process.exitCode = main();
-module.exports = { tapArguments, missing };
+module.exports = { tapArguments, missing, testFiles };

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 interface TestFiles {
   tapArguments(args: readonly string[]): string[];
   missing(args: readonly string[], root?: string): string[];
+  testFiles(compiled: string, root?: string): string[];
 }
 // Plain JavaScript outside the compiled tree: loaded from the repository, as npm runs it.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -25,5 +26,15 @@ t.test('a source named runs as its compiled file; folders and options pass on', 
 t.test('a name with no compiled test behind it is reported, as written', (t) => {
   t.strictSame(script.missing(['test/packaging/test-files.test.ts', 'test/config', '-t0'], ROOT), []);
   t.strictSame(script.missing(['test/nowhere.test.ts', 'test/config'], ROOT), ['test/nowhere.test.ts']);
+  t.end();
+});
+
+t.test('a folder runs its test files alone, not the helpers beside them', (t) => {
+  const files = script.testFiles('dist/test/plugins', ROOT);
+  t.ok(files.length > 10, "the folder's tests, sub-folders included");
+  t.ok(files.every((f) => f.endsWith('.test.js')));
+  t.ok(files.includes('dist/test/plugins/upstreams/modeld.test.js'));
+  t.notOk(files.includes('dist/test/plugins/messages-helpers.js'), 'a helper is not run as a test');
+  t.strictSame(script.testFiles('dist/test/core/main.test.js', ROOT), ['dist/test/core/main.test.js']);
   t.end();
 });
