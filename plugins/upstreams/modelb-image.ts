@@ -14,7 +14,7 @@ import {
   type UpstreamRequest,
   upstreamUrl,
 } from '../../core/kit/upstream';
-import { definePlugin, type GatewayContext } from '../../core/kit/plugin';
+import { definePlugin, type FamilyRequest } from '../../core/kit/plugin';
 import type { FamilyFields } from '../apis/field-table';
 import { imageFields, ImagesApi, validateImageRequest, type ImageFieldTable } from '../apis/images';
 import { ImagesResponseReader } from './modelb-image/images-reader';
@@ -61,7 +61,7 @@ export class ModelbImageUpstream implements UpstreamPlugin {
     this.headers = credentialHeaders(options);
   }
 
-  async prepare(ctx: GatewayContext, model: ModelSpec, upstreamModel: string): Promise<UpstreamRequest> {
+  async prepare(ctx: FamilyRequest, model: ModelSpec, upstreamModel: string): Promise<UpstreamRequest> {
     const body = await ctx.json();
     validateImageRequest(body, this.fields, model);
     const upstreamBody = { ...body, model: upstreamModel, response_format: 'b64_json' };

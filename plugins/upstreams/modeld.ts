@@ -16,7 +16,7 @@ import {
   type UpstreamRequest,
   upstreamUrl,
 } from '../../core/kit/upstream';
-import { definePlugin, type GatewayContext } from '../../core/kit/plugin';
+import { definePlugin, type FamilyRequest } from '../../core/kit/plugin';
 import {
   MESSAGES_VERSION,
   MESSAGES_VERSION_HEADER,
@@ -71,7 +71,7 @@ export class ModeldUpstream implements UpstreamPlugin {
     };
   }
 
-  async prepare(ctx: GatewayContext, model: ModelSpec, upstreamModel: string): Promise<UpstreamRequest> {
+  async prepare(ctx: FamilyRequest, model: ModelSpec, upstreamModel: string): Promise<UpstreamRequest> {
     validateMessagesHeaders(ctx.headers);
     const body = await ctx.json();
     const { warnings } = validateMessagesRequest(body, this.fields, model);

@@ -18,7 +18,7 @@ export function customPlugin(n: FamilyNames): NewFile {
  */
 import { z } from 'zod';
 import { credentialHeaders, estimateTokens, type ModelLimits, type ModelSpec, promptChars, upstreamOptions, type UpstreamPlugin, type UpstreamRequest, upstreamUrl } from '../../../core/kit/upstream';
-import { definePlugin, type GatewayContext } from '../../../core/kit/plugin';
+import { definePlugin, type FamilyRequest } from '../../../core/kit/plugin';
 import { ChatCompletionsApi, chatFields, validateChatRequest } from '../../apis/chat-completions';
 import type { FamilyFields } from '../../apis/field-table';
 import { ${n.pascal}Reader } from './reader';
@@ -53,7 +53,7 @@ export class ${n.pascal}Upstream implements UpstreamPlugin {
     this.headers = credentialHeaders(options);
   }
 
-  async prepare(ctx: GatewayContext, model: ModelSpec, upstreamModel: string): Promise<UpstreamRequest> {
+  async prepare(ctx: FamilyRequest, model: ModelSpec, upstreamModel: string): Promise<UpstreamRequest> {
     const body = await ctx.json();
     validateChatRequest(body, this.fields, model);
     const { messages } = body;

@@ -1,4 +1,4 @@
-import type { GatewayContext } from '../../../core/kit/plugin';
+import type { FamilyRequest } from '../../../core/kit/plugin';
 import type { JsonObject } from '../../../core/kit/json';
 import type { ModelApi, ModelSpec, ResponseReader, UpstreamRequest } from '../../../core/kit/upstream';
 import type { FamilyFields } from '../../apis/field-table';
@@ -23,7 +23,7 @@ export abstract class ApiPart {
     private readonly target: PartTarget,
   ) {}
 
-  abstract prepare(ctx: GatewayContext, model: ModelSpec, upstreamModel: string): Promise<UpstreamRequest>;
+  abstract prepare(ctx: FamilyRequest, model: ModelSpec, upstreamModel: string): Promise<UpstreamRequest>;
 
   /** The request to the part's vendor endpoint: `body` as the vendor gets it (see sentBytes). */
   protected request(body: Buffer, reader: ResponseReader): UpstreamRequest {
@@ -35,5 +35,5 @@ export abstract class ApiPart {
  * The bytes the vendor gets: the client's own as they came when the gateway changed nothing, else
  * `changed`, the gateway's copy of the body, serialised.
  */
-export const sentBytes = (ctx: GatewayContext, changed: JsonObject | undefined): Buffer | Promise<Buffer> =>
+export const sentBytes = (ctx: FamilyRequest, changed: JsonObject | undefined): Buffer | Promise<Buffer> =>
   changed ? Buffer.from(JSON.stringify(changed)) : ctx.rawBody();

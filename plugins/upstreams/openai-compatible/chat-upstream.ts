@@ -12,7 +12,7 @@ import {
   streamIsRelayed,
   type UpstreamRequest,
 } from '../../../core/kit/upstream';
-import type { GatewayContext } from '../../../core/kit/plugin';
+import type { FamilyRequest } from '../../../core/kit/plugin';
 import { type JsonObject, withFirstMember } from '../../../core/kit/json';
 import {
   ChatCompletionsApi,
@@ -66,7 +66,7 @@ type BodyChange = 'none' | 'splice' | 'reserialise';
 /** `stream_options` as the gateway adds it to a body without one (see BodyChange). */
 const ASK_USAGE_MEMBER = '"stream_options":{"include_usage":true}';
 
-async function upstreamBody(ctx: GatewayContext, body: JsonObject, change: BodyChange): Promise<Buffer> {
+async function upstreamBody(ctx: FamilyRequest, body: JsonObject, change: BodyChange): Promise<Buffer> {
   if (change === 'splice') return withFirstMember(await ctx.rawBody(), ASK_USAGE_MEMBER);
   return sentBytes(ctx, change === 'reserialise' ? body : undefined);
 }
@@ -87,7 +87,7 @@ export class ChatPart extends ApiPart {
     super(ChatCompletionsApi, models, chatFields(spec.fields), target);
   }
 
-  async prepare(ctx: GatewayContext, model: ModelSpec, upstreamModel: string): Promise<UpstreamRequest> {
+  async prepare(ctx: FamilyRequest, model: ModelSpec, upstreamModel: string): Promise<UpstreamRequest> {
     const body = await ctx.json();
     validateChatRequest(body, this.fields, model);
     const stream = body.stream === true;

@@ -4,7 +4,7 @@
  * the model's upstream name, or `encoding_format: base64` for a vendor that answers only in floats (the
  * gateway then encodes the vectors itself, EmbeddingsResponseReader).
  */
-import type { GatewayContext } from '../../../core/kit/plugin';
+import type { FamilyRequest } from '../../../core/kit/plugin';
 import type { JsonObject } from '../../../core/kit/json';
 import type { ModelLimits, ModelSpec, UpstreamRequest } from '../../../core/kit/upstream';
 import { inputTokens } from '../../apis/embedding-input';
@@ -54,7 +54,7 @@ export class EmbeddingsPart extends ApiPart {
     super(EmbeddingsApi, models, embeddingFields(spec.fields), target);
   }
 
-  async prepare(ctx: GatewayContext, model: ModelSpec, upstreamModel: string): Promise<UpstreamRequest> {
+  async prepare(ctx: FamilyRequest, model: ModelSpec, upstreamModel: string): Promise<UpstreamRequest> {
     const body = await ctx.json();
     validateEmbeddingsRequest(body, this.fields, model, this.factsOf(model.id));
     const encodeHere = body.encoding_format === 'base64' && this.spec.base64 === 'gateway';

@@ -11,7 +11,7 @@ import {
   type UpstreamRequest,
   upstreamUrl,
 } from '../../../core/kit/upstream';
-import { Errors, type GatewayContext } from '../../../core/kit/plugin';
+import { Errors, type FamilyRequest } from '../../../core/kit/plugin';
 import type { ApiPart } from './api-part';
 import type { ChatUpstreamOptions } from './chat-options';
 import { ChatPart, type ChatFamilySpec } from './chat-upstream';
@@ -45,7 +45,7 @@ export abstract class OpenAiCompatibleFamily implements UpstreamPlugin {
     this.parts = new Map(parts.map((part) => [part.api.id, part]));
   }
 
-  prepare(ctx: GatewayContext, model: ModelSpec, upstreamModel: string): Promise<UpstreamRequest> {
+  prepare(ctx: FamilyRequest, model: ModelSpec, upstreamModel: string): Promise<UpstreamRequest> {
     const part = this.parts.get(ctx.endpoint.id) ?? this.parts.get(model.api.id);
     // The endpoint serves only models of its API, and the catalogue only this family's: a wiring mistake.
     if (!part) throw Errors.internal(new Error(`no part of this family serves ${model.api.id}`));

@@ -11,7 +11,7 @@
  * call beside the tokens, where the gateway meters tokens only, and `background: true`, whose answer
  * comes later from an endpoint the gateway does not serve, so it could never be metered.
  */
-import { Errors, type GatewayContext } from '../../../core/kit/plugin';
+import { Errors, type FamilyRequest } from '../../../core/kit/plugin';
 import { estimateTokens, type ModelSpec, type UpstreamRequest } from '../../../core/kit/upstream';
 import type { JsonObject } from '../../../core/kit/json';
 import {
@@ -41,7 +41,7 @@ export class ResponsesPart extends ApiPart {
     this.tools = new Set(spec.tools);
   }
 
-  async prepare(ctx: GatewayContext, model: ModelSpec, upstreamModel: string): Promise<UpstreamRequest> {
+  async prepare(ctx: FamilyRequest, model: ModelSpec, upstreamModel: string): Promise<UpstreamRequest> {
     const body = await ctx.json();
     validateResponsesRequest(body, this.fields, model);
     this.checkTools(body.tools, model.id);
