@@ -13,4 +13,10 @@ export interface FamilyRequest {
   /** The request body parsed once as a JSON object (400 otherwise); the bytes forwarded are the ones parsed. */
   json(): Promise<JsonObject>;
   get<T>(key: StateKey<T>): T | undefined;
+  /**
+   * Whether the stream of this request is relayed event by event (a stage watches it, or it is
+   * translated), so a family may ask its vendor for more than the client asked (usage) and strip it
+   * again; a stream piped through would hand the client what it did not ask for.
+   */
+  readonly streamRelayed: boolean;
 }

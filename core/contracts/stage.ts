@@ -29,13 +29,21 @@ export interface JsonAnswer {
   refuse(error: GatewayError): void;
 }
 
-/** What a stage may do to a stream beyond each event: end it early with events it chooses. */
+/** What a stage may do to a stream beyond each event: keep it alive, and end it early. */
 export interface StreamControl {
   /**
    * Ends the stream now: what was already released goes out, then `final` (a finish chunk, an error
    * event, the API's end marker), and the upstream is closed. Usage is what was read so far.
    */
   end(final: ClientEvents): void;
+  /** Milliseconds since the client was last written to. */
+  quietMs(): number;
+  /** Milliseconds since the upstream last sent anything. */
+  silentMs(): number;
+  /** Writes the API's keep-alive frame (a comment the client's SDK skips). */
+  ping(): void;
+  /** Ends the stream because the upstream went silent for `afterMs`: the API's error frame, outcome `idle_timeout`. */
+  timeOut(afterMs: number): void;
 }
 
 /**
@@ -46,10 +54,13 @@ export interface EventFilter {
   /**
    * What goes on for `ev`: the event itself (kept: the upstream's own bytes are written), another
    * (rewritten), null (dropped, or held back to release later), or several (held events released with it).
+   * A filter without it only watches the stream (its timing), and leaves the relay its fast path.
    */
-  event(ev: SseEvent): ClientEvents;
+  event?(ev: SseEvent): ClientEvents;
   /** The upstream's stream ended: events still held go out now (or are dropped by returning null). */
   flush?(): ClientEvents;
+  /** The stream is over, however it ended: release what the filter keeps (a timer). */
+  close?(): void;
 }
 
 /**

@@ -16,7 +16,6 @@ import type { RouteTarget } from '../contracts/route';
 import type { UpstreamRequest } from '../contracts/upstream';
 import { Errors, GatewayError } from '../base/errors';
 import { deliverFailure, type AttemptFailure, type AttemptResult } from '../proxy/exchange';
-import { RELAY_POLICY } from '../proxy/stream-relay';
 import type { AnswerPhases } from '../proxy/answer-phases';
 import type { UpstreamProxy } from '../proxy/upstream-proxy';
 import type { ApiServing } from '../routing/api-serving';
@@ -48,7 +47,7 @@ export function modelEndpoint(
     request: UpstreamRequest,
     why: AttemptCause,
   ): Promise<AttemptResult> => {
-    const settings = { api, relay: ctx.get(RELAY_POLICY), phases };
+    const settings = { api, phases };
     const result = await proxy.forward(ctx, target.upstream, request, settings, why);
     if (result === 'delivered') health.success(target.upstream.name);
     else if (result !== 'abandoned') resilience.failed(ctx.requestId, target.upstream.name, result);

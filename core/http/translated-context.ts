@@ -27,6 +27,7 @@ export function translatedContext(
   const bytes = Buffer.from(JSON.stringify(body));
   const own: Partial<Record<keyof GatewayContext, unknown>> = {
     headers: Object.keys(headers).length === 0 ? ctx.headers : { ...ctx.headers, ...headers },
+    streamRelayed: true, // the client must get the translation: never piped through
     // A fresh copy each time: families change the object they are given (renames, stream_options).
     json: () => Promise.resolve(structuredClone(body)),
     rawBody: () => Promise.resolve(bytes),

@@ -4,7 +4,6 @@
  */
 export type { StageAnswer, StageTrace } from '../contracts/context';
 export type { EventFilter, JsonAnswer, Middleware, Next, StreamControl } from '../contracts/stage';
-export { RELAY_POLICY, type RelayPolicy } from '../proxy/stream-relay';
 
 export { CatalogueToken, type Catalogue } from '../routing/catalogue';
 export { ResilienceToken, type Resilience } from '../routing/resilience';

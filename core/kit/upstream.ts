@@ -32,7 +32,6 @@ export { checkCeiling, checkResolution, type ModelLimits } from '../contracts/mo
 
 // Streams: what the relay needs of a family.
 export { DeferredCount } from '../proxy/deferred-count';
-export { streamIsRelayed } from '../proxy/stream-relay';
 
 // An upstream's options (base URL, credential) and calls outside the proxy path.
 export {

@@ -24,7 +24,7 @@ import { SseReader } from '../base/sse';
 import type { Usage } from '../contracts/usage';
 import { topLevelMember } from './top-level-member';
 import { clientErrorBody } from './error-body';
-import { StreamRelay, TRANSLATION_ONLY, type RelayPolicy } from './stream-relay';
+import { StreamRelay } from './stream-relay';
 import type { AnswerPhases } from './answer-phases';
 import { ClientAnswer, writeAnswer } from './client-answer';
 
@@ -34,8 +34,6 @@ const UNTRANSLATABLE = 'a body that is not a JSON object, which its family canno
 export interface ExchangeSettings {
   /** The client's API: its stream frames, and what a trace records of its calls. */
   readonly api: ModelApi;
-  /** Absent when sse-relay is not in the pipeline: streams are then piped through untouched. */
-  readonly relay: RelayPolicy | undefined;
   /** The stages' response and events phases, which every answer passes. */
   readonly phases: AnswerPhases;
   readonly onStream: (relay: StreamRelay, open: boolean) => void;
@@ -206,22 +204,18 @@ export class Exchange implements ProxiedRequest {
       status < 300 && String(upstreamRes.headers['content-type']).includes('text/event-stream');
     if (!isStream) return this.relayBody(upstreamRes, status, headers);
     const { api, phases, onStream } = this.settings;
-    // A translating family's stream, or one a stage reads, is never piped through.
-    const relayed = this.request.reader.translates || phases.readsEvents(this.ctx);
-    const relay = this.settings.relay ?? (relayed ? TRANSLATION_ONLY : undefined);
-    if (!relay) return this.pipeRaw(upstreamRes, status, headers);
-    const { reader } = this.request;
+    // A translating family's stream, or one a stage watches, is relayed event by event; any other piped.
+    if (!this.request.reader.translates && !phases.readsEvents(this.ctx))
+      return this.pipeRaw(upstreamRes, status, headers);
     const end = (r: StreamRelay): void => {
       onStream(r, false);
       this.finish();
     };
-    this.relay = new StreamRelay(this.ctx, upstreamRes, reader, api.dialect, phases, relay, end, this.span);
+    const idle = (ms: number): GatewayError => Errors.streamIdle(this.upstream.name, ms);
+    const { reader } = this.request;
+    this.relay = new StreamRelay(this.ctx, upstreamRes, reader, api.dialect, phases, end, idle, this.span);
     onStream(this.relay, true);
-    this.relay.start(
-      headers,
-      () => Errors.streamCut(this.upstream.name),
-      () => Errors.streamIdle(this.upstream.name, relay.idleTimeoutMs),
-    );
+    this.relay.start(headers, () => Errors.streamCut(this.upstream.name));
   }
 
   onProxyError(err: Error): void {

@@ -10,7 +10,7 @@ import { eventsOf } from '../contracts/client-events';
 import type { ServedRequest } from '../request/served-request';
 import type { AnswerPhases } from './answer-phases';
 import { ClientAnswer, writeAnswer } from './client-answer';
-import { flushFilters, throughFilters } from './event-filters';
+import { closeFilters, flushFilters, readersOf, throughFilters } from './event-filters';
 
 type JsonStageAnswer = Extract<StageAnswer, { json: unknown }>;
 type StreamStageAnswer = Extract<StageAnswer, { events: unknown }>;
@@ -43,7 +43,10 @@ async function writeJson(ctx: ServedRequest, answer: JsonStageAnswer, phases: An
   writeAnswer(ctx, reply);
 }
 
-/** Collects what a stage's filters let through; a stage that ends the stream stops the rest. */
+/**
+ * Collects what the stages' filters let through, written at once; a stage that ends the stream stops the
+ * rest. Nothing waits on an upstream, so there is no silence to time or fill.
+ */
 class StageStream implements StreamControl {
   readonly out: SseEvent[] = [];
   ended = false;
@@ -54,13 +57,20 @@ class StageStream implements StreamControl {
     this.out.push(...eventsOf(final));
   }
 
+  quietMs = (): number => 0;
+  silentMs = (): number => 0;
+  ping = (): void => undefined;
+  timeOut = (): void => undefined;
+
   pass(filters: readonly EventFilter[], events: readonly SseEvent[]): void {
+    const readers = readersOf(filters);
     for (const ev of events) {
-      if (this.ended) return;
-      const through = throughFilters(filters, 0, ev);
+      if (this.ended) break;
+      const through = throughFilters(readers, 0, ev);
       if (!this.ended) this.out.push(...eventsOf(through));
     }
-    if (!this.ended) this.out.push(...flushFilters(filters));
+    if (!this.ended) this.out.push(...flushFilters(readers));
+    closeFilters(filters);
   }
 }
 

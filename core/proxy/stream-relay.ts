@@ -2,15 +2,13 @@
  * Relays an upstream SSE response event by event (docs/conventions.md#convention-10): the upstream plugin's
  * reader and the stages' event filters see each whole event, and each upstream read is written on
  * in the same turn of the event loop. An event they leave as it is goes on as the upstream's own bytes (no
- * re-serialising); only an event they change or drop is written anew. While the upstream is silent it
- * sends the API's ping; a stream that ends before the protocol's own end, goes silent too long or is cut
- * by shutdown ends with the API's error frame.
+ * re-serialising); only an event they change or drop is written anew. A stream that ends before the
+ * protocol's own end, or is cut by a stage for silence (StreamControl.timeOut) or by shutdown, ends with
+ * the API's error frame. Keep-alive pings and the idle limit are the sse-relay stage's, through StreamControl.
  */
 import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { Outcome } from '../contracts/context';
-import type { FamilyRequest } from '../contracts/family-request';
-import { StateKey } from '../contracts/state-key';
 import type { StreamDialect } from '../contracts/api';
 import type { ClientEvents, ResponseReader, StreamSkim } from '../contracts/reader';
 import type { EventFilter, StreamControl } from '../contracts/stage';
@@ -20,32 +18,15 @@ import { type GatewayError } from '../base/errors';
 import { serializeEvent, type SseEvent } from '../base/sse';
 import { eventsOf } from '../contracts/client-events';
 import type { AnswerPhases } from './answer-phases';
-import { flushFilters, isSeveral, throughFilters } from './event-filters';
+import {
+  closeFilters,
+  flushFilters,
+  isSeveral,
+  readersOf,
+  throughFilters,
+  type EventReader,
+} from './event-filters';
 import { SseFrames, type FrameHandler } from './sse-frames';
-
-export interface RelayPolicy {
-  readonly pingEveryMs: number;
-  readonly idleTimeoutMs: number;
-}
-
-/**
- * How a translating family's stream is relayed when the sse-relay stage is not in the pipeline: event by
- * event, since the client must get the translation, but with no pings and no idle limit, as a stream
- * piped through untouched would have neither.
- */
-export const TRANSLATION_ONLY: RelayPolicy = Object.freeze({
-  pingEveryMs: Infinity,
-  idleTimeoutMs: Infinity,
-});
-
-/** Set by the sse-relay stage on stream requests; without it streams are piped through untouched. */
-export const RELAY_POLICY = new StateKey<RelayPolicy>('sse-relay', 'policy');
-
-/**
- * Whether this request's stream will pass through the relay, so an upstream plugin may ask the upstream
- * for more than the client asked (usage) and strip it again.
- */
-export const streamIsRelayed = (ctx: FamilyRequest): boolean => ctx.get(RELAY_POLICY) !== undefined;
 
 export class StreamRelay implements StreamControl {
   /** What the current upstream read makes the client get: the upstream's bytes, or events written anew. */
@@ -57,12 +38,13 @@ export class StreamRelay implements StreamControl {
   private readonly frames: SseFrames;
   private lastWrite = Date.now();
   private lastUpstream = Date.now();
-  private ticker: NodeJS.Timeout | undefined;
   private ended = false;
   /** Whether this turn's writes are being held (holdUntilTurnEnds). */
   private held = false;
-  /** The stages' filters of this stream's events (the events phase), nearest the upstream first. */
+  /** The stages' filters of this stream (the events phase), nearest the upstream first. */
   private readonly filters: readonly EventFilter[];
+  /** Of those, the ones that read events. */
+  private readonly readers: readonly EventReader[];
   /** The events a stage ended the stream with (StreamControl.end), once one did. */
   private final: readonly SseEvent[] | undefined;
   /** Whether an event is going through the reader and the filters now. */
@@ -74,18 +56,20 @@ export class StreamRelay implements StreamControl {
     private readonly reader: ResponseReader,
     private readonly dialect: StreamDialect,
     phases: AnswerPhases,
-    private readonly policy: RelayPolicy,
     private readonly onEnd: (relay: StreamRelay) => void,
+    /** The gateway's error for an upstream silent `ms` (StreamControl.timeOut). */
+    private readonly idleError: (ms: number) => GatewayError,
     /** The attempt's span, when the request is traced: it reads the client's events for finish reasons. */
     private readonly trace?: AttemptTrace,
   ) {
     this.filters = phases.readsEvents(ctx) ? phases.filters(ctx, this) : [];
+    this.readers = this.filters.length === 0 ? [] : readersOf(this.filters);
     const onFrame: FrameHandler = (buf, start, end, ev) => this.onFrame(buf, start, end, ev);
     // Stages and a trace see every event; otherwise the reader's skim spares the parse of the rest.
     const { skim } = reader;
     this.frames = new SseFrames(
       onFrame,
-      skim && this.filters.length === 0 && !trace
+      skim && this.readers.length === 0 && !trace
         ? {
             reads: (frame) => skim.reads(frame),
             onRun: (buf, start, end) => this.onPassed(buf, start, end, skim),
@@ -94,7 +78,7 @@ export class StreamRelay implements StreamControl {
     );
   }
 
-  start(headers: OutgoingHttpHeaders, cutError: () => GatewayError, idleError: () => GatewayError): void {
+  start(headers: OutgoingHttpHeaders, cutError: () => GatewayError): void {
     const { ctx, upstreamRes } = this;
     ctx.status = upstreamRes.statusCode ?? 200;
     headers['content-type'] = 'text/event-stream';
@@ -110,7 +94,7 @@ export class StreamRelay implements StreamControl {
     upstreamRes.on('end', () => {
       this.frames.end();
       if (this.final) return;
-      this.release(flushFilters(this.filters));
+      this.release(flushFilters(this.readers));
       if (this.reader.complete) this.stop('ok');
       else if (this.reader.failed) this.stop('vendor_error');
       else this.stop('upstream_cut', cutError());
@@ -118,11 +102,9 @@ export class StreamRelay implements StreamControl {
     upstreamRes.on('error', () => undefined); // 'close' below decides what a broken upstream means
     upstreamRes.on('close', () => {
       if (upstreamRes.complete || this.ended) return;
-      this.release(flushFilters(this.filters));
+      this.release(flushFilters(this.readers));
       this.stop(this.reader.failed ? 'vendor_error' : 'upstream_cut', cutError());
     });
-    const tickMs = Math.max(10, Math.min(this.policy.pingEveryMs, this.policy.idleTimeoutMs) / 2);
-    if (Number.isFinite(tickMs)) this.ticker = setInterval(() => this.tick(idleError), tickMs);
   }
 
   /** A stage ends the stream (StreamControl): `final` goes out after what was released, and nothing more. */
@@ -133,11 +115,29 @@ export class StreamRelay implements StreamControl {
     if (!this.filtering) this.endByStage();
   }
 
+  quietMs(): number {
+    return Date.now() - this.lastWrite;
+  }
+
+  silentMs(): number {
+    return Date.now() - this.lastUpstream;
+  }
+
+  ping(): void {
+    if (this.ended) return;
+    this.ctx.res.write(this.dialect.ping);
+    this.lastWrite = Date.now();
+  }
+
+  timeOut(afterMs: number): void {
+    this.stop('idle_timeout', this.idleError(afterMs));
+  }
+
   /** Ends the stream with the API's error frame (idle upstream, shutdown, cut) or cleanly. */
   stop(outcome: Outcome, error?: GatewayError): void {
     if (this.ended) return;
     this.ended = true;
-    clearInterval(this.ticker);
+    closeFilters(this.filters);
     this.ctx.outcome = outcome;
     this.ctx.usage = this.reader.usage();
     const { res } = this.ctx;
@@ -212,7 +212,7 @@ export class StreamRelay implements StreamControl {
 
   private clientEvents(ev: SseEvent): ClientEvents {
     const out = this.reader.event(ev);
-    return this.filters.length === 0 ? out : throughFilters(this.filters, 0, out);
+    return this.readers.length === 0 ? out : throughFilters(this.readers, 0, out);
   }
 
   private endRun(): void {
@@ -274,15 +274,5 @@ export class StreamRelay implements StreamControl {
       this.ctx.res.flushHeaders(); // writes nothing when events already carried them
       this.ctx.res.uncork();
     });
-  }
-
-  private tick(idleError: () => GatewayError): void {
-    const now = Date.now();
-    if (now - this.lastUpstream >= this.policy.idleTimeoutMs) {
-      this.stop('idle_timeout', idleError());
-    } else if (now - this.lastWrite >= this.policy.pingEveryMs) {
-      this.ctx.res.write(this.dialect.ping);
-      this.lastWrite = now;
-    }
   }
 }

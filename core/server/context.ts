@@ -12,6 +12,7 @@ import type { Outcome, StageAnswer } from '../contracts/context';
 import type { StateKey } from '../contracts/state-key';
 import type { ServedRequest, StageReply } from '../request/served-request';
 import { Errors } from '../base/errors';
+import type { AnswerPhases } from '../proxy/answer-phases';
 import type { Observed } from '../request/observed';
 import type { RouteTarget } from '../contracts/route';
 
@@ -49,6 +50,7 @@ export class RequestContext implements ServedRequest {
     private readonly bodies: RequestBodies,
     private readonly addresses: ClientAddresses,
     readonly trace: ServerSpan | undefined,
+    private readonly phases: AnswerPhases,
   ) {
     this.observed = {
       upstreamMs: 0,
@@ -58,6 +60,11 @@ export class RequestContext implements ServedRequest {
       errorCode: undefined,
     };
     this.headers = req.headers;
+  }
+
+  /** A stream a stage watches is relayed event by event; asked only by a family that would strip what it adds. */
+  get streamRelayed(): boolean {
+    return this.phases.readsEvents(this);
   }
 
   /** Worked out on first use: a request refused before anything asks costs no header walk. */

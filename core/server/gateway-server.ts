@@ -227,6 +227,7 @@ export class GatewayServer {
         this.bodies,
         this.addresses,
         trace,
+        lease.snapshot.pipeline.phases,
       );
       this.run(ctx, lease);
     } catch (e) {

@@ -1,6 +1,9 @@
 /**
- * Streams are relayed event by event with keep-alive pings while the upstream is silent. Without this
- * stage in the pipeline, upstream streams are piped through untouched (no pings, no usage read).
+ * Streams are relayed event by event, with the API's keep-alive ping while the client has had nothing
+ * for `ping_every`, and ended with the API's error frame when the upstream stays silent for
+ * `server.timeouts.stream_idle`. It watches a stream's timing and reads none of its events, so the relay
+ * keeps its fast path. Without this stage (or another that watches streams), an upstream stream is
+ * piped through untouched: no pings, no idle limit.
  * @example - sse-relay: { ping_every: 15s }
  */
 import { inject } from 'tsyringe';
@@ -12,21 +15,44 @@ import {
   type GatewayConfig,
   type GatewayContext,
 } from '../../core/kit/plugin';
-import { type Middleware, type Next, RELAY_POLICY, type RelayPolicy } from '../../core/kit/stage';
+import type { EventFilter, Middleware, StreamControl } from '../../core/kit/stage';
 
 export const sseRelayOptions = z.object({ ping_every: duration.default(15_000) }).strict();
 type SseRelayOptions = z.output<typeof sseRelayOptions>;
 
 @definePlugin({ kind: 'middleware', name: 'sse-relay', options: sseRelayOptions })
 export class SseRelayMiddleware implements Middleware {
-  private readonly policy: RelayPolicy;
+  private readonly pingEveryMs: number;
+  private readonly idleMs: number;
 
   constructor(options: SseRelayOptions, @inject(ConfigToken) config: GatewayConfig) {
-    this.policy = { pingEveryMs: options.ping_every, idleTimeoutMs: config.server.timeouts.stream_idle };
+    this.pingEveryMs = options.ping_every;
+    this.idleMs = config.server.timeouts.stream_idle;
   }
 
-  handle(ctx: GatewayContext, next: Next): Promise<void> {
-    if (ctx.stream) ctx.set(RELAY_POLICY, this.policy);
-    return next();
+  events(_ctx: GatewayContext, stream: StreamControl): EventFilter {
+    return new KeepAlive(stream, this.pingEveryMs, this.idleMs);
+  }
+}
+
+/** One stream's keep-alive and idle limit, checked twice in the shorter of the two periods. */
+class KeepAlive implements EventFilter {
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(
+    private readonly stream: StreamControl,
+    private readonly pingEveryMs: number,
+    private readonly idleMs: number,
+  ) {
+    this.timer = setInterval(() => this.tick(), Math.max(10, Math.min(pingEveryMs, idleMs) / 2));
+  }
+
+  close(): void {
+    clearInterval(this.timer);
+  }
+
+  private tick(): void {
+    if (this.stream.silentMs() >= this.idleMs) this.stream.timeOut(this.idleMs);
+    else if (this.stream.quietMs() >= this.pingEveryMs) this.stream.ping();
   }
 }

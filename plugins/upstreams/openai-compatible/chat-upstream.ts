@@ -9,7 +9,6 @@ import {
   type ModelLimits,
   type ModelSpec,
   promptChars,
-  streamIsRelayed,
   type UpstreamRequest,
 } from '../../../core/kit/upstream';
 import type { FamilyRequest } from '../../../core/kit/plugin';
@@ -94,7 +93,7 @@ export class ChatPart extends ApiPart {
     const clientWantsUsage =
       stream && (body.stream_options as JsonObject | undefined)?.include_usage === true;
     // Asking for usage the client did not want is only safe when the relay strips it again.
-    const askUsage = stream && !clientWantsUsage && streamIsRelayed(ctx) && this.spec.streamUsage === 'ask';
+    const askUsage = stream && !clientWantsUsage && ctx.streamRelayed && this.spec.streamUsage === 'ask';
     // The parsed body stays the client's: a fallback's prepare, and the stages after, must see it as sent.
     let sent = this.upstreamFields(body, model.id, upstreamModel);
     let change: BodyChange = sent === body ? 'none' : 'reserialise';

@@ -74,13 +74,9 @@ async function relayed(t: Test, filters: readonly EventFilter[]): Promise<string
         stagesReached: 1,
         observed: { firstByteAt: 0 },
       } as unknown as ServedRequest;
-      const policy = { pingEveryMs: 10_000, idleTimeoutMs: 10_000 };
-      const relay = new StreamRelay(ctx, upstreamRes, new VendorReader(), DIALECT, phases, policy, () => {});
-      relay.start(
-        {},
-        () => Errors.streamCut('vendor'),
-        () => Errors.streamCut('vendor'),
-      );
+      const idle = (ms: number) => Errors.streamIdle('vendor', ms);
+      const relay = new StreamRelay(ctx, upstreamRes, new VendorReader(), DIALECT, phases, () => {}, idle);
+      relay.start({}, () => Errors.streamCut('vendor'));
     });
   });
   const gatewayUrl = await listening(gateway);
