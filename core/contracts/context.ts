@@ -81,7 +81,6 @@ export interface GatewayContext extends FamilyRequest {
   readonly outcome: Outcome;
   /** The stage that answered the request itself (`answer`), if one did. */
   readonly answeredBy: string | undefined;
-  readonly requestId: string;
   readonly params: Readonly<Record<string, string>>;
   /** `performance.now()` when the request arrived. */
   readonly startedAt: number;

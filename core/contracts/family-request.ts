@@ -8,6 +8,8 @@ export interface FamilyRequest {
   /** The client's request headers, as it sent them (with a translator's own, on a translated request). */
   readonly headers: IncomingHttpHeaders;
   readonly endpoint: EndpointInfo;
+  /** The request's id (`x-request-id`), which a translating family may name its client's answer by. */
+  readonly requestId: string;
   /** The request body, read once under the configured size and time limits. */
   rawBody(): Promise<Buffer>;
   /** The request body parsed once as a JSON object (400 otherwise); the bytes forwarded are the ones parsed. */
