@@ -71,7 +71,10 @@ export interface EventFilter {
 export interface Middleware {
   /** The request phase: read or rewrite the request, refuse it (throw), answer it, or pass it on (`next`). */
   handle?(ctx: GatewayContext, next: Next): Promise<void>;
-  /** The response phase: a whole JSON answer (2xx or error), to keep, change, replace or refuse. */
+  /**
+   * The response phase: a whole JSON answer, the upstream's (2xx or its error) or a stage's own, to keep,
+   * change, replace or refuse. The gateway's own error answers (a refusal, a 502) do not pass it.
+   */
   response?(ctx: GatewayContext, answer: JsonAnswer): void | Promise<void>;
   /**
    * The events phase: called as a stream starts; returns the filter for its events, or undefined to
