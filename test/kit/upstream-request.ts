@@ -74,6 +74,20 @@ export const clientBodyRenamed = (call: UpstreamCall): Json => ({
 /** The body a family sends where the kit knows only that it names the route's model. */
 export const modelRenamed = (call: UpstreamCall): Json => ({ model: call.upstreamModel });
 
+/** The Responses translator's chat body for the kit's request: its `input` as the one user message. */
+export const RESPONSES_ON_CHAT: UpstreamExpectation = {
+  body: ({ client, upstreamModel, stream }) => ({
+    model: upstreamModel,
+    messages: [{ role: 'user', content: client.input }],
+    stream,
+  }),
+};
+
+/** base64 asked of a vendor that takes only floats, its default: it is asked without `encoding_format`. */
+export const FLOATS_ASKED: UpstreamExpectation = {
+  body: (call) => ({ ...clientBodyRenamed(call), encoding_format: undefined }),
+};
+
 const JSON_CONTENT = /^application\/json\b/;
 
 /** A `version_header: {name, value}` option (the messages API's), as the header it sends. */

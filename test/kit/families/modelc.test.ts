@@ -6,27 +6,13 @@
 import t from 'tap';
 import { runChatFamilyKit, type ChatCase } from '../chat-suite';
 import { golden, recorded } from '../fake-upstream';
-import { clientBodyRenamed, type UpstreamExpectation } from '../upstream-request';
+import { FLOATS_ASKED, RESPONSES_ON_CHAT } from '../upstream-request';
 
 const ERROR_SHAPE = () => ({
   error: { code: String, param: null, message: String, type: String },
   id: /^chatcmpl-/,
   request_id: String,
 });
-
-/** The Responses translator's chat body for the kit's request: its `input` as the one user message. */
-const TRANSLATED: UpstreamExpectation = {
-  body: ({ client, upstreamModel, stream }) => ({
-    model: upstreamModel,
-    messages: [{ role: 'user', content: client.input }],
-    stream,
-  }),
-};
-
-/** base64 asked: the vendor takes only floats, its default, so it is asked without `encoding_format`. */
-const FLOATS_ASKED: UpstreamExpectation = {
-  body: (call) => ({ ...clientBodyRenamed(call), encoding_format: undefined }),
-};
 
 const CHAT_CASES: readonly ChatCase[] = [
   {
@@ -60,7 +46,7 @@ void runChatFamilyKit(t, {
   api: 'responses',
   vendorApi: 'chat',
   errorShape: ERROR_SHAPE,
-  upstream: TRANSLATED,
+  upstream: RESPONSES_ON_CHAT,
   cases: CHAT_CASES,
 });
 
