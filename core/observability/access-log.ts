@@ -13,12 +13,10 @@ import type { LineOutput } from '../base/logger';
 import type { Outcome } from '../contracts/context';
 import type { ServedRequest } from '../request/served-request';
 import { ACCESS_MESSAGE, accessLine, INFO } from './access-line';
+import { CLIENT_LEFT, errorOutcome } from './outcome';
 
 /** A path is cut to this length: a line stays a line whatever a client sends. */
 const PATH_MAX = 256;
-
-/** The status a client that left before any answer is logged and counted with. */
-export const CLIENT_LEFT = 499;
 
 /** The request's path without its query string (which may carry anything), cut to PATH_MAX. */
 export function pathOf(url: string | undefined): string {
@@ -35,14 +33,6 @@ export interface ClientView {
   readonly status: number;
   readonly outcome: Outcome;
 }
-
-/**
- * How the request ended, settled once before its finish phases, so the usage record, the access line,
- * the metrics and the span say the same: a response nothing ended means the client left first (the proxy
- * marks that too, a gateway stage may not).
- */
-export const settledOutcome = (ctx: ServedRequest): Outcome =>
-  ctx.outcome === 'ok' && !ctx.res.writableEnded ? 'client_closed' : ctx.outcome;
 
 /** What the client saw of a request that went through the pipeline. */
 export function clientView(ctx: ServedRequest): ClientView {
@@ -107,7 +97,7 @@ export function logRejection(out: LineOutput, r: Rejection): void {
       path: r.path,
       client: r.client,
       status: r.status,
-      outcome: 'ok',
+      outcome: errorOutcome(r.status),
       code: r.code,
       duration_ms: ms(r.totalMs),
       gateway_ms: ms(r.totalMs),

@@ -13,6 +13,7 @@ import type { Endpoint, ServedRequest } from '../request/served-request';
 import type { RouteTarget } from '../contracts/route';
 import type { Outcome } from '../contracts/context';
 import type { ClientView } from './access-log';
+import { errorOutcome } from './outcome';
 import type { UsageStats } from '../stores/usage-store';
 import type { TaskStatus } from '../stores/video-task';
 import type { Usage } from '../contracts/usage';
@@ -143,8 +144,7 @@ export class GatewayMetrics {
 
   /** A request answered before it reached the pipeline (no route, a parse error Node raised, shutdown). */
   refused(status: number, code: string): void {
-    const outcome = status === 499 ? 'client_closed' : status >= 500 ? 'gateway_error' : 'refused';
-    this.http.requests.cell(NONE, NONE, NONE, statusLabel(status), outcome).value++;
+    this.http.requests.cell(NONE, NONE, NONE, statusLabel(status), errorOutcome(status)).value++;
     this.http.errors.cell(code).value++;
   }
 

@@ -16,11 +16,11 @@ import type { Logger } from 'pino';
 import type { ServerConfig } from '../../config/schema';
 import { RequestContext } from './context';
 import type { ServedRequest } from '../request/served-request';
-import type { Outcome } from '../contracts/context';
 import { Errors, GatewayError, sendError, toGatewayError } from '../base/errors';
 import type { LiveRouting, SnapshotLease } from '../reload/live-routing';
 import type { RequestBodies } from '../http/body';
-import { pathOf, settledOutcome } from '../observability/access-log';
+import { pathOf } from '../observability/access-log';
+import { errorOutcome, settledOutcome } from '../observability/outcome';
 import type { RequestObserver } from '../observability/request-observer';
 import { wasReported } from '../observability/upstream-failures';
 import type { HealthEndpoints } from '../http/health-endpoints';
@@ -82,12 +82,6 @@ interface RefusedRequest {
   readonly started: number;
   /** When the request was traced. */
   readonly traceId?: string | undefined;
-}
-
-/** What the gateway's own error answer says of the call: its refusal, an upstream that failed, or its own failure. */
-function outcomeOf(error: GatewayError): Outcome {
-  if (error.status === 502 || error.status === 504) return 'upstream_error';
-  return error.status === 500 ? 'gateway_error' : 'refused';
 }
 
 export class GatewayServer {
@@ -347,7 +341,7 @@ export class GatewayServer {
     ctx.observed.errorCode = error.code;
     // Nobody reads this answer: the access log and metrics say the client left (status 499).
     const gone = ctx.req.socket.destroyed || error.code === 'client_closed_request';
-    ctx.outcome = gone ? 'client_closed' : outcomeOf(error);
+    ctx.outcome = gone ? 'client_closed' : errorOutcome(error.status);
     ctx.status = error.status;
     if (ctx.res.headersSent) ctx.res.destroy();
     else sendError(ctx.res, error, ctx.requestId, ctx.replyHeaders);

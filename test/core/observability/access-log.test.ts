@@ -32,7 +32,7 @@ void t.test('one access line per request, whatever its outcome', async (t) => {
     {
       id: 'bad-json-1',
       send: () => postJson(url, '{"model":', gw.key, { 'x-request-id': 'bad-json-1' }),
-      expect: { status: 400, code: 'invalid_json' },
+      expect: { status: 400, code: 'invalid_json', outcome: 'refused' },
     },
     {
       id: 'no-key-1',
@@ -52,12 +52,12 @@ void t.test('one access line per request, whatever its outcome', async (t) => {
     {
       id: 'no-path-1',
       send: () => postJson(`${gw.url}/v1/nothing?secret=x`, chat, gw.key, { 'x-request-id': 'no-path-1' }),
-      expect: { status: 404, code: 'not_found', path: '/v1/nothing' },
+      expect: { status: 404, code: 'not_found', path: '/v1/nothing', outcome: 'refused' },
     },
     {
       id: 'method-1',
       send: () => fetch(url, { headers: { 'x-request-id': 'method-1' } }),
-      expect: { status: 405, code: 'method_not_allowed', method: 'GET' },
+      expect: { status: 405, code: 'method_not_allowed', method: 'GET', outcome: 'refused' },
     },
     {
       id: 'limit-1',
@@ -67,12 +67,12 @@ void t.test('one access line per request, whatever its outcome', async (t) => {
     {
       id: 'limit-2',
       send: () => postJson(url, chat, oneAMinute, { 'x-request-id': 'limit-2' }),
-      expect: { status: 429, code: 'rate_limited' },
+      expect: { status: 429, code: 'rate_limited', outcome: 'refused' },
     },
     {
       id: 'upstream-500',
       send: () => postJson(url, chat, gw.key, { 'x-request-id': 'upstream-500', 'x-sim-status': '500' }),
-      expect: { status: 500, upstream: 'modela-main' },
+      expect: { status: 500, upstream: 'modela-main', outcome: 'vendor_error' },
     },
     {
       id: 'stream-1',
