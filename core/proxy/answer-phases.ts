@@ -5,7 +5,7 @@
  */
 import type { Middleware, EventFilter, StreamControl } from '../contracts/stage';
 import type { ServedRequest } from '../request/served-request';
-import type { ClientAnswer } from './client-answer';
+import { writeAnswer, type ClientAnswer } from './client-answer';
 
 type ResponseHook = NonNullable<Middleware['response']>;
 type EventsHook = NonNullable<Middleware['events']>;
@@ -28,6 +28,10 @@ function phasesOf<H>(stages: readonly Middleware[], pick: (m: Middleware) => H |
 /** The stages an answer to `ctx` passes: those it reached, or those before the stage that answered. */
 const reachedBy = (ctx: ServedRequest): number => ctx.stageReply?.stage ?? ctx.stagesReached;
 
+/** Whether any of `phases` (nearest the upstream first, so the last is the earliest stage) is passed. */
+const anyPassed = (phases: readonly Phase<unknown>[], ctx: ServedRequest): boolean =>
+  phases.length > 0 && phases[phases.length - 1]!.index < reachedBy(ctx);
+
 export class AnswerPhases {
   private readonly responses: readonly Phase<ResponseHook>[];
   private readonly events: readonly Phase<EventsHook>[];
@@ -39,12 +43,12 @@ export class AnswerPhases {
 
   /** Whether a stage will see `ctx`'s JSON answer (without one, the answer is written as it came). */
   readsJson(ctx: ServedRequest): boolean {
-    return this.responses.length > 0 && this.responses[this.responses.length - 1]!.index < reachedBy(ctx);
+    return anyPassed(this.responses, ctx);
   }
 
   /** Whether a stage may read `ctx`'s stream events (without one, a stream may be piped through). */
   readsEvents(ctx: ServedRequest): boolean {
-    return this.events.length > 0 && this.events[this.events.length - 1]!.index < reachedBy(ctx);
+    return anyPassed(this.events, ctx);
   }
 
   /** Runs the response phase on `answer`; a refusal ends it (the client gets the error). */
@@ -55,6 +59,12 @@ export class AnswerPhases {
       await hook(ctx, answer);
       if (answer.refused) return;
     }
+  }
+
+  /** A JSON answer (an upstream's or a stage's) to the client, through the response phase when a stage reads it. */
+  async deliver(ctx: ServedRequest, answer: ClientAnswer): Promise<void> {
+    if (this.readsJson(ctx)) await this.json(ctx, answer);
+    writeAnswer(ctx, answer);
   }
 
   /** The events phase as a stream starts: the filters of the stages that read it, nearest the upstream first. */
@@ -69,6 +79,3 @@ export class AnswerPhases {
     return filters;
   }
 }
-
-/** A pipeline whose stages have neither phase. */
-export const NO_PHASES = new AnswerPhases([]);

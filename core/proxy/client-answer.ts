@@ -51,20 +51,25 @@ export class ClientAnswer implements JsonAnswer {
   }
 }
 
+/**
+ * Writes a JSON answer's status, headers and body in one go. An error status is the vendor's, relayed,
+ * unless a stage answered the request itself.
+ */
+export function writeBody(ctx: ServedRequest, status: number, headers: Headers, body: Buffer): void {
+  headers['content-length'] = body.length;
+  ctx.status = status;
+  if (status >= 400) ctx.outcome = ctx.answeredBy ? 'refused' : 'vendor_error';
+  ctx.res.writeHead(status, headers as Record<string, string>);
+  ctx.res.end(body);
+}
+
 /** Writes the answer as the stages left it: its body, or the error a stage refused it with. */
 export function writeAnswer(ctx: ServedRequest, answer: ClientAnswer): void {
   if (ctx.res.destroyed) return;
   const { refused } = answer;
-  if (refused) {
-    ctx.status = refused.status;
-    ctx.outcome = 'refused';
-    ctx.observed.errorCode = refused.code;
-    sendError(ctx.res, refused, ctx.requestId, ctx.replyHeaders);
-    return;
-  }
-  answer.headers['content-length'] = answer.bytes.length;
-  ctx.status = answer.status;
-  if (answer.status >= 400) ctx.outcome = ctx.answeredBy ? 'refused' : 'vendor_error';
-  ctx.res.writeHead(answer.status, answer.headers as Record<string, string>);
-  ctx.res.end(answer.bytes);
+  if (!refused) return writeBody(ctx, answer.status, answer.headers, answer.bytes);
+  ctx.status = refused.status;
+  ctx.outcome = 'refused';
+  ctx.observed.errorCode = refused.code;
+  sendError(ctx.res, refused, ctx.requestId, ctx.replyHeaders);
 }

@@ -26,7 +26,7 @@ import { topLevelMember } from './top-level-member';
 import { clientErrorBody } from './error-body';
 import { StreamRelay } from './stream-relay';
 import type { AnswerPhases } from './answer-phases';
-import { ClientAnswer, writeAnswer } from './client-answer';
+import { ClientAnswer, writeBody } from './client-answer';
 
 /** Why a translating family's 2xx answer is refused (Errors.upstreamBadAnswer). */
 const UNTRANSLATABLE = 'a body that is not a JSON object, which its family cannot translate';
@@ -96,17 +96,7 @@ export function deliverFailure(
     return Promise.resolve();
   }
   const { status, headers, body, parsed } = failure;
-  return deliverAnswer(
-    ctx,
-    new ClientAnswer(status, headers as Record<string, string>, body, parsed),
-    phases,
-  );
-}
-
-/** An upstream's JSON answer to the client, through the stages' response phase when one reads it. */
-async function deliverAnswer(ctx: ServedRequest, answer: ClientAnswer, phases: AnswerPhases): Promise<void> {
-  if (phases.readsJson(ctx)) await phases.json(ctx, answer);
-  writeAnswer(ctx, answer);
+  return phases.deliver(ctx, new ClientAnswer(status, headers as Record<string, string>, body, parsed));
 }
 
 export class Exchange implements ProxiedRequest {
@@ -250,16 +240,13 @@ export class Exchange implements ProxiedRequest {
       if (isFailureStatus(status))
         return this.finish({ reason: `status ${status}`, status, headers, body, parsed });
       if (status < 300) this.span?.answered(body.toString('utf8'));
+      // Without a stage reading it, the answer is written at once: no promise, no ClientAnswer.
       if (!this.settings.phases.readsJson(this.ctx)) {
-        headers['content-length'] = body.length;
-        this.ctx.status = status;
-        if (status >= 400) this.ctx.outcome = 'vendor_error';
-        this.ctx.res.writeHead(status, headers as Record<string, string>);
-        this.ctx.res.end(body);
+        writeBody(this.ctx, status, headers as Record<string, string>, body);
         return this.finish();
       }
       const answer = new ClientAnswer(status, headers as Record<string, string>, body, parsed);
-      deliverAnswer(this.ctx, answer, this.settings.phases).then(
+      this.settings.phases.deliver(this.ctx, answer).then(
         () => this.finish(),
         (e: unknown) => this.finishWith(e),
       );

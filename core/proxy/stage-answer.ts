@@ -9,7 +9,7 @@ import type { EventFilter, StreamControl } from '../contracts/stage';
 import { eventsOf } from '../contracts/client-events';
 import type { ServedRequest } from '../request/served-request';
 import type { AnswerPhases } from './answer-phases';
-import { ClientAnswer, writeAnswer } from './client-answer';
+import { ClientAnswer } from './client-answer';
 import { closeFilters, flushFilters, readersOf, throughFilters } from './event-filters';
 
 type JsonStageAnswer = Extract<StageAnswer, { json: unknown }>;
@@ -26,7 +26,7 @@ export function writeStageAnswer(
   return Promise.resolve();
 }
 
-async function writeJson(ctx: ServedRequest, answer: JsonStageAnswer, phases: AnswerPhases): Promise<void> {
+function writeJson(ctx: ServedRequest, answer: JsonStageAnswer, phases: AnswerPhases): Promise<void> {
   const headers = {
     ...answer.headers,
     ...ctx.replyHeaders,
@@ -39,8 +39,7 @@ async function writeJson(ctx: ServedRequest, answer: JsonStageAnswer, phases: An
     Buffer.from(JSON.stringify(answer.json)),
     answer.json,
   );
-  if (phases.readsJson(ctx)) await phases.json(ctx, reply);
-  writeAnswer(ctx, reply);
+  return phases.deliver(ctx, reply);
 }
 
 /**
