@@ -8,9 +8,8 @@
  */
 import type { ApiTranslator } from '../contracts/translator';
 import type { AttemptCause } from '../request/request-trace';
-import type { Endpoint } from '../request/served-request';
 import type { GatewayContext } from '../contracts/context';
-import type { ServedRequest } from '../request/served-request';
+import type { Endpoint, ServedRequest } from '../request/served-request';
 import type { ModelApi } from '../contracts/api';
 import type { RouteTarget } from '../contracts/route';
 import type { UpstreamRequest } from '../contracts/upstream';
