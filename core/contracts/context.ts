@@ -49,18 +49,22 @@ export interface StageTrace {
  * (`status` 200 unless given), or for a client that asked for a stream, the events of one. With `usage`
  * the call is metered and billed as that usage; without it no usage record is written.
  */
-export type StageAnswer =
+export type StageAnswer = (
   | {
-      readonly json: JsonObject;
+      /** The body, or its bytes already serialised (a stored answer: written as they are, parsed only if a stage asks). */
+      readonly json: JsonObject | Buffer;
       readonly status?: number;
-      readonly headers?: Readonly<Record<string, string>>;
-      readonly usage?: Usage;
     }
-  | {
-      readonly events: readonly SseEvent[];
-      readonly headers?: Readonly<Record<string, string>>;
-      readonly usage?: Usage;
-    };
+  | { readonly events: readonly SseEvent[] }
+) & {
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly usage?: Usage;
+  /**
+   * The answer repeats an earlier call's (a cache's hit), and `usage` is that call's: it is recorded at no
+   * cost with what it saved, and token rates and budgets are not charged.
+   */
+  readonly replayed?: boolean;
+};
 
 /**
  * The per-request state every plugin sees. Fields are typed and owned: auth sets `key` and `team`,
@@ -81,6 +85,8 @@ export interface GatewayContext extends FamilyRequest {
   readonly outcome: Outcome;
   /** The stage that answered the request itself (`answer`), if one did. */
   readonly answeredBy: string | undefined;
+  /** Whether that answer repeats an earlier call's (StageAnswer.replayed): the call costs nothing. */
+  readonly replayed: boolean;
   readonly params: Readonly<Record<string, string>>;
   /** `performance.now()` when the request arrived. */
   readonly startedAt: number;

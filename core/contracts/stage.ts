@@ -21,6 +21,8 @@ export interface JsonAnswer {
   readonly headers: Record<string, string | number | readonly string[]>;
   /** The body as the client would get it. */
   readonly bytes: Buffer;
+  /** Whether a stage nearer the upstream replaced or refused it (a guardrail's mask, a refusal). */
+  readonly changed: boolean;
   /** The body parsed, the first call parsing it; undefined when it is not a JSON object. */
   json(): JsonObject | undefined;
   /** The client gets `body` (with `status`, when given) instead. */
@@ -60,7 +62,16 @@ export interface EventFilter {
   /** The upstream's stream ended: events still held go out now (or are dropped by returning null). */
   flush?(): ClientEvents;
   /** The stream is over, however it ended: release what the filter keeps (a timer). */
-  close?(): void;
+  close?(end: StreamEnd): void;
+}
+
+/** How a stream looked to one filter, told as it closes. */
+export interface StreamEnd {
+  /**
+   * Whether a stage nearer the upstream rewrote, dropped or held back events this filter saw: what it saw
+   * is then not the answer as it came (a cache must not store it).
+   */
+  readonly changed: boolean;
 }
 
 /**

@@ -3,7 +3,14 @@
  * be given, each with its token (the rest of what a plugin uses is in ./plugin).
  */
 export type { StageAnswer, StageTrace } from '../contracts/context';
-export type { EventFilter, JsonAnswer, Middleware, Next, StreamControl } from '../contracts/stage';
+export type {
+  EventFilter,
+  JsonAnswer,
+  Middleware,
+  Next,
+  StreamControl,
+  StreamEnd,
+} from '../contracts/stage';
 
 export { CatalogueToken, type Catalogue } from '../routing/catalogue';
 export { ResilienceToken, type Resilience } from '../routing/resilience';

@@ -139,7 +139,8 @@ export class GatewayMetrics {
     if (observed.upstreamMs > 0) upstream.duration.observe(observed.upstreamMs / 1000, exemplar);
     if (observed.firstByteAt > 0)
       upstream.firstByte.observe((observed.firstByteAt - ctx.startedAt) / 1000, exemplar);
-    if (ctx.usage) this.used(target.spec.id, ctx.usage, costMicros);
+    // A replayed answer (a cache's hit) used no upstream tokens.
+    if (ctx.usage && !ctx.replayed) this.used(target.spec.id, ctx.usage, costMicros);
   }
 
   /** A request answered before it reached the pipeline (no route, a parse error Node raised, shutdown). */

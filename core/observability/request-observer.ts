@@ -31,9 +31,14 @@ export class RequestObserver {
     const totalMs = performance.now() - ctx.startedAt;
     const view = clientView(ctx);
     const { target, usage } = ctx;
-    // A video submit is billed by the poller when its task succeeds (GatewayMetrics.billed), not here.
+    // A video submit is billed by the poller when its task succeeds (GatewayMetrics.billed), not here; a
+    // replayed answer (a cache's hit) costs nothing.
     const cost =
-      target && usage && target.spec.api.kind !== 'task' ? pricing.callCost(target.spec.id, usage) : null;
+      target && usage && target.spec.api.kind !== 'task'
+        ? ctx.replayed
+          ? 0
+          : pricing.callCost(target.spec.id, usage)
+        : null;
     this.metrics.request(ctx, view, totalMs, cost);
     span?.end(ctx, view.status, cost);
     if (access && this.logger.isLevelEnabled('info')) logRequest(this.access, ctx, view, totalMs);

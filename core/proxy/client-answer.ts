@@ -12,6 +12,7 @@ type Headers = Record<string, string | number | readonly string[]>;
 export class ClientAnswer implements JsonAnswer {
   /** The error the client gets instead, once a stage refused the answer. */
   refused: GatewayError | undefined;
+  changed = false;
   private parsed: JsonObject | undefined;
   private wasParsed: boolean;
 
@@ -44,10 +45,12 @@ export class ClientAnswer implements JsonAnswer {
     this.wasParsed = true;
     this.bytes = Buffer.from(JSON.stringify(body));
     if (status !== undefined) this.status = status;
+    this.changed = true;
   }
 
   refuse(error: GatewayError): void {
     this.refused = error;
+    this.changed = true;
   }
 }
 

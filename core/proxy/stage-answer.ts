@@ -10,7 +10,7 @@ import { eventsOf } from '../contracts/client-events';
 import type { ServedRequest } from '../request/served-request';
 import type { AnswerPhases } from './answer-phases';
 import { ClientAnswer } from './client-answer';
-import { closeFilters, flushFilters, readersOf, throughFilters } from './event-filters';
+import { FilterChain } from './event-filters';
 
 type JsonStageAnswer = Extract<StageAnswer, { json: unknown }>;
 type StreamStageAnswer = Extract<StageAnswer, { events: unknown }>;
@@ -33,12 +33,10 @@ function writeJson(ctx: ServedRequest, answer: JsonStageAnswer, phases: AnswerPh
     'content-type': 'application/json',
     'x-request-id': ctx.requestId,
   };
-  const reply = new ClientAnswer(
-    answer.status ?? 200,
-    headers,
-    Buffer.from(JSON.stringify(answer.json)),
-    answer.json,
-  );
+  const { json } = answer;
+  const reply = Buffer.isBuffer(json)
+    ? new ClientAnswer(answer.status ?? 200, headers, json)
+    : new ClientAnswer(answer.status ?? 200, headers, Buffer.from(JSON.stringify(json)), json);
   return phases.deliver(ctx, reply);
 }
 
@@ -62,14 +60,14 @@ class StageStream implements StreamControl {
   timeOut = (): void => undefined;
 
   pass(filters: readonly EventFilter[], events: readonly SseEvent[]): void {
-    const readers = readersOf(filters);
+    const chain = new FilterChain(filters);
     for (const ev of events) {
       if (this.ended) break;
-      const through = throughFilters(readers, 0, ev);
+      const through = chain.through(0, ev);
       if (!this.ended) this.out.push(...eventsOf(through));
     }
-    if (!this.ended) this.out.push(...flushFilters(readers));
-    closeFilters(filters);
+    if (!this.ended) this.out.push(...chain.flush());
+    chain.close();
   }
 }
 

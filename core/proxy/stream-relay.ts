@@ -11,21 +11,14 @@ import { performance } from 'node:perf_hooks';
 import type { Outcome } from '../contracts/context';
 import type { StreamDialect } from '../contracts/api';
 import type { ClientEvents, ResponseReader, StreamSkim } from '../contracts/reader';
-import type { EventFilter, StreamControl } from '../contracts/stage';
+import type { StreamControl } from '../contracts/stage';
 import type { AttemptTrace } from '../request/request-trace';
 import type { ServedRequest } from '../request/served-request';
 import { type GatewayError } from '../base/errors';
 import { serializeEvent, type SseEvent } from '../base/sse';
 import { eventsOf } from '../contracts/client-events';
 import type { AnswerPhases } from './answer-phases';
-import {
-  closeFilters,
-  flushFilters,
-  isSeveral,
-  readersOf,
-  throughFilters,
-  type EventReader,
-} from './event-filters';
+import { FilterChain, isSeveral } from './event-filters';
 import { SseFrames, type FrameHandler } from './sse-frames';
 
 export class StreamRelay implements StreamControl {
@@ -42,9 +35,9 @@ export class StreamRelay implements StreamControl {
   /** Whether this turn's writes are being held (holdUntilTurnEnds). */
   private held = false;
   /** The stages' filters of this stream (the events phase), nearest the upstream first. */
-  private readonly filters: readonly EventFilter[];
-  /** Of those, the ones that read events. */
-  private readonly readers: readonly EventReader[];
+  private readonly chain: FilterChain;
+  /** Whether any of them reads events. */
+  private readonly filtered: boolean;
   /** The events a stage ended the stream with (StreamControl.end), once one did. */
   private final: readonly SseEvent[] | undefined;
   /** Whether an event is going through the reader and the filters now. */
@@ -62,14 +55,14 @@ export class StreamRelay implements StreamControl {
     /** The attempt's span, when the request is traced: it reads the client's events for finish reasons. */
     private readonly trace?: AttemptTrace,
   ) {
-    this.filters = phases.readsEvents(ctx) ? phases.filters(ctx, this) : [];
-    this.readers = this.filters.length === 0 ? [] : readersOf(this.filters);
+    this.chain = new FilterChain(phases.readsEvents(ctx) ? phases.filters(ctx, this) : []);
+    this.filtered = this.chain.readers.length > 0;
     const onFrame: FrameHandler = (buf, start, end, ev) => this.onFrame(buf, start, end, ev);
     // Stages and a trace see every event; otherwise the reader's skim spares the parse of the rest.
     const { skim } = reader;
     this.frames = new SseFrames(
       onFrame,
-      skim && this.readers.length === 0 && !trace
+      skim && !this.filtered && !trace
         ? {
             reads: (frame) => skim.reads(frame),
             onRun: (buf, start, end) => this.onPassed(buf, start, end, skim),
@@ -94,7 +87,7 @@ export class StreamRelay implements StreamControl {
     upstreamRes.on('end', () => {
       this.frames.end();
       if (this.final) return;
-      this.release(flushFilters(this.readers));
+      this.release(this.chain.flush());
       if (this.reader.complete) this.stop('ok');
       else if (this.reader.failed) this.stop('vendor_error');
       else this.stop('upstream_cut', cutError());
@@ -102,7 +95,7 @@ export class StreamRelay implements StreamControl {
     upstreamRes.on('error', () => undefined); // 'close' below decides what a broken upstream means
     upstreamRes.on('close', () => {
       if (upstreamRes.complete || this.ended) return;
-      this.release(flushFilters(this.readers));
+      this.release(this.chain.flush());
       this.stop(this.reader.failed ? 'vendor_error' : 'upstream_cut', cutError());
     });
   }
@@ -137,7 +130,7 @@ export class StreamRelay implements StreamControl {
   stop(outcome: Outcome, error?: GatewayError): void {
     if (this.ended) return;
     this.ended = true;
-    closeFilters(this.filters);
+    this.chain.close();
     this.ctx.outcome = outcome;
     this.ctx.usage = this.reader.usage();
     const { res } = this.ctx;
@@ -212,7 +205,7 @@ export class StreamRelay implements StreamControl {
 
   private clientEvents(ev: SseEvent): ClientEvents {
     const out = this.reader.event(ev);
-    return this.readers.length === 0 ? out : throughFilters(this.readers, 0, out);
+    return this.filtered ? this.chain.through(0, out) : out;
   }
 
   private endRun(): void {

@@ -104,6 +104,10 @@ export class RequestContext implements ServedRequest {
     this.stageReply = { answer, stage: this.stagesReached - 1 };
   }
 
+  get replayed(): boolean {
+    return this.stageReply?.answer.replayed === true;
+  }
+
   get<T>(key: StateKey<T>): T | undefined {
     return this.slots?.get(key) as T | undefined;
   }

@@ -137,7 +137,9 @@ export class RateLimitMiddleware implements Middleware {
     const admission = ctx.get(ADMITTED);
     if (!admission) return;
     const usage = ctx.usage;
-    const tokens = usage ? (usage.totalTokens ?? usage.promptTokens + usage.completionTokens) : 0;
+    // A replayed answer (a cache's hit) used no upstream tokens: it counts as a request, not as tokens.
+    const tokens =
+      usage && !ctx.replayed ? (usage.totalTokens ?? usage.promptTokens + usage.completionTokens) : 0;
     void this.limiter.settle(admission, tokens).catch(() => undefined);
   }
 }
