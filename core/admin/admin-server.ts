@@ -48,6 +48,7 @@ import { configView, reloadNow, type ConfigControl } from './config-routes';
 import { ConsoleAssets } from './console-assets';
 import type { SignOn } from './sign-on';
 import { KeyRoutes } from './key-routes';
+import type { PluginAdminRoutes } from './plugin-routes';
 import { TeamRoutes } from './team-routes';
 import { taskById, taskPage } from './task-routes';
 import { checkParams } from './page-params';
@@ -85,6 +86,8 @@ export interface AdminSources {
   readonly metrics?: () => Promise<{ contentType: string; body: string }>;
   /** Single sign-on's routes (its sessions' persons come through `AdminAccess.actors`). */
   readonly signOn?: SignOn;
+  /** Routes plugins add (plugin-routes.ts), served as they are added. */
+  readonly pluginRoutes?: PluginAdminRoutes;
 }
 
 /**
@@ -172,6 +175,9 @@ export class AdminServer {
         access: accessOf(route.method, route.path, access.table),
       });
     }
+    sources.pluginRoutes?.serve((route, entry) =>
+      this.routes.add(route.method, route.path, { route, access: entry }),
+    );
     this.trail = new AuditTrail(access.audit, access.logger);
     this.owners = teamOwners(keys, sources.tasks);
     this.server = createServer((req, res) => void this.handle(req, res));

@@ -9,6 +9,7 @@ import { adminTokenSource, bootstrapTokenSource, type ActorSource } from '../adm
 import { AdminServer } from '../admin/admin-server';
 import { ADMIN_TOKEN_EVENTS_CHANNEL, AdminTokenService } from '../admin/admin-token-service';
 import type { ConfigControl } from '../admin/config-routes';
+import type { PluginAdminRoutes } from '../admin/plugin-routes';
 import { sessionSecret } from '../admin/sso/session-secret';
 import { consoleSignOn } from '../admin/sso/single-sign-on';
 import type { TeamExists } from '../admin/token-routes';
@@ -44,6 +45,7 @@ export interface AdminNeeds {
   readonly resilience: Resilience;
   readonly readiness: Readiness;
   readonly metrics: GatewayMetrics;
+  readonly pluginRoutes: PluginAdminRoutes;
 }
 
 export function adminApi(
@@ -81,6 +83,7 @@ export function adminApi(
     health: () => readiness.view(),
     metrics: () => metrics.scrape(),
     signOn,
+    pluginRoutes: needs.pluginRoutes,
   });
   const listener = listenerPart(config, 'admin', {
     needs: [...partsNeeded, 'admin token events'],

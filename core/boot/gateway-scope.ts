@@ -2,6 +2,9 @@
 import type { Logger } from 'pino';
 import type { DependencyContainer } from 'tsyringe';
 import { LoggerToken } from '../base/logger';
+import { PluginAdminRoutesToken, type PluginAdminRoutes } from '../admin/plugin-routes';
+import type { GatewayMetrics } from '../observability/metrics';
+import { PluginMetricsToken } from '../observability/plugin-metrics';
 import { BudgetLedgerToken, type BudgetLedger } from '../billing/budget-ledger';
 import { KeyServiceToken, type KeyService } from '../keys/key-service';
 import type { AnyPluginRegistration } from '../plugins/define-plugin';
@@ -22,6 +25,8 @@ export interface ScopedServices {
   readonly usage: UsageStore;
   readonly budgets: BudgetLedger;
   readonly resilience: Resilience;
+  readonly metrics: GatewayMetrics;
+  readonly pluginRoutes: PluginAdminRoutes;
 }
 
 export function gatewayScope(
@@ -40,5 +45,7 @@ export function gatewayScope(
   scope.register(BudgetLedgerToken, { useValue: services.budgets });
   scope.register(KeptStateToken, { useValue: new KeptState() });
   scope.register(ResilienceToken, { useValue: services.resilience });
+  scope.register(PluginMetricsToken, { useValue: services.metrics.plugins });
+  scope.register(PluginAdminRoutesToken, { useValue: services.pluginRoutes });
   return scope;
 }

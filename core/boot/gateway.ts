@@ -9,6 +9,7 @@ import type { GatewayConfig } from '../../config/schema';
 import { ConfigError } from '../../config/errors';
 import type { Env } from '../../config/env';
 import type { TeamExists } from '../admin/token-routes';
+import { PluginAdminRoutes } from '../admin/plugin-routes';
 import type { Readiness } from '../health/readiness';
 import type { CreatedKey, KeyService } from '../keys/key-service';
 import { createLogger } from '../base/logger';
@@ -127,7 +128,8 @@ async function compose(
   const shared = lifecycle.join(await redisAndInstances(config, logger));
   const observed = lifecycle.join(await observability(config, logger));
   const upstream = lifecycle.join(upstreams(config, { ...shared, ...observed, logger }, partsOf(shared)));
-  const beside = { ...stored, ...secrets, ...shared, ...observed, ...upstream, logger };
+  const pluginRoutes = new PluginAdminRoutes();
+  const beside = { ...stored, ...secrets, ...shared, ...observed, ...upstream, logger, pluginRoutes };
   const keyed = lifecycle.join(keysAndTeams(config, beside, partsOf(stored, shared)));
   // What is built before the first snapshot reads the running one through this, once it exists.
   const running = new RunningSnapshot();

@@ -42,6 +42,8 @@ export interface StageTrace {
   readonly traceId: string;
   /** Runs a stage's I/O (a key lookup, a Redis decision) as a child span named `name`. */
   io<T>(name: string, work: () => Promise<T>): Promise<T>;
+  /** Sets an attribute of the request's span (`gateway.cache: hit`). */
+  attribute(name: string, value: string | number | boolean): void;
 }
 
 /**
@@ -113,5 +115,11 @@ export interface GatewayContext extends FamilyRequest {
    * still gets its access line, metrics and trace. To refuse a request, throw a GatewayError (`Errors`).
    */
   answer(reply: StageAnswer): void;
+  /**
+   * Validates the request as its upstream family will when called (a 400 naming the field), without
+   * calling it. A stage answering in the upstream's stead (a cache's hit) calls it first: a request the
+   * upstream would refuse never gets an answer.
+   */
+  check(): Promise<void>;
   set<T>(key: StateKey<T>, value: T): void;
 }

@@ -92,6 +92,10 @@ export function modelEndpoint(
     routedByModel: true,
     api,
     serves: (model) => serving.reach(api, model) !== undefined,
+    // The request the upstream would get, made and dropped: its family's 400s without the call.
+    async check(ctx) {
+      if (ctx.target) await prepare(ctx, ctx.target);
+    },
     async handle(ctx) {
       const target = ctx.target;
       // The composition root refuses a pipeline without model-router, so this is a programming error.

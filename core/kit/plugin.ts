@@ -9,7 +9,7 @@ export { ConfigToken } from '../plugins/plugin-tokens';
 export { LoggerToken } from '../base/logger';
 export type { GatewayConfig } from '../../config/schema';
 export { ConfigError } from '../../config/errors';
-export { duration } from '../../config/units';
+export { duration, size } from '../../config/units';
 export { Errors, type GatewayError } from '../base/errors';
 export { StateKey } from '../contracts/state-key';
 export type { GatewayContext } from '../contracts/context';

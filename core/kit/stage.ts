@@ -3,14 +3,7 @@
  * be given, each with its token (the rest of what a plugin uses is in ./plugin).
  */
 export type { StageAnswer, StageTrace } from '../contracts/context';
-export type {
-  EventFilter,
-  JsonAnswer,
-  Middleware,
-  Next,
-  StreamControl,
-  StreamEnd,
-} from '../contracts/stage';
+export type { EventFilter, JsonAnswer, Middleware, Next, StreamControl, StreamEnd } from '../contracts/stage';
 
 export { CatalogueToken, type Catalogue } from '../routing/catalogue';
 export { ResilienceToken, type Resilience } from '../routing/resilience';
@@ -28,6 +21,18 @@ export {
   type BudgetSubject,
 } from '../billing/budget-ledger';
 export { KeptStateToken, type KeptState } from '../reload/kept-state';
+// What a stage adds beside the request path: its own metrics, and admin routes (audited when they change).
+export {
+  PluginMetricsToken,
+  type PluginMetrics,
+  type PluginMetricConfig,
+} from '../observability/plugin-metrics';
+export {
+  PluginAdminRoutesToken,
+  type PluginAdminRoutes,
+  type PluginAdminRoute,
+  type PluginAdminCall,
+} from '../admin/plugin-routes';
 export { TASK_STORED } from '../tasks/submission';
 
 // Redis, when configured: the link, the instances sharing it, and its scripts.

@@ -14,6 +14,7 @@ import type { RouteTarget } from '../contracts/route';
 import type { Outcome } from '../contracts/context';
 import type { ClientView } from './access-log';
 import { errorOutcome } from './outcome';
+import { pluginMetrics, type PluginMetrics } from './plugin-metrics';
 import type { UsageStats } from '../stores/usage-store';
 import type { TaskStatus } from '../stores/video-task';
 import type { Usage } from '../contracts/usage';
@@ -86,6 +87,8 @@ const exemplarOf = (ctx: ServedRequest): Readonly<Record<string, string>> | unde
 
 export class GatewayMetrics {
   readonly registry = new Registry<RegistryContentType>();
+  /** What plugins make their own metrics with, in this registry. */
+  readonly plugins: PluginMetrics = pluginMetrics(this.registry);
   private sources: MetricSources | undefined;
   private readonly http: RequestMetrics;
   private readonly upstreams: UpstreamMetrics;

@@ -37,4 +37,6 @@ export type Handler = (ctx: ServedRequest) => Promise<void>;
 /** One client-facing route. */
 export interface Endpoint extends EndpointInfo {
   readonly handle: Handler;
+  /** Validates the request as `handle` would before calling the upstream (GatewayContext.check). */
+  readonly check?: Handler;
 }

@@ -104,6 +104,10 @@ export class RequestContext implements ServedRequest {
     this.stageReply = { answer, stage: this.stagesReached - 1 };
   }
 
+  check(): Promise<void> {
+    return this.endpoint.check ? this.endpoint.check(this) : Promise.resolve();
+  }
+
   get replayed(): boolean {
     return this.stageReply?.answer.replayed === true;
   }

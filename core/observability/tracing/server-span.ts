@@ -66,6 +66,10 @@ export class ServerSpan implements RequestTrace, AttemptSink {
     return traceparentOf(this.span.spanContext());
   }
 
+  attribute(name: string, value: string | number | boolean): void {
+    this.span.setAttribute(name, value);
+  }
+
   io<T>(name: string, work: () => Promise<T>): Promise<T> {
     const span = this.tracer.startSpan(name, undefined, this.context);
     return work().then(

@@ -1,0 +1,37 @@
+/**
+ * What makes two calls the same call: who may share the answer (the scope), the endpoint, the model the
+ * client asked for, and the body in a canonical form. safe-stable-stringify writes object members in
+ * sorted order, so `{"a":1,"b":2}` and `{"b":2,"a":1}` are one body. Members that do not change the
+ * answer are left out: `stream` and `stream_options` (how it is delivered; the forms are stored apart,
+ * and the usage chunk is added or taken out on replay), `metadata` and `user` (the client's own labels).
+ */
+import { createHash } from 'node:crypto';
+import { stringify } from 'safe-stable-stringify';
+import type { GatewayContext } from '../../../core/kit/plugin';
+import type { CacheOptions } from './options';
+
+/** Top-level members left out of the canonical body. */
+const NOT_THE_QUESTION = new Set(['stream', 'stream_options', 'metadata', 'user']);
+
+/** Who shares entries under the configured scope; a key without a team shares as its own scope. */
+export function scopeOf(ctx: GatewayContext, scope: CacheOptions['scope']): string {
+  if (scope === 'all') return 'all';
+  if (scope === 'team' && ctx.team) return `team:${ctx.team.id}`;
+  return `key:${ctx.key?.id ?? ''}`;
+}
+
+/** The entry's name: a SHA-256 of the scope, endpoint, model, form and canonical body. */
+export function cacheKey(
+  scope: string,
+  endpoint: string,
+  model: string,
+  stream: boolean,
+  body: Readonly<Record<string, unknown>>,
+): string {
+  const question: Record<string, unknown> = {};
+  for (const name of Object.keys(body)) if (!NOT_THE_QUESTION.has(name)) question[name] = body[name];
+  return createHash('sha256')
+    .update(`${scope}\n${endpoint}\n${model}\n${stream ? 'sse' : 'json'}\n`)
+    .update(stringify(question) ?? '')
+    .digest('base64url');
+}
