@@ -14,8 +14,9 @@ export const TIMED_CASE_NAMES = ['json', 'stream', 'stream-paced', 'messages'] a
  * The Responses API's cases are the gateway's alone: no bare pipe translates one API into another. Their
  * counts stand beside the chat cases they mirror: `responses` is `json` on the vendor's own Responses API
  * (relayed), `responses-stream` is `stream` translated from chat completions into Responses events.
+ * `cached` is `json` answered by the response cache stage: every counted request is a hit.
  */
-export const GATEWAY_CASE_NAMES = ['responses', 'responses-stream'] as const;
+export const GATEWAY_CASE_NAMES = ['responses', 'responses-stream', 'cached'] as const;
 
 export const CASE_NAMES = [...TIMED_CASE_NAMES, ...GATEWAY_CASE_NAMES] as const;
 export type CaseName = (typeof CASE_NAMES)[number];
@@ -105,6 +106,14 @@ export const CASES: Readonly<Record<CaseName, BenchCase>> = {
     gatewayPath: RESPONSES,
     headers: {},
     body: JSON.stringify({ model: 'modela-5.5', input: 'Say hello' }),
+    problemWith: jsonProblem,
+  },
+  cached: {
+    name: 'cached',
+    upstream: MODELA,
+    gatewayPath: CHAT,
+    headers: {},
+    body: JSON.stringify({ model: 'modela-5.5', messages: [{ role: 'user', content: 'Say hello' }] }),
     problemWith: jsonProblem,
   },
   'responses-stream': {

@@ -34,9 +34,14 @@ export interface BenchRedis {
 /**
  * The configuration document for a gateway in front of the simulator at `simUrl`; with `redis`, its
  * rate-limit stage counts on Redis (one script per request) instead of in memory; `access: false` turns
- * the access log off (shipped on).
+ * the access log off (shipped on); `responseCache` adds the cache stage (in memory) where the docs put it.
  */
-export function gatewayYaml(simUrl: string, redis?: BenchRedis, access = true): string {
+export function gatewayYaml(
+  simUrl: string,
+  redis?: BenchRedis,
+  access = true,
+  responseCache = false,
+): string {
   const upstreams = Object.fromEntries(
     SIM_UPSTREAMS.map((u) => [
       u.id,
@@ -62,6 +67,7 @@ export function gatewayYaml(simUrl: string, redis?: BenchRedis, access = true): 
         },
       },
       'usage-metering',
+      ...(responseCache ? [{ cache: { backend: 'memory' } }] : []),
       { 'sse-relay': { ping_every: '15s' } },
     ],
     upstreams: { ...upstreams, [VIDEO_UPSTREAM]: videoUpstream(simUrl) },

@@ -45,7 +45,7 @@ import {
 } from './targets';
 
 const USAGE =
-  'usage: npm run bench:instructions -- [--cases json,stream,messages,responses,responses-stream] [--targets bare,floor,bound,gateway] [--access on|off] [--team off|plain|limited] [--tracing off|RATIO] [--requests 5000] [--warmup 2000] [--connections 8] [--dumps DIR] [--cache off|on]';
+  'usage: npm run bench:instructions -- [--cases json,stream,messages,responses,responses-stream] [--targets bare,floor,bound,gateway] [--access on|off] [--team off|plain|limited] [--tracing off|RATIO] [--requests 5000] [--warmup 2000] [--connections 8] [--dumps DIR] [--cache off|on] [--response-cache off|on]';
 
 const TARGETS = ['bare', 'floor', 'bound', 'gateway'] as const;
 type CountedTarget = (typeof TARGETS)[number];
@@ -67,6 +67,11 @@ interface Options {
   readonly dumps: string | undefined;
   /** Counts cache misses too, simulating one core's caches (cache-sim.ts); about twice as slow. */
   readonly cache: boolean;
+  /**
+   * The gateway's cases with the response cache stage on, every request missing (`no-cache`): what the
+   * stage costs a call it does not answer. The `cached` case has it on, hitting, either way.
+   */
+  readonly responseCache: boolean;
 }
 
 function parseOptions(argv: readonly string[]): Options {
@@ -85,6 +90,7 @@ function parseOptions(argv: readonly string[]): Options {
       connections: { type: 'string', default: '8' },
       dumps: { type: 'string' },
       cache: { type: 'string', default: 'off' },
+      'response-cache': { type: 'string', default: 'off' },
     },
   });
   return {
@@ -98,6 +104,7 @@ function parseOptions(argv: readonly string[]): Options {
     connections: positiveInt('connections', values.connections, 1),
     dumps: values.dumps,
     cache: onOff('cache', values.cache),
+    responseCache: onOff('response-cache', values['response-cache']),
   };
 }
 
@@ -257,12 +264,19 @@ async function main(): Promise<void> {
     const tracing = sink && { url: sink.url, ratio: options.tracing ?? 1 };
     const launcher = callgrind(dir, options.cache);
     const how = { launcher, access: options.access };
-    const starts: Record<CountedTarget, (tmp: string) => Promise<Target>> = {
+    const responseCache = (caseName: CaseName) =>
+      caseName === 'cached' ? 'hit' : options.responseCache ? 'miss' : undefined;
+    const starts: Record<CountedTarget, (tmp: string, caseName: CaseName) => Promise<Target>> = {
       bare: () => startProxy('bare', sim.url, launcher),
       floor: () => startProxy('floor', sim.url, launcher),
       bound: (tmp) => startBound(sim.url, tmp, how),
-      gateway: (tmp) =>
-        startGateway(sim.url, tmp, { ...how, team: options.team, ...(tracing ? { tracing } : {}) }),
+      gateway: (tmp, caseName) =>
+        startGateway(sim.url, tmp, {
+          ...how,
+          team: options.team,
+          ...(tracing ? { tracing } : {}),
+          ...(responseCache(caseName) ? { responseCache: responseCache(caseName) } : {}),
+        }),
     };
     const rows: Row[] = [];
     for (const caseName of options.cases) {
@@ -270,7 +284,7 @@ async function main(): Promise<void> {
       for (const name of options.targets) {
         if (gatewayOnly(caseName) && name !== 'gateway') continue;
         // A fresh process per count: in one process, counts after the first were wrong (callgrind 3.19).
-        const target = await starts[name](await mkdtemp(join(dir, `${caseName}-`)));
+        const target = await starts[name](await mkdtemp(join(dir, `${caseName}-`)), caseName);
         const { running: perRequest, compiling, misses } = await countCase(target, caseName, dir, options);
         await target.child.stop();
         if (name === 'bare') bare = perRequest;
@@ -292,6 +306,7 @@ async function main(): Promise<void> {
       `\n${options.requests} requests counted per case and target, after ${options.warmup} uncounted; ` +
         `access log ${options.access ? 'on' : 'off'}; the gateway's key's team: ${options.team}; ` +
         `tracing: ${tracing ? `ratio ${tracing.ratio}, ${sink?.exports()} exports received` : 'off'}; ` +
+        `response cache: ${options.responseCache ? 'on, every request missing' : 'off'} (\`cached\`: on, hitting); ` +
         `TurboFan's background compilation apart` +
         (options.cache ? `; ${cacheSimDescription()}\n` : '\n'),
     );

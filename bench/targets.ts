@@ -130,6 +130,11 @@ export interface GatewayStart {
   readonly team?: TeamShape;
   /** Traces sent to this OTLP endpoint, the sampler keeping `ratio` of requests; absent, tracing is off. */
   readonly tracing?: { readonly url: string; readonly ratio: number };
+  /**
+   * The response cache stage in the pipeline: `hit` as clients find it (a repeated call is answered from
+   * it), `miss` with every request saying `Cache-Control: no-cache` (each is passed on, and stored).
+   */
+  readonly responseCache?: 'hit' | 'miss';
 }
 
 /** The one key the bound accepts. */
@@ -189,10 +194,10 @@ export async function startGateway(
   tmpDir: string,
   how: GatewayStart = {},
 ): Promise<GatewayTarget> {
-  const { redis, launcher = [], access = true, team = 'off', tracing } = how;
+  const { redis, launcher = [], access = true, team = 'off', tracing, responseCache } = how;
   const name: TargetName = redis ? 'gateway-redis' : 'gateway';
   const config = join(tmpDir, `${name}.yaml`);
-  await writeFile(config, gatewayYaml(simUrl, redis, access));
+  await writeFile(config, gatewayYaml(simUrl, redis, access, responseCache !== undefined));
   const [port, adminPort] = [await freePort(), await freePort()];
   const adminToken = randomBytes(24).toString('base64url');
   // Its log (the access log included) goes to a file, as in a deployment; the key is read from it.
@@ -213,7 +218,11 @@ export async function startGateway(
   );
   const key = await child.waitForLine(KEY_LINE, startupMs(launcher));
   await waitForPort(port, startupMs(launcher));
-  const headers = { ...JSON_TYPE, authorization: `Bearer ${key}` };
+  const headers = {
+    ...JSON_TYPE,
+    authorization: `Bearer ${key}`,
+    ...(responseCache === 'miss' ? { 'cache-control': 'no-cache' } : {}),
+  };
   const base = `http://${LOOPBACK}:${port}`;
   const adminUrl = `http://${LOOPBACK}:${adminPort}`;
   if (team !== 'off') await putInTeam(adminUrl, adminToken, key, TEAMS[team]);
