@@ -7,7 +7,15 @@ import { csv, download, money } from './format';
 /** What the chart stacks and the table totals by: the field of a summary row that names the group. */
 export type StackBy = 'model' | 'endpoint';
 
-const COLUMNS = ['requests', 'input_tokens', 'output_tokens', 'cost', 'cost_unknown_requests'];
+/** What the cache saved comes last, so a CSV read by column position keeps its earlier columns. */
+const COLUMNS = [
+  'requests',
+  'input_tokens',
+  'output_tokens',
+  'cost',
+  'cost_unknown_requests',
+  'saved_by_cache',
+];
 
 /** The figures of a row, as the table and the CSV show them (money exact, without thousands commas). */
 const figures = (r: UsageSummaryRow) => [
@@ -16,6 +24,7 @@ const figures = (r: UsageSummaryRow) => [
   r.output_tokens,
   money(r.cost_micros).replace(/,/g, ''),
   r.cost_unknown_requests,
+  money(r.saved_micros).replace(/,/g, ''),
 ];
 
 const zero = () => ({
@@ -24,6 +33,7 @@ const zero = () => ({
   output_tokens: 0,
   cost_micros: 0,
   cost_unknown_requests: 0,
+  saved_micros: 0,
 });
 
 /** A total row: a label and the sums of its rows. */
@@ -51,6 +61,7 @@ function totalsBy(
       target.output_tokens += r.output_tokens;
       target.cost_micros += r.cost_micros;
       target.cost_unknown_requests += r.cost_unknown_requests;
+      target.saved_micros += r.saved_micros;
     }
   }
   const groups = [...byGroup.values()].sort((a, b) => (a.label < b.label ? -1 : 1));

@@ -1,6 +1,6 @@
 /**
- * Usage: requests, tokens or cost over time stacked by model or by endpoint, from the roll-ups; a table
- * and CSV below.
+ * Usage: requests, tokens, cost or what the cache saved over time stacked by model or by endpoint, from
+ * the roll-ups; the range's spend and savings above, a table and CSV below.
  */
 import { html } from 'htm/preact';
 import { useEffect, useMemo, useState } from 'preact/hooks';
@@ -9,18 +9,20 @@ import { api } from './api';
 import { StackedChart, type Stack } from './chart';
 import { FilterInput } from './filter-input';
 import { money } from './format';
+import { UsageFigures } from './usage-figures';
 import { UsageTable, type StackBy } from './usage-table';
 import { useLoad } from './use-load';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 type Period = 'hour' | 'day';
-type Metric = 'requests' | 'tokens' | 'cost';
+type Metric = 'requests' | 'tokens' | 'cost' | 'saved';
 
 const METRICS: Record<Metric, { of: (r: UsageSummaryRow) => number; format: (v: number) => string }> = {
   requests: { of: (r) => r.requests, format: (v) => v.toLocaleString('en-US') },
   tokens: { of: (r) => r.input_tokens + r.output_tokens, format: (v) => v.toLocaleString('en-US') },
   cost: { of: (r) => r.cost_micros, format: money },
+  saved: { of: (r) => r.saved_micros, format: money },
 };
 
 type Range = '1' | '7' | '30' | 'custom';
@@ -165,6 +167,7 @@ export function UsageView() {
         <option value="requests">Requests</option>
         <option value="tokens">Tokens</option>
         <option value="cost">Cost</option>
+        <option value="saved">Saved by cache</option>
       </select>
       <select name="period" aria-label="Per" value=${period} onChange=${value((v) => setPeriod(v as Period))}>
         <option value="hour">per hour</option>
@@ -207,6 +210,7 @@ export function UsageView() {
       <${FilterInput} name="key" placeholder="Key id (all keys)" value=${keyId} onCommit=${setKeyId} />
     </div>
     ${error && html`<p class="error" role="alert">${error}</p>`}
+    <${UsageFigures} rows=${shown.rows} />
     <${StackedChart}
       x=${chart.x}
       stacks=${chart.stacks}

@@ -101,6 +101,8 @@ export interface UsageSummaryRow {
   cost_micros: number;
   /** Records whose cost is unknown (their model had no price). */
   cost_unknown_requests: number;
+  /** What the cache's hits saved: their `saved_micros`, summed where known (0 without hits). */
+  saved_micros: number;
 }
 
 export type TaskStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';

@@ -26,6 +26,7 @@ interface Totals {
   output_tokens: number;
   cost_micros: number;
   cost_unknown_requests: number;
+  saved_micros: number;
 }
 
 interface Bucket extends Totals {
@@ -45,6 +46,7 @@ const emptyTotals = (): Totals => ({
   output_tokens: 0,
   cost_micros: 0,
   cost_unknown_requests: 0,
+  saved_micros: 0,
 });
 
 /** Map keys for the key index: a call made without a key has its own entry. */
@@ -148,6 +150,7 @@ function addTotals(target: Totals, delta: Totals): void {
   target.output_tokens += delta.output_tokens;
   target.cost_micros += delta.cost_micros;
   target.cost_unknown_requests += delta.cost_unknown_requests;
+  target.saved_micros += delta.saved_micros;
 }
 
 function pushTo<K>(map: Map<K, Bucket[]>, key: K, bucket: Bucket): void {
@@ -181,6 +184,8 @@ export class UsageRollup {
       output_tokens: record.completion_tokens,
       cost_micros: typeof record.cost_micros === 'number' ? record.cost_micros : 0,
       cost_unknown_requests: typeof record.cost_micros === 'number' ? 0 : 1,
+      // Only a cache's hit carries it; a record written before the field existed saved nothing.
+      saved_micros: typeof record.saved_micros === 'number' ? record.saved_micros : 0,
     };
     for (const level of this.built) level.add(at, who, totals);
     const last = this.lastUsedAt.get(who.key);
@@ -248,6 +253,7 @@ export class UsageRollup {
       row.output_tokens += b.output_tokens;
       row.cost_micros += b.cost_micros;
       row.cost_unknown_requests += b.cost_unknown_requests;
+      row.saved_micros += b.saved_micros;
     }
     return sortSummary([...groups.values()]);
   }

@@ -33,6 +33,17 @@ export interface UsageRecord {
    * pricing.ts says how it is rounded). Null when the model has no price: cost unknown, never 0.
    */
   readonly cost_micros: number | null;
+  /**
+   * `hit` when a stage replayed an earlier call's answer (a cache's hit: StageAnswer.replayed); absent for
+   * every other call. A hit costs nothing (`cost_micros` 0) and keeps the token counts of the call it
+   * repeats.
+   */
+  readonly cache?: 'hit' | undefined;
+  /**
+   * On a hit only: what the call would have cost at its model's price, in micro-units, as `cost_micros`
+   * would have been; null when the model has no price (unknown, never 0). Absent on every other call.
+   */
+  readonly saved_micros?: number | null | undefined;
   /** Set on records written by `recordOnce`: unique by id among those (client-chosen request ids are not). */
   readonly once?: true | undefined;
   /** True when the counts were estimated from what was delivered (a cut stream), not reported by the upstream. */
@@ -86,6 +97,8 @@ export interface UsageSummaryRow {
   cost_micros: number;
   /** Records whose cost is unknown (their model had no price). */
   cost_unknown_requests: number;
+  /** What the cache's hits saved: their `saved_micros`, summed where known (0 without hits). */
+  saved_micros: number;
 }
 
 /** How the store's writing is doing: for logs and checks now, for metrics later. */

@@ -2,7 +2,8 @@
  * Writes one usage record per routed call, after its last byte: the upstream's token counts (or an
  * estimate from what was delivered, marked so), the status the client saw, latency and request id.
  * Error bodies are never billed: a call the upstream refused carries zero tokens. Records are queued and
- * written in batches by the UsageStore, off the request path.
+ * written in batches by the UsageStore, off the request path. A stage's replayed answer (a cache's hit)
+ * is recorded with the counts of the call it repeats, `cache: 'hit'`, no cost, and the price it saved.
  *
  * Its request phase refuses a new billable call (503 `usage_backlog`) while the store cannot take more
  * records, before anything goes upstream: a call that could not be billed is not made. A call already
@@ -76,7 +77,12 @@ export class UsageMeteringMiddleware implements Middleware {
     // A stage's own answer is billed only when the stage says what it used.
     if (ctx.answeredBy !== undefined && ctx.usage === undefined) return;
     const usage = ctx.usage ?? NO_USAGE;
-    // One fixed shape for every record (absent cache and image counts stay undefined and are not serialised).
+    const price = this.pricing.callCost(target.spec.id, usage);
+    // A cache's hit (a replayed answer, with the usage of the call it repeats) spent nothing: it saved
+    // that call's price.
+    const hit = ctx.replayed;
+    // One fixed shape for every record (absent cache and image counts, and a miss's cache and saving,
+    // stay undefined and are not serialised).
     const record: UsageRecord = {
       id: ctx.requestId,
       key_id: ctx.key?.id ?? null,
@@ -96,14 +102,16 @@ export class UsageMeteringMiddleware implements Middleware {
       images: usage.images,
       image_size: usage.imageSize,
       image_quality: usage.imageQuality,
-      cost_micros: this.pricing.callCost(target.spec.id, usage),
+      cost_micros: hit ? 0 : price,
+      cache: hit ? 'hit' : undefined,
+      saved_micros: hit ? price : undefined,
       estimated: usage.estimated,
       outcome: ctx.outcome,
       latency_ms: Math.round(performance.now() - ctx.startedAt),
       created_at: isoNow(),
     };
     this.store.record(record);
-    // Budgets count it now, not when the batch is written.
+    // Budgets count it now, not when the batch is written (a hit, at cost 0, counts nothing).
     void this.budgets.recorded(record, ctx.key?.budget !== undefined || ctx.team?.budget !== undefined);
   }
 }

@@ -1,7 +1,8 @@
 /**
  * The console in headless Chromium against a real gateway: sign in, create a key and see it once, use it
  * with the openai client, find the call in the usage chart and table (filtered by model, key and a custom
- * range of days), find calls on chat completions, responses and embeddings stacked by endpoint, find real video tasks in the task list and one's status history, see the key's last
+ * range of days), find calls on chat completions, responses and embeddings stacked by endpoint, see the
+ * spend the response cache saved beside the spend, find real video tasks in the task list and one's status history, see the key's last
  * use and spend, edit, rotate, disable (the key then gets 403), delete. A screenshot of each step goes
  * to test-output/screenshots/.
  */
@@ -9,6 +10,7 @@ import t, { type Test } from 'tap';
 import { readFile } from 'node:fs/promises';
 import OpenAI from 'openai';
 import type { Page } from 'playwright-core';
+import type { UsageRecord } from '../../core/stores/usage-store';
 import { needsChromium, openConsolePage, shot } from '../helpers/chromium';
 import { startTestGateway, type TestGateway } from '../helpers/gateway';
 import { eventually } from '../helpers/wait';
@@ -108,7 +110,10 @@ async function usage(t: Test, page: Page, id: string): Promise<void> {
     page.getByRole('button', { name: 'Export CSV' }).click(),
   ]);
   const text = await readFile(await download.path(), 'utf8');
-  t.match(text, /^period,model,requests,input_tokens,output_tokens,cost,cost_unknown_requests\r\n/);
+  t.match(
+    text,
+    /^period,model,requests,input_tokens,output_tokens,cost,cost_unknown_requests,saved_by_cache\r\n/,
+  );
   t.match(text, /,modela-5\.5,1,/, 'the CSV holds the table');
 
   await page.getByLabel('Range').selectOption('custom');
@@ -169,7 +174,15 @@ async function usageByEndpoint(t: Test, page: Page, chats: number): Promise<void
   t.equal(await requestsOf('embeddings'), String(EMBEDDINGS_CALLS), 'the table: embeddings');
   t.strictSame(
     await page.locator('table.usage thead th').allInnerTexts(),
-    ['endpoint', 'requests', 'input tokens', 'output tokens', 'cost', 'cost unknown requests'],
+    [
+      'endpoint',
+      'requests',
+      'input tokens',
+      'output tokens',
+      'cost',
+      'cost unknown requests',
+      'saved by cache',
+    ],
     'the table names its groups endpoints',
   );
   const legend = await page.locator('.chart .u-legend').innerText();
@@ -182,7 +195,10 @@ async function usageByEndpoint(t: Test, page: Page, chats: number): Promise<void
     page.getByRole('button', { name: 'Export CSV' }).click(),
   ]);
   const text = await readFile(await download.path(), 'utf8');
-  t.match(text, /^period,endpoint,requests,input_tokens,output_tokens,cost,cost_unknown_requests\r\n/);
+  t.match(
+    text,
+    /^period,endpoint,requests,input_tokens,output_tokens,cost,cost_unknown_requests,saved_by_cache\r\n/,
+  );
   t.match(text, new RegExp(`,embeddings,${EMBEDDINGS_CALLS},`), 'the CSV holds the endpoints');
 
   await page.getByLabel('Endpoint').selectOption('embeddings');
@@ -202,6 +218,68 @@ async function usageByEndpoint(t: Test, page: Page, chats: number): Promise<void
   await page.getByLabel('Endpoint').selectOption('');
   await page.getByLabel('Stack by').selectOption('model');
   await page.getByRole('heading', { name: 'Totals by model' }).waitFor();
+}
+
+/** A cache's hit as usage-metering records it: free, with what the call it repeats would have cost. */
+function hitRecord(gw: TestGateway, model: string, saved: number): UsageRecord {
+  return {
+    id: `hit-${model}-${saved}-${Math.random()}`,
+    key_id: gw.key.slice(0, 11),
+    model,
+    upstream: 'modela-main',
+    endpoint: 'chat-completions',
+    status: 200,
+    stream: false,
+    prompt_tokens: 1_000,
+    completion_tokens: 500,
+    total_tokens: 1_500,
+    cost_micros: 0,
+    cache: 'hit',
+    saved_micros: saved,
+    estimated: false,
+    outcome: 'ok',
+    latency_ms: 3,
+    created_at: new Date().toISOString(),
+  };
+}
+
+/** Hits in the store: the view shows what they saved beside the spend, in the table, and as a chart. */
+async function savedByCache(t: Test, page: Page, gw: TestGateway): Promise<void> {
+  for (const r of [
+    hitRecord(gw, 'modela-5.5', 6_250),
+    hitRecord(gw, 'modela-5.5', 6_250),
+    hitRecord(gw, 'modela-5.5', 6_250),
+    hitRecord(gw, OTHER_MODEL, 2_500),
+  ])
+    gw.gateway.usage.record(r);
+  const records = await gw.gateway.usage.list();
+  const spent = records.reduce((sum, r) => sum + (r.cost_micros ?? 0), 0);
+  const unknown = records.filter((r) => r.cost_micros === null).length;
+  // Mounted afresh, the view reads the summary again.
+  await page.getByRole('link', { name: 'Keys' }).click();
+  await page.getByRole('link', { name: 'Usage' }).click();
+  const saved = page.locator('[data-figure="saved"]');
+  await saved.locator('dd', { hasText: '0.02125' }).waitFor();
+  t.match(await saved.innerText(), /Saved by cache\s+0\.02125/, "the range's savings: 3 × 0.00625 + 0.0025");
+  const spend = /^Spend\s+([\d.]+)\s+and (\d+) requests of unknown cost$/.exec(
+    await page.locator('[data-figure="spend"]').innerText(),
+  );
+  t.strictSame(
+    [Math.round(Number(spend?.[1]) * 1e6), Number(spend?.[2])],
+    [spent, unknown],
+    'beside the spend of the calls made (hits adding nothing), and how many had no price',
+  );
+  const savedOf = async (model: string) =>
+    (await page.locator(`table.usage tr[data-group="${model}"] td`).allInnerTexts()).at(-1);
+  t.equal(await savedOf('modela-5.5'), '0.01875', 'the table: saved by cache per model');
+  t.equal(await savedOf(OTHER_MODEL), '0.0025');
+  t.equal((await page.locator('table.usage tr.total td').allInnerTexts()).at(-1), '0.02125', 'and in all');
+  await shot(page, '06d-usage-saved-by-cache');
+  await page.getByLabel('Metric').selectOption('saved');
+  await page.locator('.chart canvas').waitFor();
+  t.match(await page.locator('.chart .u-legend').innerText(), /modela-5\.5/, 'a chart of the savings');
+  await shot(page, '06e-usage-saved-chart');
+  await page.getByLabel('Metric').selectOption('requests');
 }
 
 /** The task list, its status filter and a task's detail with its history. */
@@ -260,6 +338,7 @@ t.test('the console in Chromium: sign-in, keys, usage', needsChromium, async (t)
   );
   await usage(t, page, id);
   await usageByEndpoint(t, page, 2);
+  await savedByCache(t, page, gw);
 
   const [done, failed] = await submitted;
   for (const task of [done!, failed!]) await untilFinished(gw, 'generic', task);

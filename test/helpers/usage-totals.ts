@@ -19,6 +19,7 @@ export function totalsBy(records: readonly UsageRecord[], groupOf: GroupOf): Usa
       output_tokens: 0,
       cost_micros: 0,
       cost_unknown_requests: 0,
+      saved_micros: 0,
     };
     rows.set(id, row);
     row.requests++;
@@ -26,6 +27,7 @@ export function totalsBy(records: readonly UsageRecord[], groupOf: GroupOf): Usa
     row.output_tokens += r.completion_tokens;
     if (r.cost_micros === null) row.cost_unknown_requests++;
     else row.cost_micros += r.cost_micros;
+    if (typeof r.saved_micros === 'number') row.saved_micros += r.saved_micros;
   }
   return [...rows.values()];
 }

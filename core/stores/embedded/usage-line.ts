@@ -32,6 +32,8 @@ const properties: Readonly<Record<keyof UsageRecord, object>> = {
   video_seconds: number,
   resolution: text,
   cost_micros: { type: ['number', 'null'] },
+  cache: text,
+  saved_micros: { type: ['number', 'null'] },
   once: flag,
   estimated: flag,
   outcome: text,

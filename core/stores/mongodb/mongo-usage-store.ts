@@ -160,6 +160,8 @@ export class MongoUsageStore implements UsageStore {
             output_tokens: { $sum: '$completion_tokens' },
             cost_micros: { $sum: '$cost_micros' }, // a null (unknown) cost adds nothing
             cost_unknown_requests: { $sum: { $cond: [{ $isNumber: '$cost_micros' }, 0, 1] } },
+            // Set on a cache's hit only: absent (every other record) and null (unpriced) add nothing.
+            saved_micros: { $sum: '$saved_micros' },
           },
         },
       ])
@@ -185,6 +187,7 @@ export class MongoUsageStore implements UsageStore {
           output_tokens: totals.output_tokens,
           cost_micros: totals.cost_micros,
           cost_unknown_requests: totals.cost_unknown_requests,
+          saved_micros: totals.saved_micros,
         };
       }),
     );

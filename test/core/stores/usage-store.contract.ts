@@ -176,6 +176,7 @@ export function usageStoreContract(t: Test, makeStore: MakeUsageStore): void {
       output_tokens: requests * 20,
       cost_micros: (requests - unknown) * 42,
       cost_unknown_requests: unknown,
+      saved_micros: 0,
     });
     const check = async (s: UsageStore, when: string): Promise<void> => {
       const all = [row(null, 1), row('team-blue', 1), row('team-red', 3, 1)];
@@ -266,6 +267,7 @@ export function usageStoreContract(t: Test, makeStore: MakeUsageStore): void {
       output_tokens: output,
       cost_micros: (requests - unknown) * 42,
       cost_unknown_requests: unknown,
+      saved_micros: 0,
     });
     const check = async (s: UsageStore, when: string): Promise<void> => {
       t.strictSame(
@@ -345,6 +347,64 @@ export function usageStoreContract(t: Test, makeStore: MakeUsageStore): void {
     await check(await open(), 'after a reopen');
   });
 
+  t.test("summary: a cache's hits add what they saved, at every level, across a reopen", async (t) => {
+    const open = await makeStore(t);
+    const store = await open();
+    const at = (iso: string, over: Partial<UsageRecord> = {}): UsageRecord =>
+      newRecord({ created_at: iso, ...over });
+    const hit = (iso: string, saved: number | null, over: Partial<UsageRecord> = {}): UsageRecord =>
+      at(iso, { cost_micros: 0, cache: 'hit', saved_micros: saved, ...over });
+    // A miss on either side of the hits, which carries no saving (as every record before hits existed).
+    const records = [
+      at('2026-06-01T10:05:00.000Z'),
+      hit('2026-06-01T10:10:00.000Z', 1_500),
+      hit('2026-06-01T11:20:00.000Z', 2_500, { model: 'model-2' }),
+      hit('2026-06-02T09:00:00.000Z', null), // an unpriced model's hit: spent nothing, saved unknown
+      at('2026-06-02T09:30:00.000Z', { cost_micros: null }),
+    ];
+    for (const r of records) store.record(r);
+    const row = (model: string, requests: number, cost: number, unknown: number, saved: number) => ({
+      model,
+      requests,
+      input_tokens: requests * 10,
+      output_tokens: requests * 20,
+      cost_micros: cost,
+      cost_unknown_requests: unknown,
+      saved_micros: saved,
+    });
+    const check = async (s: UsageStore, when: string): Promise<void> => {
+      t.strictSame(
+        await s.list({ id: records[1]!.id }),
+        [records[1]],
+        `${when}: a hit is listed with its mark and saving`,
+      );
+      t.strictSame(
+        await s.list({ id: records[3]!.id }),
+        [records[3]],
+        `${when}: an unknown saving stays null`,
+      );
+      const all = [row('model-1', 4, 42, 1, 1_500), row('model-2', 1, 0, 0, 2_500)];
+      t.strictSame(await s.summary({ group_by: ['model'] }), all, `${when}: all time`);
+      t.strictSame(
+        await s.summary({ group_by: ['model'], from: Date.parse('2026-06-01T00:00:00Z') }),
+        all,
+        `${when}: from day totals`,
+      );
+      t.strictSame(
+        (await s.summary({ group_by: ['key', 'hour'] })).map((r) => [r.period, r.saved_micros]),
+        [
+          ['2026-06-01T10:00:00.000Z', 1_500],
+          ['2026-06-01T11:00:00.000Z', 2_500],
+          ['2026-06-02T09:00:00.000Z', 0],
+        ],
+        `${when}: per hour, by key`,
+      );
+    };
+    await check(store, 'as written');
+    await store.close();
+    await check(await open(), 'after a reopen');
+  });
+
   t.test(
     'summary: every grouping totals what the raw records sum to, bills once, across a reopen',
     async (t) => {
@@ -365,6 +425,14 @@ export function usageStoreContract(t: Test, makeStore: MakeUsageStore): void {
           prompt_tokens: Math.floor(random() * 5000),
           completion_tokens: Math.floor(random() * 2000),
           cost_micros: random() < 0.15 ? null : Math.floor(random() * 100_000),
+          // One in ten a cache's hit: free, saving its price (unknown for one in six of them).
+          ...(random() < 0.1
+            ? {
+                cost_micros: 0,
+                cache: 'hit',
+                saved_micros: random() < 0.15 ? null : Math.floor(random() * 100_000),
+              }
+            : {}),
         });
       const raw: UsageRecord[] = [];
       for (let i = 0; i < 10_000; i++) {

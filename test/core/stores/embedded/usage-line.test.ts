@@ -22,11 +22,16 @@ const call: UsageRecord = {
   image_size: undefined,
   image_quality: undefined,
   cost_micros: null,
+  cache: undefined,
+  saved_micros: undefined,
   estimated: false,
   outcome: 'ok',
   latency_ms: 7,
   created_at: '2026-11-28T03:00:00.000Z',
 };
+
+/** A cache's hit of a model without a price: nothing spent, and what it saved unknown. */
+const unpricedHit: UsageRecord = { ...call, id: 'req-3', cost_micros: 0, cache: 'hit', saved_micros: null };
 
 /** In the record's own field order, which both serialisations keep. */
 const everyField: Required<UsageRecord> = {
@@ -50,6 +55,8 @@ const everyField: Required<UsageRecord> = {
   video_seconds: 8,
   resolution: '1280x720',
   cost_micros: 1_234,
+  cache: 'hit',
+  saved_micros: 5_678,
   once: true,
   estimated: true,
   outcome: 'upstream_cut',
@@ -61,5 +68,10 @@ void t.test('the JSON of JSON.stringify, for every field and for absent ones', (
   t.equal(usageLine(call), JSON.stringify(call), 'a chat call: absent counts left out, a null cost kept');
   t.equal(usageLine(everyField), JSON.stringify(everyField), 'every field, a null key id, escapes');
   t.same(JSON.parse(usageLine(everyField)), everyField, 'read back whole');
+  t.equal(
+    usageLine(unpricedHit),
+    JSON.stringify(unpricedHit),
+    'a hit whose saving is unknown keeps its null',
+  );
   t.end();
 });
