@@ -7,6 +7,7 @@ import 'reflect-metadata';
 import t from 'tap';
 import { startTestGateway } from '../../../helpers/gateway';
 import { getJson, postJson } from '../../../helpers/http';
+import { until } from '../../../helpers/wait';
 import { freshPrompt, openaiFor, recordOf, upstreamCalls, withCache } from './cache-helpers';
 
 t.test('cache', async (t) => {
@@ -108,11 +109,11 @@ t.test('cache', async (t) => {
     const fresh = await chat(prompt, 'cc-fresh', { 'cache-control': 'max-age=600' });
     t.equal(fresh.response.headers.get('x-gateway-cache'), 'hit');
     // max-age=0 accepts an entry less than a second old: wait until the entry is a second old.
-    let age = 0;
-    while (age < 1) {
-      const probe = await chat(prompt, 'cc-probe');
-      age = Number(probe.response.headers.get('age'));
-    }
+    await until(
+      () => chat(prompt, 'cc-probe'),
+      (probe) => Number(probe.response.headers.get('age')) >= 1,
+      { what: 'an entry a second old' },
+    );
     const stale = await chat(prompt, 'cc-stale', { 'cache-control': 'max-age=0' });
     t.equal(stale.response.headers.get('x-gateway-cache'), 'miss', 'older than max-age: a miss');
     t.equal(upstreamCalls(gw, 'cc-stale'), 1);
