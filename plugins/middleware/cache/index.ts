@@ -114,7 +114,11 @@ export class CacheMiddleware implements Middleware {
   response(ctx: GatewayContext, answer: JsonAnswer): void {
     const pending = ctx.get(PENDING);
     if (!pending || answer.status !== 200 || answer.changed) return;
-    if (answer.bytes.length <= this.options.max_entry_size) pending.body = answer.bytes;
+    const { bytes } = answer;
+    if (bytes.length > this.options.max_entry_size) return;
+    // A copy of its own: a small body may sit in Node's shared 8 kB pool slab, which it would keep alive.
+    pending.body = Buffer.allocUnsafeSlow(bytes.length);
+    bytes.copy(pending.body);
   }
 
   events(ctx: GatewayContext): EventFilter | undefined {
