@@ -14,7 +14,7 @@ import { postJson } from '../../../helpers/http';
 import { recordingLogger } from '../../../helpers/logs';
 import { refusedUrl } from '../../../helpers/ports';
 import { redisPrefix, TEST_REDIS_URL } from '../../../helpers/redis';
-import { MODEL, servedBy, servedSet, twoTargets } from './affinity-helpers';
+import { MODEL, servedBy, servedSet, twoTargets } from '../../../helpers/affinity';
 
 t.test('two gateway processes on one Redis send a session to the same target', async (t) => {
   const [main, backup] = await Promise.all([startSimulator(), startSimulator()]);

@@ -12,7 +12,7 @@ import { startSimulator, type RunningSimulator } from '../../../../simulator/ser
 import { startTestGateway, tempDir, testConfig, type ConfigDoc } from '../../../helpers/gateway';
 import { adminCall, startFileGateway } from '../../../helpers/reload';
 import { until } from '../../../helpers/wait';
-import { MODEL, servedBy, servedSet, twoTargets } from './affinity-helpers';
+import { MODEL, servedBy, servedSet, twoTargets } from '../../../helpers/affinity';
 
 async function backupSimulator(t: Test): Promise<RunningSimulator> {
   const sim = await startSimulator();

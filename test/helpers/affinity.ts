@@ -3,10 +3,10 @@
  * own (`modela-main` on the gateway's, `modela-backup` on a second), with the route's `affinity` given;
  * and what a test asks of them: a chat call, and which upstream served it (its usage record).
  */
-import type { RunningGateway } from '../../../../core/boot/gateway';
-import type { ConfigDoc } from '../../../helpers/gateway';
-import { postJson } from '../../../helpers/http';
-import { until } from '../../../helpers/wait';
+import type { RunningGateway } from '../../core/boot/gateway';
+import type { ConfigDoc } from './gateway';
+import { postJson } from './http';
+import { until } from './wait';
 
 export const MODEL = 'modela-5.5';
 
