@@ -284,11 +284,32 @@ const routeFallback = z
   })
   .strict();
 
+/** An HTTP header name (RFC 9110 token), lower-cased as Node hands request headers over. */
+const headerName = z
+  .string()
+  .regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, 'must be an HTTP header name')
+  .transform((name) => name.toLowerCase());
+
+/**
+ * Session affinity (plugins/middleware/model-router/): the calls of one conversation keep reaching the
+ * same target while it is in service, so a vendor's prompt cache, kept per deployment, can hit. `by:
+ * header` keys a session by the value of `header`; `by: prefix` by the conversation's start (system
+ * prompt and first user turn). A placement is forgotten after `ttl` without a call.
+ */
+const routeAffinity = z
+  .object({
+    by: z.enum(['header', 'prefix']).default('header'),
+    header: headerName.default('x-session-id'),
+    ttl: duration.pipe(z.number().min(1)).default(3_600_000),
+  })
+  .strict();
+
 const route = z
   .object({
     targets: z.array(routeTarget).min(1),
     /** Tried in order, once per request, when the chosen target fails before any byte reached the client. */
     fallbacks: z.array(routeFallback).default([]),
+    affinity: routeAffinity.optional(),
   })
   .strict();
 

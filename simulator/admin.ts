@@ -1,4 +1,5 @@
 import type { Faults } from './faults';
+import type { PromptCache } from './prompt-cache';
 import type { RequestLog } from './request-log';
 import type { Params } from '../lib/router';
 import type { TaskRegistry } from './tasks/registry';
@@ -9,6 +10,7 @@ export interface AdminRequest {
   readonly log: RequestLog;
   readonly tasks: TaskRegistry;
   readonly faults: Faults;
+  readonly promptCache: PromptCache;
   /** The JSON body of a POST, else null. */
   readonly body: unknown;
   readonly query: URLSearchParams;
@@ -74,4 +76,7 @@ export const adminRoutes: Readonly<Record<string, AdminHandler>> = {
   },
   'DELETE /_sim/faults': ({ faults }) => ok({ ok: true, cleared: faults.clear() }),
   'GET /_sim/videos/:file': video,
+  // The prompt cache: its window, its floor and how many conversation starts it holds; DELETE forgets them.
+  'GET /_sim/prompt-cache': ({ promptCache }) => ok(promptCache.view()),
+  'DELETE /_sim/prompt-cache': ({ promptCache }) => ok({ ok: true, cleared: promptCache.clear() }),
 };

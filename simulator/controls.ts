@@ -41,6 +41,8 @@ export interface Controls {
   unknownPolls?: number;
   /** Video tasks: delay before each poll's answer, so that a poller's polls overlap measurably. */
   pollLatencyMs?: number;
+  /** The prompt cache's window for this request: its start is read from the cache if used within it (0: never). */
+  promptCacheMs?: number;
 }
 
 /** How one control is spelled as a header and as a directive, and how its value is read. */
@@ -104,6 +106,7 @@ export const CONTROLS: readonly AnyControlSpec[] = [
   control('pollErrors', 'x-sim-poll-errors', 'poll_errors', integer(0, MAX_COUNT)),
   control('unknownPolls', 'x-sim-unknown-polls', 'unknown_polls', integer(0, MAX_COUNT)),
   control('pollLatencyMs', 'x-sim-poll-latency-ms', 'poll_latency_ms', integer(0, MAX_MS)),
+  control('promptCacheMs', 'x-sim-prompt-cache-ms', 'prompt_cache_ms', integer(0, MAX_TASK_MS)),
 ];
 
 const BY_DIRECTIVE = new Map<string, AnyControlSpec>(CONTROLS.map((c) => [c.directive, c]));

@@ -3,6 +3,7 @@ import { writeJson } from './http-io';
 import type { LoggedRequest } from './request-log';
 import type { Params } from '../lib/router';
 import { SimError } from './sim-error';
+import type { PromptCache } from './prompt-cache';
 import type { TaskRegistry } from './tasks/registry';
 
 // 429 answers tell clients when to come back, as the vendors do.
@@ -30,6 +31,8 @@ export class Exchange {
     readonly family: Family,
     /** The simulator's video tasks, which outlive any one exchange. */
     readonly tasks: TaskRegistry,
+    /** The simulator's prompt cache, which its chat, messages and responses routes read. */
+    readonly promptCache: PromptCache,
   ) {
     res.once('close', this.handleClose);
   }

@@ -1,4 +1,7 @@
 import type { Exchange } from './exchange';
+import { CHARS_PER_TOKEN } from './token-count';
+
+export { tokensOf } from './token-count';
 
 /**
  * The deterministic text every family's replies are made of, and the token arithmetic behind
@@ -25,12 +28,6 @@ export const LOREM = [
 export const MUSING = ['Let', 'me', 'think', 'this', 'through', 'step', 'by', 'step', 'first'];
 /** Tool-call arguments, split exactly as a vendor streams `{"city":"Paris"}`; one token each. */
 export const TOOL_ARG_FRAGMENTS: readonly string[] = ['{"', 'city', '":"', 'Paris', '"}'];
-
-// The prompt-token heuristic: about four characters per token.
-const CHARS_PER_TOKEN = 4;
-
-/** Tokens that `chars` characters of prompt count as. */
-export const tokensOf = (chars: number): number => Math.ceil(chars / CHARS_PER_TOKEN);
 
 /** Deterministic words, one per token; `offset` makes each choice read differently. */
 export function words(list: readonly string[], count: number, offset: number): string[] {

@@ -8,6 +8,7 @@ import type { Family, RouteHandler } from './family';
 import { readBody, writeJson } from './http-io';
 import { entryFor, type RequestLog } from './request-log';
 import { SimErrors } from './sim-error';
+import type { PromptCache } from './prompt-cache';
 import type { TaskRegistry } from './tasks/registry';
 
 /** A family as mounted: its credential and its routes. */
@@ -24,6 +25,7 @@ export interface RouterOptions {
   readonly log: RequestLog;
   readonly tasks: TaskRegistry;
   readonly faults: Faults;
+  readonly promptCache: PromptCache;
 }
 
 /** Stands in for a family on paths no family is mounted at: a plain JSON 404. */
@@ -95,11 +97,12 @@ async function serveAdmin(
 ): Promise<void> {
   const match = matchRoute(ADMIN, req.method ?? 'GET', path);
   if (!match) return writeJson(res, 404, { error: `no simulator route ${req.method} ${path}`, status: 404 });
-  const { log, tasks, faults } = opts;
+  const { log, tasks, faults, promptCache } = opts;
   try {
     const body = req.method === 'POST' ? (await readBody(req)).value : null;
-    const params = match.params;
-    writeReply(res, match.handler({ log, tasks, faults, body, query: new URLSearchParams(query), params }));
+    const searched = new URLSearchParams(query);
+    const request = { log, tasks, faults, promptCache, body, query: searched, params: match.params };
+    writeReply(res, match.handler(request));
   } catch (e) {
     // A logged body too deep to serialise (or any other fault) answers 500; it must not end the process.
     writeJson(res, 500, { error: `simulator admin: ${(e as Error).message}`, status: 500 });
@@ -175,7 +178,7 @@ export function createRouter(opts: RouterOptions): (req: IncomingMessage, res: S
     }
     const mounted = mounts.get(mountOf(path));
     const family = mounted?.family ?? NO_FAMILY;
-    const ex = new Exchange(req, res, opts.log.add(entryFor(req)), family, opts.tasks);
+    const ex = new Exchange(req, res, opts.log.add(entryFor(req)), family, opts.tasks, opts.promptCache);
     void serve(ex, path, mounted, opts.faults);
   };
 }

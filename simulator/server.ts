@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { families } from './families';
 import type { Family } from './family';
 import { Faults } from './faults';
+import { PromptCache, type PromptCacheOptions } from './prompt-cache';
 import { RequestLog } from './request-log';
 import { createRouter } from './router';
 import { TaskRegistry } from './tasks/registry';
@@ -29,6 +30,11 @@ export interface SimulatorOptions {
    * own this way, e.g. a vendor shape no shipped family has.
    */
   readonly families?: readonly Family[];
+  /**
+   * The prompt cache's window (5 minutes) and floor (1,024 tokens); its clock is `clock`. A request's
+   * `prompt_cache_ms` control sets the window it is judged by.
+   */
+  readonly promptCache?: Omit<PromptCacheOptions, 'clock'>;
 }
 
 /** A listening simulator. */
@@ -45,6 +51,8 @@ export interface RunningSimulator {
   readonly tasks: TaskRegistry;
   /** Faults set on the whole simulator, as `/_sim/faults` sets them (see faults.ts). */
   readonly faults: Faults;
+  /** The conversation starts it has seen, as a vendor's prompt cache (see prompt-cache.ts). */
+  readonly promptCache: PromptCache;
   /** Stops listening and destroys every connection, open streams included. */
   close(): Promise<void>;
 }
@@ -84,11 +92,17 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Runni
   const log = new RequestLog();
   const tasks = new TaskRegistry(undefined, undefined, opts.clock);
   const faults = new Faults();
+  const promptCache = new PromptCache({ ...opts.promptCache, ...(opts.clock ? { clock: opts.clock } : {}) });
   const server = createServer(
-    createRouter({ families: opts.families ?? families, keys: opts.keys ?? {}, log, tasks, faults }),
+    createRouter({
+      families: opts.families ?? families,
+      keys: opts.keys ?? {},
+      ...{ log, tasks, faults, promptCache },
+    }),
   );
   server.keepAliveTimeout = KEEP_ALIVE_MS;
   const port = await listen(server, opts.port ?? 0, host);
   const urlHost = host.includes(':') ? `[${host}]` : host;
-  return { url: `http://${urlHost}:${port}`, port, log, tasks, faults, close: () => close(server) };
+  const url = `http://${urlHost}:${port}`;
+  return { url, port, log, tasks, faults, promptCache, close: () => close(server) };
 }

@@ -50,6 +50,12 @@ export interface ModelApi {
    * its upstream plugins provide `tasks`. Absent for a request/response API, which the proxy forwards.
    */
   readonly kind?: 'task';
+  /**
+   * What opens the conversation a request continues (its system prompt and first user turn), as the
+   * client sent it: the part a vendor's prompt cache keeps, and what session affinity `by: prefix` keys
+   * a session by. Undefined when the body has neither. Absent on an API without conversations.
+   */
+  conversationStart?(body: JsonObject): unknown;
 }
 
 /** One model an upstream plugin serves. */

@@ -32,6 +32,18 @@ export interface RouteTarget {
   readonly route: RouteChoices;
 }
 
+/**
+ * A route's session affinity (`routes.<model>.affinity`): which calls make one session, and how long a
+ * session's placement on a target is kept after its last call.
+ */
+export interface RouteAffinity {
+  /** `header`: the value of `header` names the session; `prefix`: the conversation's start does. */
+  readonly by: 'header' | 'prefix';
+  /** Lower-case, as Node gives request headers. */
+  readonly header: string;
+  readonly ttlMs: number;
+}
+
 /** The targets of one model, as the request path reads them. */
 export interface RouteChoices {
   readonly spec: ModelSpec;
@@ -39,4 +51,6 @@ export interface RouteChoices {
   readonly totalWeight: number;
   /** In the order gateway.yaml lists them. */
   readonly fallbacks: readonly RouteTarget[];
+  /** Absent for a route without affinity: its calls cost no session lookup. */
+  readonly affinity?: RouteAffinity | undefined;
 }

@@ -6,6 +6,7 @@ export type { StageAnswer, StageTrace } from '../contracts/context';
 export type { EventFilter, JsonAnswer, Middleware, Next, StreamControl, StreamEnd } from '../contracts/stage';
 
 export { CatalogueToken, type Catalogue } from '../routing/catalogue';
+export type { RouteAffinity, RouteChoices, RouteTarget } from '../contracts/route';
 export { ResilienceToken, type Resilience } from '../routing/resilience';
 export { KeyServiceToken, type KeyService } from '../keys/key-service';
 export { isExpired, type KeyRecord } from '../stores/key-store';

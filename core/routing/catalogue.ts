@@ -2,7 +2,9 @@
  * Which models this gateway serves, on which API, through which upstreams. Built once from the upstream
  * plugins' model tables and the `routes:` of gateway.yaml: a model with a route goes to the route's
  * targets (weighted), then to its fallbacks when a target fails; a model without one goes to every
- * configured upstream whose plugin serves it. Ejected upstreams (UpstreamHealth) are passed over.
+ * configured upstream whose plugin serves it. Ejected upstreams (UpstreamHealth) are passed over. A
+ * route's `affinity` rides on its entry for the model-router stage, which keeps a session on the
+ * target it was placed on; the choice here knows nothing of sessions.
  */
 import type { LimitsConfig, RouteConfig } from '../../config/schema';
 import { routeEntry, type RouteEntryConfig } from './route-entry';
@@ -14,7 +16,7 @@ import { describeEndpoint } from './endpoint-name';
 import type { AttemptCause } from '../request/request-trace';
 import type { Endpoint } from '../request/served-request';
 import type { EndpointInfo, ModelSpec } from '../contracts/api';
-import type { RouteChoices, RouteTarget } from '../contracts/route';
+import type { RouteAffinity, RouteChoices, RouteTarget } from '../contracts/route';
 import type { Upstream } from '../upstream/upstream';
 import { token } from '../base/token';
 
@@ -51,20 +53,7 @@ export class Catalogue {
         );
       }
     }
-    for (const [pattern, route] of Object.entries(routes)) {
-      if (![...specs.keys()].some((id) => globMatch(pattern, id))) {
-        throw new ConfigError(
-          `routes.${pattern}`,
-          'no configured upstream plugin serves a model of this name',
-        );
-      }
-      const named = (list: string, u: string, i: number): void => {
-        if (!byName.has(u))
-          throw new ConfigError(`routes.${pattern}.${list}[${i}].upstream`, `no upstream named "${u}"`);
-      };
-      route.targets.forEach((t, i) => named('targets', t.upstream, i));
-      route.fallbacks.forEach((f, i) => named('fallbacks', f.upstream, i));
-    }
+    for (const [pattern, route] of Object.entries(routes)) checkRoute(pattern, route, specs, byName);
     for (const spec of specs.values()) {
       const entry = this.entryFor(spec, routes, byName, specs, upstreams);
       if (entry.targets.length > 0) this.entries.set(spec.id, entry);
@@ -112,8 +101,9 @@ export class Catalogue {
     specs: ReadonlyMap<string, ModelSpec>,
     upstreams: readonly Upstream[],
   ): Entry {
-    const entry: Entry = { spec, targets: [], totalWeight: 0, fallbacks: [] };
     const route = routes[spec.id] ?? Object.entries(routes).find(([p]) => globMatch(p, spec.id))?.[1];
+    const affinity = route && routeAffinity(spec, route);
+    const entry: Entry = { spec, targets: [], totalWeight: 0, fallbacks: [], affinity };
     if (!route) {
       for (const upstream of upstreams) {
         if (!upstream.plugin.models.some((m) => m.id === spec.id)) continue;
@@ -131,6 +121,44 @@ export class Catalogue {
     entry.totalWeight = entry.targets.reduce((n, t) => n + t.weight, 0);
     return entry;
   }
+}
+
+/** A route's names against what is configured: its models, its upstreams, and what its affinity keys by. */
+function checkRoute(
+  pattern: string,
+  route: RouteConfig,
+  specs: ReadonlyMap<string, ModelSpec>,
+  byName: ReadonlyMap<string, Upstream>,
+): void {
+  const matched = [...specs.values()].filter((spec) => globMatch(pattern, spec.id));
+  if (matched.length === 0) {
+    throw new ConfigError(`routes.${pattern}`, 'no configured upstream plugin serves a model of this name');
+  }
+  const named = (list: string, u: string, i: number): void => {
+    if (!byName.has(u))
+      throw new ConfigError(`routes.${pattern}.${list}[${i}].upstream`, `no upstream named "${u}"`);
+  };
+  route.targets.forEach((t, i) => named('targets', t.upstream, i));
+  route.fallbacks.forEach((f, i) => named('fallbacks', f.upstream, i));
+  if (route.affinity?.by === 'prefix' && !matched.some((spec) => spec.api.conversationStart !== undefined)) {
+    throw new ConfigError(
+      `routes.${pattern}.affinity.by`,
+      'prefix keys a session by its conversation, and no model of this route is served on an API that has one',
+    );
+  }
+}
+
+/**
+ * The route's affinity as the request path reads it; undefined (no lookup at all) without one, or on a
+ * route of one target, where every call goes to it anyway.
+ */
+function routeAffinity(spec: ModelSpec, route: RouteConfig): RouteAffinity | undefined {
+  const { affinity } = route;
+  if (!affinity) return undefined;
+  // A glob may take in models of an API without conversations (embeddings): they go without.
+  if (affinity.by === 'prefix' && spec.api.conversationStart === undefined) return undefined;
+  if (route.targets.length < 2) return undefined;
+  return { by: affinity.by, header: affinity.header, ttlMs: affinity.ttl };
 }
 
 function pickWeighted(entry: Entry): RouteTarget {

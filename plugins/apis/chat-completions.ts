@@ -9,6 +9,7 @@ import { checkCeiling, type ModelApi, type StreamDialect } from '../../core/kit/
 import { Errors } from '../../core/kit/plugin';
 import type { JsonObject } from '../../core/kit/json';
 import { stringsOf } from './finish-reasons';
+import { openingTurns } from './conversation-start';
 import { checkParts, type PartTable } from './content-parts';
 import type { CheckedModel } from './checked-model';
 import { fieldsCompiler, type ApiFields, type FamilyFields, type FieldTable } from './field-table';
@@ -36,6 +37,10 @@ export const ChatCompletionsApi: ModelApi = Object.freeze({
       marker: /"finish_reason"\s*:\s*"/,
       read: (answer: JsonObject) => stringsOf(answer.choices, 'finish_reason'),
     },
+  },
+  conversationStart: (body: JsonObject) => {
+    const opening = openingTurns(body.messages);
+    return opening && [opening.system, opening.firstUser];
   },
 });
 

@@ -11,6 +11,7 @@ import { checkCeiling, type ModelApi } from '../../core/kit/upstream';
 import { Errors, type GatewayError } from '../../core/kit/plugin';
 import type { JsonObject } from '../../core/kit/json';
 import { stringsOf } from './finish-reasons';
+import { openingTurns } from './conversation-start';
 import { checkParts, type PartTable } from './content-parts';
 import type { CheckedModel } from './checked-model';
 import {
@@ -45,6 +46,11 @@ export const MessagesApi: ModelApi = Object.freeze({
       marker: /"stop_reason"\s*:\s*"/,
       read: (answer: JsonObject) => stringsOf([answer, answer.delta], 'stop_reason'),
     },
+  },
+  // `system` is a field of its own; the turns are the user's and the assistant's.
+  conversationStart: (body: JsonObject) => {
+    const firstUser = openingTurns(body.messages)?.firstUser ?? null;
+    return body.system === undefined && firstUser === null ? undefined : [body.system ?? null, firstUser];
   },
 });
 

@@ -11,6 +11,7 @@ import { Errors, type GatewayError } from '../../core/kit/plugin';
 import { isJsonObject, type JsonObject } from '../../core/kit/json';
 import { checkParts, type PartTable } from './content-parts';
 import { responseFinish } from './finish-reasons';
+import { openingTurns } from './conversation-start';
 import type { CheckedModel } from './checked-model';
 import { fieldsCompiler, type ApiFields, type FamilyFields, type FieldTable } from './field-table';
 
@@ -75,6 +76,14 @@ export const ResponsesApi: ModelApi = Object.freeze({
       marker: /"type"\s*:\s*"response\.(?:completed|incomplete|failed)"|"object"\s*:\s*"response"/,
       read: responseFinish,
     },
+  },
+  // `instructions`, then `input`: a string is the first user turn, a list holds the turns. A call that
+  // continues a stored response (`previous_response_id`) sends only its new turns: it opens anew.
+  conversationStart: (body: JsonObject) => {
+    const { instructions = null, input } = body;
+    const opening = typeof input === 'string' ? { system: [], firstUser: input } : openingTurns(input);
+    if (instructions === null && !opening) return undefined;
+    return [instructions, opening?.system ?? [], opening?.firstUser ?? null];
   },
 });
 

@@ -19,6 +19,7 @@ function plan(d: ChatDialect, ex: Exchange, req: ChatRequest, controls: Controls
     tokens,
     reasoningTokens: d.reasoningTokens(req, tokens),
     echoText: controls.echo === true ? echoText(ex) : null,
+    cachedTokens: ex.promptCache.read(`${d.name}:${req.model}`, req.start, controls.promptCacheMs),
   });
 }
 

@@ -27,6 +27,8 @@ export interface ChoicePlan {
 /** Token counts of a whole reply, summed over choices. */
 export interface UsageTotals {
   readonly prompt: number;
+  /** Of `prompt`, those read from the prompt cache. */
+  readonly cached: number;
   readonly completion: number;
   readonly reasoning: number;
 }
@@ -45,6 +47,8 @@ export interface ReplyOptions {
   readonly reasoningTokens: number;
   /** Text that replaces the generated words (the `echo` control), or null. */
   readonly echoText: string | null;
+  /** Prompt tokens the prompt cache gave (the conversation's start, on a hit), else 0. */
+  readonly cachedTokens: number;
 }
 
 function choicePlan(req: ChatRequest, opts: ReplyOptions, echo: string[] | null, index: number): ChoicePlan {
@@ -69,7 +73,7 @@ function choicePlan(req: ChatRequest, opts: ReplyOptions, echo: string[] | null,
 
 /**
  * Plans every choice and the usage arithmetic: `completion` is the sum of the choices' tokens,
- * `prompt` is ceil(prompt characters / 4), at least 1. An echo is never capped by `max_tokens`,
+ * `prompt` is ceil(prompt characters / 4), at least 1, of which `cached` came from the prompt cache. An echo is never capped by `max_tokens`,
  * so it always parses; it takes the place of both words and tool calls.
  */
 export function planReply(req: ChatRequest, opts: ReplyOptions): ReplyPlan {
@@ -78,5 +82,5 @@ export function planReply(req: ChatRequest, opts: ReplyOptions): ReplyPlan {
   const completion = choices.reduce((sum, c) => sum + c.steps, 0);
   const reasoning = choices.reduce((sum, c) => sum + c.reasoning.length, 0);
   const prompt = Math.max(1, tokensOf(req.promptChars));
-  return { choices, usage: { prompt, completion, reasoning } };
+  return { choices, usage: { prompt, cached: Math.min(opts.cachedTokens, prompt), completion, reasoning } };
 }

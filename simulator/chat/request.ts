@@ -1,4 +1,5 @@
 import { isRecord } from '../is-record';
+import { startOfTurns, type ConversationStart } from '../prompt-cache';
 import { SimErrors } from '../sim-error';
 
 /** The fields of a chat-completions request the simulator acts on. */
@@ -17,6 +18,8 @@ export interface ChatRequest {
   readonly promptChars: number;
   /** Text of the last user message, where `#sim` directives live. */
   readonly lastUserText: string;
+  /** What opens the conversation, for the prompt cache; null when it has no system or user text. */
+  readonly start: ConversationStart | null;
   /** The whole body, for dialect-specific fields such as `enable_thinking`. */
   readonly body: Readonly<Record<string, unknown>>;
 }
@@ -102,6 +105,7 @@ export function parseChatRequest(body: unknown): ChatRequest {
     toolName: readToolName(body),
     promptChars: stats.chars,
     lastUserText: stats.lastUser,
+    start: startOfTurns(messages, (m) => contentText(m.content)),
     body,
   };
 }

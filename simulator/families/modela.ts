@@ -52,7 +52,7 @@ export const modela: ChatDialect = {
     prompt_tokens: t.prompt,
     completion_tokens: t.completion,
     total_tokens: t.prompt + t.completion,
-    prompt_tokens_details: { cached_tokens: 0, audio_tokens: 0 },
+    prompt_tokens_details: { cached_tokens: t.cached, audio_tokens: 0 },
     completion_tokens_details: {
       reasoning_tokens: t.reasoning,
       audio_tokens: 0,

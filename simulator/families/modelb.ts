@@ -68,10 +68,12 @@ export const modelb: ChatDialect = {
   logprobs: false,
   errorBody,
   // Thinking is left out of completion_tokens but counted in total_tokens (and billed as output).
+  // Cached tokens are reported only when there are some, so an uncached answer keeps the captured shape.
   usage: (t, req) => ({
     prompt_tokens: t.prompt,
     completion_tokens: t.completion,
     total_tokens: t.prompt + t.completion + thoughtTokens(req),
+    ...(t.cached > 0 ? { prompt_tokens_details: { cached_tokens: t.cached } } : {}),
   }),
   streamUsage: (req) => ({ nullOnChunks: false, usageChunk: false, onLastFinish: req.includeUsage }),
   reasoningTokens: () => 0,

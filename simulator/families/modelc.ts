@@ -78,7 +78,7 @@ export const modelc: ChatDialect = {
     prompt_tokens: t.prompt,
     completion_tokens: t.completion,
     total_tokens: t.prompt + t.completion,
-    prompt_tokens_details: { cached_tokens: 0 },
+    prompt_tokens_details: { cached_tokens: t.cached },
     completion_tokens_details: { reasoning_tokens: t.reasoning },
   }),
   streamUsage: (req) => ({ nullOnChunks: true, usageChunk: req.includeUsage, onLastFinish: false }),

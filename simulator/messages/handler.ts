@@ -43,6 +43,11 @@ export async function handleMessages(ex: Exchange): Promise<void> {
   const plan = planMessage(req, {
     tokens: controls.tokens ?? DEFAULT_TOKENS,
     echoText: controls.echo === true ? echoText(ex) : null,
+    cachedTokens: ex.promptCache.read(
+      `${ex.family.name}:${req.model}`,
+      req.prompt.start,
+      controls.promptCacheMs,
+    ),
   });
   const id = newMessageId();
   if (req.stream) return streamEvents(ex, messageEvents(id, req.model, plan), controls, ENDING);

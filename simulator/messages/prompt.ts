@@ -1,4 +1,5 @@
 import { isRecord } from '../is-record';
+import { startOfTurns, type ConversationStart } from '../prompt-cache';
 
 /** The prompt text of a Messages request, as usage and controls need it. */
 export interface PromptText {
@@ -8,6 +9,8 @@ export interface PromptText {
   readonly cachedChars: number;
   /** Text of the last user message, where `#sim` directives live. */
   readonly lastUserText: string;
+  /** `system` and the first user message, for the prompt cache; null when both are empty. */
+  readonly start: ConversationStart | null;
 }
 
 interface Tally {
@@ -63,5 +66,10 @@ export function promptText(system: unknown, messages: readonly Record<string, un
     count(m.content, tally);
     if (m.role === 'user') lastUser = m;
   }
-  return { plainChars: tally.plain, cachedChars: tally.cached, lastUserText: typedText(lastUser?.content) };
+  return {
+    plainChars: tally.plain,
+    cachedChars: tally.cached,
+    lastUserText: typedText(lastUser?.content),
+    start: startOfTurns(messages, (m) => nestedText(m.content), [nestedText(system)]),
+  };
 }

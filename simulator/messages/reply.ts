@@ -28,6 +28,8 @@ export interface MessageOptions {
   readonly tokens: number;
   /** Text that replaces the answer (the `echo` control), or null. */
   readonly echoText: string | null;
+  /** Tokens of the conversation's start the prompt cache gave (on a hit), else 0. */
+  readonly cachedTokens: number;
 }
 
 /** The block after any thinking, and why the reply stopped there. */
@@ -61,17 +63,19 @@ function answer(req: MessagesRequest, opts: MessageOptions, room: number): Answe
 /**
  * Plans the content blocks (thinking when asked for, then the answer) and the usage arithmetic:
  * input tokens are ceil(characters / 4), at least 1, with the text of cache-marked blocks counted
- * as cache reads instead; output tokens are every piece generated.
+ * as cache reads instead (or, with none marked, a start the prompt cache held: as the vendor does,
+ * `input_tokens` leaves out what was read from the cache); output tokens are every piece generated.
  */
 export function planMessage(req: MessagesRequest, opts: MessageOptions): MessagePlan {
   const thinking = req.thinks ? words(MUSING, thinkingTokens(req, opts.tokens), 0) : [];
   const { block, stopReason } = answer(req, opts, req.maxTokens - thinking.length);
   const blocks: BlockPlan[] = req.thinks ? [thinkingBlock(thinking)] : [];
   if (block) blocks.push(block);
-  const usage: MessageUsage = {
-    input: Math.max(1, tokensOf(req.prompt.plainChars)),
-    cacheRead: tokensOf(req.prompt.cachedChars),
-    output: blocks.reduce((sum, b) => sum + b.pieces.length, 0),
-  };
+  const output = blocks.reduce((sum, b) => sum + b.pieces.length, 0);
+  const input = Math.max(1, tokensOf(req.prompt.plainChars));
+  const marked = tokensOf(req.prompt.cachedChars);
+  // Blocks marked `cache_control` decide what is read from the cache; unmarked, a cached start is.
+  const fromStart = marked > 0 ? 0 : Math.min(opts.cachedTokens, input);
+  const usage: MessageUsage = { input: input - fromStart, cacheRead: marked + fromStart, output };
   return { blocks, stopReason, usage };
 }

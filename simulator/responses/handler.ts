@@ -43,6 +43,7 @@ async function handleResponses(errorObject: ErrorObject, ex: Exchange): Promise<
     tokens,
     reasoningTokens: 0,
     echoText: controls.echo === true ? echoText(ex) : null,
+    cachedTokens: ex.promptCache.read(`${ex.family.name}:${req.model}`, req.start, controls.promptCacheMs),
   });
   const choice = plan.choices[0]!;
   const meta = newResponseMeta(choice, unixSeconds());

@@ -4,6 +4,7 @@
  * every item's text count as prompt; a call's output is a turn a model answers in words.
  */
 import { isRecord } from '../is-record';
+import { startOfTurns } from '../prompt-cache';
 import { SimErrors } from '../sim-error';
 import type { ChatRequest } from '../chat/request';
 
@@ -76,7 +77,10 @@ export function parseResponsesRequest(body: unknown): ChatRequest {
     throw SimErrors.missingParam('input');
   }
   const stats = inputStats(input);
-  const instructions = typeof body.instructions === 'string' ? body.instructions.length : 0;
+  const instructions = typeof body.instructions === 'string' ? body.instructions : '';
+  // A string input is the first user turn; instructions come before any turn.
+  const turns: unknown[] =
+    typeof input === 'string' ? [{ role: 'user', content: input }] : Array.isArray(input) ? input : [];
   return {
     model,
     stream: body.stream === true,
@@ -84,8 +88,9 @@ export function parseResponsesRequest(body: unknown): ChatRequest {
     maxTokens: readMaxTokens(body),
     includeUsage: false,
     toolName: toolName(body, stats.endsWithOutput),
-    promptChars: instructions + stats.chars,
+    promptChars: instructions.length + stats.chars,
     lastUserText: stats.lastUser,
+    start: startOfTurns(turns, itemText, [instructions]),
     body,
   };
 }

@@ -57,7 +57,7 @@ export function outputItem(
 
 export const responsesUsage = (u: UsageTotals): Record<string, unknown> => ({
   input_tokens: u.prompt,
-  input_tokens_details: { cache_write_tokens: 0, cached_tokens: 0 },
+  input_tokens_details: { cache_write_tokens: 0, cached_tokens: u.cached },
   output_tokens: u.completion,
   output_tokens_details: { reasoning_tokens: u.reasoning },
   total_tokens: u.prompt + u.completion,
