@@ -6,3 +6,12 @@ export function globMatch(pattern: string, id: string): boolean {
   const escaped = pattern.split('*').map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&'));
   return new RegExp(`^${escaped.join('.*')}$`).test(id);
 }
+
+/** `pattern` compiled once, for a stage that tests ids against it on every request. */
+export function globMatcher(pattern: string): (id: string) => boolean {
+  if (pattern === '*') return () => true;
+  if (!pattern.includes('*')) return (id) => id === pattern;
+  const escaped = pattern.split('*').map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&'));
+  const compiled = new RegExp(`^${escaped.join('.*')}$`);
+  return (id) => compiled.test(id);
+}

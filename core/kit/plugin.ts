@@ -19,6 +19,6 @@ export type { ClientEvents } from '../contracts/reader';
 export { eventsOf } from '../contracts/client-events';
 export { NO_USAGE, type Usage } from '../contracts/usage';
 // Model-name patterns (`model-*`), as gateway.yaml writes them.
-export { globMatch } from '../base/glob';
+export { globMatch, globMatcher } from '../base/glob';
 // A plugin's I/O as a span of the request's trace, when it is traced.
 export { traced } from '../observability/tracing/traced';

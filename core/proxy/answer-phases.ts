@@ -51,19 +51,26 @@ export class AnswerPhases {
     return anyPassed(this.events, ctx);
   }
 
-  /** Runs the response phase on `answer`; a refusal ends it (the client gets the error). */
-  async json(ctx: ServedRequest, answer: ClientAnswer): Promise<void> {
+  /**
+   * Runs the response phase on `answer` from the `from`th hook on; a refusal ends it (the client gets the
+   * error). Synchronous while the hooks are: a promise only from the first hook that returns one.
+   */
+  json(ctx: ServedRequest, answer: ClientAnswer, from = 0): void | Promise<void> {
     const limit = reachedBy(ctx);
-    for (const { index, hook } of this.responses) {
+    const hooks = this.responses;
+    for (let i = from; i < hooks.length; i++) {
+      const { index, hook } = hooks[i]!;
       if (index >= limit) continue;
-      await hook(ctx, answer);
+      const ran = hook(ctx, answer);
+      if (ran instanceof Promise) return ran.then(() => (answer.refused ? undefined : this.json(ctx, answer, i + 1)));
       if (answer.refused) return;
     }
   }
 
   /** A JSON answer (an upstream's or a stage's) to the client, through the response phase when a stage reads it. */
-  async deliver(ctx: ServedRequest, answer: ClientAnswer): Promise<void> {
-    if (this.readsJson(ctx)) await this.json(ctx, answer);
+  deliver(ctx: ServedRequest, answer: ClientAnswer): void | Promise<void> {
+    const ran = this.readsJson(ctx) ? this.json(ctx, answer) : undefined;
+    if (ran instanceof Promise) return ran.then(() => writeAnswer(ctx, answer));
     writeAnswer(ctx, answer);
   }
 

@@ -96,7 +96,13 @@ export function deliverFailure(
     return Promise.resolve();
   }
   const { status, headers, body, parsed } = failure;
-  return phases.deliver(ctx, new ClientAnswer(status, headers as Record<string, string>, body, parsed));
+  try {
+    return Promise.resolve(
+      phases.deliver(ctx, new ClientAnswer(status, headers as Record<string, string>, body, parsed)),
+    );
+  } catch (e) {
+    return Promise.reject(e); // a stage that threw: its callers handle a rejection, as before
+  }
 }
 
 export class Exchange implements ProxiedRequest {
@@ -246,7 +252,15 @@ export class Exchange implements ProxiedRequest {
         return this.finish();
       }
       const answer = new ClientAnswer(status, headers as Record<string, string>, body, parsed);
-      this.settings.phases.deliver(this.ctx, answer).then(
+      let delivered: void | Promise<void>;
+      try {
+        delivered = this.settings.phases.deliver(this.ctx, answer);
+      } catch (e) {
+        return this.finishWith(e);
+      }
+      // Stages whose response phase is synchronous cost no promise.
+      if (!delivered) return this.finish();
+      delivered.then(
         () => this.finish(),
         (e: unknown) => this.finishWith(e),
       );

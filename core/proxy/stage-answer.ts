@@ -37,7 +37,7 @@ function writeJson(ctx: ServedRequest, answer: JsonStageAnswer, phases: AnswerPh
   const reply = Buffer.isBuffer(json)
     ? new ClientAnswer(answer.status ?? 200, headers, json)
     : new ClientAnswer(answer.status ?? 200, headers, Buffer.from(JSON.stringify(json)), json);
-  return phases.deliver(ctx, reply);
+  return Promise.resolve(phases.deliver(ctx, reply));
 }
 
 /**

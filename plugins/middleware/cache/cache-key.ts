@@ -30,8 +30,6 @@ export function cacheKey(
 ): string {
   const question: Record<string, unknown> = {};
   for (const name of Object.keys(body)) if (!NOT_THE_QUESTION.has(name)) question[name] = body[name];
-  return createHash('sha256')
-    .update(`${scope}\n${endpoint}\n${model}\n${stream ? 'sse' : 'json'}\n`)
-    .update(stringify(question) ?? '')
-    .digest('base64url');
+  const text = `${scope}\n${endpoint}\n${model}\n${stream ? 'sse' : 'json'}\n${stringify(question) ?? ''}`;
+  return createHash('sha256').update(text).digest('base64url');
 }

@@ -14,8 +14,8 @@ export interface EntryMeta {
   readonly usage: Usage;
 }
 
-/** A JSON answer's body as the client got it, or a stream's events as the client got them. */
-export type EntryBody = Buffer | readonly SseEvent[];
+/** A JSON answer's body as the client got it (its text), or a stream's events as the client got them. */
+export type EntryBody = string | readonly SseEvent[];
 
 export interface CacheEntry {
   readonly meta: EntryMeta;
@@ -39,7 +39,7 @@ export const eventSize = (ev: SseEvent): number => ev.data.length + (ev.event?.l
 
 /** The body's size in bytes, near enough for the memory bound and `max_entry_size`. */
 export function bodySize(body: EntryBody): number {
-  if (Buffer.isBuffer(body)) return body.length;
+  if (typeof body === 'string') return body.length;
   let bytes = 0;
   for (const ev of body) bytes += eventSize(ev);
   return bytes;

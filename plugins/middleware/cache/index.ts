@@ -20,7 +20,7 @@ import {
   ConfigError,
   definePlugin,
   type GatewayContext,
-  globMatch,
+  globMatcher,
   LoggerToken,
   StateKey,
 } from '../../../core/kit/plugin';
@@ -68,6 +68,7 @@ export class CacheMiddleware implements Middleware {
   private readonly store: CacheStore;
   private readonly metrics: CacheMetrics;
   private readonly endpoints: ReadonlySet<string>;
+  private readonly models: readonly ((id: string) => boolean)[];
 
   constructor(
     private readonly options: CacheOptions,
@@ -91,6 +92,7 @@ export class CacheMiddleware implements Middleware {
     current.store = this.store;
     routes.add(clearRoute(current));
     this.endpoints = new Set(options.endpoints.map((api) => CACHED_APIS[api]));
+    this.models = options.models.map(globMatcher);
   }
 
   async handle(ctx: GatewayContext, next: Next): Promise<void> {
@@ -100,7 +102,9 @@ export class CacheMiddleware implements Middleware {
     const model = typeof body.model === 'string' ? body.model : ctx.target!.spec.id;
     const scope = scopeOf(ctx, this.options.scope);
     const name = cacheKey(scope, ctx.endpoint.id, model, ctx.stream, body);
-    const entry = control.read ? await this.store.get(name) : undefined;
+    const found = control.read ? this.store.get(name) : undefined;
+    // The memory store answers at once: no promise to wait for.
+    const entry = found instanceof Promise ? await found : found;
     const now = Date.now();
     if (entry && (control.maxAge === undefined || ageOf(entry.meta.stored_at, now) <= control.maxAge)) {
       await ctx.check(); // the canonical body leaves members out: this call's own must be valid too
@@ -115,10 +119,9 @@ export class CacheMiddleware implements Middleware {
     const pending = ctx.get(PENDING);
     if (!pending || answer.status !== 200 || answer.changed) return;
     const { bytes } = answer;
-    if (bytes.length > this.options.max_entry_size) return;
-    // A copy of its own: a small body may sit in Node's shared 8 kB pool slab, which it would keep alive.
-    pending.body = Buffer.allocUnsafeSlow(bytes.length);
-    bytes.copy(pending.body);
+    // Kept as text: a small body's Buffer may sit in Node's shared 8 kB pool slab, which it would keep
+    // alive beyond what the memory bound counts; a copy of its own (allocUnsafeSlow) costs more than this.
+    if (bytes.length <= this.options.max_entry_size) pending.body = bytes.toString('utf8');
   }
 
   events(ctx: GatewayContext): EventFilter | undefined {
@@ -145,7 +148,7 @@ export class CacheMiddleware implements Middleware {
   private serves(ctx: GatewayContext): boolean {
     const { target } = ctx;
     if (!target || !this.endpoints.has(ctx.endpoint.id)) return false;
-    return this.options.models.some((pattern) => globMatch(pattern, target.spec.id));
+    return this.models.some((matches) => matches(target.spec.id));
   }
 
   private pass(ctx: GatewayContext, result: CacheResult, next: Next): Promise<void> {
@@ -160,7 +163,7 @@ export class CacheMiddleware implements Middleware {
     const headers = { 'x-gateway-cache': 'hit', age: String(ageOf(entry.meta.stored_at, now)) };
     const { body, meta } = entry;
     const { usage } = meta;
-    if (Buffer.isBuffer(body)) ctx.answer({ json: body, headers, usage, replayed: true });
+    if (typeof body === 'string') ctx.answer({ json: Buffer.from(body), headers, usage, replayed: true });
     else
       ctx.answer({ events: replayed(ctx.endpoint.id, body, asked, usage), headers, usage, replayed: true });
   }

@@ -29,7 +29,7 @@ export class RedisCacheStore implements CacheStore {
   async get(name: string): Promise<CacheEntry | undefined> {
     if (!this.redis.up) return undefined;
     try {
-      const [meta, body] = await this.redis.client.hmgetBuffer(this.redis.name(`cache:${name}`), 'm', 'b');
+      const [meta, body] = await this.redis.client.hmget(this.redis.name(`cache:${name}`), 'm', 'b');
       this.failing = false;
       return meta && body ? decode(meta, body) : undefined;
     } catch (e) {
@@ -42,11 +42,11 @@ export class RedisCacheStore implements CacheStore {
     if (!this.redis.up) return;
     const key = this.redis.name(`cache:${name}`);
     const { meta, body } = entry;
-    const form = Buffer.isBuffer(body) ? 'json' : 'sse';
+    const form = typeof body === 'string' ? 'json' : 'sse';
     const stored: StoredMeta = { ...meta, form };
     this.redis.client
       .multi()
-      .hset(key, { m: JSON.stringify(stored), b: Buffer.isBuffer(body) ? body : JSON.stringify(body) })
+      .hset(key, { m: JSON.stringify(stored), b: typeof body === 'string' ? body : JSON.stringify(body) })
       .pexpire(key, ttlMs)
       .exec()
       .catch((e: unknown) => this.failed(e));
@@ -83,10 +83,10 @@ export class RedisCacheStore implements CacheStore {
   }
 }
 
-function decode(meta: Buffer, body: Buffer): CacheEntry | undefined {
+function decode(meta: string, body: string): CacheEntry | undefined {
   try {
-    const { form, ...rest } = JSON.parse(meta.toString('utf8')) as StoredMeta;
-    return { meta: rest, body: form === 'json' ? body : (JSON.parse(body.toString('utf8')) as SseEvent[]) };
+    const { form, ...rest } = JSON.parse(meta) as StoredMeta;
+    return { meta: rest, body: form === 'json' ? body : (JSON.parse(body) as SseEvent[]) };
   } catch {
     return undefined; // not an entry this gateway wrote: a miss, and the store overwrites it
   }
