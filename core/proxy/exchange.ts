@@ -95,14 +95,14 @@ export function deliverFailure(
     sendError(ctx.res, failure.error, ctx.requestId, ctx.replyHeaders);
     return Promise.resolve();
   }
-  const { status, headers, body, parsed } = failure;
-  try {
-    return Promise.resolve(
-      phases.deliver(ctx, new ClientAnswer(status, headers as Record<string, string>, body, parsed)),
-    );
-  } catch (e) {
-    return Promise.reject(e); // a stage that threw: its callers handle a rejection, as before
-  }
+  const answer = new ClientAnswer(
+    failure.status,
+    failure.headers as Record<string, string>,
+    failure.body,
+    failure.parsed,
+  );
+  // A stage that throws becomes a rejection, which the callers handle.
+  return (async () => phases.deliver(ctx, answer))();
 }
 
 export class Exchange implements ProxiedRequest {
