@@ -62,7 +62,8 @@ export class AnswerPhases {
       const { index, hook } = hooks[i]!;
       if (index >= limit) continue;
       const ran = hook(ctx, answer);
-      if (ran instanceof Promise) return ran.then(() => (answer.refused ? undefined : this.json(ctx, answer, i + 1)));
+      if (ran instanceof Promise)
+        return ran.then(() => (answer.refused ? undefined : this.json(ctx, answer, i + 1)));
       if (answer.refused) return;
     }
   }
