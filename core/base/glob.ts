@@ -1,12 +1,5 @@
 /** Model-id patterns as gateway.yaml writes them. */
 
-/** `modelc-*` style patterns: `*` matches any run of characters. */
-export function globMatch(pattern: string, id: string): boolean {
-  if (!pattern.includes('*')) return pattern === id;
-  const escaped = pattern.split('*').map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&'));
-  return new RegExp(`^${escaped.join('.*')}$`).test(id);
-}
-
 /** `pattern` compiled once, for a stage that tests ids against it on every request. */
 export function globMatcher(pattern: string): (id: string) => boolean {
   if (pattern === '*') return () => true;
@@ -15,3 +8,6 @@ export function globMatcher(pattern: string): (id: string) => boolean {
   const compiled = new RegExp(`^${escaped.join('.*')}$`);
   return (id) => compiled.test(id);
 }
+
+/** `modelc-*` style patterns: `*` matches any run of characters. Compiles `pattern` on each call. */
+export const globMatch = (pattern: string, id: string): boolean => globMatcher(pattern)(id);
