@@ -265,6 +265,15 @@ export const Errors = {
       `usage cannot be recorded right now, so no new billable call is started; retry after ${retryAfterSeconds} s`,
       { 'retry-after': String(retryAfterSeconds) },
     ),
+  /** A guardrail stopped the request: `why` names it (and a webhook's reason); the upstream was not called. */
+  contentFilter: (why: string) => new GatewayError(400, 'content_filter', clip(why)),
+  /** A guardrail's check could not be made and its policy is to refuse rather than let the call through. */
+  guardrailUnavailable: (name: string) =>
+    new GatewayError(
+      503,
+      'guardrail_unavailable',
+      `the guardrail '${name}' could not check this request; try again shortly`,
+    ),
   /** A console session cookie that was altered, has expired or was signed out (core/admin/sso/). */
   sessionInvalid: () =>
     new GatewayError(

@@ -44,6 +44,20 @@ export interface StageTrace {
   io<T>(name: string, work: () => Promise<T>): Promise<T>;
   /** Sets an attribute of the request's span (`gateway.cache: hit`). */
   attribute(name: string, value: string | number | boolean): void;
+  /** Adds an event to the request's span (a guardrail's action), at this moment. */
+  event(name: string, attributes: Readonly<Record<string, string | number | boolean>>): void;
+}
+
+/**
+ * What a guardrail did to a call: blocked it, masked text in it, only logged a match, or could not check
+ * it and let it through (`error`, a webhook's `on_error: allow`). Never the text it matched.
+ */
+export interface GuardrailAction {
+  /** The rule's or webhook's name in gateway.yaml. */
+  readonly name: string;
+  readonly action: 'block' | 'mask' | 'log' | 'error';
+  /** Whether it acted on the client's request or on the answer. */
+  readonly phase: 'request' | 'response';
 }
 
 /**
@@ -122,4 +136,11 @@ export interface GatewayContext extends FamilyRequest {
    */
   check(): Promise<void>;
   set<T>(key: StateKey<T>, value: T): void;
+  /**
+   * Records what a guardrail did: the call's usage record, access line and span carry it (`guardrails`).
+   * The same name and action in the same phase is recorded once.
+   */
+  guardrail(action: GuardrailAction): void;
+  /** The guardrails' actions so far, in order; undefined when none acted. */
+  readonly guardrails: readonly GuardrailAction[] | undefined;
 }

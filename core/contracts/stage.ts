@@ -8,6 +8,7 @@ import type { JsonObject } from '../base/json';
 import type { SseEvent } from '../base/sse';
 import type { GatewayContext } from './context';
 import type { ClientEvents } from './reader';
+import type { Usage } from './usage';
 
 export type Next = () => Promise<void>;
 
@@ -38,6 +39,8 @@ export interface StreamControl {
    * event, the API's end marker), and the upstream is closed. Usage is what was read so far.
    */
   end(final: ClientEvents): void;
+  /** What the call used so far: the upstream's figures, estimated from what was read where it has not said. */
+  usage(): Usage;
   /** Milliseconds since the client was last written to. */
   quietMs(): number;
   /** Milliseconds since the upstream last sent anything. */

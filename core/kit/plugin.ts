@@ -12,7 +12,7 @@ export { ConfigError } from '../../config/errors';
 export { duration, size } from '../../config/units';
 export { Errors, type GatewayError } from '../base/errors';
 export { StateKey } from '../contracts/state-key';
-export type { GatewayContext } from '../contracts/context';
+export type { GatewayContext, GuardrailAction } from '../contracts/context';
 export type { FamilyRequest } from '../contracts/family-request';
 export type { SseEvent } from '../base/sse';
 export type { ClientEvents } from '../contracts/reader';

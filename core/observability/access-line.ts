@@ -36,6 +36,8 @@ export interface AccessLine {
   readonly bytes_out: number;
   readonly prompt_tokens?: number | undefined;
   readonly completion_tokens?: number | undefined;
+  /** What guardrails did, `name:action` each (GatewayContext.guardrails). */
+  readonly guardrail?: readonly string[] | undefined;
   readonly trace_id: string | undefined;
   readonly msg: typeof ACCESS_MESSAGE;
 }
@@ -72,6 +74,7 @@ const properties: Readonly<Record<keyof AccessLine, object>> = {
   bytes_out: number,
   prompt_tokens: number,
   completion_tokens: number,
+  guardrail: { type: 'array', items: text },
   trace_id: plain,
   msg: plain,
 };

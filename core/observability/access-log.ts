@@ -65,6 +65,7 @@ export function logRequest(out: LineOutput, ctx: ServedRequest, view: ClientView
       bytes_out: req.socket.bytesWritten - observed.writtenBefore,
       prompt_tokens: usage?.promptTokens,
       completion_tokens: usage?.completionTokens,
+      guardrail: ctx.guardrails?.map(({ name, action }) => `${name}:${action}`),
       trace_id: ctx.trace?.traceId,
       msg: ACCESS_MESSAGE,
     }),

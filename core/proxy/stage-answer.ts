@@ -7,6 +7,7 @@ import type { StageAnswer } from '../contracts/context';
 import type { ClientEvents } from '../contracts/reader';
 import type { EventFilter, StreamControl } from '../contracts/stage';
 import { eventsOf } from '../contracts/client-events';
+import { NO_USAGE, type Usage } from '../contracts/usage';
 import type { ServedRequest } from '../request/served-request';
 import type { AnswerPhases } from './answer-phases';
 import { ClientAnswer } from './client-answer';
@@ -48,12 +49,15 @@ class StageStream implements StreamControl {
   readonly out: SseEvent[] = [];
   ended = false;
 
+  constructor(private readonly used: Usage | undefined) {}
+
   end(final: ClientEvents): void {
     if (this.ended) return;
     this.ended = true;
     this.out.push(...eventsOf(final));
   }
 
+  usage = (): Usage => this.used ?? NO_USAGE;
   quietMs = (): number => 0;
   silentMs = (): number => 0;
   ping = (): void => undefined;
@@ -72,7 +76,7 @@ class StageStream implements StreamControl {
 }
 
 function writeEvents(ctx: ServedRequest, answer: StreamStageAnswer, phases: AnswerPhases): void {
-  const stream = new StageStream();
+  const stream = new StageStream(answer.usage);
   const filters = phases.readsEvents(ctx) ? phases.filters(ctx, stream) : [];
   stream.pass(filters, answer.events);
   if (stream.ended) ctx.outcome = 'refused';

@@ -12,6 +12,7 @@ import type { Outcome } from '../contracts/context';
 import type { StreamDialect } from '../contracts/api';
 import type { ClientEvents, ResponseReader, StreamSkim } from '../contracts/reader';
 import type { StreamControl } from '../contracts/stage';
+import type { Usage } from '../contracts/usage';
 import type { AttemptTrace } from '../request/request-trace';
 import type { ServedRequest } from '../request/served-request';
 import { type GatewayError } from '../base/errors';
@@ -106,6 +107,10 @@ export class StreamRelay implements StreamControl {
     this.final = eventsOf(final);
     // Within an event's filtering, the stream ends once that event is through (onFrame).
     if (!this.filtering) this.endByStage();
+  }
+
+  usage(): Usage {
+    return this.reader.usage();
   }
 
   quietMs(): number {

@@ -7,7 +7,7 @@ import { type RequestBodies } from '../http/body';
 import type { ClientAddresses } from '../http/client-address';
 import type { JsonObject } from '../base/json';
 import type { ServerSpan } from '../observability/tracing/server-span';
-import type { Outcome, StageAnswer } from '../contracts/context';
+import type { GuardrailAction, Outcome, StageAnswer } from '../contracts/context';
 import type { StateKey } from '../contracts/state-key';
 import type { Endpoint, ServedRequest, StageReply } from '../request/served-request';
 import { Errors } from '../base/errors';
@@ -31,6 +31,7 @@ export class RequestContext implements ServedRequest {
   answeredBy: string | undefined = undefined;
   stageReply: StageReply | undefined = undefined;
   replyHeaders: Record<string, string> | undefined = undefined;
+  guardrails: GuardrailAction[] | undefined = undefined;
   readonly observed: Observed;
   /** The client's headers: kept, since the proxy puts the upstream's on `req` while it forwards. */
   readonly headers: IncomingHttpHeaders;
@@ -118,5 +119,14 @@ export class RequestContext implements ServedRequest {
 
   set<T>(key: StateKey<T>, value: T): void {
     (this.slots ??= new Map()).set(key, value);
+  }
+
+  guardrail(done: GuardrailAction): void {
+    const actions = (this.guardrails ??= []);
+    const same = (a: GuardrailAction): boolean =>
+      a.name === done.name && a.action === done.action && a.phase === done.phase;
+    if (actions.some(same)) return;
+    actions.push(done);
+    this.trace?.event('gateway.guardrail', { ...done });
   }
 }

@@ -44,6 +44,8 @@ export interface UsageRecord {
    * would have been; null when the model has no price (unknown, never 0). Absent on every other call.
    */
   readonly saved_micros?: number | null | undefined;
+  /** What guardrails did to the call (blocked, masked, logged, could not check), in order; absent when none acted. */
+  readonly guardrail?: readonly { readonly name: string; readonly action: string }[] | undefined;
   /** Set on records written by `recordOnce`: unique by id among those (client-chosen request ids are not). */
   readonly once?: true | undefined;
   /** True when the counts were estimated from what was delivered (a cut stream), not reported by the upstream. */

@@ -105,6 +105,7 @@ export class UsageMeteringMiddleware implements Middleware {
       cost_micros: hit ? 0 : price,
       cache: hit ? 'hit' : undefined,
       saved_micros: hit ? price : undefined,
+      guardrail: ctx.guardrails?.map(({ name, action }) => ({ name, action })),
       estimated: usage.estimated,
       outcome: ctx.outcome,
       latency_ms: Math.round(performance.now() - ctx.startedAt),

@@ -70,6 +70,10 @@ export class ServerSpan implements RequestTrace, AttemptSink {
     this.span.setAttribute(name, value);
   }
 
+  event(name: string, attributes: Readonly<Record<string, string | number | boolean>>): void {
+    this.span.addEvent(name, attributes);
+  }
+
   io<T>(name: string, work: () => Promise<T>): Promise<T> {
     const span = this.tracer.startSpan(name, undefined, this.context);
     return work().then(

@@ -34,6 +34,10 @@ const properties: Readonly<Record<keyof UsageRecord, object>> = {
   cost_micros: { type: ['number', 'null'] },
   cache: text,
   saved_micros: { type: ['number', 'null'] },
+  guardrail: {
+    type: 'array',
+    items: { type: 'object', properties: { name: text, action: text }, required: ['name', 'action'] },
+  },
   once: flag,
   estimated: flag,
   outcome: text,

@@ -57,6 +57,10 @@ const everyField: Required<UsageRecord> = {
   cost_micros: 1_234,
   cache: 'hit',
   saved_micros: 5_678,
+  guardrail: [
+    { name: 'pii', action: 'mask' },
+    { name: 'no "codenames"', action: 'block' },
+  ],
   once: true,
   estimated: true,
   outcome: 'upstream_cut',
