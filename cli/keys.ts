@@ -1,7 +1,10 @@
 /**
  * `npm run keys -- <command>`: manage API keys through the running gateway's admin API.
- *   create [--description TEXT] [--models m1,m2] [--rpm N] [--tpm N] [--concurrent N]
+ *   create [--description TEXT] [--models m1,m2] [--guardrails g1,g2] [--rpm N] [--tpm N] [--concurrent N]
  *                                                            prints the full key, alone, on its last line
+ *   update <id> [the same options]                           changes only the settings given; an empty
+ *                                                            --models allows every model, an empty
+ *                                                            --guardrails opts out of every guardrail
  *   list                                                     stored keys, then those declared in gateway.yaml
  *   disable <id> | enable <id> | delete <id>                 <id> is the key's visible prefix (sk-XXXXXXXX)
  *   hash [<secret>]   the hash of a key to declare in gateway.yaml (`keys.declared[].hash`), computed with
@@ -15,7 +18,9 @@ import type { CreatedKey, KeyWithActivity, List, Page, PublicKey } from '../core
 import { KEY_SECRET_FILE, readSecret } from '../core/keys/secrets';
 import { AdminError, connectAdmin, type AdminClient } from './admin-client';
 
-const USAGE = `usage: npm run keys -- create [--description TEXT] [--models m1,m2] [--rpm N] [--tpm N] [--concurrent N]
+const USAGE = `usage: npm run keys -- create [--description TEXT] [--models m1,m2] [--guardrails g1,g2]
+                                 [--rpm N] [--tpm N] [--concurrent N]
+       npm run keys -- update <key id> [the same options]
        npm run keys -- list
        npm run keys -- disable|enable|delete <key id>
        npm run keys -- hash [<secret>]`;
@@ -27,41 +32,57 @@ const describe = (k: PublicKey): string =>
     k.id.padEnd(12),
     k.status.padEnd(9),
     (k.allowed_models.length ? k.allowed_models.join(',') : 'all models').padEnd(24),
+    (k.guardrails?.join(',') ?? 'no guardrails').padEnd(16),
     k.rate_limit_rpm ? `${k.rate_limit_rpm}/min`.padEnd(10) : 'default'.padEnd(10),
     k.created_at,
     k.description,
   ].join('  ');
 
+/** The settings `create` and `update` take, as options. */
+const SETTINGS = {
+  description: { type: 'string' },
+  models: { type: 'string' },
+  guardrails: { type: 'string' },
+  rpm: { type: 'string' },
+  tpm: { type: 'string' },
+  concurrent: { type: 'string' },
+} as const;
+
+const names = (list: string): string[] =>
+  list
+    .split(',')
+    .map((m) => m.trim())
+    .filter(Boolean);
+
+/** The admin API body for the options given (an option left out changes nothing). */
+function settingsBody(args: string[]): { body: Record<string, unknown>; positionals: string[] } {
+  const { values, positionals } = parseArgs({ args, options: SETTINGS, allowPositionals: true });
+  const body = {
+    ...(values.description !== undefined ? { description: values.description } : {}),
+    ...(values.models !== undefined ? { allowed_models: names(values.models) } : {}),
+    ...(values.guardrails !== undefined ? { guardrails: names(values.guardrails) } : {}),
+    ...(values.rpm ? { rate_limit_rpm: Number(values.rpm) } : {}),
+    ...(values.tpm ? { rate_limit_tpm: Number(values.tpm) } : {}),
+    ...(values.concurrent ? { max_concurrent: Number(values.concurrent) } : {}),
+  };
+  return { body, positionals };
+}
+
 const commands: Record<string, Command> = {
   async create(admin, args) {
-    const { values } = parseArgs({
-      args,
-      options: {
-        description: { type: 'string' },
-        models: { type: 'string' },
-        rpm: { type: 'string' },
-        tpm: { type: 'string' },
-        concurrent: { type: 'string' },
-      },
-    });
-    const body = {
-      ...(values.description !== undefined ? { description: values.description } : {}),
-      ...(values.models
-        ? {
-            allowed_models: values.models
-              .split(',')
-              .map((m) => m.trim())
-              .filter(Boolean),
-          }
-        : {}),
-      ...(values.rpm ? { rate_limit_rpm: Number(values.rpm) } : {}),
-      ...(values.tpm ? { rate_limit_tpm: Number(values.tpm) } : {}),
-      ...(values.concurrent ? { max_concurrent: Number(values.concurrent) } : {}),
-    };
+    const { body, positionals } = settingsBody(args);
+    if (positionals.length > 0) throw new AdminError(USAGE);
     const created = await admin.call<CreatedKey>('POST', '/admin/keys', body);
     process.stdout.write(
       `created ${describe(created.record)}\nthe key is shown once; keep it:\n${created.key}\n`,
     );
+  },
+  async update(admin, args) {
+    const { body, positionals } = settingsBody(args);
+    if (positionals.length !== 1) throw new AdminError(USAGE);
+    const id = encodeURIComponent(positionals[0]!);
+    const record = await admin.call<PublicKey>('PATCH', `/admin/keys/${id}`, body);
+    process.stdout.write(`updated ${describe(record)}\n`);
   },
   async list(admin) {
     let cursor: string | null = null;

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { compile as compileTrust } from '@fastify/proxy-addr';
+import { guardrailNames } from './guardrail-names';
 import { duration, port, size } from './units';
 
 const timeouts = z
@@ -208,6 +209,8 @@ const declaredKey = z
     expires_at: isoTime.optional(),
     /** The team the key belongs to (its id, `team-…`); a team that does not exist refuses the key's calls. */
     team_id: z.string().min(1).max(64).optional(),
+    /** Guardrail rules marked `opt_in` that apply to the key's calls; a name no rule has adds nothing. */
+    guardrails: guardrailNames.optional(),
   })
   .strict()
   .superRefine(checkDeclaredSecret);

@@ -118,7 +118,9 @@ export function RotateForm(props: {
   };
   return html`<${Dialog} title=${`Rotate ${props.record.id}`} onClose=${props.onClose}>
     <form class="form" onSubmit=${submit}>
-      <p>A new key with the same description, models, limits, budget and expiry replaces this one.</p>
+      <p>
+        A new key with the same description, models, guardrails, limits, budget and expiry replaces this one.
+      </p>
       <label class="check"
         ><input
           type="checkbox"

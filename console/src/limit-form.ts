@@ -1,6 +1,6 @@
 /**
- * The fields keys and teams share in their forms: allowed models, rate limits and a budget, read from a
- * record, shown as inputs, and turned into the API's body fields.
+ * The fields keys and teams share in their forms: allowed models, guardrails, rate limits and a budget,
+ * read from a record, shown as inputs, and turned into the API's body fields.
  */
 import { html } from 'htm/preact';
 import type { KeyBudget } from '../../core/admin/wire';
@@ -9,6 +9,7 @@ import { money, parseMoney } from './format';
 /** What a key or a team has of these fields (PublicKey and PublicTeam alike). */
 export interface LimitedRecord {
   readonly allowed_models: readonly string[];
+  readonly guardrails?: readonly string[];
   readonly rate_limit_rpm?: number;
   readonly rate_limit_tpm?: number;
   readonly max_concurrent?: number;
@@ -17,6 +18,8 @@ export interface LimitedRecord {
 
 export interface LimitState {
   models: string;
+  /** Comma-separated names of opt-in guardrail rules. */
+  guardrails: string;
   rpm: string;
   tpm: string;
   concurrent: string;
@@ -26,12 +29,20 @@ export interface LimitState {
 
 export const limitStateOf = (r?: LimitedRecord): LimitState => ({
   models: r?.allowed_models.join(', ') ?? '',
+  guardrails: r?.guardrails?.join(', ') ?? '',
   rpm: r?.rate_limit_rpm?.toString() ?? '',
   tpm: r?.rate_limit_tpm?.toString() ?? '',
   concurrent: r?.max_concurrent?.toString() ?? '',
   budget: r?.budget ? money(r.budget.amount_micros).replace(/,/g, '') : '',
   period: r?.budget?.period ?? 'month',
 });
+
+/** Comma-separated names as a list, blanks dropped. */
+const namesOf = (text: string): string[] =>
+  text
+    .split(',')
+    .map((m) => m.trim())
+    .filter(Boolean);
 
 /** A limit field: empty (undefined) or a whole number above 0. */
 function wholeNumber(text: string, label: string): number | undefined {
@@ -49,11 +60,10 @@ export function limitBody(f: LimitState, editing: boolean): Record<string, unkno
   const amount = f.budget.trim() ? parseMoney(f.budget) : undefined;
   if (f.budget.trim() && amount === undefined)
     throw new Error('Budget must be an amount such as 25 or 0.50.');
+  const guardrails = namesOf(f.guardrails);
   return {
-    allowed_models: f.models
-      .split(',')
-      .map((m) => m.trim())
-      .filter(Boolean),
+    allowed_models: namesOf(f.models),
+    guardrails: guardrails.length > 0 ? guardrails : clear,
     rate_limit_rpm: wholeNumber(f.rpm, 'Rate limit') ?? clear,
     rate_limit_tpm: wholeNumber(f.tpm, 'Token limit') ?? clear,
     max_concurrent: wholeNumber(f.concurrent, 'Concurrent requests') ?? clear,
@@ -83,6 +93,14 @@ export function LimitInputs(props: {
   return html`<label
       >Allowed models
       <input name="models" placeholder="all models" value=${f.models} onInput=${set('models')}
+    /></label>
+    <label
+      >Guardrails
+      <input
+        name="guardrails"
+        placeholder="none (names of opt-in rules)"
+        value=${f.guardrails}
+        onInput=${set('guardrails')}
     /></label>
     <label>Rate limit (requests/min) ${limit('rpm')}</label>
     <div class="row">

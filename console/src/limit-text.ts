@@ -1,4 +1,4 @@
-/** How the tables show a key's or a team's limits, budget and spend. */
+/** How the tables show a key's or a team's guardrails, limits, budget and spend. */
 import { html } from 'htm/preact';
 import { money } from './format';
 import type { LimitedRecord } from './limit-form';
@@ -38,6 +38,10 @@ export function budgetMeter(r: Spending) {
     <span>${share}%</span>
   </div>`;
 }
+
+/** The opt-in guardrail rules it names, or a muted dash for none. */
+export const guardrailsText = (r: LimitedRecord) =>
+  r.guardrails?.length ? r.guardrails.join(', ') : html`<span class="muted">—</span>`;
 
 /** Its own rate limits, or `fallback` when it has none. */
 export const limitsText = (r: LimitedRecord, fallback: string): string =>

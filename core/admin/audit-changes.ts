@@ -25,6 +25,7 @@ const AUDITED: { readonly [K in keyof Views]: readonly (keyof Views[K] & string)
     'expires_at',
     'budget',
     'team_id',
+    'guardrails',
   ],
   token: ['id', 'description', 'role', 'team_id'],
   team: [
@@ -35,6 +36,7 @@ const AUDITED: { readonly [K in keyof Views]: readonly (keyof Views[K] & string)
     'rate_limit_tpm',
     'max_concurrent',
     'allowed_models',
+    'guardrails',
     'metadata',
   ],
 };

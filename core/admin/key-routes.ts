@@ -3,9 +3,11 @@
  *   GET    /admin/keys?limit=&cursor=&status=&q=&team_id=   a page of keys in id order → {data, next_cursor},
  *                                      each key with its last_used_at and spent_micros
  *   POST   /admin/keys                 create {description?, allowed_models?, rate_limit_rpm?, rate_limit_tpm?,
- *                                      max_concurrent?, expires_at?, budget?, team_id?} → {key, record}
+ *                                      max_concurrent?, expires_at?, budget?, team_id?, guardrails?}
+ *                                      → {key, record}
  *   GET    /admin/keys/:id             one key, as in the listing
  *   PATCH  /admin/keys/:id             change any of those fields and `enabled`; null clears an optional one
+ *                                      (and `[]` the guardrails)
  *   POST   /admin/keys/:id/rotate      {disable_old_after?} → {key, record, replaces}
  *   POST   /admin/keys/:id/disable     and /enable
  *   DELETE /admin/keys/:id
@@ -26,7 +28,15 @@ import { readJsonBody, toChange, type BodyFields } from './admin-body';
 import { createdRoute, okRoute, type AdminCall, type AdminRoute } from './admin-reply';
 import { changesOf } from './audit-changes';
 import { withActivity } from './key-activity';
-import { allowedModels, budget, CLEARABLE_LIMITS, LIMIT_EXPECTED, positiveInt } from './limit-fields';
+import {
+  allowedModels,
+  budget,
+  CLEARABLE_LIMITS,
+  guardrails,
+  guardrailsChange,
+  LIMIT_EXPECTED,
+  positiveInt,
+} from './limit-fields';
 import { checkParams, pageLimit } from './page-params';
 import { publicKey } from './public-key';
 import type { CreatedKey, KeyWithActivity, List, PublicKey, Page } from './wire';
@@ -62,6 +72,7 @@ const newKeyBody = z
     expires_at: expiresAt.optional(),
     budget: budget.optional(),
     team_id: teamId.optional(),
+    guardrails: guardrails.optional(),
   })
   .strict();
 
@@ -76,6 +87,7 @@ const keyPatchBody = z
     budget: budget.nullable().optional(),
     enabled: z.boolean().optional(),
     team_id: teamId.nullable().optional(),
+    guardrails: guardrailsChange.optional(),
   })
   .strict();
 

@@ -1,11 +1,18 @@
 /**
- * The body fields keys and teams share (key-routes.ts, team-routes.ts): the models allowed, the limits
- * and the budget, with what each must be as error messages say it.
+ * The body fields keys and teams share (key-routes.ts, team-routes.ts): the models allowed, the limits,
+ * the budget and the guardrails opted into, with what each must be as error messages say it.
  */
 import { z } from 'zod';
+import { GUARDRAIL_NAME_EXPECTED, GUARDRAILS_EXPECTED, guardrailNames } from '../../config/guardrail-names';
 
 export const allowedModels = z.array(z.string().min(1));
 export const positiveInt = z.number().int().positive();
+/** On creation: an empty list is none, left out of the record. */
+export const guardrails = guardrailNames;
+/** In a PATCH, an empty list clears the field as null does: the record keeps none as no field at all. */
+export const guardrailsChange = guardrailNames
+  .transform((names) => (names.length > 0 ? names : null))
+  .nullable();
 export const budget = z
   .object({
     amount_micros: z.number().int().nonnegative(),
@@ -22,7 +29,15 @@ export const LIMIT_EXPECTED: Readonly<Record<string, string>> = {
   budget: 'an object {amount_micros, period}',
   'budget.amount_micros': 'a non-negative integer (millionths of the currency unit)',
   'budget.period': "'total' or 'month'",
+  guardrails: GUARDRAILS_EXPECTED,
+  'guardrails.*': GUARDRAIL_NAME_EXPECTED,
 };
 
-/** Limits a PATCH may clear with null. */
-export const CLEARABLE_LIMITS = ['rate_limit_rpm', 'rate_limit_tpm', 'max_concurrent', 'budget'] as const;
+/** Fields a PATCH may clear with null (the limits, the budget and the guardrails). */
+export const CLEARABLE_LIMITS = [
+  'rate_limit_rpm',
+  'rate_limit_tpm',
+  'max_concurrent',
+  'budget',
+  'guardrails',
+] as const;

@@ -20,6 +20,7 @@ export function publicKey(record: KeyRecord, now: number = Date.now()): PublicKe
       ? { budget: { amount_micros: record.budget.amount_micros, period: record.budget.period } }
       : {}),
     ...(record.team_id !== undefined ? { team_id: record.team_id } : {}),
+    ...(record.guardrails !== undefined ? { guardrails: [...record.guardrails] } : {}),
     created_at: record.created_at,
   };
 }

@@ -16,6 +16,7 @@ export function publicTeam(record: TeamRecord): PublicTeam {
     ...(record.rate_limit_tpm !== undefined ? { rate_limit_tpm: record.rate_limit_tpm } : {}),
     ...(record.max_concurrent !== undefined ? { max_concurrent: record.max_concurrent } : {}),
     allowed_models: [...record.allowed_models],
+    ...(record.guardrails !== undefined ? { guardrails: [...record.guardrails] } : {}),
     metadata: { ...record.metadata },
     created_at: record.created_at,
   };

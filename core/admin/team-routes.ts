@@ -3,9 +3,10 @@
  *   GET    /admin/teams?team_id=       every team in name order → {data}, each with its key_count and
  *                                      spent_micros; `team_id` narrows it to that team
  *   POST   /admin/teams                create {name, budget?, rate_limit_rpm?, rate_limit_tpm?, max_concurrent?,
- *                                      allowed_models?, metadata?} → the team (201)
+ *                                      allowed_models?, guardrails?, metadata?} → the team (201)
  *   GET    /admin/teams/:id            one team, as in the listing
- *   PATCH  /admin/teams/:id            change any of those fields; null clears an optional one
+ *   PATCH  /admin/teams/:id            change any of those fields; null clears an optional one (and `[]`
+ *                                      the guardrails)
  *   DELETE /admin/teams/:id            refused with 409 team_has_keys while keys belong to it
  * Keys join and leave a team through their own `team_id` (key-routes.ts).
  */
@@ -17,7 +18,15 @@ import type { TeamService } from '../teams/team-service';
 import { readJsonBody, toChange, type BodyFields } from './admin-body';
 import { createdRoute, okRoute, type AdminCall, type AdminRoute } from './admin-reply';
 import { changesOf } from './audit-changes';
-import { allowedModels, budget, CLEARABLE_LIMITS, LIMIT_EXPECTED, positiveInt } from './limit-fields';
+import {
+  allowedModels,
+  budget,
+  CLEARABLE_LIMITS,
+  guardrails,
+  guardrailsChange,
+  LIMIT_EXPECTED,
+  positiveInt,
+} from './limit-fields';
 import { checkParams } from './page-params';
 import { publicTeam } from './public-team';
 import { teamsWithActivity } from './team-activity';
@@ -49,6 +58,7 @@ const newTeamBody = z
     rate_limit_tpm: positiveInt.optional(),
     max_concurrent: positiveInt.optional(),
     allowed_models: allowedModels.optional(),
+    guardrails: guardrails.optional(),
     metadata: metadata.optional(),
   })
   .strict();
@@ -61,6 +71,7 @@ const teamPatchBody = z
     rate_limit_tpm: positiveInt.nullable().optional(),
     max_concurrent: positiveInt.nullable().optional(),
     allowed_models: allowedModels.optional(),
+    guardrails: guardrailsChange.optional(),
     metadata: metadata.optional(),
   })
   .strict();

@@ -36,6 +36,8 @@ export interface PublicKey {
   readonly budget?: KeyBudget;
   /** The team the key belongs to, if any. */
   readonly team_id?: string;
+  /** Guardrail rules marked `opt_in` that apply to this key's calls; absent: none. */
+  readonly guardrails?: readonly string[];
   readonly created_at: string;
 }
 
@@ -70,6 +72,8 @@ export interface PublicTeam {
   readonly max_concurrent?: number;
   /** Models the team's keys may use; empty means all (a key's own list narrows it further). */
   readonly allowed_models: readonly string[];
+  /** Guardrail rules marked `opt_in` that apply to the calls of all the team's keys; absent: none. */
+  readonly guardrails?: readonly string[];
   readonly metadata: Readonly<Record<string, string>>;
   readonly created_at: string;
 }

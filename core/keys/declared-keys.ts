@@ -87,6 +87,7 @@ function toRecord(entry: DeclaredKeyConfig, hash: string, createdAt: string): Ke
     ...(entry.max_concurrent !== undefined ? { max_concurrent: entry.max_concurrent } : {}),
     ...(entry.expires_at !== undefined ? { expires_at: entry.expires_at } : {}),
     ...(entry.team_id !== undefined ? { team_id: entry.team_id } : {}),
+    ...(entry.guardrails?.length ? { guardrails: [...entry.guardrails] } : {}),
     created_at: createdAt,
   });
 }

@@ -198,6 +198,7 @@ export class KeyService {
         ...(spec.expires_at !== undefined ? { expires_at: spec.expires_at } : {}),
         ...(spec.budget !== undefined ? { budget: { ...spec.budget } } : {}),
         ...(spec.team_id !== undefined ? { team_id: spec.team_id } : {}),
+        ...(spec.guardrails?.length ? { guardrails: [...spec.guardrails] } : {}),
         created_at: new Date().toISOString(),
       };
       await insert(record);
@@ -269,6 +270,7 @@ export class KeyService {
       ...(old.budget !== undefined ? { budget: old.budget } : {}),
       // The replacement stays in the team: a team_admin's rotation must not make a key outside it.
       ...(old.team_id !== undefined ? { team_id: old.team_id } : {}),
+      ...(old.guardrails !== undefined ? { guardrails: old.guardrails } : {}),
     });
     let current: KeyRecord = old;
     if (disableOldAfterMs !== undefined) {

@@ -24,6 +24,8 @@ export interface KeyRecord {
   readonly budget?: KeyBudget;
   /** The team the key belongs to (TeamRecord.id); its calls count against the team's budget and limits too. */
   readonly team_id?: string;
+  /** Guardrail rules marked `opt_in` that apply to this key's calls, by name; absent: none. */
+  readonly guardrails?: readonly string[];
 }
 
 export interface KeyBudget {
@@ -42,6 +44,7 @@ export interface NewKey {
   expires_at?: string;
   budget?: KeyBudget;
   team_id?: string;
+  guardrails?: readonly string[];
 }
 
 /** Fields to change; a field given as undefined is removed from the record. */
@@ -57,6 +60,7 @@ export type KeyChange = {
       | 'expires_at'
       | 'budget'
       | 'team_id'
+      | 'guardrails'
   ]?: KeyRecord[F] | undefined;
 };
 

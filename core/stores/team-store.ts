@@ -17,6 +17,8 @@ export interface TeamRecord {
   readonly max_concurrent?: number;
   /** Models the team's keys may use; empty means all (a key's own list narrows it further). */
   readonly allowed_models: readonly string[];
+  /** Guardrail rules marked `opt_in` that apply to the calls of all the team's keys, by name; absent: none. */
+  readonly guardrails?: readonly string[];
   /** The operators' own labels (cost centre, owner, …): strings only. */
   readonly metadata: Readonly<Record<string, string>>;
   readonly created_at: string;
@@ -29,6 +31,7 @@ export interface NewTeam {
   rate_limit_tpm?: number;
   max_concurrent?: number;
   allowed_models?: readonly string[];
+  guardrails?: readonly string[];
   metadata?: Readonly<Record<string, string>>;
 }
 

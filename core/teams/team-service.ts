@@ -83,6 +83,7 @@ export class TeamService {
       ...(spec.rate_limit_tpm !== undefined ? { rate_limit_tpm: spec.rate_limit_tpm } : {}),
       ...(spec.max_concurrent !== undefined ? { max_concurrent: spec.max_concurrent } : {}),
       allowed_models: [...(spec.allowed_models ?? [])],
+      ...(spec.guardrails?.length ? { guardrails: [...spec.guardrails] } : {}),
       metadata: { ...spec.metadata },
       created_at: new Date().toISOString(),
     };

@@ -1,8 +1,9 @@
 /** `npm run keys`: the CLI finds the gateway's admin API and token from the same config and data directory. */
 import t from 'tap';
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
+import type { PublicKey } from '../../core/admin/wire';
 import { KeyHasher } from '../../core/keys/api-key';
 import { startSimulator } from '../../simulator/server';
 import { tempDir, testConfig } from '../helpers/gateway';
@@ -12,7 +13,7 @@ import { listeningOn, runKeysCli, spawnGateway, type GatewayProcess } from '../h
 
 const ask = { model: 'modelc-3.6-flash', messages: [{ role: 'user', content: 'hi' }] };
 
-t.test('keys CLI: create, list, disable, enable, delete against a running gateway', async (t) => {
+t.test('keys CLI: create, update, list, disable, enable, delete against a running gateway', async (t) => {
   const sim = await startSimulator();
   t.teardown(() => sim.close());
   const dir = await tempDir(t);
@@ -51,7 +52,55 @@ t.test('keys CLI: create, list, disable, enable, delete against a running gatewa
   const listed = await runKeysCli(['list'], env);
   t.equal(listed.code, 0);
   t.match(listed.stdout, new RegExp(`${id}\\s+enabled\\s+modelc-3.6-flash.*billing service`));
+  t.match(listed.stdout, new RegExp(`${id}\\s+enabled\\s+modelc-3.6-flash\\s+no guardrails\\s`));
   t.notMatch(listed.stdout, key, 'the full key is never shown again');
+
+  // Guardrails: given on create, changed and cleared by update, shown by each and by list.
+  const guarded = await runKeysCli(
+    ['create', '--description', 'support bot', '--guardrails', 'pii-mask, no.secrets'],
+    env,
+  );
+  t.equal(guarded.code, 0, guarded.stderr);
+  const guardedId = guarded.stdout.trimEnd().split('\n').at(-1)!.slice(0, 11);
+  t.match(
+    guarded.stdout,
+    new RegExp(`created ${guardedId}\\s+enabled\\s+all models\\s+pii-mask,no\\.secrets\\s`),
+  );
+  const stored = async () => {
+    const token = (await readFile(join(dir, 'data', 'admin-token'), 'utf8')).trim();
+    const port = (doc.admin as { port: number }).port;
+    const res = await fetch(`http://127.0.0.1:${port}/admin/keys/${guardedId}`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    return (await res.json()) as PublicKey;
+  };
+  t.strictSame((await stored()).guardrails, ['pii-mask', 'no.secrets'], 'stored as given, names trimmed');
+  const updated = await runKeysCli(
+    ['update', guardedId, '--guardrails', 'strict', '--description', 'support bot v2'],
+    env,
+  );
+  t.equal(updated.code, 0, updated.stderr);
+  t.match(
+    updated.stdout,
+    new RegExp(`^updated ${guardedId}\\s+enabled\\s+all models\\s+strict\\s.*support bot v2`),
+  );
+  t.strictSame((await stored()).guardrails, ['strict'], 'update replaced the list');
+  t.match(
+    (await runKeysCli(['list'], env)).stdout,
+    new RegExp(`${guardedId}\\s+enabled\\s+all models\\s+strict\\s.*support bot v2`),
+    'list shows them',
+  );
+  const models = await runKeysCli(['update', guardedId, '--models', 'modela-5.5'], env);
+  t.match(models.stdout, /modela-5\.5\s+strict\s/, 'an update leaves the options not given alone');
+  const cleared = await runKeysCli(['update', guardedId, '--guardrails', ''], env);
+  t.match(cleared.stdout, new RegExp(`${guardedId}\\s+enabled\\s+modela-5\\.5\\s+no guardrails\\s`));
+  t.notOk('guardrails' in (await stored()), 'an empty --guardrails clears them');
+  const badName = await runKeysCli(['update', guardedId, '--guardrails', 'pii mask'], env);
+  t.equal(badName.code, 1);
+  t.match(badName.stderr, /field 'guardrails\.0' must be a guardrail name/, "the admin API's reason");
+  const noId = await runKeysCli(['update', '--guardrails', 'strict'], env);
+  t.equal(noId.code, 1);
+  t.match(noId.stderr, /usage: npm run keys/, 'update needs the key id');
 
   t.equal((await runKeysCli(['disable', id], env)).code, 0);
   t.equal((await postJson(chat, ask, key)).status, 403, 'disabled takes effect at once');

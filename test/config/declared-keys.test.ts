@@ -1,7 +1,7 @@
 /**
  * `keys.declared` in gateway.yaml: what start-up refuses (a secret without `sk-` or too short, both or
- * neither of secret and hash, a name or a key given twice, a key a stored key already has), each with the
- * entry's path and name, and never the secret in the message.
+ * neither of secret and hash, a name or a key given twice, a bad list of guardrails, a key a stored key
+ * already has), each with the entry's path and name, and never the secret in the message.
  */
 import 'reflect-metadata';
 import '../helpers/load-plugins';
@@ -60,6 +60,36 @@ t.test('start-up refuses bad declared keys, naming the entry', async (t) => {
   );
   await refused(t, [{ name: 'team-a', hash: 'not-a-hash' }], 'keys.declared[0].hash', /43 base64url/);
   await refused(t, [{ name: 'Team A', secret: SECRET_A }], 'keys.declared[0].name', /a-z, 0-9/);
+  await refused(
+    t,
+    [{ name: 'team-a', secret: SECRET_A, guardrails: ['pii-mask', 'pii mask'] }],
+    'keys.declared[0].guardrails[1]',
+    /1 to 64 of A-Z, a-z, 0-9, '_', '.' and '-'/,
+  );
+  await refused(
+    t,
+    [{ name: 'team-a', secret: SECRET_A, guardrails: ['n'.repeat(65)] }],
+    'keys.declared[0].guardrails[0]',
+    /guardrail name: 1 to 64/,
+  );
+  await refused(
+    t,
+    [{ name: 'team-a', secret: SECRET_A, guardrails: ['strict', 'pii-mask', 'strict'] }],
+    'keys.declared[0].guardrails',
+    /names 'strict' twice/,
+  );
+  await refused(
+    t,
+    [{ name: 'team-a', secret: SECRET_A, guardrails: Array.from({ length: 33 }, (_, i) => `r${i}`) }],
+    'keys.declared[0].guardrails',
+    /at most 32 distinct guardrail names/,
+  );
+  await refused(
+    t,
+    [{ name: 'team-a', secret: SECRET_A, guardrails: 'strict' }],
+    'keys.declared[0].guardrails',
+    /expected array/,
+  );
   await refused(
     t,
     [

@@ -1,16 +1,19 @@
 /**
- * The console in headless Chromium against a real gateway: sign in, create a key and see it once, use it
- * with the openai client, find the call in the usage chart and table (filtered by model, key and a custom
- * range of days), find calls on chat completions, responses and embeddings stacked by endpoint, see the
- * spend the response cache saved beside the spend, find real video tasks in the task list and one's status history, see the key's last
- * use and spend, edit, rotate, disable (the key then gets 403), delete. A screenshot of each step goes
- * to test-output/screenshots/.
+ * The console in headless Chromium against a real gateway: sign in, create a key (with guardrails, saved
+ * as entered) and see it once, use it with the openai client, find the call in the usage chart and table
+ * (filtered by model, key and a custom range of days), find calls on chat completions, responses and
+ * embeddings stacked by endpoint, see the spend the response cache saved beside the spend, find real
+ * video tasks in the task list and one's status history, see the key's last use and spend, edit
+ * (guardrails too), rotate, disable (the key then gets 403), delete. A screenshot of each step goes to
+ * test-output/screenshots/.
  */
 import t, { type Test } from 'tap';
 import { readFile } from 'node:fs/promises';
 import OpenAI from 'openai';
 import type { Page } from 'playwright-core';
+import type { KeyWithActivity } from '../../core/admin/wire';
 import type { UsageRecord } from '../../core/stores/usage-store';
+import { adminCall } from '../helpers/admin';
 import { needsChromium, openConsolePage, shot } from '../helpers/chromium';
 import { startTestGateway, type TestGateway } from '../helpers/gateway';
 import { eventually } from '../helpers/wait';
@@ -50,16 +53,23 @@ async function signIn(t: Test, page: Page, gw: TestGateway): Promise<void> {
   t.notMatch(page.url(), gw.gateway.adminToken, 'nor in the URL');
 }
 
+/** The key's record as the admin API shows it. */
+async function keyRecord(gw: TestGateway, id: string): Promise<KeyWithActivity> {
+  return (await adminCall<KeyWithActivity>(gw, gw.gateway.adminToken, 'GET', `/admin/keys/${id}`)).body;
+}
+
 /** Creates a key in the dialog; returns it as shown that once. */
-async function createKey(t: Test, page: Page): Promise<string> {
+async function createKey(t: Test, page: Page, gw: TestGateway): Promise<string> {
   await page.getByRole('button', { name: 'Create key' }).click();
   await page.getByLabel('Description').fill('browser test');
   await page.getByLabel('Allowed models').fill('modela-5.5');
+  await page.getByLabel('Guardrails').fill('pii-mask, no.secrets');
   await page.getByLabel('Rate limit (requests/min)').fill('60');
   await page.getByLabel('Tokens/min').fill('90000');
   await page.getByLabel('Concurrent requests').fill('4');
   await page.getByLabel('Budget').fill('5');
   await page.getByLabel('Expires (UTC)').fill('2031-01-01T00:00');
+  await shot(page, '02a-key-dialog');
   await page.locator('dialog').getByRole('button', { name: 'Create key' }).click();
   const shown = page.getByRole('textbox', { name: 'New key', exact: true });
   await shown.waitFor();
@@ -74,7 +84,12 @@ async function createKey(t: Test, page: Page): Promise<string> {
   t.notOk((await page.content()).includes(key), 'and is not shown after a reload');
   t.match(
     await row(page, key.slice(0, 11)).innerText(),
-    /browser test[\s\S]*modela-5\.5[\s\S]*60\/min, 90000 tokens\/min, 4 at once[\s\S]*5\.00/,
+    /browser test[\s\S]*modela-5\.5\s+pii-mask, no\.secrets\s+60\/min, 90000 tokens\/min, 4 at once[\s\S]*5\.00/,
+  );
+  t.strictSame(
+    (await keyRecord(gw, key.slice(0, 11))).guardrails,
+    ['pii-mask', 'no.secrets'],
+    'the guardrails entered are saved on the key',
   );
   await shot(page, '04-keys');
   return key;
@@ -321,7 +336,7 @@ t.test('the console in Chromium: sign-in, keys, usage', needsChromium, async (t)
   });
   const { page, problems } = await openConsolePage(t, gw.gateway.adminUrl);
   await signIn(t, page, gw);
-  const key = await createKey(t, page);
+  const key = await createKey(t, page, gw);
   const id = key.slice(0, 11);
 
   const answer = await chatWith(gw, key);
@@ -351,10 +366,14 @@ t.test('the console in Chromium: sign-in, keys, usage', needsChromium, async (t)
   t.match(used, /5\.00 \/ month\s+0\.000\d+\s/, 'and what it spent of its budget this month');
   await shot(page, '09-keys-used');
   await row(page, id).getByRole('button', { name: 'Edit' }).click();
+  t.equal(await page.getByLabel('Guardrails').inputValue(), 'pii-mask, no.secrets', 'the edit shows them');
   await page.getByLabel('Description').fill('browser test, edited');
+  await page.getByLabel('Guardrails').fill('strict');
   await page.getByRole('button', { name: 'Save' }).click();
   await row(page, id).filter({ hasText: 'browser test, edited' }).waitFor();
   t.pass('the description is edited');
+  t.match(await row(page, id).innerText(), /modela-5\.5\s+strict\s/, 'the row shows the new guardrails');
+  t.strictSame((await keyRecord(gw, id)).guardrails, ['strict'], 'and they are saved');
   await shot(page, '10-edited');
 
   await row(page, id).getByRole('button', { name: 'Rotate' }).click();
@@ -366,6 +385,7 @@ t.test('the console in Chromium: sign-in, keys, usage', needsChromium, async (t)
   await shot(page, '11-rotated');
   await page.getByRole('button', { name: 'I have stored it' }).click();
   t.match(await row(page, replacement.slice(0, 11)).innerText(), /browser test, edited/, 'same settings');
+  t.strictSame((await keyRecord(gw, replacement.slice(0, 11))).guardrails, ['strict'], 'guardrails too');
   t.ok((await chatWith(gw, replacement)).choices[0], 'the replacement works');
 
   await confirmAction(page, id, 'Disable', '12-disable-confirm');

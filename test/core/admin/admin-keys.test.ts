@@ -20,6 +20,7 @@ interface PublicKey {
   max_concurrent?: number;
   expires_at?: string;
   budget?: { amount_micros: number; period: string };
+  guardrails?: string[];
   created_at: string;
 }
 /** A key as GET shows it, without the activity fields it adds (last used, spend). */
@@ -137,6 +138,117 @@ t.test(
     t.strictSame(unchanged.body, cleared.body, 'an empty PATCH changes nothing');
   },
 );
+
+t.test(
+  'guardrails: created, shown, changed, cleared by null or [], kept by rotation, in the audit log',
+  async (t) => {
+    const gw = await startTestGateway(t);
+    const admin = adminOf(gw);
+    const created = await admin<{ key: string; record: PublicKey }>('POST', '/admin/keys', {
+      description: 'support bot',
+      guardrails: ['pii-mask', 'no.secrets_v2'],
+    });
+    t.equal(created.status, 201);
+    const id = created.body.record.id;
+    t.strictSame(created.body.record.guardrails, ['pii-mask', 'no.secrets_v2'], 'in the created record');
+    const shown = (await admin<PublicKey>('GET', `/admin/keys/${id}`)).body;
+    t.strictSame(shown.guardrails, ['pii-mask', 'no.secrets_v2'], 'GET shows them');
+    const listed = (await admin<Page>('GET', '/admin/keys')).body.data.find((k) => k.id === id);
+    t.strictSame(listed?.guardrails, ['pii-mask', 'no.secrets_v2'], 'and so does the listing');
+    t.strictSame(
+      (await gw.gateway.keys.findById(id))?.guardrails,
+      ['pii-mask', 'no.secrets_v2'],
+      'the stored record, as the request path reads it',
+    );
+
+    const none = await admin<{ record: PublicKey }>('POST', '/admin/keys', { guardrails: [] });
+    t.equal(none.status, 201);
+    t.notOk('guardrails' in none.body.record, 'an empty list on creation is none: no field');
+    const plain = await admin<{ record: PublicKey }>('POST', '/admin/keys', {});
+    t.notOk('guardrails' in plain.body.record, 'nor without one');
+
+    const changed = await admin<PublicKey>('PATCH', `/admin/keys/${id}`, { guardrails: ['strict'] });
+    t.equal(changed.status, 200);
+    t.strictSame(changed.body.guardrails, ['strict'], 'a PATCH replaces the list');
+    t.equal(changed.body.description, 'support bot', 'and keeps the rest');
+
+    const rotated = await admin<{ record: PublicKey }>('POST', `/admin/keys/${id}/rotate`);
+    t.strictSame(rotated.body.record.guardrails, ['strict'], 'the replacement keeps them');
+
+    const emptied = await admin<PublicKey>('PATCH', `/admin/keys/${id}`, { guardrails: [] });
+    t.equal(emptied.status, 200);
+    t.notOk('guardrails' in emptied.body, '[] clears them');
+    t.notOk('guardrails' in ((await gw.gateway.keys.findById(id)) ?? {}), 'from the stored record too');
+    await admin('PATCH', `/admin/keys/${id}`, { guardrails: ['strict'] });
+    const nulled = await admin<PublicKey>('PATCH', `/admin/keys/${id}`, { guardrails: null });
+    t.equal(nulled.status, 200);
+    t.notOk('guardrails' in nulled.body, 'so does null');
+
+    const audit = await admin<{ data: { action: string; changes: Record<string, unknown> }[] }>(
+      'GET',
+      `/admin/audit?target=${id}&limit=500`,
+    );
+    const changes = audit.body.data.map(
+      (entry) => `${entry.action} ${JSON.stringify(entry.changes.guardrails)}`,
+    );
+    t.strictSame(
+      changes.reverse(),
+      [
+        'key.create {"before":null,"after":["pii-mask","no.secrets_v2"]}',
+        'key.update {"before":["pii-mask","no.secrets_v2"],"after":["strict"]}',
+        'key.rotate undefined',
+        'key.update {"before":["strict"],"after":null}',
+        'key.update {"before":null,"after":["strict"]}',
+        'key.update {"before":["strict"],"after":null}',
+      ],
+      'each change of the list is in the audit log, before and after',
+    );
+  },
+);
+
+t.test('guardrails: a bad list is 400 naming the field, on create and on PATCH', async (t) => {
+  const gw = await startTestGateway(t);
+  const admin = adminOf(gw);
+  const id = (await admin<{ record: PublicKey }>('POST', '/admin/keys', { guardrails: ['kept'] })).body.record
+    .id;
+  const name = "a guardrail name: 1 to 64 of A-Z, a-z, 0-9, '_', '.' and '-'";
+  const list = 'an array of at most 32 distinct guardrail names';
+  const cases: [string, unknown, ...string[]][] = [
+    ['not an array', 'pii-mask', `field 'guardrails' must be ${list}`],
+    ['a number in it', ['pii-mask', 7], `field 'guardrails.1' must be ${name}`],
+    ['an empty name', [''], `field 'guardrails.0' must be ${name}`],
+    ['a name of 65 characters', ['n'.repeat(65)], `field 'guardrails.0' must be ${name}`],
+    ['a space in a name', ['pii mask'], `field 'guardrails.0' must be ${name}`],
+    ['a slash in a name', ['a/b'], `field 'guardrails.0' must be ${name}`],
+    ['a name twice', ['pii-mask', 'strict', 'pii-mask'], `field 'guardrails' must be ${list}`],
+    ['33 names', Array.from({ length: 33 }, (_, i) => `rule-${i}`), `field 'guardrails' must be ${list}`],
+  ];
+  for (const [what, guardrails, ...mentions] of cases) {
+    await t.test(what, async (t) => {
+      isError(t, await admin('POST', '/admin/keys', { guardrails }), 400, 'invalid_request', ...mentions);
+      // null clears the list, not a name in it: only the list's message offers it.
+      const clears = mentions[0]!.startsWith("field 'guardrails' ") ? ['or null to clear it'] : [];
+      const patched = await admin('PATCH', `/admin/keys/${id}`, { guardrails });
+      isError(t, patched, 400, 'invalid_request', ...mentions, ...clears);
+      t.equal(clears.length === 0, !patched.text.includes('null'), 'null is offered for the list only');
+    });
+  }
+  const createNull = await admin('POST', '/admin/keys', { guardrails: null });
+  isError(t, createNull, 400, 'invalid_request', `field 'guardrails' must be ${list}`);
+  t.notOk(createNull.text.includes('null'), 'creation does not offer null to clear');
+
+  const edge = ['n'.repeat(64), 'A.b_c-9', ...Array.from({ length: 30 }, (_, i) => `rule-${i}`)];
+  const accepted = await admin<PublicKey>('PATCH', `/admin/keys/${id}`, { guardrails: edge });
+  t.equal(accepted.status, 200, '32 names, one of 64 characters, every allowed character');
+  t.strictSame(accepted.body.guardrails, edge);
+  await admin('PATCH', `/admin/keys/${id}`, { guardrails: ['kept'] });
+  await admin('PATCH', `/admin/keys/${id}`, { guardrails: ['x', 'x'] });
+  t.strictSame(
+    (await admin<PublicKey>('GET', `/admin/keys/${id}`)).body.guardrails,
+    ['kept'],
+    'a refused change changed nothing',
+  );
+});
 
 t.test('bad input: 400 naming the field, 404 for an unknown id, in the contract body', async (t) => {
   const gw = await startTestGateway(t);

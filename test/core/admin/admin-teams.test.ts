@@ -381,3 +381,78 @@ t.test('team changes are in the audit log, with what changed', async (t) => {
   });
   t.match(events[2]?.changes, { name: { before: 'renamed', after: null } });
 });
+
+t.test('team guardrails: set, shown, changed, cleared by null or [], checked, audited', async (t) => {
+  const gw = await startTestGateway(t);
+  const admin = adminOf(gw);
+  const created = await admin<PublicTeam>('POST', '/admin/teams', {
+    name: 'support',
+    guardrails: ['pii-mask', 'strict'],
+  });
+  t.equal(created.status, 201);
+  const id = created.body.id;
+  t.strictSame(created.body.guardrails, ['pii-mask', 'strict'], 'in the created team');
+  t.strictSame(
+    (await admin<TeamWithActivity>('GET', `/admin/teams/${id}`)).body.guardrails,
+    ['pii-mask', 'strict'],
+    'GET shows them',
+  );
+  t.strictSame(
+    (await admin<List<TeamWithActivity>>('GET', '/admin/teams')).body.data[0]?.guardrails,
+    ['pii-mask', 'strict'],
+    'so does the listing',
+  );
+  const team = await gw.gateway.teams.lookup(id);
+  t.strictSame(team?.guardrails, ['pii-mask', 'strict'], 'the record the request path reads');
+  const empty = await admin<PublicTeam>('POST', '/admin/teams', { name: 'empty', guardrails: [] });
+  t.notOk('guardrails' in empty.body, 'an empty list on creation is none: no field');
+
+  const changed = await admin<PublicTeam>('PATCH', `/admin/teams/${id}`, { guardrails: ['no-secrets'] });
+  t.strictSame(changed.body.guardrails, ['no-secrets'], 'a PATCH replaces the list');
+  const emptied = await admin<PublicTeam>('PATCH', `/admin/teams/${id}`, { guardrails: [] });
+  t.equal(emptied.status, 200);
+  t.notOk('guardrails' in emptied.body, '[] clears them');
+  await admin('PATCH', `/admin/teams/${id}`, { guardrails: ['strict'] });
+  const nulled = await admin<PublicTeam>('PATCH', `/admin/teams/${id}`, { guardrails: null });
+  t.notOk('guardrails' in nulled.body, 'so does null');
+
+  interface AuditEvent {
+    action: string;
+    changes: Record<string, unknown>;
+  }
+  const audit = await admin<{ data: AuditEvent[] }>('GET', `/admin/audit?target=${id}&limit=500`);
+  t.strictSame(
+    audit.body.data.reverse().map((e) => [e.action, e.changes.guardrails]),
+    [
+      ['team.create', { before: null, after: ['pii-mask', 'strict'] }],
+      ['team.update', { before: ['pii-mask', 'strict'], after: ['no-secrets'] }],
+      ['team.update', { before: ['no-secrets'], after: null }],
+      ['team.update', { before: null, after: ['strict'] }],
+      ['team.update', { before: ['strict'], after: null }],
+    ],
+    'each change of the list is in the audit log, before and after',
+  );
+
+  const name = "a guardrail name: 1 to 64 of A-Z, a-z, 0-9, '_', '.' and '-'";
+  const list = 'an array of at most 32 distinct guardrail names';
+  const bad: [unknown, string][] = [
+    ['strict', `field 'guardrails' must be ${list}`],
+    [['ok', 'not ok'], `field 'guardrails.1' must be ${name}`],
+    [['n'.repeat(65)], `field 'guardrails.0' must be ${name}`],
+    [['twice', 'twice'], `field 'guardrails' must be ${list}`],
+    [Array.from({ length: 33 }, (_, i) => `r${i}`), `field 'guardrails' must be ${list}`],
+  ];
+  for (const [guardrails, message] of bad) {
+    isError(
+      t,
+      await admin('POST', '/admin/teams', { name: 'x', guardrails }),
+      400,
+      'invalid_request',
+      message,
+    );
+    const patched = await admin('PATCH', `/admin/teams/${id}`, { guardrails });
+    const clears = message.startsWith("field 'guardrails' ") ? ['or null to clear it'] : [];
+    isError(t, patched, 400, 'invalid_request', message, ...clears);
+  }
+  t.notOk('guardrails' in (await admin('GET', `/admin/teams/${id}`)).body, 'refused changes changed nothing');
+});

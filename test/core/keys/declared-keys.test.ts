@@ -1,6 +1,6 @@
 /**
  * Keys declared in gateway.yaml through a real gateway and the simulator: a chat call with the openai
- * client, then the checks stored keys get (allowed models, expiry, the key's own rate limit), a key
+ * client, then the checks stored keys get (allowed models, expiry, the key's own rate limit), its guardrails, a key
  * declared by its hash, streams left alone by the revocation sweep, no first key created, and the admin API showing them read-only without secrets.
  */
 import t from 'tap';
@@ -33,7 +33,13 @@ t.test('declared keys', async (t) => {
         revoke_check_every: '50ms',
         declared: [
           // As gateway.yaml writes it: the secret from the environment.
-          { name: 'team-a', secret: '${TEAM_A_KEY}', description: 'team A', allowed_models: ['modela-5.5'] },
+          {
+            name: 'team-a',
+            secret: '${TEAM_A_KEY}',
+            description: 'team A',
+            allowed_models: ['modela-5.5'],
+            guardrails: ['pii-mask', 'no.secrets'],
+          },
           { name: 'by-hash', hash },
           { name: 'limited', secret: LIMITED, rate_limit_rpm: 2 },
           { name: 'one-at-a-time', secret: SINGLE, max_concurrent: 1, rate_limit_tpm: 100_000 },
@@ -112,6 +118,13 @@ t.test('declared keys', async (t) => {
     ],
   );
   t.strictSame(data[0]!.allowed_models, ['modela-5.5']);
+  t.strictSame(data[0]!.guardrails, ['pii-mask', 'no.secrets'], 'its guardrails, as declared');
+  t.notOk('guardrails' in data[1]!, 'none where none are declared');
+  t.strictSame(
+    (await gw.gateway.keys.lookup(TEAM_A))?.guardrails,
+    ['pii-mask', 'no.secrets'],
+    'on the record a call on the key is given',
+  );
   t.equal(data[2]!.rate_limit_rpm, 2);
   t.match(data[3], { max_concurrent: 1, rate_limit_tpm: 100_000 });
   for (const secret of [TEAM_A, LIMITED, EXPIRED, SINGLE, hash, gw.gateway.keys.listDeclared()[0]!.hash])

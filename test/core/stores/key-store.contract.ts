@@ -171,6 +171,31 @@ export function keyStoreContract(t: Test, makeStore: MakeKeyStore, { shared = fa
     t.strictSame(await again.findById(old.id), changed, 'the changed record after a reopen');
   });
 
+  t.test('guardrails: stored, changed, cleared with undefined, kept over a reopen', async (t) => {
+    const open = await makeStore(t);
+    const store = await open();
+    const key = newKeyRecord({ guardrails: ['pii-mask', 'no.secrets_v2'] });
+    const old = newKeyRecord(); // a record from before the field existed
+    await store.insert(key);
+    await store.insert(old);
+    t.strictSame(await store.findById(key.id), key, 'inserted with its guardrails, in their order');
+    t.strictSame(await store.findByHash(key.hash), key, 'and so by hash');
+    t.notOk('guardrails' in ((await store.findById(old.id)) ?? {}), 'a record without them loads as it was');
+
+    const changed = await store.update(old.id, { guardrails: ['strict'] });
+    t.strictSame(changed, { ...old, guardrails: ['strict'] }, 'given to a record that had none');
+    const cleared = await store.update(key.id, { guardrails: undefined });
+    t.notOk('guardrails' in (cleared ?? {}), 'cleared: absent, not undefined or null');
+    const bare: Record<string, unknown> = { ...key };
+    delete bare.guardrails;
+    t.strictSame(cleared, bare, 'the rest of the record is unchanged');
+    await store.close();
+
+    const again = await open();
+    t.strictSame(await again.findById(old.id), changed, 'the given guardrails after a reopen');
+    t.notOk('guardrails' in ((await again.findById(key.id)) ?? {}), 'the cleared ones still absent');
+  });
+
   t.test('page: id order, cursor, limit, status at a given time, case-insensitive search', async (t) => {
     const store = await (await makeStore(t))();
     const now = '2026-06-01T00:00:00.000Z';

@@ -34,6 +34,7 @@ export function teamStoreContract(t: Test, makeStore: MakeTeamStore, { shared = 
       rate_limit_tpm: 20_000,
       max_concurrent: 4,
       allowed_models: ['model-a'],
+      guardrails: ['pii-mask', 'strict'],
       metadata: { cost_centre: 'cc-17', owner: 'ana' },
     });
     const billing = newTeamRecord({ name: 'billing' });
@@ -47,6 +48,7 @@ export function teamStoreContract(t: Test, makeStore: MakeTeamStore, { shared = 
       'name order (code-unit order)',
     );
     t.notOk('budget' in ((await store.findById(billing.id)) ?? {}), 'an absent optional field stays absent');
+    t.notOk('guardrails' in ((await store.findById(billing.id)) ?? {}), 'so do absent guardrails');
   });
 
   t.test('a taken id or name is refused and changes nothing', async (t) => {
@@ -76,9 +78,16 @@ export function teamStoreContract(t: Test, makeStore: MakeTeamStore, { shared = 
       { ...team, name: 'gamma', metadata: { owner: 'li' } },
       'returns the updated record',
     );
-    const cleared = await store.update(team.id, { rate_limit_rpm: undefined, budget: undefined });
+    const guarded = await store.update(team.id, { guardrails: ['pii-mask'] });
+    t.strictSame(guarded?.guardrails, ['pii-mask'], 'guardrails given');
+    const cleared = await store.update(team.id, {
+      rate_limit_rpm: undefined,
+      budget: undefined,
+      guardrails: undefined,
+    });
     t.notOk('rate_limit_rpm' in (cleared ?? {}), 'a cleared field is absent, not undefined or null');
     t.notOk('budget' in (cleared ?? {}));
+    t.notOk('guardrails' in (cleared ?? {}));
     t.equal((await store.findById(team.id))?.name, 'gamma');
     await t.rejects(store.update(team.id, { name: 'beta' }), TeamNameTaken, "another team's name");
     t.equal((await store.findById(team.id))?.name, 'gamma', 'the refused rename changed nothing');
@@ -110,7 +119,11 @@ export function teamStoreContract(t: Test, makeStore: MakeTeamStore, { shared = 
     const first = await open();
     const teams = [newTeamRecord({ name: 'a' }), newTeamRecord({ name: 'b' }), newTeamRecord({ name: 'c' })];
     for (const team of teams) await first.insert(team);
-    const updated = await first.update(teams[1]!.id, { max_concurrent: 3, rate_limit_tpm: undefined });
+    const updated = await first.update(teams[1]!.id, {
+      max_concurrent: 3,
+      rate_limit_tpm: undefined,
+      guardrails: ['no-secrets'],
+    });
     await first.delete(teams[2]!.id);
     await first.close();
 

@@ -1,7 +1,8 @@
 /**
  * Three instances over one key store and one team store (as with MongoDB) and one Redis: a team changed
  * through one instance applies on the others within a pub/sub hop, though their team caches keep
- * entries a minute. The instances run in this process, each with its own data directory otherwise.
+ * entries a minute, and so do a key's and a team's guardrails (what the guardrails stage reads from the
+ * cached records). The instances run in this process, each with its own data directory otherwise.
  * A hop takes milliseconds; the wait for it allows seconds (a busy machine), well inside the minute.
  */
 import 'reflect-metadata';
@@ -12,7 +13,7 @@ import { startGateway, type RunningGateway } from '../../../core/boot/gateway';
 import { EmbeddedKeyStore } from '../../../core/stores/embedded/embedded-key-store';
 import { EmbeddedTeamStore } from '../../../core/stores/embedded/embedded-team-store';
 import { startSimulator } from '../../../simulator/server';
-import { tempDir, testConfig } from '../../helpers/gateway';
+import { tempDir, testConfig, type Teardown } from '../../helpers/gateway';
 import { postJson } from '../../helpers/http';
 import { eventually } from '../../helpers/wait';
 import { patientRedis } from '../../helpers/patient-redis';
@@ -20,7 +21,8 @@ import { redisPrefix, TEST_REDIS_URL } from '../../helpers/redis';
 
 const hello = { model: 'modela-5.5', messages: [{ role: 'user', content: 'hi' }] };
 
-t.test('a team changed on one instance applies on all of them at once', async (t) => {
+/** Three gateways over one key store, one team store and the test Redis, caching lookups a minute. */
+async function threeInstances(t: Teardown): Promise<[RunningGateway, RunningGateway, RunningGateway]> {
   const sim = await startSimulator();
   t.teardown(() => sim.close());
   const keyStore = await EmbeddedKeyStore.open(await tempDir(t));
@@ -38,7 +40,12 @@ t.test('a team changed on one instance applies on all of them at once', async (t
     t.teardown(() => gateway.close(1_000));
     gateways.push(gateway);
   }
-  const [a, b, c] = gateways as [RunningGateway, RunningGateway, RunningGateway];
+  return gateways as [RunningGateway, RunningGateway, RunningGateway];
+}
+
+t.test('a team changed on one instance applies on all of them at once', async (t) => {
+  const gateways = await threeInstances(t);
+  const [a, b, c] = gateways;
   const team = await a.teams.create({ name: 'narrow', allowed_models: ['modelb-3.5-flash'] });
   const { key } = await a.keys.create({ team_id: team.id });
   for (const gw of gateways) {
@@ -58,5 +65,40 @@ t.test('a team changed on one instance applies on all of them at once', async (t
       'the change applied on another instance',
     );
     t.pass('served by another instance before its cache ran out: its cached team was evicted');
+  }
+});
+
+t.test("guardrails changed on one instance are on every instance's cached key and team", async (t) => {
+  const [a, b, c] = await threeInstances(t);
+  const team = await a.teams.create({ name: 'guarded', guardrails: ['team-rule'] });
+  const { key } = await a.keys.create({ team_id: team.id, guardrails: ['key-rule'] });
+  // Each instance reads the key and the team once: from then on its caches hold them for a minute.
+  for (const gw of [b, c]) {
+    t.strictSame((await gw.keys.lookup(key))?.guardrails, ['key-rule'], 'the key, as created');
+    t.strictSame((await gw.teams.lookup(team.id))?.guardrails, ['team-rule'], 'the team, as created');
+  }
+  const patch = (path: string, body: unknown) =>
+    fetch(`${a.adminUrl}${path}`, {
+      method: 'PATCH',
+      headers: { authorization: `Bearer ${a.adminToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+  t.equal(
+    (await patch(`/admin/keys/${key.slice(0, 11)}`, { guardrails: ['key-rule', 'strict'] })).status,
+    200,
+  );
+  t.equal((await patch(`/admin/teams/${team.id}`, { guardrails: null })).status, 200);
+  for (const gw of [b, c]) {
+    await eventually(
+      () => gw.keys.cached(key) === undefined && gw.teams.cached(team.id) === undefined,
+      5_000,
+      'the cached key and team let go on another instance',
+    );
+    t.strictSame(
+      (await gw.keys.lookup(key))?.guardrails,
+      ['key-rule', 'strict'],
+      "the key's new list, before its cache ran out",
+    );
+    t.notOk('guardrails' in ((await gw.teams.lookup(team.id)) ?? {}), "and the team's list cleared");
   }
 });

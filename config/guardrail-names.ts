@@ -1,0 +1,22 @@
+/**
+ * The guardrail rules a key or a team opts into (KeyRecord.guardrails, TeamRecord.guardrails): names of
+ * rules marked `opt_in` in the guardrails stage. One rule for what such a list may hold, read by
+ * gateway.yaml's declared keys and by the admin API alike.
+ */
+import { z } from 'zod';
+
+/** As the guardrails stage names its rules. */
+export const GUARDRAIL_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
+export const MAX_GUARDRAILS = 32;
+
+export const GUARDRAIL_NAME_EXPECTED = "a guardrail name: 1 to 64 of A-Z, a-z, 0-9, '_', '.' and '-'";
+export const GUARDRAILS_EXPECTED = `an array of at most ${MAX_GUARDRAILS} distinct guardrail names`;
+
+/** A list of names; empty means none (stores keep none as no field at all). */
+export const guardrailNames = z
+  .array(z.string().regex(GUARDRAIL_NAME, `must be ${GUARDRAIL_NAME_EXPECTED}`))
+  .max(MAX_GUARDRAILS, `must be ${GUARDRAILS_EXPECTED}`)
+  .superRefine((names, ctx) => {
+    const twice = names.find((name, i) => names.indexOf(name) !== i);
+    if (twice !== undefined) ctx.addIssue({ code: 'custom', message: `names '${twice}' twice` });
+  });
