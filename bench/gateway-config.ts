@@ -31,16 +31,40 @@ export interface BenchRedis {
   readonly keyPrefix: string;
 }
 
+/** What a benchmarked gateway runs beside the shipped pipeline. */
+export interface BenchStages {
+  /** The access log (shipped on). */
+  readonly access?: boolean;
+  /** The cache stage, in memory, where the docs put it. */
+  readonly responseCache?: boolean;
+  /** The guardrails stage with five pattern rules and the PII set, on requests and answers (none matching). */
+  readonly guardrails?: boolean;
+}
+
+/**
+ * Five rules of the shapes operators write (a phrase, alternatives, a bounded and an open pattern) and
+ * every PII detector, masking: what a benchmarked call pays to be read on both sides.
+ */
+const BENCH_GUARDRAILS = {
+  rules: [
+    { name: 'no-injection', pattern: 'ignore (all )?previous instructions', flags: 'i', action: 'block' },
+    { name: 'no-codenames', pattern: 'Project (Zephyr|Boreas|Notus)', action: 'block' },
+    { name: 'no-jailbreak', pattern: 'do anything now|developer mode', flags: 'i', action: 'block' },
+    { name: 'tickets', pattern: 'TICKET-\\d{4,8}', action: 'mask', placeholder: '[TICKET]' },
+    { name: 'internal-hosts', pattern: '[a-z0-9-]+\\.corp\\.internal', action: 'log' },
+    { name: 'pii', pii: ['email', 'phone', 'credit_card', 'iban', 'ip_address', 'secret'], action: 'mask' },
+  ],
+};
+
 /**
  * The configuration document for a gateway in front of the simulator at `simUrl`; with `redis`, its
- * rate-limit stage counts on Redis (one script per request) instead of in memory; `access: false` turns
- * the access log off (shipped on); `responseCache` adds the cache stage (in memory) where the docs put it.
+ * rate-limit stage counts on Redis (one script per request) instead of in memory; `stages` says what
+ * else it runs.
  */
 export function gatewayYaml(
   simUrl: string,
   redis?: BenchRedis,
-  access = true,
-  responseCache = false,
+  { access = true, responseCache = false, guardrails = false }: BenchStages = {},
 ): string {
   const upstreams = Object.fromEntries(
     SIM_UPSTREAMS.map((u) => [
@@ -67,6 +91,7 @@ export function gatewayYaml(
         },
       },
       'usage-metering',
+      ...(guardrails ? [{ guardrails: BENCH_GUARDRAILS }] : []),
       ...(responseCache ? [{ cache: { backend: 'memory' } }] : []),
       { 'sse-relay': { ping_every: '15s' } },
     ],

@@ -45,7 +45,7 @@ import {
 } from './targets';
 
 const USAGE =
-  'usage: npm run bench:instructions -- [--cases json,stream,messages,responses,responses-stream] [--targets bare,floor,bound,gateway] [--access on|off] [--team off|plain|limited] [--tracing off|RATIO] [--requests 5000] [--warmup 2000] [--connections 8] [--dumps DIR] [--cache off|on] [--response-cache off|on]';
+  'usage: npm run bench:instructions -- [--cases json,stream,messages,responses,responses-stream] [--targets bare,floor,bound,gateway] [--access on|off] [--team off|plain|limited] [--tracing off|RATIO] [--requests 5000] [--warmup 2000] [--connections 8] [--dumps DIR] [--cache off|on] [--response-cache off|on] [--guardrails off|on]';
 
 const TARGETS = ['bare', 'floor', 'bound', 'gateway'] as const;
 type CountedTarget = (typeof TARGETS)[number];
@@ -72,6 +72,8 @@ interface Options {
    * stage costs a call it does not answer. The `cached` case has it on, hitting, either way.
    */
   readonly responseCache: boolean;
+  /** The gateway's cases with the guardrails stage on: five rules and the PII set, matching nothing. */
+  readonly guardrails: boolean;
 }
 
 function parseOptions(argv: readonly string[]): Options {
@@ -91,6 +93,7 @@ function parseOptions(argv: readonly string[]): Options {
       dumps: { type: 'string' },
       cache: { type: 'string', default: 'off' },
       'response-cache': { type: 'string', default: 'off' },
+      guardrails: { type: 'string', default: 'off' },
     },
   });
   return {
@@ -105,6 +108,7 @@ function parseOptions(argv: readonly string[]): Options {
     dumps: values.dumps,
     cache: onOff('cache', values.cache),
     responseCache: onOff('response-cache', values['response-cache']),
+    guardrails: onOff('guardrails', values.guardrails),
   };
 }
 
@@ -263,7 +267,7 @@ async function main(): Promise<void> {
     const sink = options.tracing === undefined ? undefined : await startOtlpSink();
     const tracing = sink && { url: sink.url, ratio: options.tracing ?? 1 };
     const launcher = callgrind(dir, options.cache);
-    const how = { launcher, access: options.access };
+    const how = { launcher, access: options.access, guardrails: options.guardrails };
     const responseCache = (caseName: CaseName) =>
       caseName === 'cached' ? 'hit' : options.responseCache ? 'miss' : undefined;
     const starts: Record<CountedTarget, (tmp: string, caseName: CaseName) => Promise<Target>> = {
@@ -307,6 +311,7 @@ async function main(): Promise<void> {
         `access log ${options.access ? 'on' : 'off'}; the gateway's key's team: ${options.team}; ` +
         `tracing: ${tracing ? `ratio ${tracing.ratio}, ${sink?.exports()} exports received` : 'off'}; ` +
         `response cache: ${options.responseCache ? 'on, every request missing' : 'off'} (\`cached\`: on, hitting); ` +
+        `guardrails: ${options.guardrails ? 'on, five rules and the PII set' : 'off'}; ` +
         `TurboFan's background compilation apart` +
         (options.cache ? `; ${cacheSimDescription()}\n` : '\n'),
     );

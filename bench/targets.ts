@@ -135,6 +135,8 @@ export interface GatewayStart {
    * it), `miss` with every request saying `Cache-Control: no-cache` (each is passed on, and stored).
    */
   readonly responseCache?: 'hit' | 'miss';
+  /** The guardrails stage in the pipeline (gateway-config.ts: five rules and the PII set). */
+  readonly guardrails?: boolean;
 }
 
 /** The one key the bound accepts. */
@@ -194,10 +196,13 @@ export async function startGateway(
   tmpDir: string,
   how: GatewayStart = {},
 ): Promise<GatewayTarget> {
-  const { redis, launcher = [], access = true, team = 'off', tracing, responseCache } = how;
+  const { redis, launcher = [], access = true, team = 'off', tracing, responseCache, guardrails } = how;
   const name: TargetName = redis ? 'gateway-redis' : 'gateway';
   const config = join(tmpDir, `${name}.yaml`);
-  await writeFile(config, gatewayYaml(simUrl, redis, access, responseCache !== undefined));
+  await writeFile(
+    config,
+    gatewayYaml(simUrl, redis, { access, responseCache: responseCache !== undefined, guardrails }),
+  );
   const [port, adminPort] = [await freePort(), await freePort()];
   const adminToken = randomBytes(24).toString('base64url');
   // Its log (the access log included) goes to a file, as in a deployment; the key is read from it.

@@ -10,7 +10,9 @@ export { LoggerToken } from '../base/logger';
 export type { GatewayConfig } from '../../config/schema';
 export { ConfigError } from '../../config/errors';
 export { duration, size } from '../../config/units';
-export { Errors, type GatewayError } from '../base/errors';
+// What a guardrail may be named, as keys and teams name the ones they opt into.
+export { GUARDRAIL_NAME } from '../../config/guardrail-names';
+export { Errors, GatewayError } from '../base/errors';
 export { StateKey } from '../contracts/state-key';
 export type { GatewayContext, GuardrailAction } from '../contracts/context';
 export type { FamilyRequest } from '../contracts/family-request';

@@ -1,0 +1,20 @@
+/** Telling what a guardrail did: the call's record (GatewayContext.guardrail), once, and the counter. */
+import type { GatewayContext, GuardrailAction } from '../../../core/kit/plugin';
+import type { PluginMetrics } from '../../../core/kit/stage';
+
+export type Record = (ctx: GatewayContext, done: GuardrailAction) => void;
+
+export function recorder(metrics: PluginMetrics): Record {
+  const counter = metrics.counter({
+    name: 'gateway_guardrail_actions_total',
+    help: 'What guardrails did to calls: blocked, masked, logged, or could not check (error), by guardrail and phase.',
+    labelNames: ['guardrail', 'action', 'phase'],
+  });
+  return (ctx, done) => {
+    const same = (a: GuardrailAction): boolean =>
+      a.name === done.name && a.action === done.action && a.phase === done.phase;
+    if (ctx.guardrails?.some(same)) return; // a call counts once per guardrail, action and phase
+    ctx.guardrail(done);
+    counter.inc({ guardrail: done.name, action: done.action, phase: done.phase });
+  };
+}
