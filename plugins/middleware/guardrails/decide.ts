@@ -5,6 +5,7 @@
  */
 import type { Found } from './matcher';
 import type { Rule } from './rules';
+import { type Scanner, scannerFor } from './scanner';
 
 /** One match of one rule's finder. */
 interface Hit extends Found {
@@ -23,16 +24,16 @@ export interface Decision {
   readonly acted: readonly Rule[];
 }
 
-/** Where the earliest match that more text could complete begins: text from there waits. */
-export function openFrom(text: string, from: number, rules: readonly Rule[]): number {
-  let open = text.length;
-  for (const rule of rules) for (const m of rule.matchers) open = Math.min(open, m.openFrom(text, from));
-  return open;
-}
-
 /** Every final match (beginning before `until`) of `rules`, by position. */
-function hitsBefore(text: string, from: number, until: number, rules: readonly Rule[]): Hit[] {
+function hitsBefore(
+  text: string,
+  from: number,
+  until: number,
+  rules: readonly Rule[],
+  scanner: Scanner,
+): Hit[] {
   const hits: Hit[] = [];
+  if (!scanner.mayMatch(text, from)) return hits;
   for (const rule of rules)
     for (const m of rule.matchers)
       for (const f of m.find(text, from))
@@ -45,8 +46,14 @@ function hitsBefore(text: string, from: number, until: number, rules: readonly R
  * stops the text at its match, before any of it (and before a mask's match that runs into it). Of masks'
  * matches that overlap, the first (the longest, of those beginning together) is replaced.
  */
-export function decide(text: string, from: number, until: number, rules: readonly Rule[]): Decision {
-  const hits = hitsBefore(text, from, until, rules);
+export function decide(
+  text: string,
+  from: number,
+  until: number,
+  rules: readonly Rule[],
+  scanner: Scanner,
+): Decision {
+  const hits = hitsBefore(text, from, until, rules, scanner);
   const block = hits.find((hit) => hit.rule.action === 'block');
   const stop = block ? block.start : text.length;
   const acted = new Set<Rule>(block ? [block.rule] : []);
@@ -75,4 +82,4 @@ export function decide(text: string, from: number, until: number, rules: readonl
 
 /** A whole text, decided at once. */
 export const inspect = (text: string, rules: readonly Rule[]): Decision =>
-  decide(text, 0, text.length, rules);
+  decide(text, 0, text.length, rules, scannerFor(rules));

@@ -4,8 +4,9 @@
  * at once, masked. Text that could still become a match waits for the piece that settles it, up to
  * `bound` characters (a pattern without a length bound, `\S+`, would otherwise hold everything).
  */
-import { decide, openFrom, type Decision } from './decide';
+import { decide, type Decision } from './decide';
 import type { Rule } from './rules';
+import { type Scanner, scannerFor } from './scanner';
 
 /** Released text kept before the held text, so that `\b` and lookbehinds see what preceded it. */
 const CONTEXT = 32;
@@ -20,10 +21,14 @@ export class HeldText {
   /** Everything released so far, as the client got it. */
   private sent = '';
 
+  private readonly scanner: Scanner;
+
   constructor(
     private readonly rules: readonly Rule[],
     private readonly bound: number,
-  ) {}
+  ) {
+    this.scanner = scannerFor(rules);
+  }
 
   /** The text held back now. */
   get held(): string {
@@ -38,7 +43,7 @@ export class HeldText {
   /** Adds `piece`: what may go on now, and a block if a rule's match is complete. */
   push(piece: string): Decision {
     const text = this.text + piece;
-    let until = openFrom(text, this.from, this.rules);
+    let until = this.scanner.openFrom(text, this.from);
     if (text.length - until > this.bound) until = text.length - this.bound;
     // A surrogate pair goes on whole: a client never gets half a character.
     if (until > this.from && isHighSurrogate(text.charCodeAt(until - 1))) until--;
@@ -51,7 +56,7 @@ export class HeldText {
   }
 
   private settle(text: string, until: number): Decision {
-    const decision = decide(text, this.from, Math.max(until, this.from), this.rules);
+    const decision = decide(text, this.from, Math.max(until, this.from), this.rules, this.scanner);
     this.sent += decision.out;
     const keepFrom = Math.max(0, decision.end - CONTEXT);
     this.text = text.slice(keepFrom);

@@ -9,9 +9,20 @@ export interface Found {
   readonly end: number;
 }
 
+/** A regex finder's sources, so that a rule set's finders can scan as one regex (scanner.ts). */
+export interface MatcherForm {
+  readonly source: string;
+  /** Its open form's source (open-match.ts). */
+  readonly open: string;
+  /** The flags both are compiled with. */
+  readonly flags: string;
+}
+
 export interface Matcher {
   /** What replaces a match when its rule masks (`[EMAIL]`). */
   readonly placeholder: string;
+  /** The regexes behind it, when it is made of regexes. */
+  readonly form?: MatcherForm;
   /**
    * The matches in `text` that begin at or after `from`, leftmost first and not overlapping. A candidate
    * a detector's check refuses (a number that fails Luhn) is not a match.

@@ -6,7 +6,8 @@
  * - the whole is prefixed with a lookahead for the characters a match can begin with, so V8 skips the
  *   positions where nothing can begin instead of trying every branch at each.
  */
-import { visitRegExpAST, type AST } from '@eslint-community/regexpp';
+import type { AST } from '@eslint-community/regexpp';
+import { regexpp } from './regexpp';
 
 /** The end of the input under any flags (`$` under `m` also matches before a newline). */
 const END = '(?![\\s\\S])';
@@ -63,7 +64,7 @@ export function openForm(pattern: AST.Pattern, unicode: boolean): string {
 /** A `v` class with `\q{}` in it matches the empty string. */
 export function hasEmptyString(node: AST.Node): boolean {
   let found = false;
-  visitRegExpAST(node, {
+  regexpp().visitRegExpAST(node, {
     onStringAlternativeEnter: (alternative) => (found ||= alternative.elements.length === 0),
   });
   return found;
@@ -260,7 +261,7 @@ function modifiers(group: AST.Group | AST.CapturingGroup): string {
 /** The most characters one match of a class takes: more than 1 only for `v` classes of strings. */
 function longestString(node: AST.Node): number {
   let longest = 1;
-  visitRegExpAST(node, {
+  regexpp().visitRegExpAST(node, {
     onStringAlternativeEnter: (alternative) => (longest = Math.max(longest, alternative.elements.length)),
     onCharacterSetEnter: (set) => {
       if (set.kind === 'property' && set.strings) longest = Math.max(longest, PROPERTY_STRING_LENGTH);
@@ -272,6 +273,8 @@ function longestString(node: AST.Node): number {
 /** Whether a lookbehind holds a lookahead, which may read past the position the lookbehind is at. */
 function looksAhead(node: AST.LookbehindAssertion): boolean {
   let found = false;
-  visitRegExpAST(node, { onAssertionEnter: (assertion) => (found ||= assertion.kind === 'lookahead') });
+  regexpp().visitRegExpAST(node, {
+    onAssertionEnter: (assertion) => (found ||= assertion.kind === 'lookahead'),
+  });
   return found;
 }

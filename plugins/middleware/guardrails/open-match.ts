@@ -22,7 +22,8 @@
  * Backreferences are refused (`patternProblem`): what they match depends on what a group took, which
  * this construction cannot follow.
  */
-import { RegExpParser, visitRegExpAST, type AST } from '@eslint-community/regexpp';
+import type { AST } from '@eslint-community/regexpp';
+import { regexpp } from './regexpp';
 import { hasEmptyString, openForm } from './open-form';
 
 /**
@@ -96,12 +97,12 @@ export function openSource(source: string, flags: string): string {
 
 function parse(source: string, flags: string): AST.Pattern {
   const mode = { unicode: flags.includes('u'), unicodeSets: flags.includes('v') };
-  return new RegExpParser().parsePattern(source, 0, source.length, mode);
+  return new (regexpp().RegExpParser)().parsePattern(source, 0, source.length, mode);
 }
 
 function hasBackreference(node: AST.Node): boolean {
   let found = false;
-  visitRegExpAST(node, { onBackreferenceEnter: () => (found = true) });
+  regexpp().visitRegExpAST(node, { onBackreferenceEnter: () => (found = true) });
   return found;
 }
 
@@ -109,7 +110,7 @@ function hasBackreference(node: AST.Node): boolean {
 function nesting(pattern: AST.Pattern): number {
   let depth = 0;
   let deepest = 0;
-  visitRegExpAST(pattern, {
+  regexpp().visitRegExpAST(pattern, {
     onAlternativeEnter: () => (deepest = Math.max(deepest, ++depth)),
     onAlternativeLeave: () => depth--,
   });

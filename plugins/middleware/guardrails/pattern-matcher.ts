@@ -16,11 +16,13 @@ export function patternMatcher(
   placeholder: string,
   accept?: (candidate: string) => boolean,
 ): Matcher {
-  const whole = new RegExp(source, scanFlags(flags));
-  const open = new RegExp(openSource(source, flags), scanFlags(flags));
+  const form = { source, open: openSource(source, flags), flags: scanFlags(flags) };
+  const whole = new RegExp(source, form.flags);
+  const open = new RegExp(form.open, form.flags);
   const unicode = /[uv]/.test(whole.flags);
   return {
     placeholder,
+    form,
     find(text: string, from: number): Found[] {
       const found: Found[] = [];
       whole.lastIndex = from;
@@ -47,7 +49,7 @@ export function patternMatcher(
 }
 
 /** Whether `at` falls between the two halves of a surrogate pair. */
-function insidePair(text: string, at: number): boolean {
+export function insidePair(text: string, at: number): boolean {
   const before = text.charCodeAt(at - 1);
   const after = text.charCodeAt(at);
   return before >= 0xd800 && before <= 0xdbff && after >= 0xdc00 && after <= 0xdfff;

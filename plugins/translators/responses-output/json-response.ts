@@ -9,7 +9,7 @@ import type { Finish } from './finish';
 import { ResponseIds, type ItemKind } from './ids';
 import type { ItemStatus } from './output-items';
 import { responseObject, type ResponseEcho } from './response-object';
-import { responsesUsage } from './usage';
+import { responsesUsage } from '../../../core/kit/upstream';
 
 /** One output item before its id and status are known. */
 export interface Draft {

@@ -17,7 +17,7 @@ import { ResponseIds } from './ids';
 import type { FunctionCall, ItemStatus } from './output-items';
 import { responseObject, type ResponseEcho, type ResponseState } from './response-object';
 import { CallStream, MessageStream, ReasoningStream, type StreamItem } from './stream-items';
-import { responsesUsage } from './usage';
+import { responsesUsage } from '../../../core/kit/upstream';
 
 export type StreamOutcome = 'open' | 'completed' | 'failed';
 

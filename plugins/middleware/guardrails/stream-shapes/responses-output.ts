@@ -5,6 +5,7 @@
  */
 import { isJsonObject, type JsonObject } from '../../../../core/kit/json';
 import type { Usage } from '../../../../core/kit/plugin';
+import { responsesUsage } from '../../../../core/kit/upstream';
 import type { Released } from './shape';
 
 export const textRun = (output: number, content: number): string => `t${output}:${content}`;
@@ -29,18 +30,6 @@ export interface Made {
   readonly members: JsonObject;
   readonly after?: JsonObject;
 }
-
-/** The gateway's usage in the Responses API's words (`ResponseUsage`), every member present. */
-const responsesUsage = (usage: Usage): JsonObject => ({
-  input_tokens: usage.promptTokens,
-  input_tokens_details: {
-    cache_write_tokens: usage.cacheWriteTokens ?? 0,
-    cached_tokens: usage.cacheReadTokens ?? 0,
-  },
-  output_tokens: usage.completionTokens,
-  output_tokens_details: { reasoning_tokens: usage.reasoningTokens ?? 0 },
-  total_tokens: usage.promptTokens + usage.completionTokens,
-});
 
 const indexOf = (value: unknown): number => (typeof value === 'number' ? value : 0);
 

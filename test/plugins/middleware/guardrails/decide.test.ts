@@ -50,6 +50,7 @@ t.test('whole texts', (t) => {
     'a mask running into a block is withheld',
   );
   t.match(inspect('nothing here', [mask, block]), { out: 'nothing here', acted: [] });
+  t.end();
 });
 
 t.test('a stream: only what could still match is held', (t) => {
@@ -63,6 +64,7 @@ t.test('a stream: only what could still match is held', (t) => {
   t.equal(end.out, '', 'nothing of the match');
   t.equal(end.blocked?.name, 'b');
   t.equal(held.released, 'Project Zebra and ');
+  t.end();
 });
 
 t.test('a stream: masks across pieces, and a flush decides the rest', (t) => {
@@ -71,6 +73,7 @@ t.test('a stream: masks across pieces, and a flush decides the rest', (t) => {
   t.strictSame(outs, ['top ', '', '*** i', 's '], 'an `s` could begin another');
   t.equal(held.flush().out, 'sec', 'an unfinished start is no match');
   t.equal(held.released, 'top *** is sec');
+  t.end();
 });
 
 t.test('a stream never splits a surrogate pair, and holds at most its bound', (t) => {
@@ -81,4 +84,5 @@ t.test('a stream never splits a surrogate pair, and holds at most its bound', (t
   const open = new HeldText([rule('b', 'block', literal('aaaaaaaaaa'))], 4);
   t.equal(open.push('aaaaaaa').out, 'aaa', 'beyond the bound the oldest goes');
   t.equal(open.held, 'aaaa');
+  t.end();
 });

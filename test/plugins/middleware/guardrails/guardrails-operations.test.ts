@@ -7,6 +7,7 @@ import 'reflect-metadata';
 import t from 'tap';
 import { startTestGateway } from '../../../helpers/gateway';
 import { postJson, sseJson } from '../../../helpers/http';
+import { startOtlpReceiver, type ReceivedSpan } from '../../../helpers/otlp-receiver';
 import { startFileGateway } from '../../../helpers/reload';
 import {
   echoed,
@@ -157,4 +158,29 @@ t.test('a match split across events and inside a character never goes out', asyn
   t.equal(events.find((e) => e.choices[0]?.finish_reason)?.choices[0]?.finish_reason, 'content_filter');
   t.ok(events.at(-1)?.usage, 'the usage chunk');
   t.ok(res.text.endsWith('data: [DONE]\n\n'), 'and the stream’s end');
+});
+
+t.test('a traced call has a span event for each action, and never the matched text', async (t) => {
+  const receiver = await startOtlpReceiver(t);
+  const gw = await startTestGateway(t, (doc) => {
+    withGuardrails()(doc);
+    doc.tracing = { endpoint: receiver.url, batch: { schedule_delay: '20ms' } };
+  });
+  const res = await postJson(
+    `${gw.url}/v1/chat/completions`,
+    { model: 'modela-5.5', messages: [{ role: 'user', content: 'mail jane.doe@example.com #sim tokens=2' }] },
+    gw.key,
+    { 'x-request-id': 'traced-1' },
+  );
+  t.equal(res.status, 200);
+  const ours = (s: ReceivedSpan) => s.attributes['gateway.request_id'] === 'traced-1';
+  const span = (await receiver.until((spans) => spans.some(ours))).find(ours)!;
+  t.strictSame(
+    span.events.filter((e) => e.name === 'gateway.guardrail').map((e) => e.attributes),
+    [{ name: 'pii', action: 'mask', phase: 'request' }],
+  );
+  t.notOk(
+    JSON.stringify([span.attributes, span.events]).includes('jane.doe'),
+    'the span holds no matched text',
+  );
 });

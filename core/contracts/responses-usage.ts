@@ -3,8 +3,8 @@
  * details, every member present as the API sends them. The figures are the ones the gateway meters, so
  * the client is shown what it is billed for.
  */
-import type { JsonObject } from '../../../core/kit/json';
-import type { Usage } from '../../../core/kit/plugin';
+import type { JsonObject } from '../base/json';
+import type { Usage } from './usage';
 
 export const responsesUsage = (usage: Usage): JsonObject => ({
   input_tokens: usage.promptTokens,
