@@ -6,6 +6,6 @@ import type * as Regexpp from '@eslint-community/regexpp';
 
 let loaded: typeof Regexpp | undefined;
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use (above)
 export const regexpp = (): typeof Regexpp =>
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use (above)
   (loaded ??= require('@eslint-community/regexpp') as typeof Regexpp);

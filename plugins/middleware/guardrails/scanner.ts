@@ -80,7 +80,7 @@ export function scannerFor(rules: readonly Rule[]): Scanner {
   const first = rules[0];
   if (first === undefined) return build(rules);
   let sets = built.get(first);
-  if (!sets) built.set(first, (sets = new Map()));
+  if (!sets) built.set(first, (sets = new Map<string, Scanner>()));
   const key = rules.map((r) => r.name).join('\0');
   let scanner = sets.get(key);
   if (!scanner) sets.set(key, (scanner = build(rules)));
