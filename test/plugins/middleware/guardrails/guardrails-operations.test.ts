@@ -184,3 +184,27 @@ t.test('a traced call has a span event for each action, and never the matched te
     'the span holds no matched text',
   );
 });
+
+t.test('a match a vendor wrote with JSON escapes is found all the same', async (t) => {
+  const gw = await startTestGateway(t, withGuardrails());
+  const body = JSON.stringify({
+    id: 'c2',
+    object: 'chat.completion',
+    created: 1,
+    model: 'modela-5.5',
+    choices: [{ index: 0, message: { role: 'assistant', content: 'PLACEHOLDER' }, finish_reason: 'stop' }],
+    usage: { prompt_tokens: 3, completion_tokens: 5, total_tokens: 8 },
+  }).replace('PLACEHOLDER', 'about Project\\u0020Zephyr\\n');
+  gw.sim.faults.add({
+    match: { path_prefix: '/modela/' },
+    fault: { reply: { status: 200, content_type: 'application/json', body } },
+  });
+  const res = await postJson<{ choices: { message: { content: string }; finish_reason: string }[] }>(
+    `${gw.url}/v1/chat/completions`,
+    { model: 'modela-5.5', messages: [{ role: 'user', content: 'news?' }] },
+    gw.key,
+  );
+  t.equal(res.status, 200);
+  t.equal(res.body.choices[0]?.finish_reason, 'content_filter');
+  t.equal(res.body.choices[0]?.message.content, 'about ');
+});
