@@ -1,17 +1,20 @@
 /**
  * The guardrails stage's events phase: the rules read a stream's answer as it goes, in the client's API.
  * Each run of text (a choice's content, a tool call's arguments, a content block) is held back only as
- * far as a match could still begin in it (HeldText), so clean text goes on at once, in the upstream's own
- * bytes, and an event is written anew only when its text changed: masked, held back, or released late.
- * A block releases the text before its match and ends the stream as the API ends a filtered answer.
+ * far as a match could still begin in it (HeldText). An event that carries nothing but one piece of text
+ * is held until all of that text is decided (HeldEvents), then goes on as the upstream's own event: clean
+ * text costs at most one event of latency and no rewriting. Other events are written anew only when their
+ * text changed: masked, held back, or released late. A block releases the text before its match and ends
+ * the stream as the API ends a filtered answer.
  */
 import { isJsonObject, type JsonObject } from '../../../core/kit/json';
 import type { ClientEvents, SseEvent } from '../../../core/kit/plugin';
 import type { EventFilter, StreamControl } from '../../../core/kit/stage';
 import type { Decision } from './decide';
+import { decidedOf, HeldEvents, type RunText, type Send } from './held-events';
 import { HeldText } from './held-text';
 import type { Rule } from './rules';
-import type { Ending, EventView, StreamShape } from './stream-shapes/shape';
+import type { Ending, EventView, Piece, StreamShape } from './stream-shapes/shape';
 
 export interface StreamGuardInput {
   /** The client API's shape, fresh for this stream (streamShape). */
@@ -55,53 +58,139 @@ const rewritten = (ev: SseEvent, payload: JsonObject): SseEvent => ({
   data: JSON.stringify(payload),
 });
 
-/** A decision for a whole text at once: pushed, then flushed. */
-function decideWhole(held: HeldText, text: string): Decision {
-  const first = held.push(text);
-  if (first.blocked) return first;
-  const rest = held.flush();
-  return { ...rest, out: first.out + rest.out, acted: [...first.acted, ...rest.acted] };
+/** Whether a text begins or ends with half a surrogate pair: the event cannot go as it came. */
+function splitsPair(text: string): boolean {
+  const first = text.charCodeAt(0);
+  const last = text.charCodeAt(text.length - 1);
+  return (first >= 0xdc00 && first <= 0xdfff) || (last >= 0xd800 && last <= 0xdbff);
+}
+
+/**
+ * Whether the event carries nothing but one piece of text, ends no run, and holds no half character:
+ * it can wait for its text to be decided and then go as it came.
+ */
+const isSimple = (view: EventView): boolean =>
+  view.bare && view.pieces.length === 1 && view.ends.length === 0 && !splitsPair(view.pieces[0]!.text);
+
+/** What goes out: `before`, then `out`; one event alone stays itself (the upstream's bytes, when it is theirs). */
+function after(before: readonly SseEvent[], out: ClientEvents): ClientEvents {
+  if (before.length === 0) return out;
+  if (out === null) return [...before];
+  return Array.isArray(out) ? [...before, ...(out as readonly SseEvent[])] : [...before, out as SseEvent];
 }
 
 export class StreamGuard implements EventFilter {
-  private readonly runs = new Map<string, HeldText>();
+  private readonly runs = new Map<string, RunText>();
   private readonly told = new Set<Rule>();
+  /** The events held until their text is decided, all of one run. */
+  private readonly queue = new HeldEvents();
   /** Set once a rule blocked: the stream is ending, and nothing more of it is the client's. */
   private blocked = false;
-  private readonly released = (run: string): string => this.runs.get(run)?.released ?? '';
+  private readonly released = (run: string): string => this.runs.get(run)?.held.released ?? '';
+  /** A held event goes out: as it came (renumbered, where the API numbers events), rewritten, or dropped. */
+  private readonly send: Send = (ev, payload, piece, text) => {
+    if (text === undefined) return this.input.shape.passing(payload) ? rewritten(ev, payload) : ev;
+    if (text === '') return undefined; // nothing but its text, all held back or masked away
+    piece.put(text);
+    this.input.shape.passing(payload);
+    return rewritten(ev, payload);
+  };
 
   constructor(private readonly input: StreamGuardInput) {}
 
   event(ev: SseEvent): ClientEvents {
     if (this.blocked) return null;
     const payload = parseObject(ev.data);
-    if (payload) return this.guard(ev, payload, this.input.shape.read(payload));
-    if (!this.input.shape.closes(ev)) return ev;
+    if (payload) {
+      const view = this.input.shape.read(payload);
+      return isSimple(view) ? this.hold(ev, payload, view.pieces[0]!) : this.guard(ev, payload, view);
+    }
+    if (!this.input.shape.closes(ev)) return after(this.releaseAll(), ev);
     // The answer ends (chat's [DONE]): what runs still hold goes out before it.
+    const held = this.endHeld();
+    if (held.blocked) return this.block(held.events);
     const { outs, stop } = this.endAll();
-    if (stop) return this.block(outs, stop);
-    const rests = this.textEvents(outs);
-    return rests.length > 0 ? [...rests, ev] : ev;
+    if (stop) return this.block([...held.events, ...this.stopped(outs, stop)]);
+    return after([...held.events, ...this.textEvents(outs)], ev);
   }
 
   flush(): ClientEvents {
     if (this.blocked) return null;
+    // Not within an event: the text before a match goes out as the first of the final events.
+    const held = this.endHeld();
+    if (held.blocked) return this.block(held.events, false);
     const { outs, stop } = this.endAll();
-    if (!stop) {
-      const rests = this.textEvents(outs);
-      return rests.length > 0 ? rests : null;
-    }
-    // Not within an event: the text before the match goes out as the first of the final events.
-    return this.block(outs, stop, false);
+    if (stop) return this.block([...held.events, ...this.stopped(outs, stop)], false);
+    const rests = [...held.events, ...this.textEvents(outs)];
+    return rests.length > 0 ? rests : null;
+  }
+
+  /**
+   * An event of nothing but one piece: held until its text is decided, with the run's events before it.
+   * Events held of another run go first, with what was decided for them so far.
+   */
+  private hold(ev: SseEvent, payload: JsonObject, piece: Piece): ClientEvents {
+    const run = this.run(piece.run);
+    const held = this.queue.run;
+    const before = held !== undefined && held !== run ? this.releaseAll() : [];
+    this.queue.add(ev, payload, piece, run);
+    const decision = this.advance(run, piece.text);
+    if (this.note(decision)) return this.block([...before, ...this.releaseAll()]);
+    const out = this.queue.take(decidedOf(run), false, this.send);
+    if (before.length === 0 && out.length < 2) return out[0] ?? null;
+    return after(before, out);
+  }
+
+  /** The held run ends (with the answer, the upstream, or an event that ends it): its events all go. */
+  private endHeld(): { events: SseEvent[]; blocked: boolean } {
+    const run = this.queue.run;
+    if (run === undefined) return { events: [], blocked: false };
+    const blocked = this.note(this.advance(run));
+    return { events: this.releaseAll(), blocked };
+  }
+
+  /** Every held event goes now, with the text decided for it so far. */
+  private releaseAll(): SseEvent[] {
+    return this.queue.run === undefined ? [] : this.queue.take(Infinity, true, this.send);
+  }
+
+  /** `piece` added to the held run (flushed, without one), what it decides given to the held events. */
+  private advance(run: RunText, piece?: string): Decision {
+    const before = run.held.held;
+    const from = run.pushed - before.length;
+    const decision = piece === undefined ? run.held.flush() : this.push(run, piece);
+    const raw = piece === undefined ? before : before + piece;
+    this.queue.decided(decision.out, from, decidedOf(run), raw);
+    return decision;
+  }
+
+  private push(run: RunText, piece: string): Decision {
+    run.pushed += piece.length;
+    return run.held.push(piece);
+  }
+
+  /**
+   * An event that is not simple. Events held go first: as they came when the event ends their run (all
+   * their text is then decided), else with what was decided for them so far.
+   */
+  private guard(ev: SseEvent, payload: JsonObject, view: EventView): ClientEvents {
+    const held = this.queue.run;
+    if (held === undefined) return this.guardView(ev, payload, view, []);
+    const isHeld = ({ run }: { run: string }): boolean => this.runs.get(run) === held;
+    if (view.pieces.some(isHeld) || !view.ends.some(isHeld))
+      return this.guardView(ev, payload, view, this.releaseAll());
+    const ended = this.endHeld();
+    if (ended.blocked) return this.block(ended.events);
+    return this.guardView(ev, payload, view, ended.events);
   }
 
   /** One event's pieces and endings through the rules; the event kept, rewritten, dropped, or with rests before it. */
-  private guard(ev: SseEvent, payload: JsonObject, view: EventView): ClientEvents {
+  private guardView(ev: SseEvent, payload: JsonObject, view: EventView, first: SseEvent[]): ClientEvents {
     const decided: Out[] = [];
     const texts: string[] = [];
     for (const { run, text } of view.pieces) {
-      const decision = this.run(run).push(text);
-      if (this.note(decision)) return this.block(decided, { run, decision });
+      const decision = this.push(this.run(run), text);
+      if (this.note(decision)) return this.block([...first, ...this.stopped(decided, { run, decision })]);
       decided.push({ run, text: decision.out });
       texts.push(decision.out);
     }
@@ -111,7 +200,7 @@ export class StreamGuard implements EventFilter {
       const streamed = this.runs.has(run);
       const decision = this.end(ending);
       if (decision === undefined) continue;
-      if (this.note(decision)) return this.block(decided, { run, decision });
+      if (this.note(decision)) return this.block([...first, ...this.stopped(decided, { run, decision })]);
       decided.push({ run, text: decision.out });
       // A rest goes with the run's piece in this event, else in an event of its own before it.
       const at = view.pieces.findIndex((p) => p.run === run);
@@ -125,11 +214,10 @@ export class StreamGuard implements EventFilter {
       changed = true;
     });
     changed = this.putWholes(view.ends) || changed;
-    const before = this.textEvents(rests);
+    const before = [...first, ...this.textEvents(rests)];
     if (changed && view.bare && texts.every((text) => text === '')) return before.length > 0 ? before : null;
     if (this.input.shape.passing(payload)) changed = true;
-    const out = changed ? rewritten(ev, payload) : ev;
-    return before.length > 0 ? [...before, out] : out;
+    return after(before, changed ? rewritten(ev, payload) : ev);
   }
 
   /**
@@ -137,10 +225,18 @@ export class StreamGuard implements EventFilter {
    * (a done event without deltas) is decided whole: the event carries it, as released.
    */
   private end(ending: Ending): Decision | undefined {
-    const held = this.runs.get(ending.run);
-    if (held) return held.flush();
+    const known = this.runs.get(ending.run);
+    if (known) return known.held.flush();
     if (ending.whole === undefined) return undefined;
-    return decideWhole(this.run(ending.run), ending.whole.text);
+    return this.decideWhole(this.run(ending.run), ending.whole.text);
+  }
+
+  /** A decision for a whole text at once: pushed, then flushed. */
+  private decideWhole(run: RunText, text: string): Decision {
+    const first = this.push(run, text);
+    if (first.blocked) return first;
+    const rest = run.held.flush();
+    return { ...rest, out: first.out + rest.out, acted: [...first.acted, ...rest.acted] };
   }
 
   /** Texts an event repeats whole are written as the client was given them. True when one changed. */
@@ -159,7 +255,7 @@ export class StreamGuard implements EventFilter {
   /** Every run ends (the answer's end, the upstream's end): what each held, decided, up to a block. */
   private endAll(): { outs: Out[]; stop?: Stop } {
     const outs: Out[] = [];
-    for (const [run, held] of this.runs) {
+    for (const [run, { held }] of this.runs) {
       const decision = held.flush();
       if (this.note(decision)) return { outs, stop: { run, decision } };
       outs.push({ run, text: decision.out });
@@ -167,14 +263,18 @@ export class StreamGuard implements EventFilter {
     return { outs };
   }
 
+  /** The text events of what was decided before a block: `decided`, then the blocked run's text before its match. */
+  private stopped(decided: readonly Out[], { run, decision }: Stop): SseEvent[] {
+    return this.textEvents([...decided, { run, text: decision.out }]);
+  }
+
   /**
-   * A rule blocked: the text decided before its match goes out, then the API's filtered end. Within an
-   * event that text is returned and the end given to `control.end` (which writes it after); outside one
-   * (the upstream's end) both go to `control.end`, in that order.
+   * A rule blocked: `released` (the events and text decided before its match) goes out, then the API's
+   * filtered end. Within an event `released` is returned and the end given to `control.end` (which writes
+   * it after); outside one (the upstream's end) both go to `control.end`, in that order.
    */
-  private block(decided: readonly Out[], { run, decision }: Stop, withinEvent = true): ClientEvents {
+  private block(released: SseEvent[], withinEvent = true): ClientEvents {
     this.blocked = true;
-    const released = this.textEvents([...decided, { run, text: decision.out }]);
     const { shape, control, includeUsage } = this.input;
     const ending = shape.blockedEnd({ released: this.released, usage: control.usage(), includeUsage });
     if (!withinEvent) {
@@ -201,9 +301,10 @@ export class StreamGuard implements EventFilter {
       .map(({ run, text }) => this.input.shape.textEvent(run, text));
   }
 
-  private run(run: string): HeldText {
-    let held = this.runs.get(run);
-    if (!held) this.runs.set(run, (held = new HeldText(this.input.rules, this.input.bound)));
-    return held;
+  private run(name: string): RunText {
+    let run = this.runs.get(name);
+    if (!run)
+      this.runs.set(name, (run = { held: new HeldText(this.input.rules, this.input.bound), pushed: 0 }));
+    return run;
   }
 }

@@ -22,9 +22,11 @@ const callRun = (choice: number, call: number): string => `${choice}:${call}`;
 /** A member that says nothing: absent or null. */
 const isNothing = (value: unknown): boolean => value === undefined || value === null;
 
-/** Whether `object` has nothing but `kept` members (and members that say nothing). */
-const onlyHas = (object: JsonObject, kept: readonly string[]): boolean =>
-  Object.entries(object).every(([name, value]) => kept.includes(name) || isNothing(value));
+/** Whether `object` has nothing but `kept` members (and members that say nothing). A loop: read per chunk. */
+function onlyHas(object: JsonObject, kept: readonly string[]): boolean {
+  for (const name of Object.keys(object)) if (!kept.includes(name) && !isNothing(object[name])) return false;
+  return true;
+}
 
 /** Whether a delta carries nothing but text: its content, its tool calls' indexes and arguments. */
 function deltaIsBare(delta: JsonObject): boolean {

@@ -123,12 +123,16 @@ t.test('tool call arguments are read, run by run', (t) => {
   t.end();
 });
 
-t.test("the held rest goes out before the choice's finish", (t) => {
+t.test("held chunks go out as they came before the choice's finish", (t) => {
   const run = drive('chat-completions', [secret], chatStream(['It is a se', 'c']));
+  t.same(run.steps[1]!.out, [], '"se" undecided: its chunk waits');
+  t.same(run.steps[2]!.out, [], '"sec" still undecided');
   const finish = run.steps[3]!;
-  t.equal(finish.out.length, 2, 'the rest, then the finish chunk');
-  t.equal(chatText([finish.out[0]!]), 'sec');
-  t.equal(finish.out[1], finish.given, 'the finish chunk is the upstream own');
+  t.equal(finish.out.length, 3, 'the held chunks, then the finish chunk');
+  t.ok(
+    finish.out.every((ev, i) => ev === run.steps[i + 1]!.given),
+    'each the upstream own object, in order',
+  );
   t.equal(chatText(run.client), 'It is a sec');
   t.end();
 });
@@ -136,10 +140,11 @@ t.test("the held rest goes out before the choice's finish", (t) => {
 t.test("the held rest goes out before [DONE], and at the upstream's end", (t) => {
   const noFinish = chatStream(['It is a se']).filter((ev) => !ev.data.includes('"stop"'));
   const run = drive('chat-completions', [secret], noFinish);
-  t.equal(chatText(run.steps.at(-1)!.out), 'se', 'before [DONE]');
-  t.equal(run.steps.at(-1)!.out.at(-1)!.data, '[DONE]');
+  t.same(run.steps.at(-1)!.out, [run.steps[1]!.given, run.steps.at(-1)!.given], 'as it came, before [DONE]');
+  t.equal(chatText(run.client), 'It is a se');
   const cut = drive('chat-completions', [secret], chatStream(['It is a se'], { finish: false }));
-  t.equal(chatText(cut.flushed), 'se', 'flush releases what the cut stream held');
+  t.equal(cut.flushed[0], cut.steps[1]!.given, 'flush releases the chunk the cut stream held');
+  t.equal(chatText(cut.client), 'It is a se');
   // 'x secret' could still become 'x secretive' (held whole), and 'secret' is decided only at the end.
   const rules = [
     rule('greedy', 'block', literal('secret', '[X]', true)),
