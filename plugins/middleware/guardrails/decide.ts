@@ -5,7 +5,6 @@
  */
 import type { Found } from './matcher';
 import type { Rule } from './rules';
-import { type Scanner, scannerFor } from './scanner';
 
 /** One match of one rule's finder. */
 interface Hit extends Found {
@@ -25,15 +24,8 @@ export interface Decision {
 }
 
 /** Every final match (beginning before `until`) of `rules`, by position. */
-function hitsBefore(
-  text: string,
-  from: number,
-  until: number,
-  rules: readonly Rule[],
-  scanner: Scanner,
-): Hit[] {
+function hitsBefore(text: string, from: number, until: number, rules: readonly Rule[]): Hit[] {
   const hits: Hit[] = [];
-  if (!scanner.mayMatch(text, from)) return hits;
   for (const rule of rules)
     for (const m of rule.matchers)
       for (const f of m.find(text, from))
@@ -46,14 +38,8 @@ function hitsBefore(
  * stops the text at its match, before any of it (and before a mask's match that runs into it). Of masks'
  * matches that overlap, the first (the longest, of those beginning together) is replaced.
  */
-export function decide(
-  text: string,
-  from: number,
-  until: number,
-  rules: readonly Rule[],
-  scanner: Scanner,
-): Decision {
-  const hits = hitsBefore(text, from, until, rules, scanner);
+export function decide(text: string, from: number, until: number, rules: readonly Rule[]): Decision {
+  const hits = hitsBefore(text, from, until, rules);
   const block = hits.find((hit) => hit.rule.action === 'block');
   const stop = block ? block.start : text.length;
   const acted = new Set<Rule>(block ? [block.rule] : []);
@@ -82,4 +68,4 @@ export function decide(
 
 /** A whole text, decided at once. */
 export const inspect = (text: string, rules: readonly Rule[]): Decision =>
-  decide(text, 0, text.length, rules, scannerFor(rules));
+  decide(text, 0, text.length, rules);

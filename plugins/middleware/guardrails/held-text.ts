@@ -56,7 +56,7 @@ export class HeldText {
   }
 
   private settle(text: string, until: number): Decision {
-    const decision = decide(text, this.from, Math.max(until, this.from), this.rules, this.scanner);
+    const decision = decide(text, this.from, Math.max(until, this.from), this.rules);
     this.sent += decision.out;
     const keepFrom = Math.max(0, decision.end - CONTEXT);
     this.text = text.slice(keepFrom);

@@ -31,7 +31,6 @@ import { consult, type HookOutcome, ruleAnswer, ruleRequest } from './checks';
 import { guardrailsOptions, type GuardrailsOptions, type WebhookOptions } from './options';
 import { REQUEST_TEXTS } from './request-texts';
 import { applying, compileRules, type Rule, scopeWebhook, type Scoped } from './rules';
-import { scannerFor } from './scanner';
 import { StreamGuard } from './stream-guard';
 import { streamShape } from './stream-shapes';
 import { textsAt } from './text-paths';
@@ -86,7 +85,6 @@ export class GuardrailsMiddleware implements Middleware {
     const guard = ctx.get(ANSWER);
     const shape = ANSWER_SHAPES[ctx.endpoint.id];
     if (!guard || !shape || answer.status !== 200) return;
-    if (!guard.hooks.length && !mayMatchRaw(answer.bytes, guard.rules)) return;
     const body = answer.json();
     if (!body) return;
     const parts = shape.parts(body);
@@ -169,16 +167,6 @@ export class GuardrailsMiddleware implements Middleware {
     if (outcome.blocked !== undefined) for (const part of parts) if (part.texts.length) part.cut(0, '');
     if (changed || outcome.blocked !== undefined || outcome.changed) answer.replace(body);
   }
-}
-
-/**
- * Whether an answer's text could hold a match, read from its raw JSON: field names and ids there only
- * add false alarms, so no finder matching the raw body means none matches its texts, and the body is not
- * parsed. An escape (`\n`, `\u00e9`) could hide a match from the raw form: such a body is parsed.
- */
-function mayMatchRaw(bytes: Buffer, rules: readonly Rule[]): boolean {
-  const raw = bytes.toString('utf8');
-  return raw.includes('\\') || scannerFor(rules).mayMatch(raw, 0);
 }
 
 const includesUsage = (options: unknown): boolean => isJsonObject(options) && options.include_usage === true;
