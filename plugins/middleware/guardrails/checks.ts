@@ -5,11 +5,11 @@
  */
 import { Errors, type GatewayContext } from '../../../core/kit/plugin';
 import type { Record } from './actions';
-import type { AnswerPart } from './answer-shapes';
+import type { AnswerPart } from './texts/answer-shapes';
 import { inspect } from './decide';
 import type { Phase, WebhookOptions } from './options';
 import type { Rule, Scoped } from './rules';
-import type { TextSlot } from './text-paths';
+import type { TextSlot } from './texts/text-paths';
 import { askWebhook } from './webhook';
 
 export const blockedBy = (name: string, reason?: string): string =>

@@ -3,7 +3,7 @@
  * whole texts (a request, a JSON answer: everything is decided) and a stream's held text (only what no
  * possible match reaches into).
  */
-import type { Found } from './matcher';
+import type { Found } from './finders/matcher';
 import type { Rule } from './rules';
 
 /** One match of one rule's finder. */

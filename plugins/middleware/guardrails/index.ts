@@ -26,14 +26,14 @@ import {
   type StreamControl,
 } from '../../../core/kit/stage';
 import { recorder, type Record } from './actions';
-import { ANSWER_SHAPES, type AnswerPart } from './answer-shapes';
+import { ANSWER_SHAPES, type AnswerPart } from './texts/answer-shapes';
 import { consult, type HookOutcome, ruleAnswer, ruleRequest } from './checks';
 import { guardrailsOptions, type GuardrailsOptions, type WebhookOptions } from './options';
-import { REQUEST_TEXTS } from './request-texts';
+import { REQUEST_TEXTS } from './texts/request-texts';
 import { applying, compileRules, type Rule, scopeWebhook, type Scoped } from './rules';
-import { StreamGuard } from './stream-guard';
-import { streamShape } from './stream-shapes';
-import { textsAt } from './text-paths';
+import { StreamGuard } from './stream/stream-guard';
+import { streamShape } from './stream/shapes';
+import { textsAt } from './texts/text-paths';
 
 export { guardrailsOptions };
 

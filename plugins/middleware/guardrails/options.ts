@@ -4,8 +4,8 @@
  */
 import { z } from 'zod';
 import { duration, GUARDRAIL_NAME, size } from '../../../core/kit/plugin';
-import { DETECTORS, type DetectorName } from './detectors';
-import { patternProblem } from './open-match';
+import { DETECTORS, type DetectorName } from './finders/detectors';
+import { patternProblem } from './finders/open-match';
 import { urlProblem } from './webhook-url';
 
 const name = z.string().regex(GUARDRAIL_NAME, 'must be 1–64 letters, digits, `_`, `.` or `-`');

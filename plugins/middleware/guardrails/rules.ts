@@ -1,9 +1,9 @@
 /** The rules as the stage runs them: each with its finders compiled once, and which calls it applies to. */
 import { type GatewayContext, globMatcher } from '../../../core/kit/plugin';
-import { detectorMatcher } from './detectors';
-import type { Matcher } from './matcher';
+import { detectorMatcher } from './finders/detectors';
+import type { Matcher } from './finders/matcher';
 import type { GuardrailsOptions, Phase, RuleOptions, WebhookOptions } from './options';
-import { patternMatcher } from './pattern-matcher';
+import { patternMatcher } from './finders/pattern-matcher';
 
 export interface Rule {
   readonly name: string;

@@ -4,8 +4,8 @@
  */
 import t from 'tap';
 import { inspect } from '../../../../plugins/middleware/guardrails/decide';
-import { HeldText } from '../../../../plugins/middleware/guardrails/held-text';
-import type { Found, Matcher } from '../../../../plugins/middleware/guardrails/matcher';
+import { HeldText } from '../../../../plugins/middleware/guardrails/stream/held-text';
+import type { Found, Matcher } from '../../../../plugins/middleware/guardrails/finders/matcher';
 import type { Rule } from '../../../../plugins/middleware/guardrails/rules';
 
 /** Finds `word` wherever it is; a possible match is a tail of the text that begins it. */

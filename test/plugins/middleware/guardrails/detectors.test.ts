@@ -8,7 +8,7 @@ import {
   DETECTORS,
   detectorMatcher,
   type DetectorName,
-} from '../../../../plugins/middleware/guardrails/detectors';
+} from '../../../../plugins/middleware/guardrails/finders/detectors';
 
 /** What the detector finds in `text`, as the strings found. */
 function found(name: DetectorName, text: string): string[] {
@@ -188,7 +188,7 @@ void t.test('openFrom holds what could still become one, and releases the rest',
 });
 
 void t.test('validator and libphonenumber-js load on the first check, not before', (t) => {
-  const detectors = require.resolve('../../../../plugins/middleware/guardrails/detectors');
+  const detectors = require.resolve('../../../../plugins/middleware/guardrails/finders/detectors');
   const script = `
     const loaded = () => Object.keys(require.cache).filter((f) => /node_modules\\/(validator|libphonenumber-js)\\//.test(f)).length > 0;
     const { detectorMatcher } = require(${JSON.stringify(detectors)});

@@ -6,8 +6,12 @@
  */
 import fc from 'fast-check';
 import t from 'tap';
-import { openSource, patternProblem, scanFlags } from '../../../../plugins/middleware/guardrails/open-match';
-import { patternMatcher } from '../../../../plugins/middleware/guardrails/pattern-matcher';
+import {
+  openSource,
+  patternProblem,
+  scanFlags,
+} from '../../../../plugins/middleware/guardrails/finders/open-match';
+import { patternMatcher } from '../../../../plugins/middleware/guardrails/finders/pattern-matcher';
 
 /** Where the open form first matches in `text` from `from`: where a stream would start holding. */
 function openAt(source: string, flags: string, text: string, from = 0): number {

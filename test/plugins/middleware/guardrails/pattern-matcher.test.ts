@@ -4,8 +4,8 @@
  * however the calls interleave (both regexes are shared and reset on each call).
  */
 import t from 'tap';
-import type { Found } from '../../../../plugins/middleware/guardrails/matcher';
-import { patternMatcher } from '../../../../plugins/middleware/guardrails/pattern-matcher';
+import type { Found } from '../../../../plugins/middleware/guardrails/finders/matcher';
+import { patternMatcher } from '../../../../plugins/middleware/guardrails/finders/pattern-matcher';
 
 const spans = (text: string, found: Found[]): string[] =>
   found.map(({ start, end }) => text.slice(start, end));

@@ -7,7 +7,7 @@
  */
 import t from 'tap';
 import type { SseEvent } from '../../../../core/base/sse';
-import { detectorMatcher } from '../../../../plugins/middleware/guardrails/detectors';
+import { detectorMatcher } from '../../../../plugins/middleware/guardrails/finders/detectors';
 import {
   chatStream,
   chatText,

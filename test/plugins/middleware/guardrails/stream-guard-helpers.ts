@@ -8,10 +8,10 @@ import type { ClientEvents } from '../../../../core/contracts/reader';
 import type { StreamControl } from '../../../../core/contracts/stage';
 import type { Usage } from '../../../../core/contracts/usage';
 import type { SseEvent } from '../../../../core/base/sse';
-import type { Found, Matcher } from '../../../../plugins/middleware/guardrails/matcher';
+import type { Found, Matcher } from '../../../../plugins/middleware/guardrails/finders/matcher';
 import type { Rule } from '../../../../plugins/middleware/guardrails/rules';
-import { StreamGuard } from '../../../../plugins/middleware/guardrails/stream-guard';
-import { streamShape } from '../../../../plugins/middleware/guardrails/stream-shapes';
+import { StreamGuard } from '../../../../plugins/middleware/guardrails/stream/stream-guard';
+import { streamShape } from '../../../../plugins/middleware/guardrails/stream/shapes';
 
 /**
  * Finds `word` as it is. `greedy`: a match at the text's end stays open too (as `\d+` would), so that

@@ -3,8 +3,8 @@
  * the answer says a filter stopped it: the text from the blocked match on is withheld, with everything
  * the model wrote after it, as a stream ends there; the usage stays, the call was made.
  */
-import type { JsonObject } from '../../../core/kit/json';
-import { isJsonObject } from '../../../core/kit/json';
+import type { JsonObject } from '../../../../core/kit/json';
+import { isJsonObject } from '../../../../core/kit/json';
 import { textsAt, paths, type TextSlot } from './text-paths';
 
 /** One stretch of an answer (a chat choice; a whole Message or Response), its texts in order. */

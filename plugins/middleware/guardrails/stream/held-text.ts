@@ -4,9 +4,9 @@
  * at once, masked. Text that could still become a match waits for the piece that settles it, up to
  * `bound` characters (a pattern without a length bound, `\S+`, would otherwise hold everything).
  */
-import { decide, type Decision } from './decide';
-import type { Rule } from './rules';
-import { type Scanner, scannerFor } from './scanner';
+import { decide, type Decision } from '../decide';
+import type { Rule } from '../rules';
+import { type Scanner, scannerFor } from '../finders/scanner';
 
 /** Released text kept before the held text, so that `\b` and lookbehinds see what preceded it. */
 const CONTEXT = 32;

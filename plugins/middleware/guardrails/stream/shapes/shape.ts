@@ -4,8 +4,8 @@
  * writes a run's held-back rest and the end of a stream a rule blocked. A shape is made per stream: it
  * remembers what the client was given (the chunks' head, the open blocks and items).
  */
-import type { JsonObject } from '../../../../core/kit/json';
-import type { SseEvent, Usage } from '../../../../core/kit/plugin';
+import type { JsonObject } from '../../../../../core/kit/json';
+import type { SseEvent, Usage } from '../../../../../core/kit/plugin';
 
 /** One piece of a run's text in an event, and how to write another text in its place. */
 export interface Piece {

@@ -4,10 +4,10 @@
  * it, else with the text decided for it. Clean text so goes on one event late, never written anew; only
  * an event a mask touched, or that carries text held back from before it, is rewritten.
  */
-import type { JsonObject } from '../../../core/kit/json';
-import type { SseEvent } from '../../../core/kit/plugin';
+import type { JsonObject } from '../../../../core/kit/json';
+import type { SseEvent } from '../../../../core/kit/plugin';
 import type { HeldText } from './held-text';
-import type { Piece } from './stream-shapes/shape';
+import type { Piece } from './shapes/shape';
 
 /** One run of text as the guard reads it: the rules' held text, and how much of the run came so far. */
 export interface RunText {

@@ -6,7 +6,7 @@
  */
 import type { Matcher, MatcherForm } from './matcher';
 import { insidePair } from './pattern-matcher';
-import type { Rule } from './rules';
+import type { Rule } from '../rules';
 
 interface Combined {
   readonly open: RegExp;

@@ -7,14 +7,14 @@
  * text changed: masked, held back, or released late. A block releases the text before its match and ends
  * the stream as the API ends a filtered answer.
  */
-import { isJsonObject, type JsonObject } from '../../../core/kit/json';
-import type { ClientEvents, SseEvent } from '../../../core/kit/plugin';
-import type { EventFilter, StreamControl } from '../../../core/kit/stage';
-import type { Decision } from './decide';
+import { isJsonObject, type JsonObject } from '../../../../core/kit/json';
+import type { ClientEvents, SseEvent } from '../../../../core/kit/plugin';
+import type { EventFilter, StreamControl } from '../../../../core/kit/stage';
+import type { Decision } from '../decide';
 import { decidedOf, HeldEvents, type RunText, type Send } from './held-events';
 import { HeldText } from './held-text';
-import type { Rule } from './rules';
-import type { Ending, EventView, Piece, StreamShape } from './stream-shapes/shape';
+import type { Rule } from '../rules';
+import type { Ending, EventView, Piece, StreamShape } from './shapes/shape';
 
 export interface StreamGuardInput {
   /** The client API's shape, fresh for this stream (streamShape). */

@@ -4,8 +4,8 @@
  * stream stops the open block and ends the message with `stop_reason: "refusal"`, as Anthropic ends an
  * answer its own classifiers stop.
  */
-import { isJsonObject, type JsonObject } from '../../../../core/kit/json';
-import type { SseEvent } from '../../../../core/kit/plugin';
+import { isJsonObject, type JsonObject } from '../../../../../core/kit/json';
+import type { SseEvent } from '../../../../../core/kit/plugin';
 import { madeEvent, type BlockedEnd, type EventView, type StreamShape } from './shape';
 
 /** The member that holds a delta's text, by the delta's type. */

@@ -3,9 +3,9 @@
  * item and content part, added and perhaps done. A blocked stream closes what is open with the text
  * released and ends with `response.incomplete`, whose output is what the client was given.
  */
-import { isJsonObject, type JsonObject } from '../../../../core/kit/json';
-import type { Usage } from '../../../../core/kit/plugin';
-import { responsesUsage } from '../../../../core/kit/upstream';
+import { isJsonObject, type JsonObject } from '../../../../../core/kit/json';
+import type { Usage } from '../../../../../core/kit/plugin';
+import { responsesUsage } from '../../../../../core/kit/upstream';
 import type { Released } from './shape';
 
 export const textRun = (output: number, content: number): string => `t${output}:${content}`;

@@ -3,7 +3,7 @@
  * below (a tool call's input object: its values, never its keys). A path reaches only strings, so a
  * member that is a string in one body and an array of parts in another takes a path for each form.
  */
-import type { JsonObject } from '../../../core/kit/json';
+import type { JsonObject } from '../../../../core/kit/json';
 
 export type TextPath = readonly string[];
 

@@ -4,9 +4,9 @@
  * left open. A blocked stream ends each unfinished choice with `content_filter`, the usage chunk when the
  * client asked for one, and `[DONE]`.
  */
-import { isJsonObject, type JsonObject } from '../../../../core/kit/json';
-import type { SseEvent } from '../../../../core/kit/plugin';
-import { CHAT_DONE, chatUsageChunk, type ChatAnswerHead } from '../../../../core/kit/upstream';
+import { isJsonObject, type JsonObject } from '../../../../../core/kit/json';
+import type { SseEvent } from '../../../../../core/kit/plugin';
+import { CHAT_DONE, chatUsageChunk, type ChatAnswerHead } from '../../../../../core/kit/upstream';
 import {
   madeEvent,
   type BlockedEnd,

@@ -5,7 +5,7 @@
  * go out one later, rewritten: the only way to fit an event in without a number going back or twice.
  * It happens at a run's end at most, when held text is left to release, so few events are rewritten.
  */
-import type { JsonObject } from '../../../../core/kit/json';
+import type { JsonObject } from '../../../../../core/kit/json';
 
 export class Sequence {
   /** The number of the last event sent; -1 before any. */

@@ -6,8 +6,8 @@
  * and the first of them ends the run. A blocked stream closes its open part and item and ends with
  * `response.incomplete`, `incomplete_details.reason: "content_filter"`.
  */
-import { isJsonObject, type JsonObject } from '../../../../core/kit/json';
-import type { SseEvent } from '../../../../core/kit/plugin';
+import { isJsonObject, type JsonObject } from '../../../../../core/kit/json';
+import type { SseEvent } from '../../../../../core/kit/plugin';
 import { argumentsRun, OutputSeen, textRun, type Made } from './responses-output';
 import { Sequence } from './sequence';
 import {
