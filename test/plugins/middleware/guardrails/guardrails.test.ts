@@ -229,3 +229,27 @@ t.test('policy webhooks', async (t) => {
     );
   });
 });
+
+t.test('a response webhook reads JSON answers; a stream it cannot read follows on_error', async (t) => {
+  const policy = await policyServer(t, (body) =>
+    body.phase === 'response'
+      ? { action: 'mask', texts: (body.texts as string[]).map((text) => text.replaceAll('Lorem', '[WORD]')) }
+      : { action: 'allow' },
+  );
+  const gw = await startTestGateway(
+    t,
+    withGuardrails({ webhooks: [{ name: 'answers', url: policy.url, on: 'response', on_error: 'block' }] }),
+  );
+  const openai = openaiFor(gw, gw.key);
+  const reply = await openai.chat.completions.create({
+    model: 'modela-5.5',
+    messages: user('hello #sim tokens=3'),
+  });
+  t.equal(reply.choices[0]?.message.content, '[WORD] ipsum dolor', 'the webhook’s texts, in the answer');
+  t.match(policy.received.at(-1), { phase: 'response', model: 'modela-5.5', texts: ['Lorem ipsum dolor'] });
+  const error = (await openai.chat.completions
+    .create({ model: 'modela-5.5', messages: user('hello'), stream: true })
+    .catch((e: unknown) => e)) as InstanceType<typeof OpenAI.APIError>;
+  t.equal(error.status, 400, 'no silent pass for a stream it cannot check');
+  t.match(error.error, { code: 'invalid_request', message: /guardrail 'answers' checks whole answers/ });
+});
