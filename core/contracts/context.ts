@@ -50,7 +50,8 @@ export interface StageTrace {
 
 /**
  * What a guardrail did to a call: blocked it, masked text in it, only logged a match, or could not check
- * it and let it through (`error`, a webhook's `on_error: allow`). Never the text it matched.
+ * it (`error`: a webhook that failed, whether the call then went on or was refused). Never the text it
+ * matched.
  */
 export interface GuardrailAction {
   /** The rule's or webhook's name in gateway.yaml. */
