@@ -12,9 +12,12 @@ export const MAX_GUARDRAILS = 32;
 export const GUARDRAIL_NAME_EXPECTED = "a guardrail name: 1 to 64 of A-Z, a-z, 0-9, '_', '.' and '-'";
 export const GUARDRAILS_EXPECTED = `an array of at most ${MAX_GUARDRAILS} distinct guardrail names`;
 
+/** One name: a rule's or webhook's in the guardrails stage, or one a key or team opts into. */
+export const guardrailName = z.string().regex(GUARDRAIL_NAME, `must be ${GUARDRAIL_NAME_EXPECTED}`);
+
 /** A list of names; empty means none (stores keep none as no field at all). */
 export const guardrailNames = z
-  .array(z.string().regex(GUARDRAIL_NAME, `must be ${GUARDRAIL_NAME_EXPECTED}`))
+  .array(guardrailName)
   .max(MAX_GUARDRAILS, `must be ${GUARDRAILS_EXPECTED}`)
   .superRefine((names, ctx) => {
     const twice = names.find((name, i) => names.indexOf(name) !== i);

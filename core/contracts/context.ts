@@ -139,9 +139,9 @@ export interface GatewayContext extends FamilyRequest {
   set<T>(key: StateKey<T>, value: T): void;
   /**
    * Records what a guardrail did: the call's usage record, access line and span carry it (`guardrails`).
-   * The same name and action in the same phase is recorded once.
+   * The same name and action in the same phase is recorded once: false when it already was.
    */
-  guardrail(action: GuardrailAction): void;
+  guardrail(action: GuardrailAction): boolean;
   /** The guardrails' actions so far, in order; undefined when none acted. */
   readonly guardrails: readonly GuardrailAction[] | undefined;
 }

@@ -11,7 +11,7 @@ export type { GatewayConfig } from '../../config/schema';
 export { ConfigError } from '../../config/errors';
 export { duration, size } from '../../config/units';
 // What a guardrail may be named, as keys and teams name the ones they opt into.
-export { GUARDRAIL_NAME } from '../../config/guardrail-names';
+export { guardrailName } from '../../config/guardrail-names';
 export { Errors, GatewayError } from '../base/errors';
 export { StateKey } from '../contracts/state-key';
 export type { GatewayContext, GuardrailAction } from '../contracts/context';

@@ -121,12 +121,13 @@ export class RequestContext implements ServedRequest {
     (this.slots ??= new Map()).set(key, value);
   }
 
-  guardrail(done: GuardrailAction): void {
+  guardrail(done: GuardrailAction): boolean {
     const actions = (this.guardrails ??= []);
     const same = (a: GuardrailAction): boolean =>
       a.name === done.name && a.action === done.action && a.phase === done.phase;
-    if (actions.some(same)) return;
+    if (actions.some(same)) return false;
     actions.push(done);
     this.trace?.event('gateway.guardrail', { ...done });
+    return true;
   }
 }

@@ -2,19 +2,16 @@
 import type { GatewayContext, GuardrailAction } from '../../../core/kit/plugin';
 import type { PluginMetrics } from '../../../core/kit/stage';
 
-export type Record = (ctx: GatewayContext, done: GuardrailAction) => void;
+export type RecordAction = (ctx: GatewayContext, done: GuardrailAction) => void;
 
-export function recorder(metrics: PluginMetrics): Record {
+export function recorder(metrics: PluginMetrics): RecordAction {
   const counter = metrics.counter({
     name: 'gateway_guardrail_actions_total',
     help: 'What guardrails did to calls: blocked, masked, logged, or could not check (error), by guardrail and phase.',
     labelNames: ['guardrail', 'action', 'phase'],
   });
   return (ctx, done) => {
-    const same = (a: GuardrailAction): boolean =>
-      a.name === done.name && a.action === done.action && a.phase === done.phase;
-    if (ctx.guardrails?.some(same)) return; // a call counts once per guardrail, action and phase
-    ctx.guardrail(done);
-    counter.inc({ guardrail: done.name, action: done.action, phase: done.phase });
+    // A call counts once per guardrail, action and phase, as its record holds it.
+    if (ctx.guardrail(done)) counter.inc({ guardrail: done.name, action: done.action, phase: done.phase });
   };
 }

@@ -4,7 +4,7 @@
  * in place; the caller writes the body back when one did.
  */
 import { Errors, type GatewayContext } from '../../../core/kit/plugin';
-import type { Record } from './actions';
+import type { RecordAction } from './actions';
 import type { AnswerPart } from './texts/answer-shapes';
 import { inspect } from './decide';
 import type { Phase, WebhookOptions } from './options';
@@ -16,7 +16,7 @@ export const blockedBy = (name: string, reason?: string): string =>
   `the request was blocked by guardrail '${name}'${reason ? `: ${reason}` : ''}`;
 
 /** Tells what each rule of `acted` did (a block is told where it is acted on). */
-function told(record: Record, ctx: GatewayContext, acted: readonly Rule[], phase: Phase): void {
+function told(record: RecordAction, ctx: GatewayContext, acted: readonly Rule[], phase: Phase): void {
   for (const rule of acted) record(ctx, { name: rule.name, action: rule.action, phase });
 }
 
@@ -25,7 +25,7 @@ export function ruleRequest(
   ctx: GatewayContext,
   slots: readonly TextSlot[],
   rules: readonly Rule[],
-  record: Record,
+  record: RecordAction,
 ): boolean {
   let changed = false;
   for (const slot of slots) {
@@ -45,7 +45,7 @@ export function ruleAnswer(
   ctx: GatewayContext,
   parts: readonly AnswerPart[],
   rules: readonly Rule[],
-  record: Record,
+  record: RecordAction,
 ): boolean {
   let changed = false;
   for (const part of parts)
@@ -75,7 +75,7 @@ export async function consult(
   hooks: readonly Scoped<WebhookOptions>[],
   phase: Phase,
   slots: readonly TextSlot[],
-  record: Record,
+  record: RecordAction,
 ): Promise<HookOutcome> {
   let changed = false;
   for (const hook of hooks) {

@@ -25,7 +25,7 @@ import {
   PluginMetricsToken,
   type StreamControl,
 } from '../../../core/kit/stage';
-import { recorder, type Record } from './actions';
+import { recorder, type RecordAction } from './actions';
 import { ANSWER_SHAPES, type AnswerPart } from './texts/answer-shapes';
 import { consult, type HookOutcome, ruleAnswer, ruleRequest } from './checks';
 import { guardrailsOptions, type GuardrailsOptions, type WebhookOptions } from './options';
@@ -57,7 +57,7 @@ const ANSWER = new StateKey<AnswerGuard>('guardrails', 'answer');
 export class GuardrailsMiddleware implements Middleware {
   private readonly rules: readonly Scoped<Rule>[];
   private readonly hooks: readonly Scoped<WebhookOptions>[];
-  private readonly record: Record;
+  private readonly record: RecordAction;
 
   constructor(
     private readonly options: GuardrailsOptions,

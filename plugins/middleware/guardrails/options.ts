@@ -3,12 +3,11 @@
  * at load and at reload, and names the rule: a reload with one keeps the running configuration.
  */
 import { z } from 'zod';
-import { duration, GUARDRAIL_NAME, size } from '../../../core/kit/plugin';
+import { duration, guardrailName as name, size } from '../../../core/kit/plugin';
 import { DETECTORS, type DetectorName } from './finders/detectors';
 import { patternProblem } from './finders/open-match';
 import { urlProblem } from './webhook-url';
 
-const name = z.string().regex(GUARDRAIL_NAME, 'must be 1–64 letters, digits, `_`, `.` or `-`');
 /** Which side of the call a rule reads: the client's request, the answer, or both. */
 const phase = z.enum(['request', 'response', 'both']);
 /** Model ids or `*` patterns the rule or webhook is narrowed to; absent: every model. */
