@@ -13,21 +13,20 @@ export interface TextSlot {
   set(text: string): void;
 }
 
-type Json = unknown;
-type Holder = JsonObject | Json[];
+/** An object or an array: either is indexed by its keys (an array's as strings, "0", "1"). */
+type Holder = Record<string, unknown>;
 
-const isHolder = (v: Json): v is Holder => typeof v === 'object' && v !== null;
+const isHolder = (v: unknown): v is Holder => typeof v === 'object' && v !== null;
 
-function slot(holder: Holder, key: string | number): TextSlot | undefined {
-  const value = (holder as Record<string | number, Json>)[key];
+function slot(holder: Holder, key: string): TextSlot | undefined {
+  const value = holder[key];
   if (typeof value !== 'string') return undefined;
-  return { text: value, set: (text) => ((holder as Record<string | number, Json>)[key] = text) };
+  return { text: value, set: (text) => (holder[key] = text) };
 }
 
 function everyString(holder: Holder, out: TextSlot[]): void {
-  const keys: (string | number)[] = Array.isArray(holder) ? holder.map((_, i) => i) : Object.keys(holder);
-  for (const key of keys) {
-    const value = (holder as Record<string | number, Json>)[key];
+  for (const key of Object.keys(holder)) {
+    const value = holder[key];
     if (isHolder(value)) everyString(value, out);
     else {
       const found = slot(holder, key);
@@ -40,14 +39,14 @@ function walk(holder: Holder, path: TextPath, at: number, out: TextSlot[]): void
   const step = path[at]!;
   const last = at === path.length - 1;
   if (step === '**') return everyString(holder, out);
-  const keys = step === '*' ? (Array.isArray(holder) ? holder.map((_, i) => i) : []) : [step];
+  const keys = step === '*' ? (Array.isArray(holder) ? Object.keys(holder) : []) : [step];
   for (const key of keys) {
     if (last) {
       const found = slot(holder, key);
       if (found) out.push(found);
       continue;
     }
-    const next = (holder as Record<string | number, Json>)[key];
+    const next = holder[key];
     if (isHolder(next)) walk(next, path, at + 1, out);
   }
 }
