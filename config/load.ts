@@ -9,7 +9,14 @@ import { resolve, dirname } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { interpolateTree, type Env } from './env';
 import { ConfigError, type ConfigProblem } from './errors';
-import { gatewayConfigSchema, redisUrl, trustedProxies, type GatewayConfig } from './schema';
+import {
+  gatewayConfigSchema,
+  redisUrl,
+  trustedProxies,
+  type CoreConfig,
+  type GatewayConfig,
+  type PluginSections,
+} from './schema';
 import { parseSection } from './validate';
 import { port } from './units';
 
@@ -80,14 +87,31 @@ export function buildConfig(
     onVariables: (path, variables) => fedBy.set(path, variables),
   });
   if (problems.length > 0) throw ConfigError.of(problems);
-  const config = parseCore(substituted, alsoCheck);
+  const { core, sections } = splitSections(substituted);
+  const config: GatewayConfig = { ...parseCore(core, alsoCheck), sections };
   applyOverrides(config, env, baseDir, fedBy);
   FED_BY.set(config, fedBy);
   return deepFreeze(config);
 }
 
+/**
+ * The document's top-level sections core's schema does not know, apart: each names a service plugin
+ * (`mcp:`), whose own schema checks it when a gateway is composed (core/plugins/plugin-sections.ts also
+ * refuses a name no plugin has, as core's schema refuses an unknown field).
+ */
+function splitSections(doc: unknown): { core: unknown; sections: PluginSections } {
+  if (!isRecord(doc)) return { core: doc, sections: {} };
+  const core: Record<string, unknown> = {};
+  const sections: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(doc)) {
+    if (Object.hasOwn(gatewayConfigSchema.shape, name)) core[name] = value;
+    else sections[name] = value;
+  }
+  return { core, sections };
+}
+
 /** Core's schema; when it refuses the document, `alsoCheck`'s problems are reported with its own. */
-function parseCore(substituted: unknown, alsoCheck: AlsoCheck | undefined): GatewayConfig {
+function parseCore(substituted: unknown, alsoCheck: AlsoCheck | undefined): CoreConfig {
   try {
     return parseSection(gatewayConfigSchema, substituted, '');
   } catch (e) {

@@ -577,7 +577,14 @@ export const gatewayConfigSchema = z
     }
   });
 
-export type GatewayConfig = z.output<typeof gatewayConfigSchema>;
+/** What core's own schema validates. */
+export type CoreConfig = z.output<typeof gatewayConfigSchema>;
+/** The top-level sections of service plugins (`mcp:`), by the plugin's name; each plugin's schema checks its own. */
+export type PluginSections = Readonly<Record<string, unknown>>;
+export type GatewayConfig = CoreConfig & {
+  /** Absent on a configuration not built from a document (a test's object): no service is configured. */
+  readonly sections?: PluginSections;
+};
 export type ServerConfig = GatewayConfig['server'];
 export type RouteConfig = z.output<typeof route>;
 export type ResilienceConfig = GatewayConfig['resilience'];

@@ -7,6 +7,7 @@ import type { GatewayMetrics } from '../observability/metrics';
 import { PluginMetricsToken } from '../observability/plugin-metrics';
 import { BudgetLedgerToken, type BudgetLedger } from '../billing/budget-ledger';
 import { KeyServiceToken, type KeyService } from '../keys/key-service';
+import { SealerToken, type Sealer } from '../keys/sealer';
 import type { AnyPluginRegistration } from '../plugins/define-plugin';
 import { pluginContainer } from '../plugins/plugin-container';
 import { LiveInstancesToken, type LiveInstances } from '../redis/live-instances';
@@ -27,6 +28,7 @@ export interface ScopedServices {
   readonly resilience: Resilience;
   readonly metrics: GatewayMetrics;
   readonly pluginRoutes: PluginAdminRoutes;
+  readonly sealer: Sealer;
 }
 
 export function gatewayScope(
@@ -47,5 +49,6 @@ export function gatewayScope(
   scope.register(ResilienceToken, { useValue: services.resilience });
   scope.register(PluginMetricsToken, { useValue: services.metrics.plugins });
   scope.register(PluginAdminRoutesToken, { useValue: services.pluginRoutes });
+  scope.register(SealerToken, { useValue: services.sealer });
   return scope;
 }

@@ -89,6 +89,11 @@ export interface EndpointInfo {
   readonly routedByModel: boolean;
   /** The client API a model-routed endpoint serves. */
   readonly api?: ModelApi;
+  /**
+   * False where the rate limits do not count the endpoint's requests (a service's long-lived stream);
+   * absent or true: every request counts.
+   */
+  readonly rateLimited?: boolean;
   /** For an endpoint routed by model: whether it accepts `model` (else 404 naming the endpoints that do). */
   serves?(model: ModelSpec): boolean;
 }

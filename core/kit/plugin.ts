@@ -10,6 +10,8 @@ export { LoggerToken } from '../base/logger';
 export type { GatewayConfig } from '../../config/schema';
 export { ConfigError } from '../../config/errors';
 export { duration, size } from '../../config/units';
+// Whether a URL in a plugin's options could ever answer (an http(s) URL with a real host, no credentials).
+export { urlProblem } from '../../config/reachable-url';
 // What a guardrail may be named, as keys and teams name the ones they opt into.
 export { guardrailName } from '../../config/guardrail-names';
 export { Errors, GatewayError } from '../base/errors';

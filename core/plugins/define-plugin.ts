@@ -19,6 +19,7 @@ import { z } from 'zod';
 import { token, type Token } from '../base/token';
 import type { ApiTranslator } from '../contracts/translator';
 import type { Middleware } from '../contracts/stage';
+import type { ServicePlugin } from '../contracts/service';
 import type { UpstreamPlugin } from '../contracts/upstream';
 import type { ProtocolOptions, TaskProtocol } from '../tasks/protocol';
 import type { UpstreamOptions } from '../upstream/upstream-options';
@@ -29,6 +30,8 @@ interface Kinds {
   upstream: { plugin: UpstreamPlugin; options: UpstreamOptions };
   'task-protocol': { plugin: TaskProtocol; options: ProtocolOptions };
   'api-translator': { plugin: ApiTranslator; options: unknown };
+  /** Options: gateway.yaml's top-level section of the plugin's name. */
+  service: { plugin: ServicePlugin; options: unknown };
 }
 
 /** Kinds whose plugins gateway.yaml does not configure, so that take no options schema. */

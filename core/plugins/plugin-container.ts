@@ -12,6 +12,7 @@ const REGISTRIES: { readonly [K in PluginKind]: Token<PluginRegistration<K>> } =
   upstream: token('UpstreamPlugins'),
   'task-protocol': token('TaskProtocolPlugins'),
   'api-translator': token('ApiTranslatorPlugins'),
+  service: token('ServicePlugins'),
 };
 
 /** A new container holding `plugins`; a name given twice for one kind is refused. */

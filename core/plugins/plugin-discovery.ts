@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import { loadFolderModules } from '../../lib/folder-modules';
 import { definedPlugins, type AnyPluginRegistration } from './define-plugin';
 
-/** The folders under plugins/ whose modules are plugins: stages, families, protocols and API translators. */
-const PLUGIN_FOLDERS = ['middleware', 'upstreams', 'video-protocols', 'translators'];
+/** The folders under plugins/ whose modules are plugins: stages, families, protocols, API translators and services. */
+const PLUGIN_FOLDERS = ['middleware', 'upstreams', 'video-protocols', 'translators', 'services'];
 
 /** Loads every plugin module under `root` (the compiled plugins/ folder); each defines its plugin. */
 export function loadPlugins(root: string): readonly AnyPluginRegistration[] {

@@ -1,12 +1,13 @@
 /**
  * Every plugin-owned block of gateway.yaml checked against its plugin's schema in one pass: each
- * upstream's settings, each pipeline stage's options, each video protocol's options. The builders
+ * upstream's settings, each pipeline stage's options, each video protocol's options, each service's
+ * top-level section (and a top-level section no one reads is refused, as a typo). The builders
  * (core/plugins/build-upstreams.ts, core/plugins/pipeline.ts, core/plugins/build-video.ts) parse them again for
  * their values, but each stops at its first bad block and they run one after another; this pass lets
  * one start-up (or reload) name every bad field of every section (docs/conventions.md#convention-3).
  */
 import type { DependencyContainer } from 'tsyringe';
-import type { GatewayConfig } from '../../config/schema';
+import { gatewayConfigSchema, type GatewayConfig } from '../../config/schema';
 import { ConfigError, type ConfigProblem } from '../../config/errors';
 import { checkEach, parseSection } from '../../config/validate';
 import { isJsonObject } from '../base/json';
@@ -31,12 +32,19 @@ interface Sections {
   readonly upstreams: Readonly<Record<string, unknown>>;
   readonly pipeline: readonly unknown[];
   readonly protocols: Readonly<Record<string, unknown>>;
+  /** Top-level sections core's schema does not know: each must be a service plugin's. */
+  readonly services: Readonly<Record<string, unknown>>;
 }
 
 /** Throws one ConfigError listing every problem of every plugin block. */
 export function checkPluginSections(config: GatewayConfig, scope: DependencyContainer): void {
   const problems = sectionProblems(
-    { upstreams: config.upstreams, pipeline: config.pipeline, protocols: config.video.protocols },
+    {
+      upstreams: config.upstreams,
+      pipeline: config.pipeline,
+      protocols: config.video.protocols,
+      services: config.sections ?? {},
+    },
     scope,
   );
   if (problems.length > 0) throw ConfigError.of(problems);
@@ -56,6 +64,9 @@ export function rawPluginSectionProblems(
       upstreams: isJsonObject(doc.upstreams) ? doc.upstreams : {},
       pipeline: Array.isArray(doc.pipeline) ? doc.pipeline : [],
       protocols: isJsonObject(video.protocols) ? video.protocols : {},
+      services: Object.fromEntries(
+        Object.entries(doc).filter(([name]) => !Object.hasOwn(gatewayConfigSchema.shape, name)),
+      ),
     },
     scope,
   );
@@ -63,7 +74,13 @@ export function rawPluginSectionProblems(
 
 function sectionProblems(sections: Sections, scope: DependencyContainer): ConfigProblem[] {
   const problems: ConfigProblem[] = [];
-  for (const blocks of [upstreamBlocks(sections), pipelineBlocks(sections), protocolBlocks(sections)]) {
+  const all = [
+    upstreamBlocks(sections),
+    pipelineBlocks(sections),
+    protocolBlocks(sections),
+    serviceBlocks(sections),
+  ];
+  for (const blocks of all) {
     try {
       checkEach(blocks, (block) => checkBlock(block, scope));
     } catch (e) {
@@ -76,8 +93,19 @@ function sectionProblems(sections: Sections, scope: DependencyContainer): Config
 
 function checkBlock(block: PluginBlock, scope: DependencyContainer): void {
   const known = registeredPlugins(block.kind, scope);
+  if (block.kind === 'service' && !known.has(block.plugin)) throw unknownSection(block, known.keys());
   const registration = pluginRegistration(known, block.plugin, block.namePath, block.what);
   parseSection(registration.options, block.raw, block.path);
+}
+
+/** A top-level section neither core nor a service plugin reads: a typo, as core's schema would say. */
+function unknownSection(block: PluginBlock, services: Iterable<string>): ConfigError {
+  const core = Object.keys(gatewayConfigSchema.shape).join(', ');
+  const served = [...services].join(', ') || 'none';
+  return new ConfigError(
+    block.path,
+    `unknown section (core's sections: ${core}; service plugins' sections: ${served})`,
+  );
 }
 
 /** An upstream without a plugin name is core's error (`upstreams.<name>.plugin`). */
@@ -120,6 +148,16 @@ const pipelineBlocks = ({ pipeline }: Sections): PluginBlock[] =>
       },
     ];
   });
+
+const serviceBlocks = ({ services }: Sections): PluginBlock[] =>
+  Object.entries(services).map(([name, raw]) => ({
+    kind: 'service',
+    plugin: name,
+    namePath: name,
+    raw: raw ?? {},
+    path: name,
+    what: 'section',
+  }));
 
 const protocolBlocks = ({ protocols }: Sections): PluginBlock[] =>
   Object.entries(protocols).map(([name, raw]) => ({

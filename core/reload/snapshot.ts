@@ -4,7 +4,7 @@
  * builds a whole new one beside it (any error leaves the running one untouched) and swaps it in.
  *
  * What is here changes live: upstreams, routes, model tables and limits, prices, the pipeline and its
- * options, the task protocols, declared keys. The rest (listeners, stores, Redis, the poller's timing)
+ * options, the task protocols, the services (`mcp:`), declared keys. The rest (listeners, stores, Redis, the poller's timing)
  * is built once at start-up (core/boot/gateway.ts) and changes with a restart (effective-config.ts).
  */
 import type { DependencyContainer } from 'tsyringe';
@@ -31,6 +31,7 @@ import { taskUpstreams, videoEndpoints } from '../plugins/build-video';
 import type { TaskSubmission } from '../tasks/submission';
 import { buildUpstreams } from '../plugins/build-upstreams';
 import { buildApiServing } from '../plugins/build-translators';
+import { buildServices, servicesEndpoints } from '../plugins/build-services';
 import type { ApiServing } from '../routing/api-serving';
 import type { Upstream } from '../upstream/upstream';
 import type { UpstreamPool } from '../upstream/upstream-pool';
@@ -90,7 +91,10 @@ export async function buildSnapshot(
     scope.register(CatalogueToken, { useValue: catalogue });
     const pipeline = new Pipeline(buildMiddlewares(config.pipeline, scope));
     const tasksServed = videoEndpoints(config, scope, parts.submission, parts.tasks);
-    const routes = buildRoutes(catalogue, parts, pipeline, tasksServed, buildApiServing(scope));
+    const services = buildServices(config, scope);
+    await Promise.all(services.map((service) => service.ready?.() ?? Promise.resolve()));
+    const ownEndpoints = [...tasksServed, ...servicesEndpoints(services)];
+    const routes = buildRoutes(catalogue, parts, pipeline, ownEndpoints, buildApiServing(scope));
     warnUnpriced(catalogue, pricing, parts.logger);
     const served = taskUpstreams(upstreams);
     return {
@@ -124,13 +128,13 @@ function warnUnpriced(catalogue: Catalogue, pricing: Pricing, logger: Logger): v
 
 /**
  * The route table: one endpoint per request/response API the configured upstreams serve (natively or
- * through a translator), the task protocols' endpoints, and the model list.
+ * through a translator), the task protocols' and the services' endpoints, and the model list.
  */
 function buildRoutes(
   catalogue: Catalogue,
   { proxy, resilience }: SnapshotParts,
   pipeline: Pipeline,
-  taskEndpoints: readonly Endpoint[],
+  ownEndpoints: readonly Endpoint[],
   serving: ApiServing,
 ): RouteTable {
   const apis = serving.apis(catalogue.models());
@@ -142,7 +146,7 @@ function buildRoutes(
   }
   const routes = new RouteTable();
   for (const api of apis) routes.add(modelEndpoint(api, proxy, pipeline.phases, resilience, serving));
-  for (const endpoint of taskEndpoints) routes.add(endpoint);
+  for (const endpoint of ownEndpoints) routes.add(endpoint);
   routes.add(modelsEndpoint(catalogue));
   catalogue.bind(routes.endpoints());
   return routes;

@@ -3,10 +3,9 @@
  * at load and at reload, and names the rule: a reload with one keeps the running configuration.
  */
 import { z } from 'zod';
-import { duration, guardrailName as name, size } from '../../../core/kit/plugin';
+import { duration, guardrailName as name, size, urlProblem } from '../../../core/kit/plugin';
 import { DETECTORS, type DetectorName } from './finders/detectors';
 import { patternProblem } from './finders/open-match';
-import { urlProblem } from './webhook-url';
 
 /** Which side of the call a rule reads: the client's request, the answer, or both. */
 const phase = z.enum(['request', 'response', 'both']);

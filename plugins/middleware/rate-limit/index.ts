@@ -116,6 +116,7 @@ export class RateLimitMiddleware implements Middleware {
   }
 
   handle(ctx: GatewayContext, next: Next): Promise<void> {
+    if (ctx.endpoint.rateLimited === false) return next();
     const decision = this.limiter.admit(this.rules.rulesFor(ctx));
     if (!(decision instanceof Promise)) return this.proceed(ctx, decision, next);
     // Decided on Redis: the round trip is the request's I/O.

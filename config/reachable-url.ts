@@ -1,5 +1,6 @@
 /**
- * Whether a webhook's URL could be reached at all: caught at load rather than as every call's failure.
+ * Whether a URL gateway.yaml gives a plugin (a guardrail's webhook, an MCP server) could be reached at
+ * all: caught at load rather than as every call's failure.
  * Reserved names (RFC 2606/6761: `.invalid`, `.example`, `.test`) and port 0 never answer.
  */
 const RESERVED = /(^|\.)(invalid|example|test)$/i;

@@ -1,0 +1,44 @@
+/**
+ * A service plugin: one that serves endpoints of its own on the gateway's port, beside the model APIs
+ * (an MCP endpoint in front of tool servers). Its options are gateway.yaml's top-level section of its
+ * name (`mcp:`), rebuilt with each configuration snapshot like every plugin's. Its requests pass the
+ * same pipeline as every call (auth, limits, the access log, metrics and trace); only what the protocol
+ * needs is its own.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { GatewayContext } from './context';
+
+/** One request to a service endpoint, after the pipeline's stages let it through. */
+export interface ServiceExchange {
+  readonly ctx: GatewayContext;
+  /**
+   * The connection itself, which a protocol library answering on it needs (the MCP SDK's transport
+   * writes its own answers and streams). The body was read by the gateway's reader, under its size and
+   * time limits: take it from `ctx.rawBody()`, not from `req`.
+   */
+  readonly req: IncomingMessage;
+  readonly res: ServerResponse;
+}
+
+export interface ServiceEndpoint {
+  /** Names its requests in the access log, metrics and usage records (`mcp`). */
+  readonly id: string;
+  readonly method: 'GET' | 'POST' | 'DELETE';
+  readonly path: string;
+  /**
+   * False for a long-lived stream the client keeps open beside its calls (MCP's server-to-client
+   * stream): the rate limits neither count it as a request nor hold a concurrency slot for it.
+   */
+  readonly rateLimited?: boolean;
+  /** Resolves once the answer is complete (a stream's last byte) or the client has gone. */
+  handle(exchange: ServiceExchange): Promise<void>;
+}
+
+export interface ServicePlugin {
+  readonly endpoints: readonly ServiceEndpoint[];
+  /**
+   * Checks what only the service can (its servers' tools against its configuration) before the
+   * snapshot it belongs to serves; a ConfigError refuses the configuration (at start, or the reload).
+   */
+  ready?(): Promise<void>;
+}

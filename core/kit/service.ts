@@ -1,0 +1,6 @@
+/**
+ * Service plugins: endpoints of their own on the gateway's port (core/contracts/service.ts), and what
+ * such a plugin keeps in tokens its clients carry. The rest of what a plugin uses is in ./plugin and ./stage.
+ */
+export type { ServiceEndpoint, ServiceExchange, ServicePlugin } from '../contracts/service';
+export { SealerToken, type Sealer } from '../keys/sealer';
