@@ -46,6 +46,13 @@ export interface UsageRecord {
   readonly saved_micros?: number | null | undefined;
   /** What guardrails did to the call (blocked, masked, logged, could not check), in order; absent when none acted. */
   readonly guardrail?: readonly { readonly name: string; readonly action: string }[] | undefined;
+  /**
+   * A call to a tool through the MCP endpoint (`endpoint: 'mcp'`): the tool's own name and its server's
+   * name in gateway.yaml. Its `model` is the name the client called it by (`<server>__<tool>`), and
+   * `upstream` its server. Absent on every other call.
+   */
+  readonly tool?: string | undefined;
+  readonly server?: string | undefined;
   /** Set on records written by `recordOnce`: unique by id among those (client-chosen request ids are not). */
   readonly once?: true | undefined;
   /** True when the counts were estimated from what was delivered (a cut stream), not reported by the upstream. */

@@ -38,6 +38,8 @@ const properties: Readonly<Record<keyof UsageRecord, object>> = {
     type: 'array',
     items: { type: 'object', properties: { name: text, action: text }, required: ['name', 'action'] },
   },
+  tool: text,
+  server: text,
   once: flag,
   estimated: flag,
   outcome: text,

@@ -61,6 +61,8 @@ const everyField: Required<UsageRecord> = {
     { name: 'pii', action: 'mask' },
     { name: 'no "codenames"', action: 'block' },
   ],
+  tool: 'add',
+  server: 'demo',
   once: true,
   estimated: true,
   outcome: 'upstream_cut',

@@ -1,0 +1,23 @@
+/** What the MCP server made for one client request serves from, and whom for. */
+import type { Logger } from 'pino';
+import type { CallsUnderWay } from './calls-under-way';
+import type { SessionState } from './session-token';
+import type { CallRecorder } from './call-recorder';
+import type { NamedServer } from './upstream-client';
+import type { UpstreamLinks } from './upstream-links';
+
+export interface FrontRequest {
+  readonly servers: readonly NamedServer[];
+  /** Undefined while the session is being opened (`initialize`). */
+  readonly session: SessionState | undefined;
+  readonly links: UpstreamLinks;
+  /** Whether the configuration exposes the server's own tool `tool` at all. */
+  exposes(server: NamedServer, tool: string): boolean;
+  /** Whether the caller's key (and its team) may use the tool of this gateway name. */
+  allows(name: string): boolean;
+  readonly calls: CallsUnderWay;
+  /** Aborts when the client goes before its answer is complete: nobody is left to relay a call to. */
+  readonly gone: AbortSignal;
+  readonly recorder: CallRecorder;
+  readonly logger: Logger;
+}

@@ -1,0 +1,77 @@
+/**
+ * One `tools/call` relayed to its server: the client's progress token answered with the server's
+ * progress, the server's other notifications about the call passed on, the client's cancellation (or
+ * its leaving) carried to the server, the server's timeout applied; and the call told to the recorder
+ * once, however it ended.
+ */
+import { performance } from 'node:perf_hooks';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import {
+  ErrorCode,
+  McpError,
+  type CallToolRequest,
+  type CallToolResult,
+  type ServerNotification,
+  type ServerRequest,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { CallOutcome } from './call-recorder';
+import type { FrontRequest } from './front-request';
+import { upstreamError, type NamedServer } from './upstream-client';
+
+type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+export async function relayCall(
+  front: FrontRequest,
+  server: NamedServer,
+  tool: string,
+  params: CallToolRequest['params'],
+  extra: Extra,
+): Promise<CallToolResult> {
+  const started = performance.now();
+  const cancel = front.session ? front.calls.start(front.session.id, extra.requestId) : undefined;
+  const signal = AbortSignal.any([extra.signal, front.gone, ...(cancel ? [cancel.signal] : [])]);
+  let outcome: CallOutcome = 'upstream_error';
+  try {
+    const link = await front.links.get(server);
+    // Log lines and the like the server sends while it works belong to this call's stream.
+    link.client.fallbackNotificationHandler = (notification) =>
+      extra.sendNotification(notification as ServerNotification);
+    const { progressToken, ...meta } = params._meta ?? {};
+    const result = (await link.client.callTool(
+      { name: tool, arguments: params.arguments, ...(Object.keys(meta).length > 0 ? { _meta: meta } : {}) },
+      undefined,
+      {
+        signal,
+        timeout: server.config.timeout,
+        ...(progressToken === undefined
+          ? {}
+          : {
+              onprogress: (progress) =>
+                void extra.sendNotification({
+                  method: 'notifications/progress',
+                  params: { ...progress, progressToken },
+                }),
+            }),
+      },
+    )) as CallToolResult;
+    outcome = result.isError === true ? 'vendor_error' : 'ok';
+    return result;
+  } catch (e) {
+    outcome = failedOutcome(e, signal);
+    throw upstreamError(server, e);
+  } finally {
+    cancel?.done();
+    const ms = performance.now() - started;
+    front.recorder.ended({ server: server.name, tool, name: params.name, outcome, ms });
+  }
+}
+
+/** A call the client cancelled or left; one the server refused (its own JSON-RPC error); or no answer. */
+function failedOutcome(e: unknown, signal: AbortSignal): CallOutcome {
+  if (signal.aborted) return 'client_closed';
+  const answered =
+    e instanceof McpError &&
+    e.code !== (ErrorCode.RequestTimeout as number) &&
+    e.code !== (ErrorCode.ConnectionClosed as number);
+  return answered ? 'vendor_error' : 'upstream_error';
+}

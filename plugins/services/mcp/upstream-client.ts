@@ -1,0 +1,109 @@
+/**
+ * The gateway as a client of one configured tool server, for one request of a client's session: a new
+ * session (at the client's `initialize`), or the session the client's id carries, resumed without a new
+ * handshake. Only the server's own configured headers are sent: the client's gateway key never leaves
+ * the gateway, and the server's credential never reaches the client.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import type { ServerConfig } from './options';
+import type { UpstreamSession } from './session-token';
+
+/** How the gateway introduces itself to the servers it fronts. */
+export const GATEWAY_INFO = { name: 'model-gateway', version: '1.0.0' } as const;
+
+/** A configured server, by its name in gateway.yaml. */
+export interface NamedServer {
+  readonly name: string;
+  readonly config: ServerConfig;
+}
+
+/** A client connected to one server, and the session it is in. */
+export interface UpstreamLink {
+  readonly server: NamedServer;
+  readonly client: Client;
+  /** The session, as the client's session id keeps it. */
+  session(): UpstreamSession;
+  /** Ends the session at the server (DELETE), where it keeps one. */
+  terminate(): Promise<void>;
+  close(): Promise<void>;
+}
+
+function transportFor(
+  server: NamedServer,
+  session: UpstreamSession | undefined,
+): StreamableHTTPClientTransport {
+  const transport = new StreamableHTTPClientTransport(new URL(server.config.url), {
+    requestInit: { headers: { ...server.config.headers } },
+    // An empty id resumes a server that keeps no sessions: nothing is sent, and no handshake is made.
+    ...(session ? { sessionId: session.id } : {}),
+    // A stream the server broke off is an error for the call, not something to retry behind its back.
+    reconnectionOptions: {
+      maxRetries: 0,
+      initialReconnectionDelay: 1,
+      maxReconnectionDelay: 1,
+      reconnectionDelayGrowFactor: 1,
+    },
+  });
+  if (session) transport.setProtocolVersion(session.version);
+  return transport;
+}
+
+/**
+ * Connects to `server`: resuming `session`, or opening a new one (the handshake, under the server's
+ * timeout). Throws an McpError naming the server when it cannot be reached or does not speak MCP.
+ */
+export async function connectUpstream(server: NamedServer, session?: UpstreamSession): Promise<UpstreamLink> {
+  const transport = transportFor(server, session);
+  const client = new Client(GATEWAY_INFO, { capabilities: {} });
+  try {
+    await client.connect(transport, { timeout: server.config.timeout });
+  } catch (e) {
+    await client.close().catch(() => undefined);
+    throw upstreamError(server, e);
+  }
+  return {
+    server,
+    client,
+    session: () => ({
+      id: transport.sessionId ?? '',
+      version: transport.protocolVersion ?? session?.version ?? '',
+    }),
+    terminate: () => (transport.sessionId ? transport.terminateSession() : Promise.resolve()),
+    close: () => client.close(),
+  };
+}
+
+/**
+ * A JSON-RPC error as the client is sent it: the SDK answers a request whose handler threw with the
+ * error's `code`, `message` and `data`. (An McpError would put its "MCP error <code>:" prefix into the
+ * message a second time.)
+ */
+export class RpcError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+  ) {
+    super(message);
+  }
+}
+
+/** What a client is told of a server's failure: a JSON-RPC error naming the server, never a hang. */
+export function upstreamError(server: NamedServer, e: unknown): RpcError {
+  if (e instanceof RpcError) return e;
+  const name = `MCP server "${server.name}"`;
+  if (e instanceof McpError) {
+    if (e.code === (ErrorCode.RequestTimeout as number))
+      return new RpcError(
+        ErrorCode.RequestTimeout,
+        `${name} did not answer within ${server.config.timeout} ms`,
+      );
+    // The server's own answer to the request (an unknown tool, bad arguments): relayed as it said it.
+    if (e.code !== (ErrorCode.ConnectionClosed as number))
+      return new RpcError(e.code, e.message.replace(`MCP error ${e.code}: `, ''), e.data);
+  }
+  const reason = e instanceof Error ? e.message : String(e);
+  return new RpcError(ErrorCode.InternalError, `${name} failed: ${reason}`);
+}

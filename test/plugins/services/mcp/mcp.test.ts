@@ -1,0 +1,71 @@
+import t from 'tap';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { startTestGateway, type Teardown, type TestGateway } from '../../../helpers/gateway';
+import { startMcpServer, type TestMcpServer } from '../../../helpers/mcp-server';
+
+const DEMO_TOKEN = 'demo-server-credential';
+
+async function gatewayWithDemo(tt: Teardown): Promise<{ gw: TestGateway; demo: TestMcpServer }> {
+  const demo = await startMcpServer(tt);
+  const gw = await startTestGateway(tt, (doc) => {
+    doc.mcp = { servers: { demo: { url: demo.url, headers: { authorization: `Bearer ${DEMO_TOKEN}` } } } };
+  });
+  return { gw, demo };
+}
+
+async function mcpClient(tt: Teardown, gw: TestGateway, key = gw.key): Promise<Client> {
+  const client = new Client({ name: 'test-agent', version: '1.0.0' });
+  const transport = new StreamableHTTPClientTransport(new URL(`${gw.url}/mcp`), {
+    requestInit: { headers: { authorization: `Bearer ${key}` } },
+  });
+  await client.connect(transport);
+  tt.teardown(() => client.close());
+  return client;
+}
+
+t.test('tools of the server are listed and called under the server name', async (t) => {
+  const { gw, demo } = await gatewayWithDemo(t);
+  const client = await mcpClient(t, gw);
+  const { tools } = await client.listTools();
+  t.strictSame(tools.map((tool) => tool.name).sort(), ['demo__add', 'demo__secret', 'demo__slow']);
+  const result = await client.callTool({ name: 'demo__add', arguments: { a: 2, b: 3 } });
+  t.strictSame(result.content, [{ type: 'text', text: '5' }]);
+  t.strictSame(demo.ran, ['add']);
+  const auth = new Set(demo.requests.map((h) => h.authorization));
+  t.strictSame([...auth], [`Bearer ${DEMO_TOKEN}`], 'the server only ever sees its own credential');
+});
+
+t.test('each call leaves a usage record', async (t) => {
+  const { gw } = await gatewayWithDemo(t);
+  const client = await mcpClient(t, gw);
+  await client.callTool({ name: 'demo__add', arguments: { a: 1, b: 1 } });
+  const records = (await gw.gateway.usage.list()).filter((r) => r.endpoint === 'mcp');
+  t.equal(records.length, 1);
+  t.match(records[0], { endpoint: 'mcp', model: 'demo__add', tool: 'add', server: 'demo', outcome: 'ok' });
+});
+
+t.test('progress is relayed as the server reports it', async (t) => {
+  const { gw } = await gatewayWithDemo(t);
+  const client = await mcpClient(t, gw);
+  const seen: number[] = [];
+  const result = await client.callTool(
+    { name: 'demo__slow', arguments: { steps: 3, delay_ms: 1 } },
+    undefined,
+    {
+      onprogress: (p) => seen.push(p.progress),
+    },
+  );
+  t.strictSame(seen, [1, 2, 3]);
+  t.strictSame(result.content, [{ type: 'text', text: 'done after 3 steps' }]);
+});
+
+t.test('no key gets 401', async (t) => {
+  const { gw } = await gatewayWithDemo(t);
+  const res = await fetch(`${gw.url}/mcp`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+  });
+  t.equal(res.status, 401);
+});
