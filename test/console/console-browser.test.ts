@@ -387,6 +387,10 @@ t.test('the console in Chromium: sign-in, keys, usage', needsChromium, async (t)
   );
   t.strictSame((await keyRecord(gw, id)).guardrails, ['strict'], 'and they are saved');
   t.strictSame((await keyRecord(gw, id)).allowed_tools, ['*__read'], 'both of them');
+  t.ok(
+    await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth'),
+    'every column of the keys table fits a 1280 px window: the page does not scroll sideways',
+  );
   await shot(page, '10-edited');
 
   await row(page, id).getByRole('button', { name: 'Rotate' }).click();
