@@ -1,9 +1,10 @@
 /**
  * `npm run keys -- <command>`: manage API keys through the running gateway's admin API.
- *   create [--description TEXT] [--models m1,m2] [--guardrails g1,g2] [--rpm N] [--tpm N] [--concurrent N]
- *                                                            prints the full key, alone, on its last line
+ *   create [--description TEXT] [--models m1,m2] [--allowed-tools t1,s__*] [--guardrails g1,g2]
+ *          [--rpm N] [--tpm N] [--concurrent N]              prints the full key, alone, on its last line
  *   update <id> [the same options]                           changes only the settings given; an empty
  *                                                            --models allows every model, an empty
+ *                                                            --allowed-tools every MCP tool, an empty
  *                                                            --guardrails opts out of every guardrail
  *   list                                                     stored keys, then those declared in gateway.yaml
  *   disable <id> | enable <id> | delete <id>                 <id> is the key's visible prefix (sk-XXXXXXXX)
@@ -18,7 +19,8 @@ import type { CreatedKey, KeyWithActivity, List, Page, PublicKey } from '../core
 import { KEY_SECRET_FILE, readSecret } from '../core/keys/secrets';
 import { AdminError, connectAdmin, type AdminClient } from './admin-client';
 
-const USAGE = `usage: npm run keys -- create [--description TEXT] [--models m1,m2] [--guardrails g1,g2]
+const USAGE = `usage: npm run keys -- create [--description TEXT] [--models m1,m2]
+                                 [--allowed-tools demo__add,search__*] [--guardrails g1,g2]
                                  [--rpm N] [--tpm N] [--concurrent N]
        npm run keys -- update <key id> [the same options]
        npm run keys -- list
@@ -32,6 +34,7 @@ const describe = (k: PublicKey): string =>
     k.id.padEnd(12),
     k.status.padEnd(9),
     (k.allowed_models.length ? k.allowed_models.join(',') : 'all models').padEnd(24),
+    (k.allowed_tools?.join(',') ?? 'all tools').padEnd(16),
     (k.guardrails?.join(',') ?? 'no guardrails').padEnd(16),
     k.rate_limit_rpm ? `${k.rate_limit_rpm}/min`.padEnd(10) : 'default'.padEnd(10),
     k.created_at,
@@ -42,6 +45,7 @@ const describe = (k: PublicKey): string =>
 const SETTINGS = {
   description: { type: 'string' },
   models: { type: 'string' },
+  'allowed-tools': { type: 'string' },
   guardrails: { type: 'string' },
   rpm: { type: 'string' },
   tpm: { type: 'string' },
@@ -60,6 +64,7 @@ function settingsBody(args: string[]): { body: Record<string, unknown>; position
   const body = {
     ...(values.description !== undefined ? { description: values.description } : {}),
     ...(values.models !== undefined ? { allowed_models: names(values.models) } : {}),
+    ...(values['allowed-tools'] !== undefined ? { allowed_tools: names(values['allowed-tools']) } : {}),
     ...(values.guardrails !== undefined ? { guardrails: names(values.guardrails) } : {}),
     ...(values.rpm ? { rate_limit_rpm: Number(values.rpm) } : {}),
     ...(values.tpm ? { rate_limit_tpm: Number(values.tpm) } : {}),

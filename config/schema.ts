@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { compile as compileTrust } from '@fastify/proxy-addr';
 import { guardrailNames } from './guardrail-names';
+import { toolGlobs } from './tool-globs';
 import { duration, port, size } from './units';
 
 const timeouts = z
@@ -211,6 +212,8 @@ const declaredKey = z
     team_id: z.string().min(1).max(64).optional(),
     /** Guardrail rules marked `opt_in` that apply to the key's calls; a name no rule has adds nothing. */
     guardrails: guardrailNames.optional(),
+    /** MCP tools the key may use, as names or globs (`search__*`); absent or empty: every tool. */
+    allowed_tools: toolGlobs.optional(),
   })
   .strict()
   .superRefine(checkDeclaredSecret);

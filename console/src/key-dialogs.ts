@@ -119,7 +119,8 @@ export function RotateForm(props: {
   return html`<${Dialog} title=${`Rotate ${props.record.id}`} onClose=${props.onClose}>
     <form class="form" onSubmit=${submit}>
       <p>
-        A new key with the same description, models, guardrails, limits, budget and expiry replaces this one.
+        A new key with the same description, models, tools, guardrails, limits, budget and expiry replaces
+        this one.
       </p>
       <label class="check"
         ><input

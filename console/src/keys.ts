@@ -10,7 +10,7 @@ import { can } from './abilities';
 import { Confirm } from './dialog';
 import { KeyForm, RevealKey, RotateForm } from './key-dialogs';
 import { utc } from './format';
-import { budgetText, guardrailsText, limitsText, spentText } from './limit-text';
+import { budgetText, guardrailsText, limitsText, spentText, toolsText } from './limit-text';
 import { Pager } from './pager';
 import { useLoad } from './use-load';
 import { useTeams } from './use-teams';
@@ -162,6 +162,7 @@ function KeyTable(props: {
         <th>Status</th>
         <th>Team</th>
         <th>Models</th>
+        <th>Tools</th>
         <th>Guardrails</th>
         <th>Rate limits</th>
         <th>Budget</th>
@@ -174,7 +175,7 @@ function KeyTable(props: {
       ${
         rows.length === 0 &&
         html`<tr>
-          <td colspan=${changes ? 13 : 12} class="empty">No keys match.</td>
+          <td colspan=${changes ? 14 : 13} class="empty">No keys match.</td>
         </tr>`
       }
       ${rows.map(
@@ -189,6 +190,7 @@ function KeyTable(props: {
               ${k.team_id ? (teams.get(k.team_id) ?? html`<code>${k.team_id}</code>`) : html`<span class="muted">—</span>`}
             </td>
             <td>${k.allowed_models.length ? k.allowed_models.join(', ') : 'all'}</td>
+            <td>${toolsText(k)}</td>
             <td>${guardrailsText(k)}</td>
             <td>${limitsText(k, 'default')}</td>
             <td>${budgetText(k)}</td>

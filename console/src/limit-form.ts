@@ -1,6 +1,6 @@
 /**
- * The fields keys and teams share in their forms: allowed models, guardrails, rate limits and a budget,
- * read from a record, shown as inputs, and turned into the API's body fields.
+ * The fields keys and teams share in their forms: allowed models and MCP tools, guardrails, rate limits
+ * and a budget, read from a record, shown as inputs, and turned into the API's body fields.
  */
 import { html } from 'htm/preact';
 import type { KeyBudget } from '../../core/admin/wire';
@@ -9,6 +9,7 @@ import { money, parseMoney } from './format';
 /** What a key or a team has of these fields (PublicKey and PublicTeam alike). */
 export interface LimitedRecord {
   readonly allowed_models: readonly string[];
+  readonly allowed_tools?: readonly string[];
   readonly guardrails?: readonly string[];
   readonly rate_limit_rpm?: number;
   readonly rate_limit_tpm?: number;
@@ -18,6 +19,8 @@ export interface LimitedRecord {
 
 export interface LimitState {
   models: string;
+  /** Comma-separated MCP tool names or globs (`search__*`); empty: every tool. */
+  tools: string;
   /** Comma-separated names of opt-in guardrail rules. */
   guardrails: string;
   rpm: string;
@@ -29,6 +32,7 @@ export interface LimitState {
 
 export const limitStateOf = (r?: LimitedRecord): LimitState => ({
   models: r?.allowed_models.join(', ') ?? '',
+  tools: r?.allowed_tools?.join(', ') ?? '',
   guardrails: r?.guardrails?.join(', ') ?? '',
   rpm: r?.rate_limit_rpm?.toString() ?? '',
   tpm: r?.rate_limit_tpm?.toString() ?? '',
@@ -60,9 +64,11 @@ export function limitBody(f: LimitState, editing: boolean): Record<string, unkno
   const amount = f.budget.trim() ? parseMoney(f.budget) : undefined;
   if (f.budget.trim() && amount === undefined)
     throw new Error('Budget must be an amount such as 25 or 0.50.');
+  const tools = namesOf(f.tools);
   const guardrails = namesOf(f.guardrails);
   return {
     allowed_models: namesOf(f.models),
+    allowed_tools: tools.length > 0 ? tools : clear,
     guardrails: guardrails.length > 0 ? guardrails : clear,
     rate_limit_rpm: wholeNumber(f.rpm, 'Rate limit') ?? clear,
     rate_limit_tpm: wholeNumber(f.tpm, 'Token limit') ?? clear,
@@ -93,6 +99,14 @@ export function LimitInputs(props: {
   return html`<label
       >Allowed models
       <input name="models" placeholder="all models" value=${f.models} onInput=${set('models')}
+    /></label>
+    <label
+      >Allowed tools
+      <input
+        name="tools"
+        placeholder="all tools (names or globs, e.g. search__*)"
+        value=${f.tools}
+        onInput=${set('tools')}
     /></label>
     <label
       >Guardrails

@@ -1,4 +1,4 @@
-/** How the tables show a key's or a team's guardrails, limits, budget and spend. */
+/** How the tables show a key's or a team's tools, guardrails, limits, budget and spend. */
 import { html } from 'htm/preact';
 import { money } from './format';
 import type { LimitedRecord } from './limit-form';
@@ -38,6 +38,10 @@ export function budgetMeter(r: Spending) {
     <span>${share}%</span>
   </div>`;
 }
+
+/** The MCP tools it allows (names and globs), or all of them when it names none. */
+export const toolsText = (r: LimitedRecord): string =>
+  r.allowed_tools?.length ? r.allowed_tools.join(', ') : 'all';
 
 /** The opt-in guardrail rules it names, or a muted dash for none. */
 export const guardrailsText = (r: LimitedRecord) =>

@@ -9,7 +9,7 @@ import { api, caller } from './api';
 import { can } from './abilities';
 import { Confirm } from './dialog';
 import { utc } from './format';
-import { budgetMeter, budgetText, guardrailsText, limitsText, spentText } from './limit-text';
+import { budgetMeter, budgetText, guardrailsText, limitsText, spentText, toolsText } from './limit-text';
 import { TeamForm } from './team-dialogs';
 import { useLoad } from './use-load';
 
@@ -61,6 +61,7 @@ export function TeamsView() {
           <th>Id</th>
           <th>Keys</th>
           <th>Models</th>
+          <th>Tools</th>
           <th>Guardrails</th>
           <th>Team limits</th>
           <th>Budget</th>
@@ -75,7 +76,7 @@ export function TeamsView() {
         ${
           teams.length === 0 &&
           html`<tr>
-            <td colspan=${changes ? 12 : 11} class="empty">No teams yet.</td>
+            <td colspan=${changes ? 13 : 12} class="empty">No teams yet.</td>
           </tr>`
         }
         ${teams.map(
@@ -85,6 +86,7 @@ export function TeamsView() {
               <td><code>${team.id}</code></td>
               <td>${team.key_count}</td>
               <td>${team.allowed_models.length ? team.allowed_models.join(', ') : 'all'}</td>
+              <td>${toolsText(team)}</td>
               <td>${guardrailsText(team)}</td>
               <td>${limitsText(team, 'none')}</td>
               <td>${budgetText(team)}</td>

@@ -26,6 +26,7 @@ const AUDITED: { readonly [K in keyof Views]: readonly (keyof Views[K] & string)
     'budget',
     'team_id',
     'guardrails',
+    'allowed_tools',
   ],
   token: ['id', 'description', 'role', 'team_id'],
   team: [
@@ -37,6 +38,7 @@ const AUDITED: { readonly [K in keyof Views]: readonly (keyof Views[K] & string)
     'max_concurrent',
     'allowed_models',
     'guardrails',
+    'allowed_tools',
     'metadata',
   ],
 };

@@ -3,11 +3,11 @@
  *   GET    /admin/keys?limit=&cursor=&status=&q=&team_id=   a page of keys in id order → {data, next_cursor},
  *                                      each key with its last_used_at and spent_micros
  *   POST   /admin/keys                 create {description?, allowed_models?, rate_limit_rpm?, rate_limit_tpm?,
- *                                      max_concurrent?, expires_at?, budget?, team_id?, guardrails?}
- *                                      → {key, record}
+ *                                      max_concurrent?, expires_at?, budget?, team_id?, guardrails?,
+ *                                      allowed_tools?} → {key, record}
  *   GET    /admin/keys/:id             one key, as in the listing
  *   PATCH  /admin/keys/:id             change any of those fields and `enabled`; null clears an optional one
- *                                      (and `[]` the guardrails)
+ *                                      (and `[]` the guardrails or the tools allowed)
  *   POST   /admin/keys/:id/rotate      {disable_old_after?} → {key, record, replaces}
  *   POST   /admin/keys/:id/disable     and /enable
  *   DELETE /admin/keys/:id
@@ -30,6 +30,8 @@ import { changesOf } from './audit-changes';
 import { withActivity } from './key-activity';
 import {
   allowedModels,
+  allowedTools,
+  allowedToolsChange,
   budget,
   CLEARABLE_LIMITS,
   guardrails,
@@ -73,6 +75,7 @@ const newKeyBody = z
     budget: budget.optional(),
     team_id: teamId.optional(),
     guardrails: guardrails.optional(),
+    allowed_tools: allowedTools.optional(),
   })
   .strict();
 
@@ -88,6 +91,7 @@ const keyPatchBody = z
     enabled: z.boolean().optional(),
     team_id: teamId.nullable().optional(),
     guardrails: guardrailsChange.optional(),
+    allowed_tools: allowedToolsChange.optional(),
   })
   .strict();
 

@@ -21,6 +21,7 @@ export function publicKey(record: KeyRecord, now: number = Date.now()): PublicKe
       : {}),
     ...(record.team_id !== undefined ? { team_id: record.team_id } : {}),
     ...(record.guardrails !== undefined ? { guardrails: [...record.guardrails] } : {}),
+    ...(record.allowed_tools !== undefined ? { allowed_tools: [...record.allowed_tools] } : {}),
     created_at: record.created_at,
   };
 }

@@ -17,6 +17,7 @@ export function publicTeam(record: TeamRecord): PublicTeam {
     ...(record.max_concurrent !== undefined ? { max_concurrent: record.max_concurrent } : {}),
     allowed_models: [...record.allowed_models],
     ...(record.guardrails !== undefined ? { guardrails: [...record.guardrails] } : {}),
+    ...(record.allowed_tools !== undefined ? { allowed_tools: [...record.allowed_tools] } : {}),
     metadata: { ...record.metadata },
     created_at: record.created_at,
   };

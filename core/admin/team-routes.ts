@@ -3,10 +3,10 @@
  *   GET    /admin/teams?team_id=       every team in name order → {data}, each with its key_count and
  *                                      spent_micros; `team_id` narrows it to that team
  *   POST   /admin/teams                create {name, budget?, rate_limit_rpm?, rate_limit_tpm?, max_concurrent?,
- *                                      allowed_models?, guardrails?, metadata?} → the team (201)
+ *                                      allowed_models?, guardrails?, allowed_tools?, metadata?} → the team (201)
  *   GET    /admin/teams/:id            one team, as in the listing
  *   PATCH  /admin/teams/:id            change any of those fields; null clears an optional one (and `[]`
- *                                      the guardrails)
+ *                                      the guardrails or the tools allowed)
  *   DELETE /admin/teams/:id            refused with 409 team_has_keys while keys belong to it
  * Keys join and leave a team through their own `team_id` (key-routes.ts).
  */
@@ -20,6 +20,8 @@ import { createdRoute, okRoute, type AdminCall, type AdminRoute } from './admin-
 import { changesOf } from './audit-changes';
 import {
   allowedModels,
+  allowedTools,
+  allowedToolsChange,
   budget,
   CLEARABLE_LIMITS,
   guardrails,
@@ -59,6 +61,7 @@ const newTeamBody = z
     max_concurrent: positiveInt.optional(),
     allowed_models: allowedModels.optional(),
     guardrails: guardrails.optional(),
+    allowed_tools: allowedTools.optional(),
     metadata: metadata.optional(),
   })
   .strict();
@@ -72,6 +75,7 @@ const teamPatchBody = z
     max_concurrent: positiveInt.nullable().optional(),
     allowed_models: allowedModels.optional(),
     guardrails: guardrailsChange.optional(),
+    allowed_tools: allowedToolsChange.optional(),
     metadata: metadata.optional(),
   })
   .strict();

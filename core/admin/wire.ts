@@ -38,6 +38,8 @@ export interface PublicKey {
   readonly team_id?: string;
   /** Guardrail rules marked `opt_in` that apply to this key's calls; absent: none. */
   readonly guardrails?: readonly string[];
+  /** MCP tools this key may use, as names or globs (`search__*`); absent: every tool. */
+  readonly allowed_tools?: readonly string[];
   readonly created_at: string;
 }
 
@@ -74,6 +76,8 @@ export interface PublicTeam {
   readonly allowed_models: readonly string[];
   /** Guardrail rules marked `opt_in` that apply to the calls of all the team's keys; absent: none. */
   readonly guardrails?: readonly string[];
+  /** MCP tools the team's keys may use, as names or globs; absent: every tool (a key's list narrows it). */
+  readonly allowed_tools?: readonly string[];
   readonly metadata: Readonly<Record<string, string>>;
   readonly created_at: string;
 }

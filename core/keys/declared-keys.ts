@@ -88,6 +88,7 @@ function toRecord(entry: DeclaredKeyConfig, hash: string, createdAt: string): Ke
     ...(entry.expires_at !== undefined ? { expires_at: entry.expires_at } : {}),
     ...(entry.team_id !== undefined ? { team_id: entry.team_id } : {}),
     ...(entry.guardrails?.length ? { guardrails: [...entry.guardrails] } : {}),
+    ...(entry.allowed_tools?.length ? { allowed_tools: [...entry.allowed_tools] } : {}),
     created_at: createdAt,
   });
 }

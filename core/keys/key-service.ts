@@ -199,6 +199,7 @@ export class KeyService {
         ...(spec.budget !== undefined ? { budget: { ...spec.budget } } : {}),
         ...(spec.team_id !== undefined ? { team_id: spec.team_id } : {}),
         ...(spec.guardrails?.length ? { guardrails: [...spec.guardrails] } : {}),
+        ...(spec.allowed_tools?.length ? { allowed_tools: [...spec.allowed_tools] } : {}),
         created_at: new Date().toISOString(),
       };
       await insert(record);
@@ -271,6 +272,7 @@ export class KeyService {
       // The replacement stays in the team: a team_admin's rotation must not make a key outside it.
       ...(old.team_id !== undefined ? { team_id: old.team_id } : {}),
       ...(old.guardrails !== undefined ? { guardrails: old.guardrails } : {}),
+      ...(old.allowed_tools !== undefined ? { allowed_tools: old.allowed_tools } : {}),
     });
     let current: KeyRecord = old;
     if (disableOldAfterMs !== undefined) {

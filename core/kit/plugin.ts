@@ -14,6 +14,8 @@ export { duration, size } from '../../config/units';
 export { urlProblem } from '../../config/reachable-url';
 // What a guardrail may be named, as keys and teams name the ones they opt into.
 export { guardrailName } from '../../config/guardrail-names';
+// What a key's or team's list of MCP tools may hold (`search__*`), for what reads or checks such lists.
+export { toolGlob, toolGlobs } from '../../config/tool-globs';
 export { Errors, GatewayError } from '../base/errors';
 export { StateKey } from '../contracts/state-key';
 export type { GatewayContext, GuardrailAction } from '../contracts/context';

@@ -10,6 +10,8 @@ export type { RouteAffinity, RouteChoices, RouteTarget } from '../contracts/rout
 export { ResilienceToken, type Resilience } from '../routing/resilience';
 export { KeyServiceToken, type KeyService } from '../keys/key-service';
 export { isExpired, type KeyRecord } from '../stores/key-store';
+// The MCP tools a call's key and team allow (`allowed_tools`), as one check.
+export { toolsAllowedBy } from '../keys/tool-access';
 export type { TeamRecord } from '../stores/team-store';
 export { TeamServiceToken, type TeamService } from '../teams/team-service';
 export { UsageStoreToken, type UsageRecord, type UsageStore } from '../stores/usage-store';

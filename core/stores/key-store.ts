@@ -26,6 +26,11 @@ export interface KeyRecord {
   readonly team_id?: string;
   /** Guardrail rules marked `opt_in` that apply to this key's calls, by name; absent: none. */
   readonly guardrails?: readonly string[];
+  /**
+   * MCP tools this key may use, as names or globs over `<server>__<tool>` (core/keys/tool-access.ts);
+   * absent: every tool (an empty list is stored as none).
+   */
+  readonly allowed_tools?: readonly string[];
 }
 
 export interface KeyBudget {
@@ -45,6 +50,7 @@ export interface NewKey {
   budget?: KeyBudget;
   team_id?: string;
   guardrails?: readonly string[];
+  allowed_tools?: readonly string[];
 }
 
 /** Fields to change; a field given as undefined is removed from the record. */
@@ -61,6 +67,7 @@ export type KeyChange = {
       | 'budget'
       | 'team_id'
       | 'guardrails'
+      | 'allowed_tools'
   ]?: KeyRecord[F] | undefined;
 };
 

@@ -19,6 +19,8 @@ export interface TeamRecord {
   readonly allowed_models: readonly string[];
   /** Guardrail rules marked `opt_in` that apply to the calls of all the team's keys, by name; absent: none. */
   readonly guardrails?: readonly string[];
+  /** MCP tools the team's keys may use, as names or globs; absent: every tool (a key's own list narrows it). */
+  readonly allowed_tools?: readonly string[];
   /** The operators' own labels (cost centre, owner, …): strings only. */
   readonly metadata: Readonly<Record<string, string>>;
   readonly created_at: string;
@@ -32,6 +34,7 @@ export interface NewTeam {
   max_concurrent?: number;
   allowed_models?: readonly string[];
   guardrails?: readonly string[];
+  allowed_tools?: readonly string[];
   metadata?: Readonly<Record<string, string>>;
 }
 

@@ -84,6 +84,7 @@ export class TeamService {
       ...(spec.max_concurrent !== undefined ? { max_concurrent: spec.max_concurrent } : {}),
       allowed_models: [...(spec.allowed_models ?? [])],
       ...(spec.guardrails?.length ? { guardrails: [...spec.guardrails] } : {}),
+      ...(spec.allowed_tools?.length ? { allowed_tools: [...spec.allowed_tools] } : {}),
       metadata: { ...spec.metadata },
       created_at: new Date().toISOString(),
     };

@@ -52,7 +52,7 @@ t.test('keys CLI: create, update, list, disable, enable, delete against a runnin
   const listed = await runKeysCli(['list'], env);
   t.equal(listed.code, 0);
   t.match(listed.stdout, new RegExp(`${id}\\s+enabled\\s+modelc-3.6-flash.*billing service`));
-  t.match(listed.stdout, new RegExp(`${id}\\s+enabled\\s+modelc-3.6-flash\\s+no guardrails\\s`));
+  t.match(listed.stdout, new RegExp(`${id}\\s+enabled\\s+modelc-3.6-flash\\s+all tools\\s+no guardrails\\s`));
   t.notMatch(listed.stdout, key, 'the full key is never shown again');
 
   // Guardrails: given on create, changed and cleared by update, shown by each and by list.
@@ -64,12 +64,12 @@ t.test('keys CLI: create, update, list, disable, enable, delete against a runnin
   const guardedId = guarded.stdout.trimEnd().split('\n').at(-1)!.slice(0, 11);
   t.match(
     guarded.stdout,
-    new RegExp(`created ${guardedId}\\s+enabled\\s+all models\\s+pii-mask,no\\.secrets\\s`),
+    new RegExp(`created ${guardedId}\\s+enabled\\s+all models\\s+all tools\\s+pii-mask,no\\.secrets\\s`),
   );
-  const stored = async () => {
+  const stored = async (keyId = guardedId) => {
     const token = (await readFile(join(dir, 'data', 'admin-token'), 'utf8')).trim();
     const port = (doc.admin as { port: number }).port;
-    const res = await fetch(`http://127.0.0.1:${port}/admin/keys/${guardedId}`, {
+    const res = await fetch(`http://127.0.0.1:${port}/admin/keys/${keyId}`, {
       headers: { authorization: `Bearer ${token}` },
     });
     return (await res.json()) as PublicKey;
@@ -82,18 +82,25 @@ t.test('keys CLI: create, update, list, disable, enable, delete against a runnin
   t.equal(updated.code, 0, updated.stderr);
   t.match(
     updated.stdout,
-    new RegExp(`^updated ${guardedId}\\s+enabled\\s+all models\\s+strict\\s.*support bot v2`),
+    new RegExp(`^updated ${guardedId}\\s+enabled\\s+all models\\s+all tools\\s+strict\\s.*support bot v2`),
   );
   t.strictSame((await stored()).guardrails, ['strict'], 'update replaced the list');
   t.match(
     (await runKeysCli(['list'], env)).stdout,
-    new RegExp(`${guardedId}\\s+enabled\\s+all models\\s+strict\\s.*support bot v2`),
+    new RegExp(`${guardedId}\\s+enabled\\s+all models\\s+all tools\\s+strict\\s.*support bot v2`),
     'list shows them',
   );
   const models = await runKeysCli(['update', guardedId, '--models', 'modela-5.5'], env);
-  t.match(models.stdout, /modela-5\.5\s+strict\s/, 'an update leaves the options not given alone');
+  t.match(
+    models.stdout,
+    /modela-5\.5\s+all tools\s+strict\s/,
+    'an update leaves the options not given alone',
+  );
   const cleared = await runKeysCli(['update', guardedId, '--guardrails', ''], env);
-  t.match(cleared.stdout, new RegExp(`${guardedId}\\s+enabled\\s+modela-5\\.5\\s+no guardrails\\s`));
+  t.match(
+    cleared.stdout,
+    new RegExp(`${guardedId}\\s+enabled\\s+modela-5\\.5\\s+all tools\\s+no guardrails\\s`),
+  );
   t.notOk('guardrails' in (await stored()), 'an empty --guardrails clears them');
   const badName = await runKeysCli(['update', guardedId, '--guardrails', 'pii mask'], env);
   t.equal(badName.code, 1);
@@ -101,6 +108,36 @@ t.test('keys CLI: create, update, list, disable, enable, delete against a runnin
   const noId = await runKeysCli(['update', '--guardrails', 'strict'], env);
   t.equal(noId.code, 1);
   t.match(noId.stderr, /usage: npm run keys/, 'update needs the key id');
+
+  // Allowed tools: given on create, changed and cleared by update, shown by each and by list.
+  const agent = await runKeysCli(
+    ['create', '--description', 'agent', '--allowed-tools', 'demo__add, search__*'],
+    env,
+  );
+  t.equal(agent.code, 0, agent.stderr);
+  const agentId = agent.stdout.trimEnd().split('\n').at(-1)!.slice(0, 11);
+  t.match(
+    agent.stdout,
+    new RegExp(`created ${agentId}\\s+enabled\\s+all models\\s+demo__add,search__\\*\\s+no guardrails\\s`),
+  );
+  t.strictSame((await stored(agentId)).allowed_tools, ['demo__add', 'search__*'], 'stored as given, trimmed');
+  const narrowed = await runKeysCli(['update', agentId, '--allowed-tools', '*__read'], env);
+  t.equal(narrowed.code, 0, narrowed.stderr);
+  t.match(narrowed.stdout, new RegExp(`^updated ${agentId}\\s+enabled\\s+all models\\s+\\*__read\\s`));
+  t.strictSame((await stored(agentId)).allowed_tools, ['*__read'], 'update replaced the list');
+  t.match(
+    (await runKeysCli(['list'], env)).stdout,
+    new RegExp(`${agentId}\\s+enabled\\s+all models\\s+\\*__read\\s.*agent`),
+    'list shows them',
+  );
+  const described = await runKeysCli(['update', agentId, '--description', 'agent v2'], env);
+  t.match(described.stdout, /\*__read\s.*agent v2/, 'an update without the option leaves them alone');
+  const allTools = await runKeysCli(['update', agentId, '--allowed-tools', ''], env);
+  t.match(allTools.stdout, new RegExp(`${agentId}\\s+enabled\\s+all models\\s+all tools\\s`));
+  t.notOk('allowed_tools' in (await stored(agentId)), 'an empty --allowed-tools allows every tool again');
+  const badTool = await runKeysCli(['update', agentId, '--allowed-tools', 'demo add'], env);
+  t.equal(badTool.code, 1);
+  t.match(badTool.stderr, /field 'allowed_tools\.0' must be a tool name or glob/, "the admin API's reason");
 
   t.equal((await runKeysCli(['disable', id], env)).code, 0);
   t.equal((await postJson(chat, ask, key)).status, 403, 'disabled takes effect at once');

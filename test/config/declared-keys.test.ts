@@ -1,7 +1,8 @@
 /**
  * `keys.declared` in gateway.yaml: what start-up refuses (a secret without `sk-` or too short, both or
- * neither of secret and hash, a name or a key given twice, a bad list of guardrails, a key a stored key
- * already has), each with the entry's path and name, and never the secret in the message.
+ * neither of secret and hash, a name or a key given twice, a bad list of guardrails or of allowed tools,
+ * a key a stored key already has), each with the entry's path and name, and never the secret in the
+ * message.
  */
 import 'reflect-metadata';
 import '../helpers/load-plugins';
@@ -88,6 +89,42 @@ t.test('start-up refuses bad declared keys, naming the entry', async (t) => {
     t,
     [{ name: 'team-a', secret: SECRET_A, guardrails: 'strict' }],
     'keys.declared[0].guardrails',
+    /expected array/,
+  );
+  await refused(
+    t,
+    [{ name: 'team-a', secret: SECRET_A, allowed_tools: ['search__*', 'demo add'] }],
+    'keys.declared[0].allowed_tools[1]',
+    /a tool name or glob: 1 to 160 of A-Z, a-z, 0-9, '_', '.', '-' and '\*'/,
+  );
+  await refused(
+    t,
+    [{ name: 'team-a', secret: SECRET_A, allowed_tools: ['t'.repeat(161)] }],
+    'keys.declared[0].allowed_tools[0]',
+    /tool name or glob: 1 to 160/,
+  );
+  await refused(
+    t,
+    [{ name: 'team-a', secret: SECRET_A, allowed_tools: ['demo__*', 'a__b', 'demo__*'] }],
+    'keys.declared[0].allowed_tools',
+    /lists 'demo__\*' twice/,
+  );
+  await refused(
+    t,
+    [
+      {
+        name: 'team-a',
+        secret: SECRET_A,
+        allowed_tools: Array.from({ length: 101 }, (_, i) => `s__t${i}`),
+      },
+    ],
+    'keys.declared[0].allowed_tools',
+    /at most 100 distinct tool names or globs/,
+  );
+  await refused(
+    t,
+    [{ name: 'team-a', secret: SECRET_A, allowed_tools: 'demo__add' }],
+    'keys.declared[0].allowed_tools',
     /expected array/,
   );
   await refused(

@@ -1,10 +1,10 @@
 /**
- * The console in headless Chromium against a real gateway: sign in, create a key (with guardrails, saved
- * as entered) and see it once, use it with the openai client, find the call in the usage chart and table
+ * The console in headless Chromium against a real gateway: sign in, create a key (with allowed tools and
+ * guardrails, saved as entered) and see it once, use it with the openai client, find the call in the usage chart and table
  * (filtered by model, key and a custom range of days), find calls on chat completions, responses and
  * embeddings stacked by endpoint, see the spend the response cache saved beside the spend, find real
  * video tasks in the task list and one's status history, see the key's last use and spend, edit
- * (guardrails too), rotate, disable (the key then gets 403), delete. A screenshot of each step goes to
+ * (tools and guardrails too), rotate, disable (the key then gets 403), delete. A screenshot of each step goes to
  * test-output/screenshots/.
  */
 import t, { type Test } from 'tap';
@@ -63,6 +63,7 @@ async function createKey(t: Test, page: Page, gw: TestGateway): Promise<string> 
   await page.getByRole('button', { name: 'Create key' }).click();
   await page.getByLabel('Description').fill('browser test');
   await page.getByLabel('Allowed models').fill('modela-5.5');
+  await page.getByLabel('Allowed tools').fill('demo__add, search__*');
   await page.getByLabel('Guardrails').fill('pii-mask, no.secrets');
   await page.getByLabel('Rate limit (requests/min)').fill('60');
   await page.getByLabel('Tokens/min').fill('90000');
@@ -84,7 +85,12 @@ async function createKey(t: Test, page: Page, gw: TestGateway): Promise<string> 
   t.notOk((await page.content()).includes(key), 'and is not shown after a reload');
   t.match(
     await row(page, key.slice(0, 11)).innerText(),
-    /browser test[\s\S]*modela-5\.5\s+pii-mask, no\.secrets\s+60\/min, 90000 tokens\/min, 4 at once[\s\S]*5\.00/,
+    /browser test[\s\S]*modela-5\.5\s+demo__add, search__\*\s+pii-mask, no\.secrets\s+60\/min, 90000 tokens\/min, 4 at once[\s\S]*5\.00/,
+  );
+  t.strictSame(
+    (await keyRecord(gw, key.slice(0, 11))).allowed_tools,
+    ['demo__add', 'search__*'],
+    'the tools entered are saved on the key',
   );
   t.strictSame(
     (await keyRecord(gw, key.slice(0, 11))).guardrails,
@@ -367,13 +373,24 @@ t.test('the console in Chromium: sign-in, keys, usage', needsChromium, async (t)
   await shot(page, '09-keys-used');
   await row(page, id).getByRole('button', { name: 'Edit' }).click();
   t.equal(await page.getByLabel('Guardrails').inputValue(), 'pii-mask, no.secrets', 'the edit shows them');
+  t.equal(await page.getByLabel('Allowed tools').inputValue(), 'demo__add, search__*', 'and the tools');
   await page.getByLabel('Description').fill('browser test, edited');
   await page.getByLabel('Guardrails').fill('strict');
+  await page.getByLabel('Allowed tools').fill('*__read');
   await page.getByRole('button', { name: 'Save' }).click();
   await row(page, id).filter({ hasText: 'browser test, edited' }).waitFor();
   t.pass('the description is edited');
-  t.match(await row(page, id).innerText(), /modela-5\.5\s+strict\s/, 'the row shows the new guardrails');
+  t.match(
+    await row(page, id).innerText(),
+    /modela-5\.5\s+\*__read\s+strict\s/,
+    'the row shows the new tools and guardrails',
+  );
   t.strictSame((await keyRecord(gw, id)).guardrails, ['strict'], 'and they are saved');
+  t.strictSame((await keyRecord(gw, id)).allowed_tools, ['*__read'], 'both of them');
+  t.ok(
+    await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth'),
+    'every column of the keys table fits a 1280 px window: the page does not scroll sideways',
+  );
   await shot(page, '10-edited');
 
   await row(page, id).getByRole('button', { name: 'Rotate' }).click();
@@ -386,6 +403,7 @@ t.test('the console in Chromium: sign-in, keys, usage', needsChromium, async (t)
   await page.getByRole('button', { name: 'I have stored it' }).click();
   t.match(await row(page, replacement.slice(0, 11)).innerText(), /browser test, edited/, 'same settings');
   t.strictSame((await keyRecord(gw, replacement.slice(0, 11))).guardrails, ['strict'], 'guardrails too');
+  t.strictSame((await keyRecord(gw, replacement.slice(0, 11))).allowed_tools, ['*__read'], 'and tools');
   t.ok((await chatWith(gw, replacement)).choices[0], 'the replacement works');
 
   await confirmAction(page, id, 'Disable', '12-disable-confirm');

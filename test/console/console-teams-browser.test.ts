@@ -78,6 +78,8 @@ t.test(
     await page.getByLabel('Budget').fill('0.001');
     await page.getByLabel('Metadata').fill('cost_centre=4711');
     await page.getByLabel('Guardrails').fill('team-rule');
+    await page.getByLabel('Allowed tools').fill('search__*, demo__add');
+    await shot(page, 'teams-00-team-dialog');
     await page.locator('dialog').getByRole('button', { name: 'Create team' }).click();
     const teamRow = page.locator('table.teams tbody tr', { hasText: 'Research' });
     await teamRow.waitFor();
@@ -85,6 +87,7 @@ t.test(
       .body.data[0]!;
     t.match(team, { name: 'Research', rate_limit_rpm: 100, metadata: { cost_centre: '4711' } });
     t.strictSame(team.guardrails, ['team-rule'], 'the guardrails as entered');
+    t.strictSame(team.allowed_tools, ['search__*', 'demo__add'], 'the tools as entered');
     t.strictSame(team.budget, { amount_micros: 1000, period: 'month' }, 'the budget as entered');
 
     // A key in the team, made in the key dialog, and a call on it.
@@ -115,18 +118,22 @@ t.test(
     t.ok(spent.spent_micros > 0, `the call counts against the team (${spent.spent_micros} micro-units)`);
     const cells = await teamRow.locator('td').allInnerTexts();
     t.equal(cells[2], '1', 'one key in the team');
-    t.equal(cells[4], 'team-rule', 'its guardrails');
-    t.match(cells[5], /100\/min/, "the team's limit");
-    t.equal(cells[6], '0.001 / month', 'its budget');
-    t.match(cells[8], new RegExp(`${Math.round((spent.spent_micros / 1000) * 100)}%`), 'the share spent');
+    t.equal(cells[4], 'search__*, demo__add', 'its tools');
+    t.equal(cells[5], 'team-rule', 'its guardrails');
+    t.match(cells[6], /100\/min/, "the team's limit");
+    t.equal(cells[7], '0.001 / month', 'its budget');
+    t.match(cells[9], new RegExp(`${Math.round((spent.spent_micros / 1000) * 100)}%`), 'the share spent');
     await shot(page, 'teams-01-teams');
 
-    // The team's guardrails, cleared in the edit dialog.
+    // The team's guardrails and tools, cleared in the edit dialog.
     await teamRow.getByRole('button', { name: 'Edit' }).click();
     t.equal(await page.getByLabel('Guardrails').inputValue(), 'team-rule', 'the edit shows them');
+    t.equal(await page.getByLabel('Allowed tools').inputValue(), 'search__*, demo__add', 'and the tools');
     await page.getByLabel('Guardrails').fill('');
+    await page.getByLabel('Allowed tools').fill('');
     await page.locator('dialog').getByRole('button', { name: 'Save' }).click();
-    await teamRow.locator('td:nth-child(5)', { hasText: '—' }).waitFor();
+    await teamRow.locator('td:nth-child(6)', { hasText: '—' }).waitFor();
+    t.equal(await teamRow.locator('td:nth-child(5)').innerText(), 'all', 'every tool again');
     const edited = await adminCall<TeamWithActivity>(
       gw,
       gw.gateway.adminToken,
@@ -134,6 +141,7 @@ t.test(
       `/admin/teams/${team.id}`,
     );
     t.notOk('guardrails' in edited.body, 'an emptied field clears them');
+    t.notOk('allowed_tools' in edited.body, 'and the tools');
 
     await teamRow.getByRole('button', { name: 'Delete' }).click();
     await page.locator('dialog').getByRole('button', { name: 'Delete' }).click();

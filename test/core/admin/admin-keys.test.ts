@@ -21,6 +21,7 @@ interface PublicKey {
   expires_at?: string;
   budget?: { amount_micros: number; period: string };
   guardrails?: string[];
+  allowed_tools?: string[];
   created_at: string;
 }
 /** A key as GET shows it, without the activity fields it adds (last used, spend). */
@@ -245,6 +246,126 @@ t.test('guardrails: a bad list is 400 naming the field, on create and on PATCH',
   await admin('PATCH', `/admin/keys/${id}`, { guardrails: ['x', 'x'] });
   t.strictSame(
     (await admin<PublicKey>('GET', `/admin/keys/${id}`)).body.guardrails,
+    ['kept'],
+    'a refused change changed nothing',
+  );
+});
+
+t.test(
+  'allowed tools: created, shown, changed, cleared by null or [], kept by rotation, in the audit log',
+  async (t) => {
+    const gw = await startTestGateway(t);
+    const admin = adminOf(gw);
+    const globs = ['demo__add', 'search__*', '*__read.v2'];
+    const created = await admin<{ key: string; record: PublicKey }>('POST', '/admin/keys', {
+      description: 'agent',
+      allowed_tools: globs,
+    });
+    t.equal(created.status, 201);
+    const id = created.body.record.id;
+    t.strictSame(created.body.record.allowed_tools, globs, 'in the created record, in their order');
+    t.strictSame((await admin<PublicKey>('GET', `/admin/keys/${id}`)).body.allowed_tools, globs, 'GET');
+    const listed = (await admin<Page>('GET', '/admin/keys')).body.data.find((k) => k.id === id);
+    t.strictSame(listed?.allowed_tools, globs, 'and the listing show them');
+    t.strictSame(
+      (await gw.gateway.keys.findById(id))?.allowed_tools,
+      globs,
+      'the stored record, as the request path reads it',
+    );
+
+    const none = await admin<{ record: PublicKey }>('POST', '/admin/keys', { allowed_tools: [] });
+    t.equal(none.status, 201);
+    t.notOk('allowed_tools' in none.body.record, 'an empty list on creation is every tool: no field');
+    const plain = await admin<{ record: PublicKey }>('POST', '/admin/keys', {});
+    t.notOk('allowed_tools' in plain.body.record, 'nor without one');
+
+    const changed = await admin<PublicKey>('PATCH', `/admin/keys/${id}`, { allowed_tools: ['demo__*'] });
+    t.equal(changed.status, 200);
+    t.strictSame(changed.body.allowed_tools, ['demo__*'], 'a PATCH replaces the list');
+    t.equal(changed.body.description, 'agent', 'and keeps the rest');
+    const guarded = await admin<PublicKey>('PATCH', `/admin/keys/${id}`, { guardrails: ['strict'] });
+    t.strictSame(guarded.body.allowed_tools, ['demo__*'], 'a PATCH without the field leaves it alone');
+
+    const rotated = await admin<{ record: PublicKey }>('POST', `/admin/keys/${id}/rotate`);
+    t.strictSame(rotated.body.record.allowed_tools, ['demo__*'], 'the replacement keeps them');
+
+    const emptied = await admin<PublicKey>('PATCH', `/admin/keys/${id}`, { allowed_tools: [] });
+    t.equal(emptied.status, 200);
+    t.notOk('allowed_tools' in emptied.body, '[] clears them');
+    t.notOk('allowed_tools' in ((await gw.gateway.keys.findById(id)) ?? {}), 'from the stored record too');
+    await admin('PATCH', `/admin/keys/${id}`, { allowed_tools: ['demo__add'] });
+    const nulled = await admin<PublicKey>('PATCH', `/admin/keys/${id}`, { allowed_tools: null });
+    t.equal(nulled.status, 200);
+    t.notOk('allowed_tools' in nulled.body, 'so does null');
+
+    const audit = await admin<{ data: { action: string; changes: Record<string, unknown> }[] }>(
+      'GET',
+      `/admin/audit?target=${id}&limit=500`,
+    );
+    const changes = audit.body.data.map(
+      (entry) => `${entry.action} ${JSON.stringify(entry.changes.allowed_tools)}`,
+    );
+    t.strictSame(
+      changes.reverse(),
+      [
+        `key.create {"before":null,"after":${JSON.stringify(globs)}}`,
+        `key.update {"before":${JSON.stringify(globs)},"after":["demo__*"]}`,
+        'key.update undefined',
+        'key.rotate undefined',
+        'key.update {"before":["demo__*"],"after":null}',
+        'key.update {"before":null,"after":["demo__add"]}',
+        'key.update {"before":["demo__add"],"after":null}',
+      ],
+      'each change of the list is in the audit log, before and after',
+    );
+  },
+);
+
+t.test('allowed tools: a bad list is 400 naming the field, on create and on PATCH', async (t) => {
+  const gw = await startTestGateway(t);
+  const admin = adminOf(gw);
+  const id = (await admin<{ record: PublicKey }>('POST', '/admin/keys', { allowed_tools: ['kept'] })).body
+    .record.id;
+  const entry =
+    "a tool name or glob: 1 to 160 of A-Z, a-z, 0-9, '_', '.', '-' and '*' (any run of characters)";
+  const list = 'an array of at most 100 distinct tool names or globs';
+  const cases: [string, unknown, ...string[]][] = [
+    ['not an array', 'demo__add', `field 'allowed_tools' must be ${list}`],
+    ['a number in it', ['demo__add', 7], `field 'allowed_tools.1' must be ${entry}`],
+    ['an empty entry', [''], `field 'allowed_tools.0' must be ${entry}`],
+    ['an entry of 161 characters', ['t'.repeat(161)], `field 'allowed_tools.0' must be ${entry}`],
+    ['a space in an entry', ['demo add'], `field 'allowed_tools.0' must be ${entry}`],
+    ['a slash in an entry', ['demo/add'], `field 'allowed_tools.0' must be ${entry}`],
+    ['a ? (not a glob here)', ['demo__ad?'], `field 'allowed_tools.0' must be ${entry}`],
+    ['an entry twice', ['a__*', 'b', 'a__*'], `field 'allowed_tools' must be ${list}`],
+    [
+      '101 entries',
+      Array.from({ length: 101 }, (_, i) => `s__t${i}`),
+      `field 'allowed_tools' must be ${list}`,
+    ],
+  ];
+  for (const [what, allowed_tools, ...mentions] of cases) {
+    await t.test(what, async (t) => {
+      isError(t, await admin('POST', '/admin/keys', { allowed_tools }), 400, 'invalid_request', ...mentions);
+      // null clears the list, not an entry in it: only the list's message offers it.
+      const clears = mentions[0]!.startsWith("field 'allowed_tools' ") ? ['or null to clear it'] : [];
+      const patched = await admin('PATCH', `/admin/keys/${id}`, { allowed_tools });
+      isError(t, patched, 400, 'invalid_request', ...mentions, ...clears);
+      t.equal(clears.length === 0, !patched.text.includes('null'), 'null is offered for the list only');
+    });
+  }
+  const createNull = await admin('POST', '/admin/keys', { allowed_tools: null });
+  isError(t, createNull, 400, 'invalid_request', `field 'allowed_tools' must be ${list}`);
+  t.notOk(createNull.text.includes('null'), 'creation does not offer null to clear');
+
+  const edge = ['t'.repeat(160), 'Az09_.-*', '*', ...Array.from({ length: 97 }, (_, i) => `s__t${i}`)];
+  const accepted = await admin<PublicKey>('PATCH', `/admin/keys/${id}`, { allowed_tools: edge });
+  t.equal(accepted.status, 200, '100 entries, one of 160 characters, every allowed character');
+  t.strictSame(accepted.body.allowed_tools, edge);
+  await admin('PATCH', `/admin/keys/${id}`, { allowed_tools: ['kept'] });
+  await admin('PATCH', `/admin/keys/${id}`, { allowed_tools: ['x', 'x'] });
+  t.strictSame(
+    (await admin<PublicKey>('GET', `/admin/keys/${id}`)).body.allowed_tools,
     ['kept'],
     'a refused change changed nothing',
   );

@@ -456,3 +456,85 @@ t.test('team guardrails: set, shown, changed, cleared by null or [], checked, au
   }
   t.notOk('guardrails' in (await admin('GET', `/admin/teams/${id}`)).body, 'refused changes changed nothing');
 });
+
+t.test('team allowed tools: set, shown, changed, cleared by null or [], checked, audited', async (t) => {
+  const gw = await startTestGateway(t);
+  const admin = adminOf(gw);
+  const created = await admin<PublicTeam>('POST', '/admin/teams', {
+    name: 'agents',
+    allowed_tools: ['demo__add', 'search__*'],
+  });
+  t.equal(created.status, 201);
+  const id = created.body.id;
+  t.strictSame(created.body.allowed_tools, ['demo__add', 'search__*'], 'in the created team');
+  t.strictSame(
+    (await admin<TeamWithActivity>('GET', `/admin/teams/${id}`)).body.allowed_tools,
+    ['demo__add', 'search__*'],
+    'GET shows them',
+  );
+  t.strictSame(
+    (await admin<List<TeamWithActivity>>('GET', '/admin/teams')).body.data[0]?.allowed_tools,
+    ['demo__add', 'search__*'],
+    'so does the listing',
+  );
+  const team = await gw.gateway.teams.lookup(id);
+  t.strictSame(team?.allowed_tools, ['demo__add', 'search__*'], 'the record the request path reads');
+  const empty = await admin<PublicTeam>('POST', '/admin/teams', { name: 'empty', allowed_tools: [] });
+  t.notOk('allowed_tools' in empty.body, 'an empty list on creation is every tool: no field');
+
+  const changed = await admin<PublicTeam>('PATCH', `/admin/teams/${id}`, { allowed_tools: ['*__read'] });
+  t.strictSame(changed.body.allowed_tools, ['*__read'], 'a PATCH replaces the list');
+  const renamed = await admin<PublicTeam>('PATCH', `/admin/teams/${id}`, { name: 'agents 2' });
+  t.strictSame(renamed.body.allowed_tools, ['*__read'], 'a PATCH without the field leaves it alone');
+  const emptied = await admin<PublicTeam>('PATCH', `/admin/teams/${id}`, { allowed_tools: [] });
+  t.equal(emptied.status, 200);
+  t.notOk('allowed_tools' in emptied.body, '[] clears them');
+  await admin('PATCH', `/admin/teams/${id}`, { allowed_tools: ['demo__*'] });
+  const nulled = await admin<PublicTeam>('PATCH', `/admin/teams/${id}`, { allowed_tools: null });
+  t.notOk('allowed_tools' in nulled.body, 'so does null');
+
+  interface AuditEvent {
+    action: string;
+    changes: Record<string, unknown>;
+  }
+  const audit = await admin<{ data: AuditEvent[] }>('GET', `/admin/audit?target=${id}&limit=500`);
+  t.strictSame(
+    audit.body.data.reverse().map((e) => [e.action, e.changes.allowed_tools]),
+    [
+      ['team.create', { before: null, after: ['demo__add', 'search__*'] }],
+      ['team.update', { before: ['demo__add', 'search__*'], after: ['*__read'] }],
+      ['team.update', undefined],
+      ['team.update', { before: ['*__read'], after: null }],
+      ['team.update', { before: null, after: ['demo__*'] }],
+      ['team.update', { before: ['demo__*'], after: null }],
+    ],
+    'each change of the list is in the audit log, before and after',
+  );
+
+  const entry =
+    "a tool name or glob: 1 to 160 of A-Z, a-z, 0-9, '_', '.', '-' and '*' (any run of characters)";
+  const list = 'an array of at most 100 distinct tool names or globs';
+  const bad: [unknown, string][] = [
+    ['demo__add', `field 'allowed_tools' must be ${list}`],
+    [['ok', 'not ok'], `field 'allowed_tools.1' must be ${entry}`],
+    [['t'.repeat(161)], `field 'allowed_tools.0' must be ${entry}`],
+    [['twice', 'twice'], `field 'allowed_tools' must be ${list}`],
+    [Array.from({ length: 101 }, (_, i) => `s__t${i}`), `field 'allowed_tools' must be ${list}`],
+  ];
+  for (const [allowed_tools, message] of bad) {
+    isError(
+      t,
+      await admin('POST', '/admin/teams', { name: 'x', allowed_tools }),
+      400,
+      'invalid_request',
+      message,
+    );
+    const patched = await admin('PATCH', `/admin/teams/${id}`, { allowed_tools });
+    const clears = message.startsWith("field 'allowed_tools' ") ? ['or null to clear it'] : [];
+    isError(t, patched, 400, 'invalid_request', message, ...clears);
+  }
+  t.notOk(
+    'allowed_tools' in (await admin('GET', `/admin/teams/${id}`)).body,
+    'refused changes changed nothing',
+  );
+});

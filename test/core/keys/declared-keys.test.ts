@@ -1,7 +1,8 @@
 /**
  * Keys declared in gateway.yaml through a real gateway and the simulator: a chat call with the openai
- * client, then the checks stored keys get (allowed models, expiry, the key's own rate limit), its guardrails, a key
- * declared by its hash, streams left alone by the revocation sweep, no first key created, and the admin API showing them read-only without secrets.
+ * client, then the checks stored keys get (allowed models, expiry, the key's own rate limit), its
+ * guardrails and allowed tools, a key declared by its hash, streams left alone by the revocation sweep,
+ * no first key created, and the admin API showing them read-only without secrets.
  */
 import t from 'tap';
 import OpenAI from 'openai';
@@ -39,9 +40,10 @@ t.test('declared keys', async (t) => {
             description: 'team A',
             allowed_models: ['modela-5.5'],
             guardrails: ['pii-mask', 'no.secrets'],
+            allowed_tools: ['demo__add', 'search__*'],
           },
           { name: 'by-hash', hash },
-          { name: 'limited', secret: LIMITED, rate_limit_rpm: 2 },
+          { name: 'limited', secret: LIMITED, rate_limit_rpm: 2, allowed_tools: [] },
           { name: 'one-at-a-time', secret: SINGLE, max_concurrent: 1, rate_limit_tpm: 100_000 },
           { name: 'expired', secret: EXPIRED, expires_at: '2020-01-01T00:00:00Z' },
         ],
@@ -123,6 +125,14 @@ t.test('declared keys', async (t) => {
   t.strictSame(
     (await gw.gateway.keys.lookup(TEAM_A))?.guardrails,
     ['pii-mask', 'no.secrets'],
+    'on the record a call on the key is given',
+  );
+  t.strictSame(data[0]!.allowed_tools, ['demo__add', 'search__*'], 'its tools, as declared');
+  t.notOk('allowed_tools' in data[1]!, 'every tool where none are declared');
+  t.notOk('allowed_tools' in data[2]!, 'and where an empty list is');
+  t.strictSame(
+    (await gw.gateway.keys.lookup(TEAM_A))?.allowed_tools,
+    ['demo__add', 'search__*'],
     'on the record a call on the key is given',
   );
   t.equal(data[2]!.rate_limit_rpm, 2);

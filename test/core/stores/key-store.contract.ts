@@ -196,6 +196,34 @@ export function keyStoreContract(t: Test, makeStore: MakeKeyStore, { shared = fa
     t.notOk('guardrails' in ((await again.findById(key.id)) ?? {}), 'the cleared ones still absent');
   });
 
+  t.test('allowed tools: stored, changed, cleared with undefined, kept over a reopen', async (t) => {
+    const open = await makeStore(t);
+    const store = await open();
+    const key = newKeyRecord({ allowed_tools: ['demo__add', 'search__*', '*__read.v2'] });
+    const old = newKeyRecord(); // a record from before the field existed
+    await store.insert(key);
+    await store.insert(old);
+    t.strictSame(await store.findById(key.id), key, 'inserted with its tools, in their order');
+    t.strictSame(await store.findByHash(key.hash), key, 'and so by hash');
+    t.notOk(
+      'allowed_tools' in ((await store.findById(old.id)) ?? {}),
+      'a record without them loads as it was',
+    );
+
+    const changed = await store.update(old.id, { allowed_tools: ['demo__*'] });
+    t.strictSame(changed, { ...old, allowed_tools: ['demo__*'] }, 'given to a record that had none');
+    const cleared = await store.update(key.id, { allowed_tools: undefined });
+    t.notOk('allowed_tools' in (cleared ?? {}), 'cleared: absent, not undefined or null');
+    const bare: Record<string, unknown> = { ...key };
+    delete bare.allowed_tools;
+    t.strictSame(cleared, bare, 'the rest of the record is unchanged');
+    await store.close();
+
+    const again = await open();
+    t.strictSame(await again.findById(old.id), changed, 'the given tools after a reopen');
+    t.notOk('allowed_tools' in ((await again.findById(key.id)) ?? {}), 'the cleared ones still absent');
+  });
+
   t.test('page: id order, cursor, limit, status at a given time, case-insensitive search', async (t) => {
     const store = await (await makeStore(t))();
     const now = '2026-06-01T00:00:00.000Z';

@@ -35,6 +35,7 @@ export function teamStoreContract(t: Test, makeStore: MakeTeamStore, { shared = 
       max_concurrent: 4,
       allowed_models: ['model-a'],
       guardrails: ['pii-mask', 'strict'],
+      allowed_tools: ['demo__add', 'search__*'],
       metadata: { cost_centre: 'cc-17', owner: 'ana' },
     });
     const billing = newTeamRecord({ name: 'billing' });
@@ -49,6 +50,7 @@ export function teamStoreContract(t: Test, makeStore: MakeTeamStore, { shared = 
     );
     t.notOk('budget' in ((await store.findById(billing.id)) ?? {}), 'an absent optional field stays absent');
     t.notOk('guardrails' in ((await store.findById(billing.id)) ?? {}), 'so do absent guardrails');
+    t.notOk('allowed_tools' in ((await store.findById(billing.id)) ?? {}), 'and absent tools');
   });
 
   t.test('a taken id or name is refused and changes nothing', async (t) => {
@@ -80,14 +82,18 @@ export function teamStoreContract(t: Test, makeStore: MakeTeamStore, { shared = 
     );
     const guarded = await store.update(team.id, { guardrails: ['pii-mask'] });
     t.strictSame(guarded?.guardrails, ['pii-mask'], 'guardrails given');
+    const tooled = await store.update(team.id, { allowed_tools: ['search__*'] });
+    t.strictSame(tooled?.allowed_tools, ['search__*'], 'tools given');
     const cleared = await store.update(team.id, {
       rate_limit_rpm: undefined,
       budget: undefined,
       guardrails: undefined,
+      allowed_tools: undefined,
     });
     t.notOk('rate_limit_rpm' in (cleared ?? {}), 'a cleared field is absent, not undefined or null');
     t.notOk('budget' in (cleared ?? {}));
     t.notOk('guardrails' in (cleared ?? {}));
+    t.notOk('allowed_tools' in (cleared ?? {}));
     t.equal((await store.findById(team.id))?.name, 'gamma');
     await t.rejects(store.update(team.id, { name: 'beta' }), TeamNameTaken, "another team's name");
     t.equal((await store.findById(team.id))?.name, 'gamma', 'the refused rename changed nothing');
@@ -123,6 +129,7 @@ export function teamStoreContract(t: Test, makeStore: MakeTeamStore, { shared = 
       max_concurrent: 3,
       rate_limit_tpm: undefined,
       guardrails: ['no-secrets'],
+      allowed_tools: ['demo__*'],
     });
     await first.delete(teams[2]!.id);
     await first.close();

@@ -1,8 +1,8 @@
 /**
  * Three instances over one key store and one team store (as with MongoDB) and one Redis: a team changed
  * through one instance applies on the others within a pub/sub hop, though their team caches keep
- * entries a minute, and so do a key's and a team's guardrails (what the guardrails stage reads from the
- * cached records). The instances run in this process, each with its own data directory otherwise.
+ * entries a minute, and so do a key's and a team's guardrails and allowed MCP tools (what the guardrails
+ * stage and the MCP endpoint read from the cached records). The instances run in this process, each with its own data directory otherwise.
  * A hop takes milliseconds; the wait for it allows seconds (a busy machine), well inside the minute.
  */
 import 'reflect-metadata';
@@ -68,37 +68,53 @@ t.test('a team changed on one instance applies on all of them at once', async (t
   }
 });
 
-t.test("guardrails changed on one instance are on every instance's cached key and team", async (t) => {
-  const [a, b, c] = await threeInstances(t);
-  const team = await a.teams.create({ name: 'guarded', guardrails: ['team-rule'] });
-  const { key } = await a.keys.create({ team_id: team.id, guardrails: ['key-rule'] });
-  // Each instance reads the key and the team once: from then on its caches hold them for a minute.
-  for (const gw of [b, c]) {
-    t.strictSame((await gw.keys.lookup(key))?.guardrails, ['key-rule'], 'the key, as created');
-    t.strictSame((await gw.teams.lookup(team.id))?.guardrails, ['team-rule'], 'the team, as created');
-  }
-  const patch = (path: string, body: unknown) =>
-    fetch(`${a.adminUrl}${path}`, {
-      method: 'PATCH',
-      headers: { authorization: `Bearer ${a.adminToken}`, 'content-type': 'application/json' },
-      body: JSON.stringify(body),
+t.test(
+  "guardrails and tools changed on one instance are on every instance's cached key and team",
+  async (t) => {
+    const [a, b, c] = await threeInstances(t);
+    const team = await a.teams.create({
+      name: 'guarded',
+      guardrails: ['team-rule'],
+      allowed_tools: ['search__*'],
     });
-  t.equal(
-    (await patch(`/admin/keys/${key.slice(0, 11)}`, { guardrails: ['key-rule', 'strict'] })).status,
-    200,
-  );
-  t.equal((await patch(`/admin/teams/${team.id}`, { guardrails: null })).status, 200);
-  for (const gw of [b, c]) {
-    await eventually(
-      () => gw.keys.cached(key) === undefined && gw.teams.cached(team.id) === undefined,
-      5_000,
-      'the cached key and team let go on another instance',
+    const { key } = await a.keys.create({ team_id: team.id, guardrails: ['key-rule'] });
+    // Each instance reads the key and the team once: from then on its caches hold them for a minute.
+    for (const gw of [b, c]) {
+      t.strictSame((await gw.keys.lookup(key))?.guardrails, ['key-rule'], 'the key, as created');
+      t.notOk('allowed_tools' in ((await gw.keys.lookup(key)) ?? {}), 'with every tool');
+      t.strictSame((await gw.teams.lookup(team.id))?.guardrails, ['team-rule'], 'the team, as created');
+      t.strictSame((await gw.teams.lookup(team.id))?.allowed_tools, ['search__*'], 'and its tools');
+    }
+    const patch = (path: string, body: unknown) =>
+      fetch(`${a.adminUrl}${path}`, {
+        method: 'PATCH',
+        headers: { authorization: `Bearer ${a.adminToken}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    t.equal(
+      (
+        await patch(`/admin/keys/${key.slice(0, 11)}`, {
+          guardrails: ['key-rule', 'strict'],
+          allowed_tools: ['search__web'],
+        })
+      ).status,
+      200,
     );
-    t.strictSame(
-      (await gw.keys.lookup(key))?.guardrails,
-      ['key-rule', 'strict'],
-      "the key's new list, before its cache ran out",
-    );
-    t.notOk('guardrails' in ((await gw.teams.lookup(team.id)) ?? {}), "and the team's list cleared");
-  }
-});
+    t.equal((await patch(`/admin/teams/${team.id}`, { guardrails: null, allowed_tools: [] })).status, 200);
+    for (const gw of [b, c]) {
+      await eventually(
+        () => gw.keys.cached(key) === undefined && gw.teams.cached(team.id) === undefined,
+        5_000,
+        'the cached key and team let go on another instance',
+      );
+      t.strictSame(
+        (await gw.keys.lookup(key))?.guardrails,
+        ['key-rule', 'strict'],
+        "the key's new list, before its cache ran out",
+      );
+      t.strictSame((await gw.keys.lookup(key))?.allowed_tools, ['search__web'], "and the key's tools");
+      t.notOk('guardrails' in ((await gw.teams.lookup(team.id)) ?? {}), "and the team's list cleared");
+      t.notOk('allowed_tools' in ((await gw.teams.lookup(team.id)) ?? {}), "as are the team's tools");
+    }
+  },
+);
