@@ -4,7 +4,7 @@
  * It keeps the headers of every request it received, so a test can see what the gateway sent it.
  */
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingHttpHeaders } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
@@ -15,6 +15,8 @@ export interface TestMcpServer {
   readonly url: string;
   /** The headers of each request, in order. */
   readonly requests: IncomingHttpHeaders[];
+  /** The JSON-RPC methods of the messages it received, in order. */
+  readonly methods: string[];
   /** Tool calls the server ran, by tool name. */
   readonly ran: string[];
   /** How many steps `slow` calls completed before they ended (cancelled or not). */
@@ -67,13 +69,26 @@ function toolServer(state: TestMcpServer): McpServer {
 }
 
 export async function startMcpServer(t: Teardown): Promise<TestMcpServer> {
-  const state: TestMcpServer = { url: '', requests: [], ran: [], slowSteps: [], sessions: new Map() };
-  const http = createServer((req, res) => {
+  const state: TestMcpServer = {
+    url: '',
+    requests: [],
+    methods: [],
+    ran: [],
+    slowSteps: [],
+    sessions: new Map(),
+  };
+  const http = createServer((req, res) => void serve(req, res));
+  const serve = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     state.requests.push(req.headers);
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const text = Buffer.concat(chunks).toString('utf8');
+    const body = text === '' ? undefined : (JSON.parse(text) as { method?: string });
+    if (body?.method) state.methods.push(body.method);
     const id = req.headers['mcp-session-id'];
     const existing = typeof id === 'string' ? state.sessions.get(id) : undefined;
     if (existing) {
-      void existing.handleRequest(req, res);
+      await existing.handleRequest(req, res, body);
       return;
     }
     if (typeof id === 'string') {
@@ -87,10 +102,9 @@ export async function startMcpServer(t: Teardown): Promise<TestMcpServer> {
     transport.onclose = () => {
       if (transport.sessionId) state.sessions.delete(transport.sessionId);
     };
-    void toolServer(state)
-      .connect(transport)
-      .then(() => transport.handleRequest(req, res));
-  });
+    await toolServer(state).connect(transport);
+    await transport.handleRequest(req, res, body);
+  };
   await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
   t.teardown(() => {
     http.closeAllConnections();

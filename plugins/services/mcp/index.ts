@@ -12,13 +12,14 @@ import { randomUUID } from 'node:crypto';
 import { inject } from 'tsyringe';
 import type { Logger } from 'pino';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { isInitializeRequest, JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
 import { definePlugin, globMatcher, LoggerToken, type GatewayContext } from '../../../core/kit/plugin';
 import {
   BudgetLedgerToken,
   type BudgetLedger,
   KeptStateToken,
   type KeptState,
+  toolsAllowedBy,
   UsageStoreToken,
   type UsageStore,
 } from '../../../core/kit/stage';
@@ -77,9 +78,11 @@ export class McpService implements ServicePlugin {
 
   private async post({ ctx, req, res }: ServiceExchange): Promise<void> {
     const body = parsedOrRaw(await ctx.rawBody());
+    // What is not a JSON-RPC message at all gets the transport's parse error, session or none.
+    const malformed = !JSONRPCMessageSchema.safeParse(body).success && !Array.isArray(body);
     const opening = isInitializeRequest(body);
-    const session = opening ? undefined : this.sessionOf(ctx, res);
-    if (!opening && !session) return;
+    const session = opening || malformed ? undefined : this.sessionOf(ctx, res);
+    if (!opening && !malformed && !session) return;
     const links = new UpstreamLinks(session);
     const gone = new AbortController();
     res.once('close', () => gone.abort());
@@ -158,7 +161,7 @@ export class McpService implements ServicePlugin {
       session,
       links,
       exposes: (server, tool) => this.exposed.get(server.name)?.(tool) ?? false,
-      allows: () => true, // PLACEHOLDER until allowed_tools lands
+      allows: toolsAllowedBy(ctx.key, ctx.team),
       calls: this.calls,
       gone,
       recorder: new CallLedger(ctx, this.ledger),

@@ -4,6 +4,7 @@
  * handshake. Only the server's own configured headers are sent: the client's gateway key never leaves
  * the gateway, and the server's credential never reaches the client.
  */
+import { randomInt } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
@@ -57,6 +58,11 @@ function transportFor(
 export async function connectUpstream(server: NamedServer, session?: UpstreamSession): Promise<UpstreamLink> {
   const transport = transportFor(server, session);
   const client = new Client(GATEWAY_INFO, { capabilities: {} });
+  // The SDK numbers a client's requests from 0. The gateway makes a client per request of a session that
+  // lasts many requests (on many instances), so ids would repeat within the server's session, which the
+  // specification forbids, and a request 0 could not be cancelled (the SDK's servers ignore a falsy id).
+  // Each client starts at a random point of a range no session exhausts instead.
+  Object.assign(client, { _requestMessageId: randomInt(1, 2 ** 47) });
   try {
     await client.connect(transport, { timeout: server.config.timeout });
   } catch (e) {

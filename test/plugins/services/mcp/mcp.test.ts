@@ -1,6 +1,7 @@
 import t from 'tap';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { startTestGateway, type Teardown, type TestGateway } from '../../../helpers/gateway';
 import { startMcpServer, type TestMcpServer } from '../../../helpers/mcp-server';
 
@@ -68,4 +69,31 @@ t.test('no key gets 401', async (t) => {
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
   });
   t.equal(res.status, 401);
+});
+
+t.test('a key lists and calls only the tools its allowed_tools name', async (t) => {
+  const { gw, demo } = await gatewayWithDemo(t);
+  const narrowed = await gw.createKey({ allowed_tools: ['demo__add'] });
+  const client = await mcpClient(t, gw, narrowed);
+  t.strictSame(
+    (await client.listTools()).tools.map((tool) => tool.name),
+    ['demo__add'],
+  );
+  const refused = await client.callTool({ name: 'demo__secret', arguments: {} }).catch((e: unknown) => e);
+  t.ok(refused instanceof McpError, 'refused as an MCP error');
+  t.match((refused as McpError).message, /tool "demo__secret" is not allowed for this API key/);
+  t.notOk(demo.methods.includes('tools/call'), 'the server was never asked');
+  const added = await client.callTool({ name: 'demo__add', arguments: { a: 20, b: 22 } });
+  t.strictSame(added.content, [{ type: 'text', text: '42' }]);
+});
+
+t.test("a team's allowed_tools bound its keys' too", async (t) => {
+  const { gw } = await gatewayWithDemo(t);
+  const team = await gw.gateway.teams.create({ name: 'Tools', allowed_tools: ['demo__s*'] });
+  const key = await gw.createKey({ team_id: team.id, allowed_tools: ['demo__*'] });
+  const client = await mcpClient(t, gw, key);
+  t.strictSame((await client.listTools()).tools.map((tool) => tool.name).sort(), [
+    'demo__secret',
+    'demo__slow',
+  ]);
 });
