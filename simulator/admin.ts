@@ -64,8 +64,8 @@ export const adminRoutes: Readonly<Record<string, AdminHandler>> = {
     return ok({ ok: true });
   },
   'GET /_sim/tasks/:id': oneTask,
-  // Faults: `{match?: {path_prefix?, model?}, fault: {status?|hang?|reset?|cut_after?|reply?}, times?}`,
-  // where `reply` is `{status?, content_type?, body? | body_base64?, headers?}` (faults.ts).
+  // Faults: `{match?: {path_prefix?, model?, method?}, fault: {status?|hang?|reset?|cut_after?|reply?, delay_ms?},
+  // times?}`, where `reply` is `{status?, content_type?, body? | body_base64?, headers?}` (faults.ts).
   'GET /_sim/faults': ({ faults }) => ok({ faults: faults.all() }),
   'POST /_sim/faults': ({ faults, body }) => {
     try {

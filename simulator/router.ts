@@ -131,7 +131,8 @@ function applyFault(ex: Exchange, fault: FaultAction): boolean {
 /**
  * Body, then route, then auth, then JSON validity: the order the vendors check in. The route is looked up
  * before the faults, which read the model from its path where it has one, but a missing route is answered
- * only after them: a fault applies on any path.
+ * only after them: a fault applies on any path. A fault's `delay_ms` comes before everything else it does
+ * (and before the normal answer when it does nothing else).
  */
 async function serve(
   ex: Exchange,
@@ -144,7 +145,8 @@ async function serve(
     ex.entry.body = body.value;
     ex.bodyInvalid = body.invalid;
     const route = mounted && matchRoute(mounted.routes, ex.entry.method, path.slice(ex.family.mount.length));
-    const fault = faults.take(path, requestModel(route?.params, body.value));
+    const fault = faults.take(path, requestModel(route?.params, body.value), ex.entry.method);
+    if (fault?.delay_ms !== undefined && !(await ex.delay(fault.delay_ms))) return; // the client left
     // A canned reply answers before route and auth: the test's fixture is the whole answer.
     if (fault?.reply) return await sendCannedReply(ex, fault.reply);
     if (fault && applyFault(ex, fault)) return;
