@@ -1,4 +1,5 @@
 import type { Faults } from './faults';
+import type { McpSessions } from './mcp/sessions';
 import type { PromptCache } from './prompt-cache';
 import type { RequestLog } from './request-log';
 import type { Params } from '../lib/router';
@@ -11,6 +12,7 @@ export interface AdminRequest {
   readonly tasks: TaskRegistry;
   readonly faults: Faults;
   readonly promptCache: PromptCache;
+  readonly mcp: McpSessions;
   /** The JSON body of a POST, else null. */
   readonly body: unknown;
   readonly query: URLSearchParams;
@@ -64,8 +66,8 @@ export const adminRoutes: Readonly<Record<string, AdminHandler>> = {
     return ok({ ok: true });
   },
   'GET /_sim/tasks/:id': oneTask,
-  // Faults: `{match?: {path_prefix?, model?}, fault: {status?|hang?|reset?|cut_after?|reply?}, times?}`,
-  // where `reply` is `{status?, content_type?, body? | body_base64?, headers?}` (faults.ts).
+  // Faults: `{match?: {path_prefix?, model?, method?}, fault: {status?|hang?|reset?|cut_after?|reply?, delay_ms?},
+  // times?}`, where `reply` is `{status?, content_type?, body? | body_base64?, headers?}` (faults.ts).
   'GET /_sim/faults': ({ faults }) => ok({ faults: faults.all() }),
   'POST /_sim/faults': ({ faults, body }) => {
     try {
@@ -79,4 +81,7 @@ export const adminRoutes: Readonly<Record<string, AdminHandler>> = {
   // The prompt cache: its window, its floor and how many conversation starts it holds; DELETE forgets them.
   'GET /_sim/prompt-cache': ({ promptCache }) => ok(promptCache.view()),
   'DELETE /_sim/prompt-cache': ({ promptCache }) => ok({ ok: true, cleared: promptCache.clear() }),
+  // The MCP server: its open sessions and the tool calls it ran (`?tool=` for one tool's); DELETE forgets the calls.
+  'GET /_sim/mcp': ({ mcp, query }) => ok({ sessions: mcp.ids(), calls: mcp.calls.list(query.get('tool')) }),
+  'DELETE /_sim/mcp': ({ mcp }) => ok({ ok: true, cleared: mcp.calls.clear() }),
 };

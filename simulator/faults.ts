@@ -1,8 +1,9 @@
 /**
  * Faults set on the simulator as a whole (not per request, as the `x-sim-*` controls are), so a test can
  * make one upstream fail while another, or a retry of the same request, succeeds: answer a status, hang
- * without answering, reset the connection before the headers, cut a stream after some chunks, or answer
- * a canned reply (a vendor's answer, byte for byte, from a test's golden fixture).
+ * without answering, reset the connection before the headers, cut a stream after some chunks, answer
+ * a canned reply (a vendor's answer, byte for byte, from a test's golden fixture), or answer late. They
+ * apply on any path, the MCP server's `/mcp` included.
  * Set over `/_sim/faults` or on the running simulator; each applies to the requests it matches, for
  * `times` requests or until cleared.
  */
@@ -19,6 +20,11 @@ export interface FaultMatch {
    * `/models/:model:generateContent`), else the body's `model`.
    */
   readonly model?: string;
+  /**
+   * The request's method, e.g. `POST`: an MCP client also opens a GET stream, unawaited, which a fault
+   * for its calls must not meet first.
+   */
+  readonly method?: string;
 }
 
 /** What happens instead of (or, for `cut_after`, during) the normal answer. */
@@ -33,6 +39,11 @@ export interface FaultAction {
   readonly cut_after?: number;
   /** Answer exactly this, in place of the family's own answer (see canned-reply.ts). */
   readonly reply?: CannedReply;
+  /**
+   * Wait this long before anything else: the normal answer when it is the only fault, else the other
+   * fault (a late status, a late reply). For clients that send no `x-sim-latency-ms`, such as MCP's.
+   */
+  readonly delay_ms?: number;
 }
 
 /**
@@ -85,15 +96,16 @@ export class Faults {
   }
 
   /**
-   * The fault for a request to `path` for `model` (see {@link requestModel}), counted as met (and dropped
-   * once spent), or undefined.
+   * The fault for a `method` request to `path` for `model` (see {@link requestModel}), counted as met (and
+   * dropped once spent), or undefined.
    */
-  take(path: string, model: string | undefined): FaultAction | undefined {
+  take(path: string, model: string | undefined, method: string): FaultAction | undefined {
     if (this.list.length === 0) return undefined; // the usual case: no work at all
     const fault = this.list.find(
       (f) =>
         (f.match?.path_prefix === undefined || path.startsWith(f.match.path_prefix)) &&
-        (f.match?.model === undefined || f.match.model === model),
+        (f.match?.model === undefined || f.match.model === model) &&
+        (f.match?.method === undefined || f.match.method === method),
     );
     if (!fault) return undefined;
     fault.hits++;
@@ -112,6 +124,9 @@ export function requestModel(params: Params | undefined, body: unknown): string 
   if (params && Object.hasOwn(params, 'model')) return params.model;
   return isRecord(body) && typeof body.model === 'string' ? body.model : undefined;
 }
+
+/** As the `x-sim-latency-ms` control's cap: a typo must not ask for an hour. */
+const MAX_DELAY_MS = 600_000;
 
 function checkSpec(spec: unknown): FaultSpec {
   if (!isRecord(spec) || !isRecord(spec.fault)) throw new Error("a fault needs an object 'fault'");
@@ -137,15 +152,20 @@ function checkSpec(spec: unknown): FaultSpec {
     reset: flag(fault.reset, 'fault.reset'),
     cut_after: count(fault.cut_after, 'fault.cut_after', 0, 1_000_000),
     reply: fault.reply === undefined ? undefined : checkReply(fault.reply),
+    delay_ms: count(fault.delay_ms, 'fault.delay_ms', 0, MAX_DELAY_MS),
   };
   const set = Object.values(action).filter((v) => v !== undefined && v !== false).length;
-  if (set === 0) throw new Error("'fault' must set one of status, hang, reset, cut_after, reply");
-  // A reply is a whole answer: combined with another fault, which one wins would be a guess.
-  if (action.reply && set > 1) throw new Error("'fault.reply' cannot be combined with another fault");
+  if (set === 0) throw new Error("'fault' must set one of status, hang, reset, cut_after, reply, delay_ms");
+  // A reply is a whole answer: combined with another fault, which one wins would be a guess. A delay only
+  // comes first.
+  if (action.reply && set - (action.delay_ms === undefined ? 0 : 1) > 1) {
+    throw new Error("'fault.reply' cannot be combined with another fault but delay_ms");
+  }
   return {
     match: {
       path_prefix: optionalString(match.path_prefix, 'match.path_prefix'),
       model: optionalString(match.model, 'match.model'),
+      method: optionalString(match.method, 'match.method')?.toUpperCase(),
     },
     fault: action,
     times: count(times, 'times', 1, 1_000_000_000),

@@ -13,7 +13,11 @@ function portFrom(argv: readonly string[], env: NodeJS.ProcessEnv): number {
 }
 
 async function main(): Promise<void> {
-  const sim = await startSimulator({ port: portFrom(process.argv.slice(2), process.env) });
+  const sim = await startSimulator({
+    port: portFrom(process.argv.slice(2), process.env),
+    // From the environment only: a token on the command line would show in the process list.
+    mcpToken: process.env.SIM_MCP_TOKEN,
+  });
   console.log(`simulator listening on ${sim.url}`);
   const stop = (): void => {
     sim.close().then(

@@ -6,6 +6,8 @@ import { Exchange } from './exchange';
 import { requestModel, type FaultAction, type Faults } from './faults';
 import type { Family, RouteHandler } from './family';
 import { readBody, writeJson } from './http-io';
+import { mcpEndpoint } from './mcp/endpoint';
+import type { McpSessions } from './mcp/sessions';
 import { entryFor, type RequestLog } from './request-log';
 import { SimErrors } from './sim-error';
 import type { PromptCache } from './prompt-cache';
@@ -26,6 +28,10 @@ export interface RouterOptions {
   readonly tasks: TaskRegistry;
   readonly faults: Faults;
   readonly promptCache: PromptCache;
+  /** The MCP server's sessions, served at `/mcp`. */
+  readonly mcp: McpSessions;
+  /** The credential `/mcp` expects as a bearer token; none (every request let in) when absent or empty. */
+  readonly mcpToken?: string;
 }
 
 /** Stands in for a family on paths no family is mounted at: a plain JSON 404. */
@@ -97,11 +103,11 @@ async function serveAdmin(
 ): Promise<void> {
   const match = matchRoute(ADMIN, req.method ?? 'GET', path);
   if (!match) return writeJson(res, 404, { error: `no simulator route ${req.method} ${path}`, status: 404 });
-  const { log, tasks, faults, promptCache } = opts;
+  const { log, tasks, faults, promptCache, mcp } = opts;
   try {
     const body = req.method === 'POST' ? (await readBody(req)).value : null;
     const searched = new URLSearchParams(query);
-    const request = { log, tasks, faults, promptCache, body, query: searched, params: match.params };
+    const request = { log, tasks, faults, promptCache, mcp, body, query: searched, params: match.params };
     writeReply(res, match.handler(request));
   } catch (e) {
     // A logged body too deep to serialise (or any other fault) answers 500; it must not end the process.
@@ -131,7 +137,8 @@ function applyFault(ex: Exchange, fault: FaultAction): boolean {
 /**
  * Body, then route, then auth, then JSON validity: the order the vendors check in. The route is looked up
  * before the faults, which read the model from its path where it has one, but a missing route is answered
- * only after them: a fault applies on any path.
+ * only after them: a fault applies on any path. A fault's `delay_ms` comes before everything else it does
+ * (and before the normal answer when it does nothing else).
  */
 async function serve(
   ex: Exchange,
@@ -143,8 +150,11 @@ async function serve(
     const body = await readBody(ex.req);
     ex.entry.body = body.value;
     ex.bodyInvalid = body.invalid;
-    const route = mounted && matchRoute(mounted.routes, ex.entry.method, path.slice(ex.family.mount.length));
-    const fault = faults.take(path, requestModel(route?.params, body.value));
+    // The mount itself (`/mcp`) is its root, `/`.
+    const below = path.slice(ex.family.mount.length) || '/';
+    const route = mounted && matchRoute(mounted.routes, ex.entry.method, below);
+    const fault = faults.take(path, requestModel(route?.params, body.value), ex.entry.method);
+    if (fault?.delay_ms !== undefined && !(await ex.delay(fault.delay_ms))) return; // the client left
     // A canned reply answers before route and auth: the test's fixture is the whole answer.
     if (fault?.reply) return await sendCannedReply(ex, fault.reply);
     if (fault && applyFault(ex, fault)) return;
@@ -159,12 +169,15 @@ async function serve(
 }
 
 /**
- * The request listener: `/_sim/` inspection routes, else the family mounted at the first path
- * segment. Every family request is logged before its body is read, so even requests the client
+ * The request listener: `/_sim/` inspection routes, else the family (or the MCP server) mounted at the
+ * first path segment. Every family request is logged before its body is read, so even requests the client
  * abandons early show up in the log.
  */
 export function createRouter(opts: RouterOptions): (req: IncomingMessage, res: ServerResponse) => void {
   const mounts = new Map<string, Mounted>();
+  const mcp = mcpEndpoint(opts.mcp);
+  // Mounted first: a test's own family at `/mcp` would take its place.
+  mounts.set(mcp.mount, { family: mcp, key: opts.mcpToken ?? '', routes: routeTable(mcp.routes) });
   for (const family of opts.families) {
     const key = opts.keys[family.name] ?? family.defaultKey;
     mounts.set(family.mount, { family, key, routes: routeTable(family.routes) });

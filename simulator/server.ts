@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { families } from './families';
 import type { Family } from './family';
 import { Faults } from './faults';
+import { McpSessions } from './mcp/sessions';
 import { PromptCache, type PromptCacheOptions } from './prompt-cache';
 import { RequestLog } from './request-log';
 import { createRouter } from './router';
@@ -35,6 +36,11 @@ export interface SimulatorOptions {
    * `prompt_cache_ms` control sets the window it is judged by.
    */
   readonly promptCache?: Omit<PromptCacheOptions, 'clock'>;
+  /**
+   * The credential the MCP server at `/mcp` expects, as `Authorization: Bearer <it>`; a request without it
+   * is answered 401. Absent (the default) or empty: none is asked for.
+   */
+  readonly mcpToken?: string;
 }
 
 /** A listening simulator. */
@@ -53,7 +59,9 @@ export interface RunningSimulator {
   readonly faults: Faults;
   /** The conversation starts it has seen, as a vendor's prompt cache (see prompt-cache.ts). */
   readonly promptCache: PromptCache;
-  /** Stops listening and destroys every connection, open streams included. */
+  /** The MCP server at `/mcp`: its open sessions (`ids()`) and the tool calls it ran (`calls`). */
+  readonly mcp: McpSessions;
+  /** Ends the MCP sessions, stops listening and destroys every connection, open streams included. */
   close(): Promise<void>;
 }
 
@@ -81,7 +89,7 @@ function close(server: Server): Promise<void> {
 
 /**
  * Starts the upstream simulator: a real HTTP server speaking each family's protocol (chat,
- * messages, images, video tasks).
+ * messages, images, video tasks), and an MCP server at `/mcp`.
  * @example
  * const sim = await startSimulator();
  * await fetch(`${sim.url}/modela/v1/chat/completions`, { method: 'POST', headers: { authorization: 'Bearer sim-modela-key' }, body });
@@ -93,16 +101,23 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Runni
   const tasks = new TaskRegistry(undefined, undefined, opts.clock);
   const faults = new Faults();
   const promptCache = new PromptCache({ ...opts.promptCache, ...(opts.clock ? { clock: opts.clock } : {}) });
+  const mcp = new McpSessions();
   const server = createServer(
     createRouter({
       families: opts.families ?? families,
       keys: opts.keys ?? {},
-      ...{ log, tasks, faults, promptCache },
+      ...{ log, tasks, faults, promptCache, mcp },
+      ...(opts.mcpToken ? { mcpToken: opts.mcpToken } : {}),
     }),
   );
   server.keepAliveTimeout = KEEP_ALIVE_MS;
   const port = await listen(server, opts.port ?? 0, host);
   const urlHost = host.includes(':') ? `[${host}]` : host;
   const url = `http://${urlHost}:${port}`;
-  return { url, port, log, tasks, faults, promptCache, close: () => close(server) };
+  const stop = async (): Promise<void> => {
+    // First, so their calls stop (a `slow` call's timer would outlive the connections otherwise).
+    await mcp.closeAll();
+    await close(server);
+  };
+  return { url, port, log, tasks, faults, promptCache, mcp, close: stop };
 }

@@ -109,4 +109,22 @@ void t.test('reply fault', async (t) => {
     t.match(both, { status: 400, body: { error: 'cannot be combined' } });
     t.strictSame(sim.faults.all(), [], 'nothing was added');
   });
+
+  await t.test('delay_ms answers late, alone or before a reply; method narrows the match', async (t) => {
+    for (const delay_ms of [-1, 600_001, 1.5, '10']) {
+      const res = await addFault(sim.url, { fault: { delay_ms } });
+      t.match(res, { status: 400, body: { error: 'fault.delay_ms' } }, JSON.stringify(delay_ms));
+    }
+    const res = await addFault(sim.url, {
+      match: { path_prefix: '/x/', method: 'get' },
+      fault: { delay_ms: 200, reply: { body: 'late' } },
+    });
+    t.match(res, { status: 200, body: { match: { method: 'GET' }, fault: { delay_ms: 200 } } });
+    const post = await fetch(`${sim.url}/x/1`, { method: 'POST', body: '{}' });
+    t.equal(post.status, 404, 'a POST is not matched');
+    const started = Date.now();
+    t.equal(await (await fetch(`${sim.url}/x/1`)).text(), 'late');
+    // "Not before": the delay is the subject, so the elapsed time is what is checked.
+    t.ok(Date.now() - started >= 200, `answered after ${Date.now() - started} ms`);
+  });
 });
