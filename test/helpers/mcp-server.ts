@@ -21,6 +21,8 @@ export interface TestMcpServer {
   readonly ran: string[];
   /** How many steps `slow` calls completed before they ended (cancelled or not). */
   readonly slowSteps: number[];
+  /** Drops every connection at once, as a server that went away would. */
+  cut(): void;
   /** Sessions the server still holds. */
   readonly sessions: Map<string, StreamableHTTPServerTransport>;
 }
@@ -76,6 +78,7 @@ export async function startMcpServer(t: Teardown): Promise<TestMcpServer> {
     ran: [],
     slowSteps: [],
     sessions: new Map(),
+    cut: () => http.closeAllConnections(),
   };
   const http = createServer((req, res) => void serve(req, res));
   const serve = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {

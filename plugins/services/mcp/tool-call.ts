@@ -30,9 +30,13 @@ export async function relayCall(
   const started = performance.now();
   const cancel = front.session ? front.calls.start(front.session.id, extra.requestId) : undefined;
   const signal = AbortSignal.any([extra.signal, front.gone, ...(cancel ? [cancel.signal] : [])]);
+  // A server's stream that breaks off before its answer is the transport's error, not the call's: the
+  // SDK would wait for the timeout. It ends the call at once instead.
+  const broken = new AbortController();
   let outcome: CallOutcome = 'upstream_error';
   try {
     const link = await front.links.get(server);
+    link.client.onerror = (error) => broken.abort(error);
     // Log lines and the like the server sends while it works belong to this call's stream.
     link.client.fallbackNotificationHandler = (notification) =>
       extra.sendNotification(notification as ServerNotification);
@@ -41,7 +45,7 @@ export async function relayCall(
       { name: tool, arguments: params.arguments, ...(Object.keys(meta).length > 0 ? { _meta: meta } : {}) },
       undefined,
       {
-        signal,
+        signal: AbortSignal.any([signal, broken.signal]),
         timeout: server.config.timeout,
         ...(progressToken === undefined
           ? {}
@@ -58,7 +62,7 @@ export async function relayCall(
     return result;
   } catch (e) {
     outcome = failedOutcome(e, signal);
-    throw upstreamError(server, e);
+    throw upstreamError(server, broken.signal.aborted ? broken.signal.reason : e);
   } finally {
     cancel?.done();
     const ms = performance.now() - started;

@@ -158,3 +158,21 @@ t.test('malformed messages get JSON-RPC errors', async (t) => {
   t.equal(garbage.status, 400);
   t.match(await garbage.json(), { jsonrpc: '2.0', error: { code: -32700 } });
 });
+
+t.test('a server that goes away mid-stream ends the call with an error naming it', async (t) => {
+  const demo = await startMcpServer(t);
+  const gw = await withServers(t, { demo: { url: demo.url } });
+  const client = await connect(t, gw);
+  const error = await client
+    .callTool({ name: 'demo__slow', arguments: { steps: 500, delay_ms: 20 } }, undefined, {
+      onprogress: (p) => {
+        if (p.progress === 2) demo.cut();
+      },
+    })
+    .catch((e: unknown) => e);
+  t.ok(error instanceof McpError, 'an MCP error, long before the call could have ended');
+  t.match((error as McpError).message, /MCP server "demo" failed/);
+  await eventually(async () =>
+    (await gw.gateway.usage.list()).some((r) => r.endpoint === 'mcp' && r.outcome === 'upstream_error'),
+  );
+});

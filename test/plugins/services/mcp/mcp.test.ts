@@ -97,3 +97,16 @@ t.test("a team's allowed_tools bound its keys' too", async (t) => {
     'demo__slow',
   ]);
 });
+
+t.test("the bundled simulator's tools, as the shipped gateway.yaml declares it", async (t) => {
+  const gw = await startTestGateway(t, (doc, sim) => {
+    doc.mcp = { servers: { sim: { url: `${sim.url}/mcp` } } };
+  });
+  const client = await mcpClient(t, gw);
+  const names = (await client.listTools()).tools.map((tool) => tool.name);
+  t.ok(names.includes('sim__add') && names.includes('sim__get_weather'), names.join(', '));
+  const weather = await client.callTool({ name: 'sim__get_weather', arguments: { city: 'Paris' } });
+  t.strictSame(weather.content, [{ type: 'text', text: 'Paris: 0°C, clear' }]);
+  const prompts = (await client.listPrompts()).prompts.map((prompt) => prompt.name);
+  t.strictSame(prompts, ['sim__greeting']);
+});
