@@ -5,7 +5,15 @@
  */
 const RESERVED = /(^|\.)(invalid|example|test)$/i;
 
-export function urlProblem(raw: string): string | undefined {
+export interface UrlRules {
+  /**
+   * Port 0 is taken for "not placed yet": the bundled simulator's port when the system picks it (the
+   * file is read again once it has), so a URL built from that port is not refused.
+   */
+  readonly portZero?: 'refuse' | 'allow';
+}
+
+export function urlProblem(raw: string, { portZero = 'refuse' }: UrlRules = {}): string | undefined {
   let url: URL;
   try {
     url = new URL(raw);
@@ -16,7 +24,7 @@ export function urlProblem(raw: string): string | undefined {
     return `must be http or https, not ${url.protocol}`;
   if (url.hostname === '') return 'has no host';
   if (RESERVED.test(url.hostname)) return `names the reserved host '${url.hostname}', which never answers`;
-  if (url.port === '0') return 'names port 0, which never answers';
+  if (url.port === '0' && portZero === 'refuse') return 'names port 0, which never answers';
   if (url.username || url.password) return 'must not carry credentials: give them in `headers`';
   return undefined;
 }

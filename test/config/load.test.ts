@@ -116,7 +116,8 @@ t.test('bad configurations stop start-up with the path of the bad field', async 
   );
   await expectConfigError(t, { server: { port: 70000 } }, 'server.port', /70000|too big|less than/i);
   await expectConfigError(t, { server: { body_limit: 'lots' } }, 'server.body_limit', /not a size/);
-  await expectConfigError(t, { sever: {} }, '', /sever/);
+  // A top-level section neither core nor a service plugin reads: refused as the typo it is.
+  await expectConfigError(t, { sever: {} }, 'sever', /unknown section \(core's sections: server, .*mcp/);
   await expectConfigError(t, { logging: { format: 'text' } }, 'logging.format', /"auto"\|"pretty"\|"json"/);
   await expectConfigError(
     t,
@@ -289,15 +290,15 @@ t.test(
         {
           ...testConfig('http://127.0.0.1:1', dir),
           server: { port: -1 },
-          sever: {},
           limits: { m: { max_n: 0 } },
+          video: { poller: 'sometimes' },
         },
         {},
       ),
     ) as ConfigError;
     t.strictSame(
       core.problems.map((p) => p.path).sort(),
-      ['', 'limits.m.max_n', 'server.port'],
+      ['limits.m.max_n', 'server.port', 'video.poller'],
       "three problems of core's schema, each with its path",
     );
     const doc = testConfig('http://127.0.0.1:1', dir);
@@ -305,6 +306,8 @@ t.test(
     upstreams['modela-main']!.base_url = 'nope';
     upstreams['modelc-main']!.plugin = 'nope';
     doc.video = { protocols: { generic: { models: 'all' } } };
+    doc.sever = {};
+    doc.mcp = { servers: { a__b: { url: 'http://127.0.0.1:1/mcp' } } };
     let error: unknown;
     try {
       await startGateway(buildConfig(doc, {}));
@@ -313,8 +316,14 @@ t.test(
     }
     t.strictSame(
       (error as ConfigError).problems.map((p) => p.path),
-      ['upstreams.modela-main.base_url', 'upstreams.modelc-main.plugin', 'video.protocols.generic.models'],
-      'every plugin block checked, across sections',
+      [
+        'upstreams.modela-main.base_url',
+        'upstreams.modelc-main.plugin',
+        'video.protocols.generic.models',
+        'sever',
+        'mcp.servers.a__b',
+      ],
+      'every plugin block checked, across sections (and a section no one reads)',
     );
   },
 );

@@ -32,7 +32,8 @@ const toolGlob = z
 const server = z
   .object({
     url: z.string().superRefine((raw, ctx) => {
-      const problem = urlProblem(raw);
+      // The shipped file builds the simulator's URL from its port, which may be 0 until it is placed.
+      const problem = urlProblem(raw, { portZero: 'allow' });
       if (problem) ctx.addIssue({ code: 'custom', message: problem });
     }),
     /** Sent to this server on every request: its credential stays in the gateway. */
