@@ -42,6 +42,15 @@ export interface StageTrace {
   readonly traceId: string;
   /** Runs a stage's I/O (a key lookup, a Redis decision) as a child span named `name`. */
   io<T>(name: string, work: () => Promise<T>): Promise<T>;
+  /**
+   * Runs a call the plugin makes to an upstream of its own (an MCP server's tool) as a CLIENT span with
+   * `attributes`; a failure marks the span.
+   */
+  client<T>(
+    name: string,
+    attributes: Readonly<Record<string, string | number | boolean>>,
+    work: () => Promise<T>,
+  ): Promise<T>;
   /** Sets an attribute of the request's span (`gateway.cache: hit`). */
   attribute(name: string, value: string | number | boolean): void;
   /** Adds an event to the request's span (a guardrail's action), at this moment. */

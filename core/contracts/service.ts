@@ -6,7 +6,21 @@
  * needs is its own.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { GatewayContext } from './context';
+import type { GatewayContext, Outcome } from './context';
+
+/**
+ * What a service request called, for its access line (`model`, `upstream`, `upstream_ms`), its outcome
+ * (the same in the access line, the metrics and the span) and its span: an MCP tool call's tool and server.
+ */
+export interface ServiceCall {
+  /** What was called, as the client named it (`demo__add`). */
+  readonly name: string;
+  /** Where: the upstream's name in gateway.yaml. */
+  readonly upstream: string;
+  readonly outcome: Outcome;
+  /** Time spent waiting on the upstream. */
+  readonly upstreamMs: number;
+}
 
 /** One request to a service endpoint, after the pipeline's stages let it through. */
 export interface ServiceExchange {
@@ -18,6 +32,8 @@ export interface ServiceExchange {
    */
   readonly req: IncomingMessage;
   readonly res: ServerResponse;
+  /** Says what the request called, once it has ended (the last call, where a request makes several). */
+  called(call: ServiceCall): void;
 }
 
 export interface ServiceEndpoint {

@@ -27,4 +27,4 @@ export { NO_USAGE, type Usage } from '../contracts/usage';
 // Model-name patterns (`model-*`), as gateway.yaml writes them.
 export { globMatch, globMatcher } from '../base/glob';
 // A plugin's I/O as a span of the request's trace, when it is traced.
-export { traced } from '../observability/tracing/traced';
+export { traced, tracedCall } from '../observability/tracing/traced';

@@ -3,7 +3,7 @@
  * reload builds its stages anew, and the stage after it gets the metric its predecessor made, counts
  * and all. A plugin keeps what a `collect` reads (its store) in KeptState, so it outlives the stage.
  */
-import { Counter, Gauge, type Registry, type RegistryContentType } from 'prom-client';
+import { Counter, Gauge, Histogram, type Registry, type RegistryContentType } from 'prom-client';
 import { token } from '../base/token';
 
 export interface PluginMetricConfig {
@@ -16,6 +16,8 @@ export interface PluginMetricConfig {
 
 export interface PluginMetrics {
   counter(config: PluginMetricConfig): Counter<string>;
+  /** `buckets` in the metric's unit (seconds for a `_seconds` histogram). */
+  histogram(config: PluginMetricConfig & { readonly buckets: readonly number[] }): Histogram<string>;
   /** `collect` sets the gauge's value as a scrape reads it. */
   gauge(config: PluginMetricConfig & { readonly collect?: (gauge: Gauge<string>) => void }): Gauge<string>;
 }
@@ -31,6 +33,14 @@ export function pluginMetrics(registry: Registry<RegistryContentType>): PluginMe
     counter: (config) =>
       made(config.name, Counter<string>) ??
       new Counter({ ...config, labelNames: [...(config.labelNames ?? [])], registers: [registry] }),
+    histogram: ({ buckets, ...config }) =>
+      made(config.name, Histogram<string>) ??
+      new Histogram({
+        ...config,
+        buckets: [...buckets],
+        labelNames: [...(config.labelNames ?? [])],
+        registers: [registry],
+      }),
     gauge: ({ collect, ...config }) =>
       made(config.name, Gauge<string>) ??
       new Gauge({

@@ -4,6 +4,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { EndpointInfo } from '../contracts/api';
+import type { ServiceCall } from '../contracts/service';
 import type { GatewayContext, Outcome, StageAnswer } from '../contracts/context';
 import type { Observed } from './observed';
 import type { RequestTrace } from './request-trace';
@@ -20,6 +21,8 @@ export interface ServedRequest extends GatewayContext {
   /** What was measured and decided about this request, for the access log and the metrics. */
   readonly observed: Observed;
   readonly trace: RequestTrace | undefined;
+  /** What a service endpoint's request called (ServiceExchange.called), for the access line. */
+  called: ServiceCall | undefined;
   /** A stage's answer, waiting for the pipeline to write it (see GatewayContext.answer). */
   readonly stageReply: StageReply | undefined;
 }

@@ -8,6 +8,7 @@ import type { ClientAddresses } from '../http/client-address';
 import type { JsonObject } from '../base/json';
 import type { ServerSpan } from '../observability/tracing/server-span';
 import type { GuardrailAction, Outcome, StageAnswer } from '../contracts/context';
+import type { ServiceCall } from '../contracts/service';
 import type { StateKey } from '../contracts/state-key';
 import type { Endpoint, ServedRequest, StageReply } from '../request/served-request';
 import { Errors } from '../base/errors';
@@ -29,6 +30,7 @@ export class RequestContext implements ServedRequest {
   /** How many pipeline stages the request entered; their finish phases run. */
   stagesReached = 0;
   answeredBy: string | undefined = undefined;
+  called: ServiceCall | undefined = undefined;
   stageReply: StageReply | undefined = undefined;
   replyHeaders: Record<string, string> | undefined = undefined;
   guardrails: GuardrailAction[] | undefined = undefined;

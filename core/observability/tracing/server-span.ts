@@ -4,6 +4,7 @@
  * request came to: status, outcome, the GenAI attributes of the call and its cost.
  */
 import {
+  SpanKind,
   SpanStatusCode,
   trace,
   type Attributes,
@@ -75,7 +76,21 @@ export class ServerSpan implements RequestTrace, AttemptSink {
   }
 
   io<T>(name: string, work: () => Promise<T>): Promise<T> {
-    const span = this.tracer.startSpan(name, undefined, this.context);
+    return this.spanned(this.tracer.startSpan(name, undefined, this.context), work);
+  }
+
+  client<T>(
+    name: string,
+    attributes: Readonly<Record<string, string | number | boolean>>,
+    work: () => Promise<T>,
+  ): Promise<T> {
+    return this.spanned(
+      this.tracer.startSpan(name, { kind: SpanKind.CLIENT, attributes }, this.context),
+      work,
+    );
+  }
+
+  private spanned<T>(span: Span, work: () => Promise<T>): Promise<T> {
     return work().then(
       (value) => (span.end(), value),
       (e: unknown) => {

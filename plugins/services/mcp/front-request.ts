@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { CallsUnderWay } from './calls-under-way';
 import type { SessionState } from './session-token';
 import type { CallRecorder } from './call-recorder';
+import type { KnownTools } from './known-tools';
 import type { NamedServer } from './upstream-client';
 import type { UpstreamLinks } from './upstream-links';
 
@@ -19,5 +20,9 @@ export interface FrontRequest {
   /** Aborts when the client goes before its answer is complete: nobody is left to relay a call to. */
   readonly gone: AbortSignal;
   readonly recorder: CallRecorder;
+  /** What each server listed, for the metrics' labels. */
+  readonly known: KnownTools;
+  /** Runs a call to a server as a CLIENT span of the request's trace, when it is traced. */
+  traced<T>(name: string, attributes: Readonly<Record<string, string>>, work: () => Promise<T>): Promise<T>;
   readonly logger: Logger;
 }

@@ -81,6 +81,10 @@ async function listTools(front: FrontRequest): Promise<Tool[]> {
       cursor = listed.nextCursor;
       if (cursor === undefined) break;
     }
+    front.known.listed(
+      link.server.name,
+      tools.map((tool) => tool.name),
+    );
     return tools
       .filter((tool) => front.exposes(link.server, tool.name))
       .map((tool) => ({ ...tool, name: gatewayName(link.server.name, tool.name) }))

@@ -13,12 +13,20 @@ import { inject } from 'tsyringe';
 import type { Logger } from 'pino';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest, JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
-import { definePlugin, globMatcher, LoggerToken, type GatewayContext } from '../../../core/kit/plugin';
+import {
+  definePlugin,
+  globMatcher,
+  LoggerToken,
+  tracedCall,
+  type GatewayContext,
+} from '../../../core/kit/plugin';
 import {
   BudgetLedgerToken,
   type BudgetLedger,
   KeptStateToken,
   type KeptState,
+  PluginMetricsToken,
+  type PluginMetrics,
   toolsAllowedBy,
   UsageStoreToken,
   type UsageStore,
@@ -31,14 +39,18 @@ import {
   type ServicePlugin,
 } from '../../../core/kit/service';
 import { CallLedger, ToolPrices, type LedgerServices } from './call-ledger';
+import { CallMetrics } from './call-metrics';
+import type { CallRecorder } from './call-recorder';
 import { CallsUnderWay } from './calls-under-way';
 import { EndedSessions } from './ended-sessions';
 import type { FrontRequest } from './front-request';
 import { frontServer } from './front-server';
+import { KnownTools } from './known-tools';
 import { mcpOptions, type McpOptions } from './options';
 import { missingSession, unknownSession } from './rpc-reply';
 import { openSession, sealSession, type SessionState, type UpstreamSession } from './session-token';
 import type { NamedServer } from './upstream-client';
+import { checkToolPatterns } from './tools-check';
 import { UpstreamLinks } from './upstream-links';
 
 const PATH = '/mcp';
@@ -54,6 +66,8 @@ export class McpService implements ServicePlugin {
   private readonly ledger: LedgerServices;
   private readonly calls: CallsUnderWay;
   private readonly ended: EndedSessions;
+  private readonly known: KnownTools;
+  private readonly metrics: CallMetrics;
 
   constructor(
     private readonly options: McpOptions,
@@ -62,6 +76,7 @@ export class McpService implements ServicePlugin {
     @inject(BudgetLedgerToken) budgets: BudgetLedger,
     @inject(KeptStateToken) kept: KeptState,
     @inject(LoggerToken) private readonly logger: Logger,
+    @inject(PluginMetricsToken) metrics: PluginMetrics,
   ) {
     this.servers = Object.entries(options.servers).map(([name, config]) => ({ name, config }));
     this.exposed = new Map(
@@ -74,9 +89,16 @@ export class McpService implements ServicePlugin {
     // Outlive a reload: a call, or an ended session, is older than the snapshot that sees it next.
     this.calls = kept.keep('mcp:calls', () => new CallsUnderWay());
     this.ended = kept.keep('mcp:ended-sessions', () => new EndedSessions());
+    this.known = kept.keep('mcp:known-tools', () => new KnownTools());
+    this.metrics = new CallMetrics(metrics, this.known);
   }
 
-  private async post({ ctx, req, res }: ServiceExchange): Promise<void> {
+  ready(): Promise<void> {
+    return checkToolPatterns(this.servers, this.logger);
+  }
+
+  private async post(exchange: ServiceExchange): Promise<void> {
+    const { ctx, req, res } = exchange;
     const body = parsedOrRaw(await ctx.rawBody());
     // What is not a JSON-RPC message at all gets the transport's parse error, session or none.
     const malformed = !JSONRPCMessageSchema.safeParse(body).success && !Array.isArray(body);
@@ -88,7 +110,7 @@ export class McpService implements ServicePlugin {
     res.once('close', () => gone.abort());
     try {
       if (opening) res.setHeader('mcp-session-id', sealSession(this.sealer, await this.open(ctx, links)));
-      const front = frontServer(this.frontRequest(ctx, session, links, gone.signal));
+      const front = frontServer(this.frontRequest(exchange, session, links, gone.signal));
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
       await front.connect(transport);
       await transport.handleRequest(req, res, body);
@@ -151,11 +173,12 @@ export class McpService implements ServicePlugin {
   }
 
   private frontRequest(
-    ctx: GatewayContext,
+    exchange: ServiceExchange,
     session: SessionState | undefined,
     links: UpstreamLinks,
     gone: AbortSignal,
   ): FrontRequest {
+    const { ctx } = exchange;
     return {
       servers: this.servers,
       session,
@@ -164,8 +187,27 @@ export class McpService implements ServicePlugin {
       allows: toolsAllowedBy(ctx.key, ctx.team),
       calls: this.calls,
       gone,
-      recorder: new CallLedger(ctx, this.ledger),
+      recorder: this.recorder(exchange),
+      known: this.known,
+      traced: (name, attributes, work) => tracedCall(ctx, name, attributes, work),
       logger: this.logger,
+    };
+  }
+
+  /** Each call's usage record, its metrics, and what the request's access line and span say it called. */
+  private recorder(exchange: ServiceExchange): CallRecorder {
+    const ledger = new CallLedger(exchange.ctx, this.ledger);
+    return {
+      ended: (call) => {
+        ledger.ended(call);
+        this.metrics.ended(call);
+        exchange.called({
+          name: call.name,
+          upstream: call.server,
+          outcome: call.outcome,
+          upstreamMs: call.ms,
+        });
+      },
     };
   }
 }

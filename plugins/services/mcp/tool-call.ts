@@ -41,23 +41,31 @@ export async function relayCall(
     link.client.fallbackNotificationHandler = (notification) =>
       extra.sendNotification(notification as ServerNotification);
     const { progressToken, ...meta } = params._meta ?? {};
-    const result = (await link.client.callTool(
-      { name: tool, arguments: params.arguments, ...(Object.keys(meta).length > 0 ? { _meta: meta } : {}) },
-      undefined,
-      {
-        signal: AbortSignal.any([signal, broken.signal]),
-        timeout: server.config.timeout,
-        ...(progressToken === undefined
-          ? {}
-          : {
-              onprogress: (progress) =>
-                void extra.sendNotification({
-                  method: 'notifications/progress',
-                  params: { ...progress, progressToken },
-                }),
-            }),
-      },
-    )) as CallToolResult;
+    const call = () =>
+      link.client.callTool(
+        { name: tool, arguments: params.arguments, ...(Object.keys(meta).length > 0 ? { _meta: meta } : {}) },
+        undefined,
+        {
+          signal: AbortSignal.any([signal, broken.signal]),
+          timeout: server.config.timeout,
+          ...(progressToken === undefined
+            ? {}
+            : {
+                onprogress: (progress) =>
+                  void extra.sendNotification({
+                    method: 'notifications/progress',
+                    params: { ...progress, progressToken },
+                  }),
+              }),
+        },
+      );
+    const attributes = {
+      'mcp.method.name': 'tools/call',
+      'gen_ai.operation.name': 'execute_tool',
+      'gen_ai.tool.name': tool,
+      'gateway.upstream': server.name,
+    };
+    const result = (await front.traced(`tools/call ${tool}`, attributes, call)) as CallToolResult;
     outcome = result.isError === true ? 'vendor_error' : 'ok';
     return result;
   } catch (e) {
