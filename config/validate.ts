@@ -13,7 +13,12 @@ export function parseSection<S extends z.ZodType>(schema: S, input: unknown, bas
 
 function problemOf(issue: z.core.$ZodIssue, base: string): ConfigProblem {
   const keys = issue.code === 'unrecognized_keys' ? ` (${issue.keys.map((k) => `"${k}"`).join(', ')})` : '';
-  return { path: formatPath(base, issue.path), reason: `${issue.message}${keys}` };
+  // A record's bad key: zod says only "Invalid key in record"; what the key's schema said is beneath.
+  const message =
+    issue.code === 'invalid_key' && issue.issues.length > 0
+      ? issue.issues.map((inner) => inner.message).join('; ')
+      : issue.message;
+  return { path: formatPath(base, issue.path), reason: `${message}${keys}` };
 }
 
 /**
