@@ -21,6 +21,8 @@ export interface TestMcpServer {
   readonly ran: string[];
   /** How many steps `slow` calls completed before they ended (cancelled or not). */
   readonly slowSteps: number[];
+  /** Tells every open session that the tool list changed (on its server-to-client stream). */
+  toolsChanged(): void;
   /** Drops every connection at once, as a server that went away would. */
   cut(): void;
   /** Sessions the server still holds. */
@@ -79,7 +81,11 @@ export async function startMcpServer(t: Teardown): Promise<TestMcpServer> {
     slowSteps: [],
     sessions: new Map(),
     cut: () => http.closeAllConnections(),
+    toolsChanged: () => {
+      for (const server of servers) server.sendToolListChanged();
+    },
   };
+  const servers: McpServer[] = [];
   const http = createServer((req, res) => void serve(req, res));
   const serve = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     state.requests.push(req.headers);
@@ -105,7 +111,9 @@ export async function startMcpServer(t: Teardown): Promise<TestMcpServer> {
     transport.onclose = () => {
       if (transport.sessionId) state.sessions.delete(transport.sessionId);
     };
-    await toolServer(state).connect(transport);
+    const server = toolServer(state);
+    servers.push(server);
+    await server.connect(transport);
     await transport.handleRequest(req, res, body);
   };
   await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));

@@ -1,7 +1,7 @@
 /**
  * The MCP server the client talks to, made for one HTTP request (the client's session lives in its id,
- * not in this object): every configured server's tools and prompts under one name space, narrowed to
- * what the configuration exposes and the caller's key may use, and each call relayed to its server.
+ * not in this object): every configured server's tools, prompts and resources together, tools narrowed
+ * to what the configuration exposes and the caller's key may use, and each request relayed to its server.
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
@@ -11,27 +11,26 @@ import {
   GetPromptRequestSchema,
   ListPromptsRequestSchema,
   ListToolsRequestSchema,
-  type Prompt,
-  type Tool,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ReadResourceRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { FrontRequest } from './front-request';
+import { listPrompts, listResources, listResourceTemplates, listTools } from './listings';
+import { readResource } from './resource-read';
 import { relayCall } from './tool-call';
-import { gatewayName, splitName } from './tool-names';
-import {
-  GATEWAY_INFO,
-  RpcError,
-  upstreamError,
-  type NamedServer,
-  type UpstreamLink,
-} from './upstream-client';
-
-/** Listings are read whole (the gateway's own answer is one page): this many pages of a server at most. */
-const MAX_PAGES = 50;
+import { splitName } from './tool-names';
+import { GATEWAY_INFO, RpcError, upstreamError, type NamedServer } from './upstream-client';
 
 export function frontServer(front: FrontRequest): Server {
   const server = new Server(GATEWAY_INFO, {
-    capabilities: { tools: {}, prompts: {} },
-    instructions: 'Tools and prompts of several MCP servers, each named <server>__<name>.',
+    capabilities: {
+      tools: { listChanged: true },
+      prompts: { listChanged: true },
+      resources: { listChanged: true },
+    },
+    instructions:
+      'Tools, prompts and resources of several MCP servers; tools and prompts are named <server>__<name>.',
   });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: await listTools(front) }));
   server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
@@ -49,6 +48,13 @@ export function frontServer(front: FrontRequest): Server {
       throw upstreamError(target, e);
     });
   });
+  server.setRequestHandler(ListResourcesRequestSchema, async () => ({
+    resources: await listResources(front),
+  }));
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
+    resourceTemplates: await listResourceTemplates(front),
+  }));
+  server.setRequestHandler(ReadResourceRequestSchema, (request) => readResource(front, request.params));
   server.setNotificationHandler(CancelledNotificationSchema, (notification) => {
     const { requestId, reason } = notification.params;
     if (front.session && requestId !== undefined)
@@ -67,63 +73,4 @@ function findTool(front: FrontRequest, name: string): { server: NamedServer; too
   if (!front.allows(name))
     throw new RpcError(ErrorCode.InvalidParams, `tool "${name}" is not allowed for this API key`);
   return { server, tool: parts.name };
-}
-
-async function listTools(front: FrontRequest): Promise<Tool[]> {
-  const each = await eachServer(front, 'tools', async (link) => {
-    const tools: Tool[] = [];
-    let cursor: string | undefined;
-    for (let page = 0; page < MAX_PAGES; page++) {
-      const listed = await link.client.listTools(cursor === undefined ? {} : { cursor }, {
-        timeout: link.server.config.timeout,
-      });
-      tools.push(...listed.tools);
-      cursor = listed.nextCursor;
-      if (cursor === undefined) break;
-    }
-    front.known.listed(
-      link.server.name,
-      tools.map((tool) => tool.name),
-    );
-    return tools
-      .filter((tool) => front.exposes(link.server, tool.name))
-      .map((tool) => ({ ...tool, name: gatewayName(link.server.name, tool.name) }))
-      .filter((tool) => front.allows(tool.name));
-  });
-  return each.flat();
-}
-
-async function listPrompts(front: FrontRequest): Promise<Prompt[]> {
-  const each = await eachServer(front, 'prompts', async (link) => {
-    // A resumed session has no capabilities to read: a server without prompts says "method not found".
-    const listed = await link.client.listPrompts({}, { timeout: link.server.config.timeout });
-    return listed.prompts.map((prompt) => ({ ...prompt, name: gatewayName(link.server.name, prompt.name) }));
-  });
-  return each.flat();
-}
-
-/**
- * `read` of every configured server, at once. A server that cannot answer is left out of the listing
- * (and logged) rather than failing it: one server down does not hide every other's tools.
- */
-async function eachServer<T>(
-  front: FrontRequest,
-  what: string,
-  read: (link: UpstreamLink) => Promise<T[]>,
-): Promise<T[][]> {
-  return Promise.all(
-    front.servers.map(async (server) => {
-      try {
-        return await read(await front.links.get(server));
-      } catch (e) {
-        const error = upstreamError(server, e);
-        if (error.code !== (ErrorCode.MethodNotFound as number))
-          front.logger.warn(
-            { server: server.name, err: error.message },
-            `MCP server left out of the ${what} listed`,
-          );
-        return [];
-      }
-    }),
-  );
 }

@@ -12,7 +12,11 @@ import { randomUUID } from 'node:crypto';
 import { inject } from 'tsyringe';
 import type { Logger } from 'pino';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest, JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  isInitializeRequest,
+  JSONRPCMessageSchema,
+  type ServerNotification,
+} from '@modelcontextprotocol/sdk/types.js';
 import {
   definePlugin,
   globMatcher,
@@ -59,6 +63,8 @@ const PATH = '/mcp';
 export class McpService implements ServicePlugin {
   readonly endpoints: readonly ServiceEndpoint[] = [
     { id: 'mcp', method: 'POST', path: PATH, handle: (exchange) => this.post(exchange) },
+    // The session's stream from its servers: open as long as the client keeps it, so no limit counts it.
+    { id: 'mcp', method: 'GET', path: PATH, rateLimited: false, handle: (exchange) => this.listen(exchange) },
     { id: 'mcp', method: 'DELETE', path: PATH, handle: (exchange) => this.delete(exchange) },
   ];
   private readonly servers: readonly NamedServer[];
@@ -117,6 +123,50 @@ export class McpService implements ServicePlugin {
       await front.close();
     } finally {
       await links.close();
+    }
+  }
+
+  /**
+   * GET: the session's server-to-client stream, every server's own stream merged into it (list changes,
+   * log lines, resource updates). It lasts until the client closes it.
+   */
+  private async listen(exchange: ServiceExchange): Promise<void> {
+    const { ctx, req, res } = exchange;
+    const session = this.sessionOf(ctx, res);
+    if (!session) return;
+    const links = new UpstreamLinks(session);
+    const gone = new AbortController();
+    res.once('close', () => gone.abort());
+    try {
+      const front = frontServer(this.frontRequest(exchange, session, links, gone.signal));
+      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+      await front.connect(transport);
+      const streaming = transport.handleRequest(req, res);
+      await Promise.all(
+        this.servers
+          .filter((server) => session.servers[server.name])
+          .map((server) =>
+            this.relayStream(links, server, (notification) => front.notification(notification)),
+          ),
+      );
+      await streaming;
+      await front.close();
+    } finally {
+      await links.close();
+    }
+  }
+
+  private async relayStream(
+    links: UpstreamLinks,
+    server: NamedServer,
+    forward: (notification: ServerNotification) => Promise<void>,
+  ): Promise<void> {
+    try {
+      const link = await links.get(server);
+      link.client.fallbackNotificationHandler = (notification) => forward(notification as ServerNotification);
+      await link.listen();
+    } catch (e) {
+      this.logger.warn({ server: server.name, err: (e as Error).message }, "MCP server's stream not relayed");
     }
   }
 

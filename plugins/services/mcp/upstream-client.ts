@@ -26,29 +26,70 @@ export interface UpstreamLink {
   readonly client: Client;
   /** The session, as the client's session id keeps it. */
   session(): UpstreamSession;
+  /**
+   * Opens the server's stream of messages to the client (GET); what it sends arrives at the client's
+   * notification handlers. A server without one answers 405, which is no error.
+   */
+  listen(): Promise<void>;
   /** Ends the session at the server (DELETE), where it keeps one. */
   terminate(): Promise<void>;
   close(): Promise<void>;
 }
 
-function transportFor(
-  server: NamedServer,
-  session: UpstreamSession | undefined,
-): StreamableHTTPClientTransport {
-  const transport = new StreamableHTTPClientTransport(new URL(server.config.url), {
-    requestInit: { headers: { ...server.config.headers } },
-    // An empty id resumes a server that keeps no sessions: nothing is sent, and no handshake is made.
-    ...(session ? { sessionId: session.id } : {}),
-    // A stream the server broke off is an error for the call, not something to retry behind its back.
-    reconnectionOptions: {
-      maxRetries: 0,
-      initialReconnectionDelay: 1,
-      maxReconnectionDelay: 1,
-      reconnectionDelayGrowFactor: 1,
-    },
-  });
-  if (session) transport.setProtocolVersion(session.version);
-  return transport;
+/**
+ * The SDK's client transport, as one request of a client's session uses it:
+ * - it opens the server's stream to the client (GET) only when asked (`listen`): the SDK would open one
+ *   after every handshake, which the gateway's own handshakes (a new session, the tools check) do not
+ *   want, and a server takes one such stream per session;
+ * - closed, it first waits for the notifications it is still sending: the `notifications/cancelled` the
+ *   SDK sends when a call is cancelled or times out would otherwise be cut off with the request, and
+ *   the server would never learn to stop.
+ */
+class UpstreamTransport extends StreamableHTTPClientTransport {
+  private listening = false;
+  private readonly sending = new Set<Promise<void>>();
+
+  constructor(server: NamedServer, session: UpstreamSession | undefined) {
+    super(new URL(server.config.url), {
+      requestInit: { headers: { ...server.config.headers } },
+      // An empty id resumes a server that keeps no sessions: nothing is sent, and no handshake is made.
+      ...(session ? { sessionId: session.id } : {}),
+      // A stream the server broke off is an error for the call, not something to retry behind its back.
+      reconnectionOptions: {
+        maxRetries: 0,
+        initialReconnectionDelay: 1,
+        maxReconnectionDelay: 1,
+        reconnectionDelayGrowFactor: 1,
+      },
+      // "No stream offered" (405), which the SDK takes quietly, for a GET nobody asked for.
+      fetch: (url, init) =>
+        init?.method === 'GET' && !this.listening
+          ? Promise.resolve(new Response(null, { status: 405 }))
+          : fetch(url, init),
+    });
+    if (session) this.setProtocolVersion(session.version);
+  }
+
+  /** Opens the server's stream to the client; resuming from no event id opens it afresh. */
+  listen(): Promise<void> {
+    this.listening = true;
+    return this.resumeStream('');
+  }
+
+  override send(...args: Parameters<StreamableHTTPClientTransport['send']>): Promise<void> {
+    const sent = super.send(...args);
+    if (!('id' in args[0])) {
+      const settled = sent.catch(() => undefined);
+      this.sending.add(settled);
+      void settled.then(() => this.sending.delete(settled));
+    }
+    return sent;
+  }
+
+  override async close(): Promise<void> {
+    await Promise.all(this.sending);
+    await super.close();
+  }
 }
 
 /**
@@ -56,7 +97,7 @@ function transportFor(
  * timeout). Throws an McpError naming the server when it cannot be reached or does not speak MCP.
  */
 export async function connectUpstream(server: NamedServer, session?: UpstreamSession): Promise<UpstreamLink> {
-  const transport = transportFor(server, session);
+  const transport = new UpstreamTransport(server, session);
   const client = new Client(GATEWAY_INFO, { capabilities: {} });
   // The SDK numbers a client's requests from 0. The gateway makes a client per request of a session that
   // lasts many requests (on many instances), so ids would repeat within the server's session, which the
@@ -76,6 +117,7 @@ export async function connectUpstream(server: NamedServer, session?: UpstreamSes
       id: transport.sessionId ?? '',
       version: transport.protocolVersion ?? session?.version ?? '',
     }),
+    listen: () => transport.listen(),
     terminate: () => (transport.sessionId ? transport.terminateSession() : Promise.resolve()),
     close: () => client.close(),
   };

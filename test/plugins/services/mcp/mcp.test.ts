@@ -1,7 +1,8 @@
 import t from 'tap';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { McpError, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { eventually } from '../../../helpers/wait';
 import { startTestGateway, type Teardown, type TestGateway } from '../../../helpers/gateway';
 import { startMcpServer, type TestMcpServer } from '../../../helpers/mcp-server';
 
@@ -109,4 +110,34 @@ t.test("the bundled simulator's tools, as the shipped gateway.yaml declares it",
   t.strictSame(weather.content, [{ type: 'text', text: 'Paris: 0°C, clear' }]);
   const prompts = (await client.listPrompts()).prompts.map((prompt) => prompt.name);
   t.strictSame(prompts, ['sim__greeting']);
+});
+
+t.test("a server's own notifications reach the client on the session's stream", async (t) => {
+  const { gw, demo } = await gatewayWithDemo(t);
+  const client = await mcpClient(t, gw);
+  const changed = new Promise<void>((resolve) =>
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => resolve()),
+  );
+  // The client opens its stream (GET) after the handshake, and the gateway the server's behind it: the
+  // server says the list changed until the client has heard it.
+  let heard = false;
+  void changed.then(() => (heard = true));
+  await eventually(() => {
+    if (!heard) demo.toolsChanged();
+    return heard;
+  });
+  t.pass('tools/list_changed relayed');
+});
+
+t.test('resources of the servers are listed and read through the gateway', async (t) => {
+  const gw = await startTestGateway(t, (doc, sim) => {
+    doc.mcp = { servers: { sim: { url: `${sim.url}/mcp` } } };
+  });
+  const client = await mcpClient(t, gw);
+  const { resources } = await client.listResources();
+  t.match(resources, [{ uri: 'sim://readme', name: /^sim__/ }]);
+  const read = await client.readResource({ uri: 'sim://readme' });
+  t.match(read.contents, [{ uri: 'sim://readme', text: String }]);
+  const missing = await client.readResource({ uri: 'sim://nothing' }).catch((e: unknown) => e);
+  t.match((missing as McpError).message, /unknown resource "sim:\/\/nothing"/);
 });
