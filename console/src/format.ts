@@ -1,8 +1,13 @@
 /** Display helpers: times in UTC, money from integer micro-units, CSV. */
 
-/** `2026-11-23 12:00 UTC`, or '—'. */
-export const utc = (iso: string | undefined): string =>
-  iso ? `${new Date(iso).toISOString().slice(0, 16).replace('T', ' ')} UTC` : '—';
+/** `2026-11-23 12:00 UTC` (with `seconds`, `12:00:05`), or '—'. */
+export const utc = (iso: string | undefined, seconds = false): string =>
+  iso
+    ? `${new Date(iso)
+        .toISOString()
+        .slice(0, seconds ? 19 : 16)
+        .replace('T', ' ')} UTC`
+    : '—';
 
 /** Micro-units as a decimal with 2 to 6 places, exactly (no float arithmetic): 1500 → 0.0015. */
 export function money(micros: number): string {

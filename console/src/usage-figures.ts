@@ -25,7 +25,8 @@ function sumsOf(rows: readonly UsageSummaryRow[]): Sums {
 
 const requests = (n: number): string => `${n.toLocaleString('en-US')} request${n === 1 ? '' : 's'}`;
 
-export function UsageFigures(props: { rows: readonly UsageSummaryRow[] }) {
+/** `cache`: show what the cache saved (not for tool calls, which are never cached). */
+export function UsageFigures(props: { rows: readonly UsageSummaryRow[]; cache: boolean }) {
   const { spent, unknown, saved } = useMemo(() => sumsOf(props.rows), [props.rows]);
   return html`<dl class="figures">
     <div data-figure="spend">
@@ -33,9 +34,12 @@ export function UsageFigures(props: { rows: readonly UsageSummaryRow[] }) {
       <dd>${money(spent)}</dd>
       ${unknown > 0 && html`<dd class="hint">and ${requests(unknown)} of unknown cost</dd>`}
     </div>
-    <div data-figure="saved" class="saved">
-      <dt>Saved by cache</dt>
-      <dd>${money(saved)}</dd>
-    </div>
+    ${
+      props.cache &&
+      html`<div data-figure="saved" class="saved">
+        <dt>Saved by cache</dt>
+        <dd>${money(saved)}</dd>
+      </div>`
+    }
   </dl>`;
 }

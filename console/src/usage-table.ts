@@ -1,8 +1,13 @@
-/** The usage view's table: the range's totals per model or per endpoint, and the CSV behind the chart. */
+/**
+ * The usage view's table: the range's totals per model or per endpoint, and the CSV behind the chart.
+ * Tool calls (the MCP endpoint's) have a model that is a tool and no tokens or cache: shown alone, their
+ * table names each tool and its server and leaves those columns out (the CSV keeps every column).
+ */
 import { html } from 'htm/preact';
 import { useMemo } from 'preact/hooks';
 import type { UsageSummaryRow } from '../../core/admin/wire';
 import { csv, download, money } from './format';
+import { toolParts } from './tool-calls';
 
 /** What the chart stacks and the table totals by: the field of a summary row that names the group. */
 export type StackBy = 'model' | 'endpoint';
@@ -17,6 +22,9 @@ const COLUMNS = [
   'saved_by_cache',
 ];
 
+/** The columns that mean something for tool calls, which carry no tokens and are never cached. */
+const TOOL_COLUMNS = ['requests', 'cost', 'cost_unknown_requests'];
+
 /** The figures of a row, as the table and the CSV show them (money exact, without thousands commas). */
 const figures = (r: UsageSummaryRow) => [
   r.requests,
@@ -26,6 +34,12 @@ const figures = (r: UsageSummaryRow) => [
   r.cost_unknown_requests,
   money(r.saved_micros).replace(/,/g, ''),
 ];
+
+/** The figures of `columns`, of those of the row. */
+const figuresOf = (r: UsageSummaryRow, columns: readonly string[]) => {
+  const all = figures(r);
+  return columns.map((c) => all[COLUMNS.indexOf(c)]);
+};
 
 const zero = () => ({
   requests: 0,
@@ -70,15 +84,32 @@ function totalsBy(
 
 /**
  * The range's totals by model or endpoint (a few rows, however long the range), and the CSV of every
- * period and group behind the chart.
+ * period and group behind the chart. `tools`: the rows are tool calls alone.
  */
-export function UsageTable(props: { rows: readonly UsageSummaryRow[]; period: 'hour' | 'day'; by: StackBy }) {
-  const { by } = props;
+export function UsageTable(props: {
+  rows: readonly UsageSummaryRow[];
+  period: 'hour' | 'day';
+  by: StackBy;
+  tools: boolean;
+}) {
+  const { by, tools } = props;
   const { groups, all } = useMemo(() => totalsBy(props.rows, by), [props.rows, by]);
+  const columns = tools ? TOOL_COLUMNS : COLUMNS;
+  // By model, tool calls are totalled by tool: each named as its server names it, beside the server.
+  const byTool = tools && by === 'model';
+  const heads = byTool ? ['tool', 'server'] : [by];
+  const names = (r: Total, total: boolean) => {
+    if (!byTool) return html`<td>${r.label}</td>`;
+    if (total)
+      return html`<td>all tools</td>
+        <td></td>`;
+    const { tool, server } = toolParts(r.label);
+    return html`<td>${tool}</td>
+      <td>${server}</td>`;
+  };
   const row = (r: Total, total = false) =>
     html`<tr class=${total ? 'total' : ''} data-group=${total ? undefined : r.label}>
-      <td>${r.label}</td>
-      ${figures(r).map((c) => html`<td>${c}</td>`)}
+      ${names(r, total)} ${figuresOf(r, columns).map((c) => html`<td>${c}</td>`)}
     </tr>`;
   const exportCsv = () =>
     download(
@@ -89,7 +120,7 @@ export function UsageTable(props: { rows: readonly UsageSummaryRow[]; period: 'h
       ]),
     );
   return html`<div class="toolbar">
-      <h2>Totals by ${by}</h2>
+      <h2>Totals by ${byTool ? 'tool' : by}</h2>
       <button type="button" disabled=${props.rows.length === 0} onClick=${exportCsv}>
         Export CSV (per ${props.period})
       </button>
@@ -97,14 +128,14 @@ export function UsageTable(props: { rows: readonly UsageSummaryRow[]; period: 'h
     <table class="usage">
       <thead>
         <tr>
-          ${[by, ...COLUMNS].map((h) => html`<th>${h.replace(/_/g, ' ')}</th>`)}
+          ${[...heads, ...columns].map((h) => html`<th>${h.replace(/_/g, ' ')}</th>`)}
         </tr>
       </thead>
       <tbody>
         ${
           groups.length === 0 &&
           html`<tr>
-            <td colspan=${COLUMNS.length + 1} class="empty">No usage in this range.</td>
+            <td colspan=${heads.length + columns.length} class="empty">No usage in this range.</td>
           </tr>`
         }
         ${groups.map((r) => row(r))} ${groups.length > 1 && row(all, true)}

@@ -1,6 +1,7 @@
 /**
  * Usage: requests, tokens, cost or what the cache saved over time stacked by model or by endpoint, from
- * the roll-ups; the range's spend and savings above, a table and CSV below.
+ * the roll-ups; the range's spend and savings above, a table and CSV below. With the endpoint of tool
+ * calls chosen, the table names tools and their servers, and the latest calls are listed beneath.
  */
 import { html } from 'htm/preact';
 import { useEffect, useMemo, useState } from 'preact/hooks';
@@ -9,6 +10,7 @@ import { api } from './api';
 import { StackedChart, type Stack } from './chart';
 import { FilterInput } from './filter-input';
 import { money } from './format';
+import { ToolCalls, TOOL_ENDPOINT } from './tool-calls';
 import { UsageFigures } from './usage-figures';
 import { UsageTable, type StackBy } from './usage-table';
 import { useLoad } from './use-load';
@@ -107,10 +109,14 @@ export function UsageView() {
   const [endpoint, setEndpoint] = useState('');
   const [stackBy, setStackBy] = useState<StackBy>('model');
   const [metric, setMetric] = useState<Metric>('requests');
-  /** The rows shown, and what they are grouped by: until the next answer, the previous choice's. */
-  const [shown, setShown] = useState<{ rows: readonly UsageSummaryRow[]; by: StackBy }>({
+  /**
+   * The rows shown, what they are grouped by and whether they are tool calls alone: until the next
+   * answer, the previous choice's.
+   */
+  const [shown, setShown] = useState<{ rows: readonly UsageSummaryRow[]; by: StackBy; tools: boolean }>({
     rows: [],
     by: 'model',
+    tools: false,
   });
   /** The query the rows answer, on the page as `data-loaded` (tests and the console bench wait for it). */
   const [loaded, setLoaded] = useState('');
@@ -127,7 +133,11 @@ export function UsageView() {
   const rowsPath = summaryPath(`${stackBy},${period}`, from, to, { key_id: key, model, endpoint });
   useLoad(
     () => (typeof bounds === 'string' ? undefined : api<List<UsageSummaryRow>>('GET', rowsPath)),
-    (r) => (setShown({ rows: r.data, by: stackBy }), setLoaded(rowsPath), setError('')),
+    (r) => (
+      setShown({ rows: r.data, by: stackBy, tools: endpoint === TOOL_ENDPOINT }),
+      setLoaded(rowsPath),
+      setError('')
+    ),
     setError,
     [rowsPath],
   );
@@ -205,18 +215,21 @@ export function UsageView() {
       </select>
       <select name="endpoint" aria-label="Endpoint" value=${endpoint} onChange=${value(setEndpoint)}>
         <option value="">All endpoints</option>
-        ${endpointOptions.map((e) => html`<option value=${e}>${e}</option>`)}
+        ${endpointOptions.map(
+          (e) => html`<option value=${e}>${e === TOOL_ENDPOINT ? `${e} (tool calls)` : e}</option>`,
+        )}
       </select>
       <${FilterInput} name="key" placeholder="Key id (all keys)" value=${keyId} onCommit=${setKeyId} />
     </div>
     ${error && html`<p class="error" role="alert">${error}</p>`}
-    <${UsageFigures} rows=${shown.rows} />
+    <${UsageFigures} rows=${shown.rows} cache=${!shown.tools} />
     <${StackedChart}
       x=${chart.x}
       stacks=${chart.stacks}
       format=${METRICS[metric].format}
       daily=${period === 'day'}
     />
-    <${UsageTable} rows=${shown.rows} period=${period} by=${shown.by} />
+    <${UsageTable} rows=${shown.rows} period=${period} by=${shown.by} tools=${shown.tools} />
+    ${endpoint === TOOL_ENDPOINT && html`<${ToolCalls} keyId=${key} model=${model} />`}
   </section>`;
 }

@@ -5,7 +5,7 @@
  * and every refused one is written to the audit log before it is answered (audit-trail.ts).
  *   /admin/keys…                       keys: list, create, read, change, rotate, disable, delete (key-routes.ts)
  *   /admin/teams…                      teams of keys: list, create, read, change, delete (team-routes.ts)
- *   GET    /admin/usage?id=&key_id=&team_id=&limit=
+ *   GET    /admin/usage?id=&key_id=&team_id=&model=&endpoint=&limit=   usage records, the latest `limit`
  *   GET    /admin/usage/summary?group_by=key,team,model,endpoint,hour&from=&to=&key_id=&team_id=&model=&endpoint=
  *                                      totals per group (UsageStore.summary); key_id, team_id, model and endpoint
  *                                      filter, comma-separated
@@ -32,7 +32,7 @@ import type { KeyService } from '../keys/key-service';
 import type { TeamService } from '../teams/team-service';
 import type { AuditStore } from '../stores/audit-store';
 import type { TaskStore } from '../stores/task-store';
-import type { UsageStore } from '../stores/usage-store';
+import type { UsageFilter, UsageStore } from '../stores/usage-store';
 import { requestIdFor } from '../http/request-id';
 import { Router } from '../../lib/router';
 import { resolveActor, type ActorSource } from './actor-sources';
@@ -53,7 +53,7 @@ import { TeamRoutes } from './team-routes';
 import { taskById, taskPage } from './task-routes';
 import { checkParams } from './page-params';
 import { summaryQuery } from './usage-query';
-import type { List, UsageSummaryRow, WhoAmI } from './wire';
+import type { List, UsageRecord, UsageSummaryRow, WhoAmI } from './wire';
 
 /** Who may call, and the record of what they did. */
 export interface AdminAccess {
@@ -113,7 +113,9 @@ function apiRoutes(
     okRoute('GET', '/admin/usage/summary', async ({ search }): Promise<List<UsageSummaryRow>> => ({
       data: await usage.summary(summaryQuery(search)),
     })),
-    okRoute('GET', '/admin/usage', async ({ search }) => ({ data: await usageRecords(usage, search) })),
+    okRoute('GET', '/admin/usage', async ({ search }): Promise<List<UsageRecord>> => ({
+      data: await usageRecords(usage, search),
+    })),
     health && okRoute('GET', '/admin/health', () => health()),
     config && okRoute('GET', '/admin/config', () => configView(config)),
     config && okRoute('POST', '/admin/reload', () => reloadNow(config)),
@@ -125,20 +127,23 @@ function apiRoutes(
   return routes.filter((route) => route !== undefined);
 }
 
-/** `?id=&key_id=&team_id=&limit=`: the usage records that match. */
+/** The fields `/admin/usage` filters by, each to one value. */
+const RECORD_FILTERS = ['id', 'key_id', 'team_id', 'model', 'endpoint'] as const;
+
+/** `?id=&key_id=&team_id=&model=&endpoint=&limit=`: the usage records that match, each filter exact. */
 function usageRecords(usage: UsageStore, search: URLSearchParams): ReturnType<UsageStore['list']> {
   // Unknown parameters are refused: a filter this listing does not apply must not pass for applied.
-  checkParams(search, ['id', 'key_id', 'team_id', 'limit']);
+  checkParams(search, [...RECORD_FILTERS, 'limit']);
   const limit = search.get('limit');
   if (limit !== null && !/^[1-9]\d{0,6}$/.test(limit)) {
     throw Errors.invalidRequest("query parameter 'limit' must be a positive integer");
   }
-  return usage.list({
-    ...(search.get('id') ? { id: search.get('id')! } : {}),
-    ...(search.get('key_id') ? { key_id: search.get('key_id')! } : {}),
-    ...(search.get('team_id') ? { team_id: search.get('team_id')! } : {}),
-    ...(limit ? { limit: Number(limit) } : {}),
-  });
+  const filter: UsageFilter = limit ? { limit: Number(limit) } : {};
+  for (const name of RECORD_FILTERS) {
+    const value = search.get(name);
+    if (value) filter[name] = value;
+  }
+  return usage.list(filter);
 }
 
 /** A route with its entry of the access table. */

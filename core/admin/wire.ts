@@ -113,6 +113,47 @@ export interface UsageSummaryRow {
   saved_micros: number;
 }
 
+/**
+ * One metered call as `GET /admin/usage` lists it: the stored record as it is (core/stores/usage-store.ts
+ * says what each field means). Money in micro-units; `cost_micros` null when the price is unknown.
+ */
+export interface UsageRecord {
+  readonly id: string;
+  readonly key_id: string | null;
+  readonly team_id?: string | undefined;
+  readonly model: string;
+  readonly upstream: string;
+  /** The endpoint's id; `mcp` for a tool call through the MCP endpoint. */
+  readonly endpoint: string;
+  readonly status: number;
+  readonly stream: boolean;
+  readonly prompt_tokens: number;
+  readonly completion_tokens: number;
+  readonly reasoning_tokens?: number | undefined;
+  readonly total_tokens: number;
+  readonly cache_read_tokens?: number | undefined;
+  readonly cache_write_tokens?: number | undefined;
+  readonly images?: number | undefined;
+  readonly image_size?: string | undefined;
+  readonly image_quality?: string | undefined;
+  readonly video_seconds?: number | undefined;
+  readonly resolution?: string | undefined;
+  readonly cost_micros: number | null;
+  readonly cache?: 'hit' | undefined;
+  readonly saved_micros?: number | null | undefined;
+  readonly guardrail?: readonly { readonly name: string; readonly action: string }[] | undefined;
+  /** A tool call (`endpoint: 'mcp'`): the server's own name of the tool, and the server's name. */
+  readonly tool?: string | undefined;
+  readonly server?: string | undefined;
+  readonly once?: true | undefined;
+  readonly estimated: boolean;
+  /** How the call ended: `ok`, or why not (`client_closed`, `upstream_error`, …; a tool's `vendor_error`). */
+  readonly outcome: string;
+  readonly latency_ms: number;
+  /** ISO 8601, UTC. */
+  readonly created_at: string;
+}
+
 export type TaskStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
 
 export interface TaskError {
@@ -164,7 +205,7 @@ export interface TaskDetail extends TaskView {
   readonly history: readonly { readonly status: TaskStatus; readonly at: string }[];
 }
 
-/** A whole listing: `GET /admin/usage/summary`, `GET /admin/keys/declared`. */
+/** A whole listing: `GET /admin/usage`, `GET /admin/usage/summary`, `GET /admin/keys/declared`. */
 export interface List<T> {
   readonly data: readonly T[];
 }

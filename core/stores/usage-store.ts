@@ -67,6 +67,9 @@ export interface UsageFilter {
   id?: string;
   key_id?: string;
   team_id?: string;
+  model?: string;
+  /** The endpoint's id as records hold it (`mcp`: the MCP endpoint's tool calls). */
+  endpoint?: string;
   limit?: number;
 }
 

@@ -143,6 +143,8 @@ export class EmbeddedUsageStore implements UsageStore {
       if (filter.id !== undefined && record.id !== filter.id) return;
       if (filter.key_id !== undefined && record.key_id !== filter.key_id) return;
       if (filter.team_id !== undefined && record.team_id !== filter.team_id) return;
+      if (filter.model !== undefined && record.model !== filter.model) return;
+      if (filter.endpoint !== undefined && record.endpoint !== filter.endpoint) return;
       out.push(record);
     });
     return filter.limit !== undefined ? out.slice(-filter.limit) : out;

@@ -104,12 +104,19 @@ export class MongoUsageStore implements UsageStore {
     }
   }
 
+  /**
+   * Model and endpoint have no index of their own (adding one would fail the start-up check of every
+   * deployment until its indexes are rebuilt): with a key they ride on `key_then_order`, else the latest
+   * records are read back along `_id` until `limit` of them match, a look at recent calls, not a report.
+   */
   async list(filter: UsageFilter = {}): Promise<UsageRecord[]> {
     await this.flush();
     const query: Filter<UsageDoc> = {
       ...(filter.id !== undefined ? { id: filter.id } : {}),
       ...(filter.key_id !== undefined ? { key_id: filter.key_id } : {}),
       ...(filter.team_id !== undefined ? { team_id: filter.team_id } : {}),
+      ...(filter.model !== undefined ? { model: filter.model } : {}),
+      ...(filter.endpoint !== undefined ? { endpoint: filter.endpoint } : {}),
     };
     if (filter.limit === undefined) {
       return this.usage.find<UsageRecord>(query, AS_RECORDED).sort({ _id: 1 }).toArray();

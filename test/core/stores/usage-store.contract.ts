@@ -118,6 +118,33 @@ export function usageStoreContract(t: Test, makeStore: MakeUsageStore): void {
     t.strictSame(await store.list({ id: 'req-unknown' }), [], 'nothing for an unknown id');
   });
 
+  t.test('list by endpoint and model: tool calls with their tool and server', async (t) => {
+    const store = await (await makeStore(t))();
+    const tool = (name: string, outcome: string) =>
+      newRecord({
+        endpoint: 'mcp',
+        model: `demo__${name}`,
+        upstream: 'demo',
+        tool: name,
+        server: 'demo',
+        prompt_tokens: 0,
+        completion_tokens: 0,
+        total_tokens: 0,
+        cost_micros: null,
+        outcome,
+      });
+    const add = tool('add', 'ok');
+    const chat = newRecord();
+    const failed = tool('add', 'upstream_error');
+    const secret = tool('secret', 'vendor_error');
+    for (const r of [add, chat, failed, secret]) store.record(r);
+    t.strictSame(await store.list({ endpoint: 'mcp' }), [add, failed, secret], 'by endpoint, as recorded');
+    t.strictSame(await store.list({ endpoint: 'mcp', model: 'demo__add' }), [add, failed], 'and model');
+    t.strictSame(await store.list({ endpoint: 'mcp', limit: 1 }), [secret], 'the latest one');
+    t.strictSame(await store.list({ model: 'model-1' }), [chat], 'by model alone');
+    t.strictSame(await store.list({ endpoint: 'mcp', key_id: 'sk-other' }), [], 'with the key filter');
+  });
+
   t.test(
     'bounded at the door: at maxQueued waiting records it stops accepting, and drops nothing',
     async (t) => {
