@@ -31,6 +31,8 @@ import {
   type KeptState,
   PluginMetricsToken,
   type PluginMetrics,
+  RedisToken,
+  type RedisLink,
   toolsAllowedBy,
   UsageStoreToken,
   type UsageStore,
@@ -83,6 +85,7 @@ export class McpService implements ServicePlugin {
     @inject(KeptStateToken) kept: KeptState,
     @inject(LoggerToken) private readonly logger: Logger,
     @inject(PluginMetricsToken) metrics: PluginMetrics,
+    @inject(RedisToken) redis: RedisLink | undefined,
   ) {
     this.servers = Object.entries(options.servers).map(([name, config]) => ({ name, config }));
     this.exposed = new Map(
@@ -93,7 +96,7 @@ export class McpService implements ServicePlugin {
     );
     this.ledger = { store, budgets, prices: new ToolPrices(options.prices) };
     // Outlive a reload: a call, or an ended session, is older than the snapshot that sees it next.
-    this.calls = kept.keep('mcp:calls', () => new CallsUnderWay());
+    this.calls = kept.keep('mcp:calls', () => new CallsUnderWay(redis));
     this.ended = kept.keep('mcp:ended-sessions', () => new EndedSessions());
     this.known = kept.keep('mcp:known-tools', () => new KnownTools());
     this.metrics = new CallMetrics(metrics, this.known);
