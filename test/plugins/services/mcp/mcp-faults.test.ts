@@ -3,7 +3,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { EmptyResultSchema, ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { startTestGateway, type Teardown, type TestGateway } from '../../../helpers/gateway';
 import { startMcpServer } from '../../../helpers/mcp-server';
 import { eventually } from '../../../helpers/wait';
@@ -175,4 +175,34 @@ t.test('a server that goes away mid-stream ends the call with an error naming it
   await eventually(async () =>
     (await gw.gateway.usage.list()).some((r) => r.endpoint === 'mcp' && r.outcome === 'upstream_error'),
   );
+});
+
+t.test('a server answering what is not MCP gives an error naming it', async (t) => {
+  const garbage = createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/html' }).end('<html>a login page</html>');
+  });
+  await new Promise<void>((resolve) => garbage.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => new Promise((resolve) => garbage.close(resolve)));
+  const url = `http://127.0.0.1:${(garbage.address() as AddressInfo).port}/mcp`;
+  const demo = await startMcpServer(t);
+  const gw = await withServers(t, { demo: { url: demo.url }, junk: { url } });
+  const client = await connect(t, gw);
+  const names = (await client.listTools()).tools.map((tool) => tool.name);
+  t.notOk(
+    names.some((name) => name.startsWith('junk__')),
+    'left out of the listing',
+  );
+  const error = await client.callTool({ name: 'junk__anything', arguments: {} }).catch((e: unknown) => e);
+  t.ok(error instanceof McpError);
+  t.match((error as McpError).message, /MCP server "junk" failed/);
+});
+
+t.test('an unknown method gets the JSON-RPC error for it', async (t) => {
+  const gw = await withServers(t, {});
+  const client = await connect(t, gw);
+  const error = await client
+    .request({ method: 'no/such/method', params: {} }, EmptyResultSchema)
+    .catch((e: unknown) => e);
+  t.ok(error instanceof McpError);
+  t.equal((error as McpError).code, ErrorCode.MethodNotFound);
 });
