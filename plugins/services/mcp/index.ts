@@ -8,22 +8,11 @@
  * The session a client holds is sealed into its session id (session-token.ts), so any instance can
  * serve any request of it and nothing of it lives in one instance's memory but the calls under way.
  */
-import { randomUUID } from 'node:crypto';
 import { inject } from 'tsyringe';
 import type { Logger } from 'pino';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import {
-  isInitializeRequest,
-  JSONRPCMessageSchema,
-  type ServerNotification,
-} from '@modelcontextprotocol/sdk/types.js';
-import {
-  definePlugin,
-  globMatcher,
-  LoggerToken,
-  tracedCall,
-  type GatewayContext,
-} from '../../../core/kit/plugin';
+import { isInitializeRequest, JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
+import { definePlugin, globMatcher, LoggerToken, tracedCall } from '../../../core/kit/plugin';
 import {
   BudgetLedgerToken,
   type BudgetLedger,
@@ -53,8 +42,9 @@ import type { FrontRequest } from './front-request';
 import { frontServer } from './front-server';
 import { KnownTools } from './known-tools';
 import { mcpOptions, type McpOptions } from './options';
-import { missingSession, unknownSession } from './rpc-reply';
-import { openSession, sealSession, type SessionState, type UpstreamSession } from './session-token';
+import { SessionGate } from './session-gate';
+import { relayServerStreams } from './session-stream';
+import type { SessionState } from './session-token';
 import type { NamedServer } from './upstream-client';
 import { checkToolPatterns } from './tools-check';
 import { UpstreamLinks } from './upstream-links';
@@ -73,13 +63,13 @@ export class McpService implements ServicePlugin {
   private readonly exposed: ReadonlyMap<string, (tool: string) => boolean>;
   private readonly ledger: LedgerServices;
   private readonly calls: CallsUnderWay;
-  private readonly ended: EndedSessions;
+  private readonly gate: SessionGate;
   private readonly known: KnownTools;
   private readonly metrics: CallMetrics;
 
   constructor(
-    private readonly options: McpOptions,
-    @inject(SealerToken) private readonly sealer: Sealer,
+    options: McpOptions,
+    @inject(SealerToken) sealer: Sealer,
     @inject(UsageStoreToken) store: UsageStore,
     @inject(BudgetLedgerToken) budgets: BudgetLedger,
     @inject(KeptStateToken) kept: KeptState,
@@ -97,7 +87,8 @@ export class McpService implements ServicePlugin {
     this.ledger = { store, budgets, prices: new ToolPrices(options.prices) };
     // Outlive a reload: a call, or an ended session, is older than the snapshot that sees it next.
     this.calls = kept.keep('mcp:calls', () => new CallsUnderWay(redis));
-    this.ended = kept.keep('mcp:ended-sessions', () => new EndedSessions());
+    const ended = kept.keep('mcp:ended-sessions', () => new EndedSessions());
+    this.gate = new SessionGate({ sealer, ended, servers: this.servers, ttl: options.session_ttl, logger });
     this.known = kept.keep('mcp:known-tools', () => new KnownTools());
     this.metrics = new CallMetrics(metrics, this.known);
   }
@@ -112,14 +103,12 @@ export class McpService implements ServicePlugin {
     // What is not a JSON-RPC message at all gets the transport's parse error, session or none.
     const malformed = !JSONRPCMessageSchema.safeParse(body).success && !Array.isArray(body);
     const opening = isInitializeRequest(body);
-    const session = opening || malformed ? undefined : this.sessionOf(ctx, res);
+    const session = opening || malformed ? undefined : this.gate.sessionOf(ctx, res);
     if (!opening && !malformed && !session) return;
     const links = new UpstreamLinks(session);
-    const gone = new AbortController();
-    res.once('close', () => gone.abort());
     try {
-      if (opening) res.setHeader('mcp-session-id', sealSession(this.sealer, await this.open(ctx, links)));
-      const front = frontServer(this.frontRequest(exchange, session, links, gone.signal));
+      if (opening) res.setHeader('mcp-session-id', await this.gate.open(ctx, links));
+      const front = frontServer(this.frontRequest(exchange, session, links));
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
       await front.connect(transport);
       await transport.handleRequest(req, res, body);
@@ -129,29 +118,18 @@ export class McpService implements ServicePlugin {
     }
   }
 
-  /**
-   * GET: the session's server-to-client stream, every server's own stream merged into it (list changes,
-   * log lines, resource updates). It lasts until the client closes it.
-   */
+  /** GET: the session's stream from its servers (session-stream.ts). */
   private async listen(exchange: ServiceExchange): Promise<void> {
     const { ctx, req, res } = exchange;
-    const session = this.sessionOf(ctx, res);
+    const session = this.gate.sessionOf(ctx, res);
     if (!session) return;
     const links = new UpstreamLinks(session);
-    const gone = new AbortController();
-    res.once('close', () => gone.abort());
     try {
-      const front = frontServer(this.frontRequest(exchange, session, links, gone.signal));
+      const front = frontServer(this.frontRequest(exchange, session, links));
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
       await front.connect(transport);
       const streaming = transport.handleRequest(req, res);
-      await Promise.all(
-        this.servers
-          .filter((server) => session.servers[server.name])
-          .map((server) =>
-            this.relayStream(links, server, (notification) => front.notification(notification)),
-          ),
-      );
+      await relayServerStreams(front, session, this.servers, links, this.logger);
       await streaming;
       await front.close();
     } finally {
@@ -159,27 +137,12 @@ export class McpService implements ServicePlugin {
     }
   }
 
-  private async relayStream(
-    links: UpstreamLinks,
-    server: NamedServer,
-    forward: (notification: ServerNotification) => Promise<void>,
-  ): Promise<void> {
-    try {
-      const link = await links.get(server);
-      link.client.fallbackNotificationHandler = (notification) => forward(notification as ServerNotification);
-      await link.listen();
-    } catch (e) {
-      this.logger.warn({ server: server.name, err: (e as Error).message }, "MCP server's stream not relayed");
-    }
-  }
-
   private async delete({ ctx, req, res }: ServiceExchange): Promise<void> {
-    const session = this.sessionOf(ctx, res);
+    const session = this.gate.sessionOf(ctx, res);
     if (!session) return;
     const links = new UpstreamLinks(session);
     try {
-      await links.terminate(this.servers);
-      this.ended.end(session.id, session.expires, Date.now());
+      await this.gate.end(session, links);
     } finally {
       await links.close();
     }
@@ -187,51 +150,15 @@ export class McpService implements ServicePlugin {
     await transport.handleRequest(req, res);
   }
 
-  /** The session the request's id names, or undefined once the 400 or 404 is written. */
-  private sessionOf(ctx: GatewayContext, res: ServiceExchange['res']): SessionState | undefined {
-    const id = ctx.headers['mcp-session-id'];
-    if (typeof id !== 'string' || id === '') {
-      missingSession(res);
-      return undefined;
-    }
-    const session = openSession(this.sealer, id, ctx.key?.id ?? '', Date.now());
-    if (!session || this.ended.has(session.id)) {
-      unknownSession(res);
-      return undefined;
-    }
-    return session;
-  }
-
-  /**
-   * A new session: one with every configured server, opened at once. A server that cannot be reached
-   * now is left out (and logged): the session reaches it per request later, so one server down does
-   * not keep a client from the others.
-   */
-  private async open(ctx: GatewayContext, links: UpstreamLinks): Promise<SessionState> {
-    const servers: Record<string, UpstreamSession> = {};
-    await Promise.all(
-      this.servers.map(async (server) => {
-        try {
-          servers[server.name] = (await links.get(server)).session();
-        } catch (e) {
-          this.logger.warn(
-            { server: server.name, err: (e as Error).message },
-            'MCP server left out of a new session',
-          );
-        }
-      }),
-    );
-    const expires = Date.now() + this.options.session_ttl;
-    return { id: randomUUID(), key: ctx.key?.id ?? '', servers, expires };
-  }
-
   private frontRequest(
     exchange: ServiceExchange,
     session: SessionState | undefined,
     links: UpstreamLinks,
-    gone: AbortSignal,
   ): FrontRequest {
-    const { ctx } = exchange;
+    const { ctx, res } = exchange;
+    // Nobody is left to relay a call to once the client has gone.
+    const gone = new AbortController();
+    res.once('close', () => gone.abort());
     return {
       servers: this.servers,
       session,
@@ -239,7 +166,7 @@ export class McpService implements ServicePlugin {
       exposes: (server, tool) => this.exposed.get(server.name)?.(tool) ?? false,
       allows: toolsAllowedBy(ctx.key, ctx.team),
       calls: this.calls,
-      gone,
+      gone: gone.signal,
       recorder: this.recorder(exchange),
       known: this.known,
       traced: (name, attributes, work) => tracedCall(ctx, name, attributes, work),

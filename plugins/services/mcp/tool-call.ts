@@ -5,12 +5,13 @@
  * once, however it ended.
  */
 import { performance } from 'node:perf_hooks';
-import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { RequestHandlerExtra, RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
   ErrorCode,
   McpError,
   type CallToolRequest,
   type CallToolResult,
+  type Progress,
   type ServerNotification,
   type ServerRequest,
 } from '@modelcontextprotocol/sdk/types.js';
@@ -40,25 +41,13 @@ export async function relayCall(
     // Log lines and the like the server sends while it works belong to this call's stream.
     link.client.fallbackNotificationHandler = (notification) =>
       extra.sendNotification(notification as ServerNotification);
-    const { progressToken, ...meta } = params._meta ?? {};
+    const { request, options } = upstreamCall(tool, params, extra);
     const call = () =>
-      link.client.callTool(
-        { name: tool, arguments: params.arguments, ...(Object.keys(meta).length > 0 ? { _meta: meta } : {}) },
-        undefined,
-        {
-          signal: AbortSignal.any([signal, broken.signal]),
-          timeout: server.config.timeout,
-          ...(progressToken === undefined
-            ? {}
-            : {
-                onprogress: (progress) =>
-                  void extra.sendNotification({
-                    method: 'notifications/progress',
-                    params: { ...progress, progressToken },
-                  }),
-              }),
-        },
-      );
+      link.client.callTool(request, undefined, {
+        ...options,
+        signal: AbortSignal.any([signal, broken.signal]),
+        timeout: server.config.timeout,
+      });
     const attributes = {
       'mcp.method.name': 'tools/call',
       'gen_ai.operation.name': 'execute_tool',
@@ -76,6 +65,28 @@ export async function relayCall(
     const ms = performance.now() - started;
     front.recorder.ended({ server: server.name, tool, name: params.name, outcome, ms });
   }
+}
+
+/**
+ * The call as the server is sent it, under its own name, with the client's `_meta` but its progress
+ * token: the SDK asks the server for progress with one of its own, and what comes back is passed on
+ * under the client's.
+ */
+function upstreamCall(
+  tool: string,
+  params: CallToolRequest['params'],
+  extra: Extra,
+): { request: CallToolRequest['params']; options: RequestOptions } {
+  const { progressToken, ...meta } = params._meta ?? {};
+  const request = {
+    name: tool,
+    arguments: params.arguments,
+    ...(Object.keys(meta).length > 0 ? { _meta: meta } : {}),
+  };
+  if (progressToken === undefined) return { request, options: {} };
+  const onprogress = (progress: Progress) =>
+    void extra.sendNotification({ method: 'notifications/progress', params: { ...progress, progressToken } });
+  return { request, options: { onprogress } };
 }
 
 /** A call the client cancelled or left; one the server refused (its own JSON-RPC error); or no answer. */
