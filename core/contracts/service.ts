@@ -53,8 +53,9 @@ export interface ServiceEndpoint {
 export interface ServicePlugin {
   readonly endpoints: readonly ServiceEndpoint[];
   /**
-   * Checks what only the service can (its servers' tools against its configuration) before the
-   * snapshot it belongs to serves; a ConfigError refuses the configuration (at start, or the reload).
+   * Runs before the snapshot it belongs to serves (at start, and at each reload): loads what the service
+   * needs only when configured, and checks what only it can (its servers' tools against its
+   * configuration). A ConfigError refuses the configuration.
    */
   ready?(): Promise<void>;
 }

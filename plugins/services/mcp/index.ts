@@ -1,18 +1,17 @@
 /**
- * One MCP endpoint in front of the company's tool servers (`mcp:` in gateway.yaml): `POST /mcp` and
+ * One MCP endpoint in front of the company's tool servers (`mcp:` in gateway.yaml): `POST`, `GET` and
  * `DELETE /mcp` on the gateway's port, MCP's Streamable HTTP transport on both sides through the official
  * SDK. Clients authenticate with their gateway key (the pipeline's auth, limits and access log apply);
- * each server's tools and prompts appear as `<server>__<name>`, narrowed to what the section exposes and
- * what the key and its team may use (`allowed_tools`); every tool call is relayed, metered and priced.
+ * each server's tools, prompts and resources appear together (tools and prompts as `<server>__<name>`),
+ * tools narrowed to what the section exposes and what the key and its team may use (`allowed_tools`);
+ * every tool call is relayed, metered and priced.
  *
- * The session a client holds is sealed into its session id (session-token.ts), so any instance can
- * serve any request of it and nothing of it lives in one instance's memory but the calls under way.
+ * This file is what every gateway loads (plugins are found on disk): the manifest and a shell. The work
+ * and the SDK under it (mcp-endpoint.ts) load when a configuration names the section, in `ready`.
  */
 import { inject } from 'tsyringe';
 import type { Logger } from 'pino';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest, JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
-import { definePlugin, globMatcher, LoggerToken, tracedCall } from '../../../core/kit/plugin';
+import { definePlugin, LoggerToken } from '../../../core/kit/plugin';
 import {
   BudgetLedgerToken,
   type BudgetLedger,
@@ -22,7 +21,6 @@ import {
   type PluginMetrics,
   RedisToken,
   type RedisLink,
-  toolsAllowedBy,
   UsageStoreToken,
   type UsageStore,
 } from '../../../core/kit/stage';
@@ -33,39 +31,27 @@ import {
   type ServiceExchange,
   type ServicePlugin,
 } from '../../../core/kit/service';
-import { CallLedger, ToolPrices, type LedgerServices } from './call-ledger';
-import { CallMetrics } from './call-metrics';
-import type { CallRecorder } from './call-recorder';
-import { CallsUnderWay } from './calls-under-way';
-import { EndedSessions } from './ended-sessions';
-import type { FrontRequest } from './front-request';
-import { frontServer } from './front-server';
-import { KnownTools } from './known-tools';
+import type { EndpointParts, McpEndpoint } from './mcp-endpoint';
 import { mcpOptions, type McpOptions } from './options';
-import { SessionGate } from './session-gate';
-import { relayServerStreams } from './session-stream';
-import type { SessionState } from './session-token';
-import type { NamedServer } from './upstream-client';
-import { checkToolPatterns } from './tools-check';
-import { UpstreamLinks } from './upstream-links';
 
 const PATH = '/mcp';
 
 @definePlugin({ kind: 'service', name: 'mcp', options: mcpOptions })
 export class McpService implements ServicePlugin {
   readonly endpoints: readonly ServiceEndpoint[] = [
-    { id: 'mcp', method: 'POST', path: PATH, handle: (exchange) => this.post(exchange) },
+    { id: 'mcp', method: 'POST', path: PATH, handle: (exchange) => this.work(exchange).post(exchange) },
     // The session's stream from its servers: open as long as the client keeps it, so no limit counts it.
-    { id: 'mcp', method: 'GET', path: PATH, rateLimited: false, handle: (exchange) => this.listen(exchange) },
-    { id: 'mcp', method: 'DELETE', path: PATH, handle: (exchange) => this.delete(exchange) },
+    {
+      id: 'mcp',
+      method: 'GET',
+      path: PATH,
+      rateLimited: false,
+      handle: (exchange) => this.work(exchange).listen(exchange),
+    },
+    { id: 'mcp', method: 'DELETE', path: PATH, handle: (exchange) => this.work(exchange).delete(exchange) },
   ];
-  private readonly servers: readonly NamedServer[];
-  private readonly exposed: ReadonlyMap<string, (tool: string) => boolean>;
-  private readonly ledger: LedgerServices;
-  private readonly calls: CallsUnderWay;
-  private readonly gate: SessionGate;
-  private readonly known: KnownTools;
-  private readonly metrics: CallMetrics;
+  private readonly parts: EndpointParts;
+  private endpoint: McpEndpoint | undefined;
 
   constructor(
     options: McpOptions,
@@ -73,131 +59,24 @@ export class McpService implements ServicePlugin {
     @inject(UsageStoreToken) store: UsageStore,
     @inject(BudgetLedgerToken) budgets: BudgetLedger,
     @inject(KeptStateToken) kept: KeptState,
-    @inject(LoggerToken) private readonly logger: Logger,
+    @inject(LoggerToken) logger: Logger,
     @inject(PluginMetricsToken) metrics: PluginMetrics,
     @inject(RedisToken) redis: RedisLink | undefined,
   ) {
-    this.servers = Object.entries(options.servers).map(([name, config]) => ({ name, config }));
-    this.exposed = new Map(
-      this.servers.map(({ name, config }) => {
-        const globs = config.tools.map(globMatcher);
-        return [name, (tool: string) => globs.some((matches) => matches(tool))] as const;
-      }),
-    );
-    this.ledger = { store, budgets, prices: new ToolPrices(options.prices) };
-    // Outlive a reload: a call, or an ended session, is older than the snapshot that sees it next.
-    this.calls = kept.keep('mcp:calls', () => new CallsUnderWay(redis));
-    const ended = kept.keep('mcp:ended-sessions', () => new EndedSessions());
-    this.gate = new SessionGate({ sealer, ended, servers: this.servers, ttl: options.session_ttl, logger });
-    this.known = kept.keep('mcp:known-tools', () => new KnownTools());
-    this.metrics = new CallMetrics(metrics, this.known);
+    this.parts = { options, sealer, store, budgets, kept, logger, metrics, redis };
   }
 
-  ready(): Promise<void> {
-    return checkToolPatterns(this.servers, this.logger);
+  /** Loads the endpoint's work, and checks each server's `tools` against its tools (before serving). */
+  async ready(): Promise<void> {
+    const { McpEndpoint } = await import('./mcp-endpoint');
+    this.endpoint = new McpEndpoint(this.parts);
+    await this.endpoint.checkTools();
   }
 
-  private async post(exchange: ServiceExchange): Promise<void> {
-    const { ctx, req, res } = exchange;
-    const body = parsedOrRaw(await ctx.rawBody());
-    // What is not a JSON-RPC message at all gets the transport's parse error, session or none.
-    const malformed = !JSONRPCMessageSchema.safeParse(body).success && !Array.isArray(body);
-    const opening = isInitializeRequest(body);
-    const session = opening || malformed ? undefined : this.gate.sessionOf(ctx, res);
-    if (!opening && !malformed && !session) return;
-    const links = new UpstreamLinks(session);
-    try {
-      if (opening) res.setHeader('mcp-session-id', await this.gate.open(ctx, links));
-      const front = frontServer(this.frontRequest(exchange, session, links));
-      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
-      await front.connect(transport);
-      await transport.handleRequest(req, res, body);
-      await front.close();
-    } finally {
-      await links.close();
-    }
-  }
-
-  /** GET: the session's stream from its servers (session-stream.ts). */
-  private async listen(exchange: ServiceExchange): Promise<void> {
-    const { ctx, req, res } = exchange;
-    const session = this.gate.sessionOf(ctx, res);
-    if (!session) return;
-    const links = new UpstreamLinks(session);
-    try {
-      const front = frontServer(this.frontRequest(exchange, session, links));
-      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
-      await front.connect(transport);
-      const streaming = transport.handleRequest(req, res);
-      await relayServerStreams(front, session, this.servers, links, this.logger);
-      await streaming;
-      await front.close();
-    } finally {
-      await links.close();
-    }
-  }
-
-  private async delete({ ctx, req, res }: ServiceExchange): Promise<void> {
-    const session = this.gate.sessionOf(ctx, res);
-    if (!session) return;
-    const links = new UpstreamLinks(session);
-    try {
-      await this.gate.end(session, links);
-    } finally {
-      await links.close();
-    }
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
-    await transport.handleRequest(req, res);
-  }
-
-  private frontRequest(
-    exchange: ServiceExchange,
-    session: SessionState | undefined,
-    links: UpstreamLinks,
-  ): FrontRequest {
-    const { ctx, res } = exchange;
-    // Nobody is left to relay a call to once the client has gone.
-    const gone = new AbortController();
-    res.once('close', () => gone.abort());
-    return {
-      servers: this.servers,
-      session,
-      links,
-      exposes: (server, tool) => this.exposed.get(server.name)?.(tool) ?? false,
-      allows: toolsAllowedBy(ctx.key, ctx.team),
-      calls: this.calls,
-      gone: gone.signal,
-      recorder: this.recorder(exchange),
-      known: this.known,
-      traced: (name, attributes, work) => tracedCall(ctx, name, attributes, work),
-      logger: this.logger,
-    };
-  }
-
-  /** Each call's usage record, its metrics, and what the request's access line and span say it called. */
-  private recorder(exchange: ServiceExchange): CallRecorder {
-    const ledger = new CallLedger(exchange.ctx, this.ledger);
-    return {
-      ended: (call) => {
-        ledger.ended(call);
-        this.metrics.ended(call);
-        exchange.called({
-          name: call.name,
-          upstream: call.server,
-          outcome: call.outcome,
-          upstreamMs: call.ms,
-        });
-      },
-    };
-  }
-}
-
-/** The body as JSON, or its text when it is not JSON: the SDK's transport then answers the parse error. */
-function parsedOrRaw(raw: Buffer): unknown {
-  const text = raw.toString('utf8');
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return text;
+  /** A snapshot serves only once its services are ready. */
+  private work(exchange: ServiceExchange): McpEndpoint {
+    if (!this.endpoint)
+      throw new Error(`the MCP endpoint served ${exchange.ctx.requestId} before it was ready`);
+    return this.endpoint;
   }
 }
