@@ -7,6 +7,8 @@
 import type { KeyBudget } from '../stores/key-store';
 import type { UsageRecord } from '../stores/usage-store';
 import { token } from '../base/token';
+import { Errors, type GatewayError } from '../base/errors';
+import { nextMonthStart } from './budget-period';
 import type { SpendListener } from './spend-change';
 
 export type BudgetKind = 'key' | 'team';
@@ -16,6 +18,30 @@ export interface BudgetSubject {
   readonly kind: BudgetKind;
   readonly id: string;
   readonly budget: KeyBudget;
+}
+
+/** The budgets a call by `key` falls under, the key's first: the key's own refusal is the one named. */
+export function budgetSubjectsOf(
+  key: { readonly id: string; readonly budget?: KeyBudget | undefined } | undefined,
+  team: { readonly id: string; readonly budget?: KeyBudget | undefined } | undefined,
+): BudgetSubject[] {
+  const subjects: BudgetSubject[] = [];
+  if (key?.budget) subjects.push({ kind: 'key', id: key.id, budget: key.budget });
+  if (team?.budget) subjects.push({ kind: 'team', id: team.id, budget: team.budget });
+  return subjects;
+}
+
+/** What a total budget's Retry-After says: it does not reset, so look again in a day. */
+const TOTAL_RETRY_AFTER_S = 86_400;
+
+/** 429 `budget_exhausted` for a spent budget, naming whose it is; a monthly one says when it resets. */
+export function budgetRefusal({ kind, budget }: BudgetSubject, now = Date.now()): GatewayError {
+  if (budget.period === 'month') {
+    const reset = nextMonthStart(now);
+    const wait = Math.max(1, Math.ceil((reset - now) / 1000));
+    return Errors.budgetExhausted(kind, 'month', new Date(reset).toISOString(), wait);
+  }
+  return Errors.budgetExhausted(kind, 'total', undefined, TOTAL_RETRY_AFTER_S);
 }
 
 /** What an admitted call holds against each of its subjects until it ends (or its video task does). */

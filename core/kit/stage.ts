@@ -16,9 +16,10 @@ export type { TeamRecord } from '../stores/team-store';
 export { TeamServiceToken, type TeamService } from '../teams/team-service';
 export { UsageStoreToken, type UsageRecord, type UsageStore } from '../stores/usage-store';
 export { PricingToken, type Pricing } from '../billing/pricing';
-export { nextMonthStart } from '../billing/budget-period';
 export {
   BudgetLedgerToken,
+  budgetRefusal,
+  budgetSubjectsOf,
   type BudgetHold,
   type BudgetLedger,
   type BudgetSubject,

@@ -21,17 +21,18 @@
  */
 import { inject } from 'tsyringe';
 import { z } from 'zod';
-import { definePlugin, Errors, type GatewayContext, StateKey, traced } from '../../core/kit/plugin';
+import { definePlugin, type GatewayContext, StateKey, traced } from '../../core/kit/plugin';
 import { estimateTokens, imageOptions } from '../../core/kit/upstream';
 import type { JsonObject } from '../../core/kit/json';
 import {
   type BudgetHold,
   type BudgetLedger,
   BudgetLedgerToken,
+  budgetRefusal,
+  budgetSubjectsOf,
   type BudgetSubject,
   type Middleware,
   type Next,
-  nextMonthStart,
   type Pricing,
   PricingToken,
   TASK_STORED,
@@ -47,24 +48,12 @@ export const budgetOptions = z
   .strict();
 type BudgetOptions = z.output<typeof budgetOptions>;
 
-/** What a total budget's Retry-After says: it does not reset, so look again in a day. */
-const TOTAL_RETRY_AFTER_S = 86_400;
-
 interface Held {
   readonly hold: BudgetHold;
   /** The video task the hold moved to: it is released when the task ends, not with this call. */
   task?: string;
 }
 const HELD = new StateKey<Held>('budget', 'held');
-
-/** The budgets a call falls under, the key's first: the key's own refusal is the one named. */
-function subjectsOf(ctx: GatewayContext): BudgetSubject[] {
-  const subjects: BudgetSubject[] = [];
-  const { key, team } = ctx;
-  if (key?.budget) subjects.push({ kind: 'key', id: key.id, budget: key.budget });
-  if (team?.budget) subjects.push({ kind: 'team', id: team.id, budget: team.budget });
-  return subjects;
-}
 
 /** A positive whole number from the body, else undefined. */
 const positive = (value: unknown): number | undefined =>
@@ -89,7 +78,7 @@ export class BudgetMiddleware implements Middleware {
   handle(ctx: GatewayContext, next: Next): Promise<void> {
     // No budget, or nothing billable (the model list).
     if ((!ctx.key?.budget && !ctx.team?.budget) || !ctx.target) return next();
-    return this.admit(ctx, subjectsOf(ctx), next);
+    return this.admit(ctx, budgetSubjectsOf(ctx.key, ctx.team), next);
   }
 
   finish(ctx: GatewayContext): void {
@@ -100,7 +89,7 @@ export class BudgetMiddleware implements Middleware {
   private async admit(ctx: GatewayContext, subjects: readonly BudgetSubject[], next: Next): Promise<void> {
     const estimate = await this.estimate(ctx);
     const admission = await traced(ctx, 'budget hold', () => this.ledger.admit(subjects, estimate));
-    if (!admission.admitted) throw exhausted(admission.subject);
+    if (!admission.admitted) throw budgetRefusal(admission.subject);
     const hold = admission.hold;
     if (hold) {
       const held: Held = { hold };
@@ -139,15 +128,4 @@ export class BudgetMiddleware implements Middleware {
     });
     return cost ?? 0;
   }
-}
-
-/** 429 for a spent budget: a monthly one says when it resets. */
-function exhausted({ kind, budget }: BudgetSubject): Error {
-  if (budget.period === 'month') {
-    const now = Date.now();
-    const reset = nextMonthStart(now);
-    const wait = Math.max(1, Math.ceil((reset - now) / 1000));
-    return Errors.budgetExhausted(kind, 'month', new Date(reset).toISOString(), wait);
-  }
-  return Errors.budgetExhausted(kind, 'total', undefined, TOTAL_RETRY_AFTER_S);
 }

@@ -36,6 +36,9 @@ export class CallLedger implements CallRecorder {
     private readonly services: LedgerServices,
   ) {}
 
+  /** Nothing was spent, and nothing is recorded. */
+  refused(): void {}
+
   ended(call: EndedCall): void {
     const { ctx } = this;
     const { store, budgets, prices } = this.services;

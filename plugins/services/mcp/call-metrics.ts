@@ -29,6 +29,9 @@ export class CallMetrics implements CallRecorder {
     });
   }
 
+  /** Not counted: a refused name may be anything a client sent, and the access line says it. */
+  refused(): void {}
+
   ended(call: EndedCall): void {
     const tool = this.known.label(call.server, call.tool);
     this.calls.inc({ server: call.server, tool, outcome: call.outcome });

@@ -13,6 +13,11 @@ export interface EndedCall {
 }
 
 export interface CallRecorder {
+  /**
+   * Told of a call the gateway refused itself (a tool the key may not use, a budget spent): the server was
+   * never asked, so it leaves no usage record, but the request's access line and span say so.
+   */
+  refused(name: string): void;
   /** Told of each call the gateway sent (or tried to send) to its server, once, when it ended. */
   ended(call: EndedCall): void;
 }

@@ -20,6 +20,12 @@ export interface FrontRequest {
   /** Aborts when the client goes before its answer is complete: nobody is left to relay a call to. */
   readonly gone: AbortSignal;
   readonly recorder: CallRecorder;
+  /**
+   * Admits a call to the tool of this gateway name under the budgets of the caller's key and team (a
+   * priced tool holds its price until the call ends: call the result then); throws an RpcError when a
+   * budget is spent.
+   */
+  admit(name: string): Promise<() => void>;
   /** What each server listed, for the metrics' labels. */
   readonly known: KnownTools;
   /** Runs a call to a server as a CLIENT span of the request's trace, when it is traced. */

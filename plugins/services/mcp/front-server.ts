@@ -33,9 +33,22 @@ export function frontServer(front: FrontRequest): Server {
       'Tools, prompts and resources of several MCP servers; tools and prompts are named <server>__<name>.',
   });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: await listTools(front) }));
-  server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
-    const { server: target, tool } = findTool(front, request.params.name);
-    return relayCall(front, target, tool, request.params, extra);
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const { name } = request.params;
+    let release: () => void;
+    let found: { server: NamedServer; tool: string };
+    try {
+      found = findTool(front, name);
+      release = await front.admit(name);
+    } catch (e) {
+      front.recorder.refused(name);
+      throw e;
+    }
+    try {
+      return await relayCall(front, found.server, found.tool, request.params, extra);
+    } finally {
+      release();
+    }
   });
   server.setRequestHandler(ListPromptsRequestSchema, async () => ({ prompts: await listPrompts(front) }));
   server.setRequestHandler(GetPromptRequestSchema, async (request) => {

@@ -7,10 +7,12 @@
  */
 import type { Logger } from 'pino';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest, JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
-import { globMatcher, tracedCall } from '../../../core/kit/plugin';
+import { ErrorCode, isInitializeRequest, JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
+import { globMatcher, tracedCall, type GatewayContext } from '../../../core/kit/plugin';
 import {
   type BudgetLedger,
+  budgetRefusal,
+  budgetSubjectsOf,
   type KeptState,
   type PluginMetrics,
   type RedisLink,
@@ -30,7 +32,8 @@ import type { McpOptions } from './options';
 import { SessionGate } from './session-gate';
 import { relayServerStreams } from './session-stream';
 import type { SessionState } from './session-token';
-import type { NamedServer } from './upstream-client';
+import { RpcError, type NamedServer } from './upstream-client';
+import { splitName } from './tool-names';
 import { checkToolPatterns } from './tools-check';
 import { UpstreamLinks } from './upstream-links';
 
@@ -150,9 +153,29 @@ export class McpEndpoint {
       calls: this.calls,
       gone: gone.signal,
       recorder: this.recorder(exchange),
+      admit: (name) => this.admit(ctx, name),
       known: this.known,
       traced: (name, attributes, work) => tracedCall(ctx, name, attributes, work),
       logger: this.logger,
+    };
+  }
+
+  /**
+   * A priced tool's call holds its price against the budgets of the caller's key and team while it runs,
+   * and is refused when one is spent, as a model call is; a tool without a price costs nothing to hold.
+   */
+  private async admit(ctx: GatewayContext, name: string): Promise<() => void> {
+    const micros = this.ledger.prices.microsOf(name);
+    const subjects = budgetSubjectsOf(ctx.key, ctx.team);
+    if (!micros || subjects.length === 0) return () => undefined;
+    const admission = await this.ledger.budgets.admit(subjects, micros);
+    if (!admission.admitted) {
+      const refusal = budgetRefusal(admission.subject);
+      throw new RpcError(ErrorCode.InvalidRequest, `${refusal.code}: ${refusal.message}`);
+    }
+    const { hold } = admission;
+    return () => {
+      if (hold) void this.ledger.budgets.release(hold);
     };
   }
 
@@ -160,6 +183,8 @@ export class McpEndpoint {
   private recorder(exchange: ServiceExchange): CallRecorder {
     const ledger = new CallLedger(exchange.ctx, this.ledger);
     return {
+      refused: (name) =>
+        exchange.called({ name, upstream: splitName(name)?.server ?? '', outcome: 'refused', upstreamMs: 0 }),
       ended: (call) => {
         ledger.ended(call);
         this.metrics.ended(call);
