@@ -18,9 +18,9 @@ import {
 import type { FrontRequest } from './front-request';
 import { listPrompts, listResources, listResourceTemplates, listTools } from './listings';
 import { readResource } from './resource-read';
-import { relayCall } from './tool-call';
+import { callTool } from './tool-call';
 import { splitName } from './tool-names';
-import { GATEWAY_INFO, RpcError, upstreamError, type NamedServer } from './upstream-client';
+import { GATEWAY_INFO, RpcError, upstreamError } from './upstream-client';
 
 export function frontServer(front: FrontRequest): Server {
   const server = new Server(GATEWAY_INFO, {
@@ -33,23 +33,7 @@ export function frontServer(front: FrontRequest): Server {
       'Tools, prompts and resources of several MCP servers; tools and prompts are named <server>__<name>.',
   });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: await listTools(front) }));
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-    const { name } = request.params;
-    let release: () => void;
-    let found: { server: NamedServer; tool: string };
-    try {
-      found = findTool(front, name);
-      release = await front.admit(name);
-    } catch (e) {
-      front.recorder.refused(name);
-      throw e;
-    }
-    try {
-      return await relayCall(front, found.server, found.tool, request.params, extra);
-    } finally {
-      release();
-    }
-  });
+  server.setRequestHandler(CallToolRequestSchema, (request, extra) => callTool(front, request.params, extra));
   server.setRequestHandler(ListPromptsRequestSchema, async () => ({ prompts: await listPrompts(front) }));
   server.setRequestHandler(GetPromptRequestSchema, async (request) => {
     const parts = splitName(request.params.name);
@@ -75,15 +59,4 @@ export function frontServer(front: FrontRequest): Server {
     return Promise.resolve();
   });
   return server;
-}
-
-/** The server and its own tool name a client's name stands for; an RpcError when it is not one it may call. */
-function findTool(front: FrontRequest, name: string): { server: NamedServer; tool: string } {
-  const parts = splitName(name);
-  const server = parts && front.servers.find((s) => s.name === parts.server);
-  if (!parts || !server || !front.exposes(server, parts.name))
-    throw new RpcError(ErrorCode.InvalidParams, `unknown tool "${name}"`);
-  if (!front.allows(name))
-    throw new RpcError(ErrorCode.InvalidParams, `tool "${name}" is not allowed for this API key`);
-  return { server, tool: parts.name };
 }

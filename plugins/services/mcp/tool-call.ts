@@ -17,11 +17,48 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { CallOutcome } from './call-recorder';
 import type { FrontRequest } from './front-request';
-import { upstreamError, type NamedServer } from './upstream-client';
+import { splitName } from './tool-names';
+import { RpcError, upstreamError, type NamedServer } from './upstream-client';
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
-export async function relayCall(
+/**
+ * A client's `tools/call`: the tool found and allowed, the call admitted under the caller's budgets, then
+ * relayed; a refusal (the server never asked) is told to the recorder.
+ */
+export async function callTool(
+  front: FrontRequest,
+  params: CallToolRequest['params'],
+  extra: Extra,
+): Promise<CallToolResult> {
+  let release: () => void;
+  let found: { server: NamedServer; tool: string };
+  try {
+    found = findTool(front, params.name);
+    release = await front.admit(params.name);
+  } catch (e) {
+    front.recorder.refused(params.name);
+    throw e;
+  }
+  try {
+    return await relayCall(front, found.server, found.tool, params, extra);
+  } finally {
+    release();
+  }
+}
+
+/** The server and its own tool name a client's name stands for; an RpcError when it is not one it may call. */
+function findTool(front: FrontRequest, name: string): { server: NamedServer; tool: string } {
+  const parts = splitName(name);
+  const server = parts && front.servers.find((s) => s.name === parts.server);
+  if (!parts || !server || !front.exposes(server, parts.name))
+    throw new RpcError(ErrorCode.InvalidParams, `unknown tool "${name}"`);
+  if (!front.allows(name))
+    throw new RpcError(ErrorCode.InvalidParams, `tool "${name}" is not allowed for this API key`);
+  return { server, tool: parts.name };
+}
+
+async function relayCall(
   front: FrontRequest,
   server: NamedServer,
   tool: string,
