@@ -6,7 +6,7 @@
  * exact name wins.
  */
 import type { PerImagePrice, PriceConfig } from '../../config/schema';
-import { globMatch } from '../base/glob';
+import { PatternTable } from '../base/pattern-table';
 import type { TaskParams, TaskUsage } from '../stores/video-task';
 import type { Usage } from '../contracts/usage';
 import { token } from '../base/token';
@@ -62,10 +62,13 @@ function perImageRate(price: PerImagePrice, size?: string, quality?: string): nu
 }
 
 export class Pricing {
-  /** Each model's price, found once: every metered call asks, and patterns compile to regexes. */
+  /** Each model's price, found once: every metered call asks. */
   private readonly byModel = new Map<string, PriceConfig | undefined>();
+  private readonly table: PatternTable<PriceConfig>;
 
-  constructor(private readonly prices: Readonly<Record<string, PriceConfig>>) {}
+  constructor(prices: Readonly<Record<string, PriceConfig>>) {
+    this.table = new PatternTable(prices);
+  }
 
   /**
    * What a text or image call cost, in micro-units; null when gateway.yaml prices nothing it used (unknown, never 0). Cache reads and
@@ -118,7 +121,7 @@ export class Pricing {
 
   private priceOf(model: string): PriceConfig | undefined {
     if (this.byModel.has(model)) return this.byModel.get(model);
-    const price = this.prices[model] ?? Object.entries(this.prices).find(([p]) => globMatch(p, model))?.[1];
+    const price = this.table.get(model);
     this.byModel.set(model, price);
     return price;
   }

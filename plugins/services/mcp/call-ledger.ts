@@ -2,21 +2,21 @@
  * The usage record of each tool call, as every metered call has one (`endpoint: 'mcp'`, no tokens), priced
  * by the section's `prices`, and counted by the budgets of its key and team at once.
  */
-import { globMatcher, type GatewayContext } from '../../../core/kit/plugin';
+import { PatternTable, type GatewayContext } from '../../../core/kit/plugin';
 import type { BudgetLedger, UsageRecord, UsageStore } from '../../../core/kit/stage';
-import type { CallRecorder, EndedCall } from './call-recorder';
+import type { EndedCall } from './call-recorder';
 
 /** Micro-units per call, by tool name: the exact name's price, else the first pattern's that matches. */
 export class ToolPrices {
-  private readonly patterns: readonly (readonly [(name: string) => boolean, number])[];
+  private readonly table: PatternTable<number>;
 
-  constructor(private readonly prices: Readonly<Record<string, number>>) {
-    this.patterns = Object.entries(prices).map(([glob, price]) => [globMatcher(glob), price] as const);
+  constructor(prices: Readonly<Record<string, number>>) {
+    this.table = new PatternTable(prices);
   }
 
   /** Null where no price is given: the cost is unknown, never 0. */
   microsOf(name: string): number | null {
-    const price = this.prices[name] ?? this.patterns.find(([matches]) => matches(name))?.[1];
+    const price = this.table.get(name);
     return price === undefined ? null : Math.round(price * 1_000_000);
   }
 }
@@ -28,16 +28,13 @@ export interface LedgerServices {
 }
 
 /** Records one HTTP request's calls (one, since a POST carries one message; more from an old client's batch). */
-export class CallLedger implements CallRecorder {
+export class CallLedger {
   private count = 0;
 
   constructor(
     private readonly ctx: GatewayContext,
     private readonly services: LedgerServices,
   ) {}
-
-  /** Nothing was spent, and nothing is recorded. */
-  refused(): void {}
 
   ended(call: EndedCall): void {
     const { ctx } = this;
