@@ -4,6 +4,7 @@
  * gateway.yaml's declared keys and by the admin API alike.
  */
 import { z } from 'zod';
+import { distinctList } from './distinct-list';
 
 /** As the guardrails stage names its rules. */
 export const GUARDRAIL_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
@@ -16,10 +17,4 @@ export const GUARDRAILS_EXPECTED = `an array of at most ${MAX_GUARDRAILS} distin
 export const guardrailName = z.string().regex(GUARDRAIL_NAME, `must be ${GUARDRAIL_NAME_EXPECTED}`);
 
 /** A list of names; empty means none (stores keep none as no field at all). */
-export const guardrailNames = z
-  .array(guardrailName)
-  .max(MAX_GUARDRAILS, `must be ${GUARDRAILS_EXPECTED}`)
-  .superRefine((names, ctx) => {
-    const twice = names.find((name, i) => names.indexOf(name) !== i);
-    if (twice !== undefined) ctx.addIssue({ code: 'custom', message: `names '${twice}' twice` });
-  });
+export const guardrailNames = distinctList(guardrailName, MAX_GUARDRAILS, GUARDRAILS_EXPECTED, 'names');

@@ -4,6 +4,7 @@
  * list may hold, read by gateway.yaml's declared keys and by the admin API alike.
  */
 import { z } from 'zod';
+import { distinctList } from './distinct-list';
 
 /** A tool name (MCP names tools with [A-Za-z0-9_.-]), or a glob over names: `*` matches any run. */
 export const TOOL_GLOB = /^[A-Za-z0-9_.*-]{1,160}$/;
@@ -17,10 +18,4 @@ export const TOOL_GLOBS_EXPECTED = `an array of at most ${MAX_TOOL_GLOBS} distin
 export const toolGlob = z.string().regex(TOOL_GLOB, `must be ${TOOL_GLOB_EXPECTED}`);
 
 /** A list of entries; empty means every tool (stores keep that as no field at all). */
-export const toolGlobs = z
-  .array(toolGlob)
-  .max(MAX_TOOL_GLOBS, `must be ${TOOL_GLOBS_EXPECTED}`)
-  .superRefine((globs, ctx) => {
-    const twice = globs.find((glob, i) => globs.indexOf(glob) !== i);
-    if (twice !== undefined) ctx.addIssue({ code: 'custom', message: `lists '${twice}' twice` });
-  });
+export const toolGlobs = distinctList(toolGlob, MAX_TOOL_GLOBS, TOOL_GLOBS_EXPECTED, 'lists');
