@@ -1,20 +1,20 @@
 /**
  * The MCP endpoint's metrics: `gateway_mcp_calls_total{server, tool, outcome}` and the calls' latency,
  * `gateway_mcp_call_duration_seconds{server, tool}`. Label values are bounded by the configuration (server
- * names) and by what the servers listed (KnownTools), never by what a client sends.
+ * names) and by what the servers listed (Listed), never by what a client sends.
  */
 import type { Counter, Histogram } from 'prom-client';
 import type { PluginMetrics } from '../../../core/kit/stage';
-import type { CallRecorder, EndedCall } from './call-recorder';
-import type { KnownTools } from './known-tools';
+import type { EndedCall } from './call-recorder';
+import type { Listed } from './listed';
 
-export class CallMetrics implements CallRecorder {
+export class CallMetrics {
   private readonly calls: Counter<string>;
   private readonly duration: Histogram<string>;
 
   constructor(
     metrics: PluginMetrics,
-    private readonly known: KnownTools,
+    private readonly listed: Listed,
   ) {
     this.calls = metrics.counter({
       name: 'gateway_mcp_calls_total',
@@ -29,11 +29,8 @@ export class CallMetrics implements CallRecorder {
     });
   }
 
-  /** Not counted: a refused name may be anything a client sent, and the access line says it. */
-  refused(): void {}
-
   ended(call: EndedCall): void {
-    const tool = this.known.label(call.server, call.tool);
+    const tool = this.listed.label(call.server, call.tool);
     this.calls.inc({ server: call.server, tool, outcome: call.outcome });
     this.duration.observe({ server: call.server, tool }, call.ms / 1000);
   }

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { CallsUnderWay } from './calls-under-way';
 import type { SessionState } from './session-token';
 import type { CallRecorder } from './call-recorder';
-import type { KnownTools } from './known-tools';
+import type { Listed } from './listed';
 import type { NamedServer } from './upstream-client';
 import type { UpstreamLinks } from './upstream-links';
 
@@ -26,8 +26,8 @@ export interface FrontRequest {
    * budget is spent.
    */
   admit(name: string): Promise<() => void>;
-  /** What each server listed, for the metrics' labels. */
-  readonly known: KnownTools;
+  /** What each server listed: its tools for the metrics' labels, its resources' URIs to read them there. */
+  readonly listed: Listed;
   /** Runs a call to a server as a CLIENT span of the request's trace, when it is traced. */
   traced<T>(name: string, attributes: Readonly<Record<string, string>>, work: () => Promise<T>): Promise<T>;
   readonly logger: Logger;

@@ -8,12 +8,12 @@ import { LRUCache } from 'lru-cache';
 
 export const UNLISTED = '_unlisted';
 
-export class KnownTools {
+export class Listed {
   private readonly byServer = new Map<string, ReadonlySet<string>>();
   /** Bounded: a server may list many resources, and only the recent ones are read. */
   private readonly owners = new LRUCache<string, string>({ max: 10_000 });
 
-  listed(server: string, tools: readonly string[]): void {
+  tools(server: string, tools: readonly string[]): void {
     this.byServer.set(server, new Set(tools));
   }
 

@@ -42,7 +42,7 @@ export async function listTools(front: FrontRequest): Promise<Tool[]> {
       const { tools: items, nextCursor } = await link.client.listTools(params(cursor), options(link));
       return { items, nextCursor };
     });
-    front.known.listed(
+    front.listed.tools(
       link.server.name,
       tools.map((tool) => tool.name),
     );
@@ -71,7 +71,7 @@ export async function listResources(front: FrontRequest): Promise<Resource[]> {
       const { resources: items, nextCursor } = await link.client.listResources(params(cursor), options(link));
       return { items, nextCursor };
     });
-    for (const resource of resources) front.known.owns(resource.uri, link.server.name);
+    for (const resource of resources) front.listed.owns(resource.uri, link.server.name);
     return resources.map((resource) => ({ ...resource, name: gatewayName(link.server.name, resource.name) }));
   });
   return each.flat();

@@ -27,7 +27,7 @@ import { CallsUnderWay } from './calls-under-way';
 import { EndedSessions } from './ended-sessions';
 import type { FrontRequest } from './front-request';
 import { frontServer } from './front-server';
-import { KnownTools } from './known-tools';
+import { Listed } from './listed';
 import type { McpOptions } from './options';
 import { SessionGate } from './session-gate';
 import { relayServerStreams } from './session-stream';
@@ -55,7 +55,7 @@ export class McpEndpoint {
   private readonly ledger: LedgerServices;
   private readonly calls: CallsUnderWay;
   private readonly gate: SessionGate;
-  private readonly known: KnownTools;
+  private readonly listed: Listed;
   private readonly metrics: CallMetrics;
   private readonly logger: Logger;
 
@@ -73,8 +73,8 @@ export class McpEndpoint {
     this.calls = kept.keep('mcp:calls', () => new CallsUnderWay(redis));
     const ended = kept.keep('mcp:ended-sessions', () => new EndedSessions());
     this.gate = new SessionGate({ sealer, ended, servers: this.servers, ttl: options.session_ttl, logger });
-    this.known = kept.keep('mcp:known-tools', () => new KnownTools());
-    this.metrics = new CallMetrics(metrics, this.known);
+    this.listed = kept.keep('mcp:listed', () => new Listed());
+    this.metrics = new CallMetrics(metrics, this.listed);
   }
 
   /** Whether each server's `tools` patterns match its tools (tools-check.ts). */
@@ -154,7 +154,7 @@ export class McpEndpoint {
       gone: gone.signal,
       recorder: this.recorder(exchange),
       admit: (name) => this.admit(ctx, name),
-      known: this.known,
+      listed: this.listed,
       traced: (name, attributes, work) => tracedCall(ctx, name, attributes, work),
       logger: this.logger,
     };

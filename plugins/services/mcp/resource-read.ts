@@ -14,7 +14,7 @@ export async function readResource(
   front: FrontRequest,
   params: ReadResourceRequest['params'],
 ): Promise<ReadResourceResult> {
-  const owner = front.known.ownerOf(params.uri);
+  const owner = front.listed.ownerOf(params.uri);
   const first = front.servers.filter((server) => server.name === owner);
   const rest = front.servers.filter((server) => server.name !== owner);
   for (const server of [...first, ...rest]) {

@@ -8,7 +8,6 @@ import { performance } from 'node:perf_hooks';
 import type { RequestHandlerExtra, RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
   ErrorCode,
-  McpError,
   type CallToolRequest,
   type CallToolResult,
   type Progress,
@@ -18,7 +17,7 @@ import {
 import type { CallOutcome } from './call-recorder';
 import type { FrontRequest } from './front-request';
 import { splitName } from './tool-names';
-import { RpcError, upstreamError, type NamedServer } from './upstream-client';
+import { RpcError, serverAnswered, upstreamError, type NamedServer } from './upstream-client';
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
@@ -129,9 +128,5 @@ function upstreamCall(
 /** A call the client cancelled or left; one the server refused (its own JSON-RPC error); or no answer. */
 function failedOutcome(e: unknown, signal: AbortSignal): CallOutcome {
   if (signal.aborted) return 'client_closed';
-  const answered =
-    e instanceof McpError &&
-    e.code !== (ErrorCode.RequestTimeout as number) &&
-    e.code !== (ErrorCode.ConnectionClosed as number);
-  return answered ? 'vendor_error' : 'upstream_error';
+  return serverAnswered(e) ? 'vendor_error' : 'upstream_error';
 }

@@ -138,20 +138,26 @@ export class RpcError extends Error {
   }
 }
 
+/**
+ * Whether `e` is the server's own answer to the request (an unknown tool, bad arguments: a JSON-RPC
+ * error it sent), rather than the SDK's word that no answer came (a timeout, a closed connection).
+ */
+export const serverAnswered = (e: unknown): e is McpError =>
+  e instanceof McpError &&
+  e.code !== (ErrorCode.RequestTimeout as number) &&
+  e.code !== (ErrorCode.ConnectionClosed as number);
+
 /** What a client is told of a server's failure: a JSON-RPC error naming the server, never a hang. */
 export function upstreamError(server: NamedServer, e: unknown): RpcError {
   if (e instanceof RpcError) return e;
+  // Relayed as the server said it.
+  if (serverAnswered(e)) return new RpcError(e.code, e.message.replace(`MCP error ${e.code}: `, ''), e.data);
   const name = `MCP server "${server.name}"`;
-  if (e instanceof McpError) {
-    if (e.code === (ErrorCode.RequestTimeout as number))
-      return new RpcError(
-        ErrorCode.RequestTimeout,
-        `${name} did not answer within ${server.config.timeout} ms`,
-      );
-    // The server's own answer to the request (an unknown tool, bad arguments): relayed as it said it.
-    if (e.code !== (ErrorCode.ConnectionClosed as number))
-      return new RpcError(e.code, e.message.replace(`MCP error ${e.code}: `, ''), e.data);
-  }
+  if (e instanceof McpError && e.code === (ErrorCode.RequestTimeout as number))
+    return new RpcError(
+      ErrorCode.RequestTimeout,
+      `${name} did not answer within ${server.config.timeout} ms`,
+    );
   const reason = e instanceof Error ? e.message : String(e);
   return new RpcError(ErrorCode.InternalError, `${name} failed: ${reason}`);
 }
