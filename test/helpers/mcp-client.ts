@@ -36,6 +36,15 @@ export async function mcpSession(
   return { client, transport };
 }
 
+/** A new session's client on a test gateway, with its key (the gateway's own unless given). */
+export async function gatewayClient(
+  t: Teardown,
+  gw: { readonly url: string; readonly key: string },
+  key = gw.key,
+): Promise<Client> {
+  return (await mcpSession(t, gw.url, key)).client;
+}
+
 /** The names of the tools the session lists, sorted. */
 export async function toolNames(client: Client): Promise<string[]> {
   return (await client.listTools()).tools.map((tool) => tool.name).sort();

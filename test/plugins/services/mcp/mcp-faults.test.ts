@@ -1,22 +1,12 @@
 import t from 'tap';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { type StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { EmptyResultSchema, ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { startTestGateway, type Teardown, type TestGateway } from '../../../helpers/gateway';
+import { gatewayClient } from '../../../helpers/mcp-client';
 import { startMcpServer } from '../../../helpers/mcp-server';
 import { eventually } from '../../../helpers/wait';
-
-async function connect(tt: Teardown, gw: TestGateway, key = gw.key): Promise<Client> {
-  const client = new Client({ name: 'test-agent', version: '1.0.0' });
-  const transport = new StreamableHTTPClientTransport(new URL(`${gw.url}/mcp`), {
-    requestInit: { headers: { authorization: `Bearer ${key}` } },
-  });
-  await client.connect(transport);
-  tt.teardown(() => client.close());
-  return client;
-}
 
 async function withServers(
   tt: Teardown,
@@ -39,7 +29,7 @@ async function closedPort(): Promise<string> {
 t.test('a server that is down is left out of listings, and calls to it name it', async (t) => {
   const demo = await startMcpServer(t);
   const gw = await withServers(t, { demo: { url: demo.url }, gone: { url: await closedPort() } });
-  const client = await connect(t, gw);
+  const client = await gatewayClient(t, gw);
   const { tools } = await client.listTools();
   t.strictSame(tools.map((tool) => tool.name).sort(), ['demo__add', 'demo__secret', 'demo__slow']);
   const error = await client.callTool({ name: 'gone__anything', arguments: {} }).catch((e: unknown) => e);
@@ -52,7 +42,7 @@ t.test('a server that is down is left out of listings, and calls to it name it',
 t.test('a server slower than its timeout gives an error naming it', async (t) => {
   const demo = await startMcpServer(t);
   const gw = await withServers(t, { demo: { url: demo.url, timeout: '200ms' } });
-  const client = await connect(t, gw);
+  const client = await gatewayClient(t, gw);
   const error = await client
     .callTool({ name: 'demo__slow', arguments: { steps: 50, delay_ms: 100 } })
     .catch((e: unknown) => e);
@@ -66,7 +56,7 @@ t.test('a server slower than its timeout gives an error naming it', async (t) =>
 t.test("the client's cancellation stops the call at the server", async (t) => {
   const demo = await startMcpServer(t);
   const gw = await withServers(t, { demo: { url: demo.url } });
-  const client = await connect(t, gw);
+  const client = await gatewayClient(t, gw);
   const controller = new AbortController();
   const call = client
     .callTool({ name: 'demo__slow', arguments: { steps: 500, delay_ms: 20 } }, undefined, {
@@ -87,7 +77,7 @@ t.test("the client's cancellation stops the call at the server", async (t) => {
 t.test('unknown tools and names the gateway never gave are refused without asking a server', async (t) => {
   const demo = await startMcpServer(t);
   const gw = await withServers(t, { demo: { url: demo.url, tools: ['add'] } });
-  const client = await connect(t, gw);
+  const client = await gatewayClient(t, gw);
   t.strictSame(
     (await client.listTools()).tools.map((tool) => tool.name),
     ['demo__add'],
@@ -104,7 +94,7 @@ t.test('unknown tools and names the gateway never gave are refused without askin
 t.test('a session belongs to its key, and ends with DELETE', async (t) => {
   const demo = await startMcpServer(t);
   const gw = await withServers(t, { demo: { url: demo.url } });
-  const client = await connect(t, gw);
+  const client = await gatewayClient(t, gw);
   const transport = client.transport as StreamableHTTPClientTransport;
   const sessionId = transport.sessionId!;
   const other = await gw.createKey({});
@@ -162,7 +152,7 @@ t.test('malformed messages get JSON-RPC errors', async (t) => {
 t.test('a server that goes away mid-stream ends the call with an error naming it', async (t) => {
   const demo = await startMcpServer(t);
   const gw = await withServers(t, { demo: { url: demo.url } });
-  const client = await connect(t, gw);
+  const client = await gatewayClient(t, gw);
   const error = await client
     .callTool({ name: 'demo__slow', arguments: { steps: 500, delay_ms: 20 } }, undefined, {
       onprogress: (p) => {
@@ -186,7 +176,7 @@ t.test('a server answering what is not MCP gives an error naming it', async (t) 
   const url = `http://127.0.0.1:${(garbage.address() as AddressInfo).port}/mcp`;
   const demo = await startMcpServer(t);
   const gw = await withServers(t, { demo: { url: demo.url }, junk: { url } });
-  const client = await connect(t, gw);
+  const client = await gatewayClient(t, gw);
   const names = (await client.listTools()).tools.map((tool) => tool.name);
   t.notOk(
     names.some((name) => name.startsWith('junk__')),
@@ -199,7 +189,7 @@ t.test('a server answering what is not MCP gives an error naming it', async (t) 
 
 t.test('an unknown method gets the JSON-RPC error for it', async (t) => {
   const gw = await withServers(t, {});
-  const client = await connect(t, gw);
+  const client = await gatewayClient(t, gw);
   const error = await client
     .request({ method: 'no/such/method', params: {} }, EmptyResultSchema)
     .catch((e: unknown) => e);

@@ -1,31 +1,19 @@
 import t from 'tap';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ConfigError } from '../../../../config/errors';
-import { startTestGateway, type Teardown, type TestGateway } from '../../../helpers/gateway';
+import { startTestGateway } from '../../../helpers/gateway';
+import { gatewayClient } from '../../../helpers/mcp-client';
 import { startMcpServer } from '../../../helpers/mcp-server';
 import { scrape } from '../../../helpers/metrics';
 import { startOtlpReceiver } from '../../../helpers/otlp-receiver';
 import { capturingLogger } from '../../../helpers/stores';
 import { eventually } from '../../../helpers/wait';
 
-async function connect(tt: Teardown, gw: TestGateway): Promise<Client> {
-  const client = new Client({ name: 'test-agent', version: '1.0.0' });
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(`${gw.url}/mcp`), {
-      requestInit: { headers: { authorization: `Bearer ${gw.key}` } },
-    }),
-  );
-  tt.teardown(() => client.close());
-  return client;
-}
-
 t.test('calls are counted by server, tool and outcome, and timed', async (t) => {
   const demo = await startMcpServer(t);
   const gw = await startTestGateway(t, (doc) => {
     doc.mcp = { servers: { demo: { url: demo.url } } };
   });
-  const client = await connect(t, gw);
+  const client = await gatewayClient(t, gw);
   await client.listTools();
   await client.callTool({ name: 'demo__add', arguments: { a: 1, b: 2 } });
   await client.callTool({ name: 'demo__add', arguments: { a: 1, b: 3 } });
@@ -52,7 +40,7 @@ t.test("the access line names the tool, its server and the call's outcome", asyn
     },
     { logger },
   );
-  const client = await connect(t, gw);
+  const client = await gatewayClient(t, gw);
   await client.callTool({ name: 'demo__add', arguments: { a: 1, b: 2 } });
   await client.callTool({ name: 'demo__nope', arguments: {} }).catch(() => undefined);
   await eventually(() => lines.filter((l) => l.msg === 'request' && l.model !== undefined).length === 2);
@@ -84,7 +72,7 @@ t.test("a traced tool call is a CLIENT span under the request's SERVER span", as
     doc.mcp = { servers: { demo: { url: demo.url } } };
     doc.tracing = { endpoint: receiver.url, batch: { schedule_delay: '20ms' } };
   });
-  const client = await connect(t, gw);
+  const client = await gatewayClient(t, gw);
   await client.callTool({ name: 'demo__add', arguments: { a: 1, b: 2 } });
   const spans = await receiver.until((all) => all.some((s) => s.name === 'tools/call add'));
   const call = spans.find((s) => s.name === 'tools/call add')!;

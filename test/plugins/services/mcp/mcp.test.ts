@@ -1,9 +1,8 @@
 import t from 'tap';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpError, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { eventually } from '../../../helpers/wait';
 import { startTestGateway, type Teardown, type TestGateway } from '../../../helpers/gateway';
+import { gatewayClient } from '../../../helpers/mcp-client';
 import { startMcpServer, type TestMcpServer } from '../../../helpers/mcp-server';
 
 const DEMO_TOKEN = 'demo-server-credential';
@@ -16,19 +15,9 @@ async function gatewayWithDemo(tt: Teardown): Promise<{ gw: TestGateway; demo: T
   return { gw, demo };
 }
 
-async function mcpClient(tt: Teardown, gw: TestGateway, key = gw.key): Promise<Client> {
-  const client = new Client({ name: 'test-agent', version: '1.0.0' });
-  const transport = new StreamableHTTPClientTransport(new URL(`${gw.url}/mcp`), {
-    requestInit: { headers: { authorization: `Bearer ${key}` } },
-  });
-  await client.connect(transport);
-  tt.teardown(() => client.close());
-  return client;
-}
-
 t.test('tools of the server are listed and called under the server name', async (t) => {
   const { gw, demo } = await gatewayWithDemo(t);
-  const client = await mcpClient(t, gw);
+  const client = await gatewayClient(t, gw);
   const { tools } = await client.listTools();
   t.strictSame(tools.map((tool) => tool.name).sort(), ['demo__add', 'demo__secret', 'demo__slow']);
   const result = await client.callTool({ name: 'demo__add', arguments: { a: 2, b: 3 } });
@@ -40,7 +29,7 @@ t.test('tools of the server are listed and called under the server name', async 
 
 t.test('each call leaves a usage record', async (t) => {
   const { gw } = await gatewayWithDemo(t);
-  const client = await mcpClient(t, gw);
+  const client = await gatewayClient(t, gw);
   await client.callTool({ name: 'demo__add', arguments: { a: 1, b: 1 } });
   const records = (await gw.gateway.usage.list()).filter((r) => r.endpoint === 'mcp');
   t.equal(records.length, 1);
@@ -49,7 +38,7 @@ t.test('each call leaves a usage record', async (t) => {
 
 t.test('progress is relayed as the server reports it', async (t) => {
   const { gw } = await gatewayWithDemo(t);
-  const client = await mcpClient(t, gw);
+  const client = await gatewayClient(t, gw);
   const seen: number[] = [];
   const result = await client.callTool(
     { name: 'demo__slow', arguments: { steps: 3, delay_ms: 1 } },
@@ -75,7 +64,7 @@ t.test('no key gets 401', async (t) => {
 t.test('a key lists and calls only the tools its allowed_tools name', async (t) => {
   const { gw, demo } = await gatewayWithDemo(t);
   const narrowed = await gw.createKey({ allowed_tools: ['demo__add'] });
-  const client = await mcpClient(t, gw, narrowed);
+  const client = await gatewayClient(t, gw, narrowed);
   t.strictSame(
     (await client.listTools()).tools.map((tool) => tool.name),
     ['demo__add'],
@@ -92,7 +81,7 @@ t.test("a team's allowed_tools bound its keys' too", async (t) => {
   const { gw } = await gatewayWithDemo(t);
   const team = await gw.gateway.teams.create({ name: 'Tools', allowed_tools: ['demo__s*'] });
   const key = await gw.createKey({ team_id: team.id, allowed_tools: ['demo__*'] });
-  const client = await mcpClient(t, gw, key);
+  const client = await gatewayClient(t, gw, key);
   t.strictSame((await client.listTools()).tools.map((tool) => tool.name).sort(), [
     'demo__secret',
     'demo__slow',
@@ -103,7 +92,7 @@ t.test("the bundled simulator's tools, as the shipped gateway.yaml declares it",
   const gw = await startTestGateway(t, (doc, sim) => {
     doc.mcp = { servers: { sim: { url: `${sim.url}/mcp` } } };
   });
-  const client = await mcpClient(t, gw);
+  const client = await gatewayClient(t, gw);
   const names = (await client.listTools()).tools.map((tool) => tool.name);
   t.ok(names.includes('sim__add') && names.includes('sim__get_weather'), names.join(', '));
   const weather = await client.callTool({ name: 'sim__get_weather', arguments: { city: 'Paris' } });
@@ -114,7 +103,7 @@ t.test("the bundled simulator's tools, as the shipped gateway.yaml declares it",
 
 t.test("a server's own notifications reach the client on the session's stream", async (t) => {
   const { gw, demo } = await gatewayWithDemo(t);
-  const client = await mcpClient(t, gw);
+  const client = await gatewayClient(t, gw);
   const changed = new Promise<void>((resolve) =>
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => resolve()),
   );
@@ -133,7 +122,7 @@ t.test('resources of the servers are listed and read through the gateway', async
   const gw = await startTestGateway(t, (doc, sim) => {
     doc.mcp = { servers: { sim: { url: `${sim.url}/mcp` } } };
   });
-  const client = await mcpClient(t, gw);
+  const client = await gatewayClient(t, gw);
   const { resources } = await client.listResources();
   t.match(resources, [{ uri: 'sim://readme', name: /^sim__/ }]);
   const read = await client.readResource({ uri: 'sim://readme' });
