@@ -16,6 +16,8 @@ import { KeptState, KeptStateToken } from '../reload/kept-state';
 import { ResilienceToken, type Resilience } from '../routing/resilience';
 import { TeamServiceToken, type TeamService } from '../teams/team-service';
 import { UsageStoreToken, type UsageStore } from '../stores/usage-store';
+import { TaskStoreToken, type TaskStore } from '../stores/task-store';
+import { LoopbackToken, type Loopback } from '../http/loopback';
 
 export interface ScopedServices {
   readonly redis: RedisLink | undefined;
@@ -29,6 +31,8 @@ export interface ScopedServices {
   readonly metrics: GatewayMetrics;
   readonly pluginRoutes: PluginAdminRoutes;
   readonly sealer: Sealer;
+  readonly loopback: Loopback;
+  readonly tasks: TaskStore;
 }
 
 export function gatewayScope(
@@ -50,5 +54,7 @@ export function gatewayScope(
   scope.register(PluginMetricsToken, { useValue: services.metrics.plugins });
   scope.register(PluginAdminRoutesToken, { useValue: services.pluginRoutes });
   scope.register(SealerToken, { useValue: services.sealer });
+  scope.register(LoopbackToken, { useValue: services.loopback });
+  scope.register(TaskStoreToken, { useValue: services.tasks });
   return scope;
 }

@@ -13,6 +13,7 @@ import { PluginAdminRoutes } from '../admin/plugin-routes';
 import type { Readiness } from '../health/readiness';
 import type { CreatedKey, KeyService } from '../keys/key-service';
 import { createLogger } from '../base/logger';
+import { Loopback } from '../http/loopback';
 import type { RedisLink } from '../redis/redis-link';
 import type { ReloadResult, ReloadTrigger } from '../reload/config-reloader';
 import type { SpendListener } from '../billing/spend-change';
@@ -129,7 +130,9 @@ async function compose(
   const observed = lifecycle.join(await observability(config, logger));
   const upstream = lifecycle.join(upstreams(config, { ...shared, ...observed, logger }, partsOf(shared)));
   const pluginRoutes = new PluginAdminRoutes();
-  const beside = { ...stored, ...secrets, ...shared, ...observed, ...upstream, logger, pluginRoutes };
+  // The gateway's own address for the calls it makes through its pipeline: known once it listens.
+  const loopback = new Loopback();
+  const beside = { ...stored, ...secrets, ...shared, ...observed, ...upstream, logger, pluginRoutes, loopback };
   const keyed = lifecycle.join(keysAndTeams(config, beside, partsOf(stored, shared)));
   // What is built before the first snapshot reads the running one through this, once it exists.
   const running = new RunningSnapshot();
@@ -141,7 +144,7 @@ async function compose(
     source: options.source,
   });
   const used = [stored, shared, observed, upstream, keyed, billed];
-  const polling = lifecycle.join(videoPolling(video, routed.first.taskUpstreams, partsOf(...used)));
+  const polling = lifecycle.join(videoPolling(video, routed.first, partsOf(...used)));
   const reloading = lifecycle.join(
     configReloading({
       ...{ ...beside, ...routed, config, env, file: options.source?.file },

@@ -9,6 +9,7 @@ import type { GatewayConfig } from '../../config/schema';
 import type { Readiness } from '../health/readiness';
 import { requestBodies } from '../http/body';
 import { HealthEndpoints } from '../http/health-endpoints';
+import type { Loopback } from '../http/loopback';
 import type { CreatedKey, KeyService } from '../keys/key-service';
 import type { UpstreamProxy } from '../proxy/upstream-proxy';
 import type { LiveRouting } from '../reload/live-routing';
@@ -29,6 +30,7 @@ export interface ListenerNeeds extends Observability {
   readonly keys: KeyService;
   readonly stores: Stores;
   readonly poller: TaskPoller | undefined;
+  readonly loopback: Loopback;
 }
 
 export interface Listening {
@@ -48,8 +50,15 @@ export function gatewayListener(
   const listener = listenerPart(config, 'server', {
     // The admin API stays up (health, metrics) while the gateway drains.
     needs: [...partsNeeded, ADMIN_LISTENER],
-    listen: (host, port) => server.listen(host, port),
-    stop: (deadline) => drain(server, proxy, deadline),
+    listen: async (host, port) => {
+      const bound = await server.listen(host, port);
+      await needs.loopback.open(server.server);
+      return bound;
+    },
+    stop: (deadline) => {
+      needs.loopback.close();
+      return drain(server, proxy, deadline);
+    },
   });
   let firstKey: CreatedKey | undefined;
   return {

@@ -19,7 +19,7 @@ import type { TaskSubmission } from '../tasks/submission';
 import { gatewayScope, type ScopedServices } from './gateway-scope';
 import type { UpstreamServices } from './upstreams';
 
-export interface RoutingNeeds extends Omit<ScopedServices, 'usage'>, UpstreamServices {
+export interface RoutingNeeds extends Omit<ScopedServices, 'usage' | 'tasks'>, UpstreamServices {
   readonly plugins: readonly AnyPluginRegistration[];
   /** The file the configuration was read from, with its hash, when it was. */
   readonly source?: { readonly hash: string } | undefined;
@@ -42,7 +42,7 @@ export interface Routing {
 export async function liveRouting(config: GatewayConfig, needs: RoutingNeeds): Promise<Routing> {
   const { stores, pool, keys, metrics } = needs;
   const snapshotParts: SnapshotParts = {
-    scope: gatewayScope(needs.plugins, { ...needs, usage: stores.usage }),
+    scope: gatewayScope(needs.plugins, { ...needs, usage: stores.usage, tasks: stores.tasks }),
     pool,
     proxy: needs.proxy,
     submission: needs.submission,
@@ -76,6 +76,7 @@ export function takeSnapshot({
   return (snapshot) => {
     keys.useDeclared(snapshot.declared);
     poller?.useUpstreams(snapshot.taskUpstreams);
+    poller?.useWorkers(snapshot.taskWorkers);
     resilience.configure(snapshot.config.resilience);
     void resilience.start(Object.keys(snapshot.config.upstreams)); // an added upstream may be ejected already
     logger.level = snapshot.config.logging.level;

@@ -6,7 +6,7 @@
 import type { Logger } from 'pino';
 import type { GatewayConfig } from '../../config/schema';
 import type { BudgetLedger } from '../billing/budget-ledger';
-import type { TaskUpstream } from '../contracts/task-upstream';
+import type { Snapshot } from '../reload/snapshot';
 import type { GatewayMetrics } from '../observability/metrics';
 import type { GatewayTracing } from '../observability/tracing/gateway-tracing';
 import { taskSubmission, videoPoller, type VideoDeps } from '../plugins/build-video';
@@ -65,11 +65,12 @@ export function videoSubmission(config: GatewayConfig, needs: VideoNeeds): Video
 
 export function videoPolling(
   { video }: VideoSubmission,
-  upstreams: ReadonlyMap<string, TaskUpstream>,
+  first: Pick<Snapshot, 'taskUpstreams' | 'taskWorkers'>,
   needs: readonly string[],
 ): WithParts<{ poller: TaskPoller | undefined }> {
-  const poller = videoPoller(video, upstreams);
+  const poller = videoPoller(video, first.taskUpstreams);
   if (!poller) return { poller, parts: [] };
+  poller.useWorkers(first.taskWorkers);
   return {
     poller,
     // Polls under way finish and release their leases.

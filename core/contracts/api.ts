@@ -94,6 +94,8 @@ export interface EndpointInfo {
    * absent or true: every request counts.
    */
   readonly rateLimited?: boolean;
+  /** The largest body the endpoint takes, in bytes, where it is not `server.body_limit` (a file upload). */
+  readonly bodyLimit?: number;
   /** For an endpoint routed by model: whether it accepts `model` (else 404 naming the endpoints that do). */
   serves?(model: ModelSpec): boolean;
 }

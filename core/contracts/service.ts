@@ -7,6 +7,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { GatewayContext, Outcome } from './context';
+import type { TaskWorker } from './task-worker';
 
 /**
  * What a service request called, for its access line (`model`, `upstream`, `upstream_ms`), its outcome
@@ -46,6 +47,8 @@ export interface ServiceEndpoint {
    * stream): the rate limits neither count it as a request nor hold a concurrency slot for it.
    */
   readonly rateLimited?: boolean;
+  /** The largest body it takes, where it is not `server.body_limit` (a file upload). */
+  readonly bodyLimit?: number;
   /** Resolves once the answer is complete (a stream's last byte) or the client has gone. */
   handle(exchange: ServiceExchange): Promise<void>;
 }
@@ -58,4 +61,6 @@ export interface ServicePlugin {
    * configuration). A ConfigError refuses the configuration.
    */
   ready?(): Promise<void>;
+  /** Workers of the tasks the service stores (a batch's steps), driven by the gateway's poller. */
+  readonly taskWorkers?: readonly TaskWorker[];
 }

@@ -21,7 +21,8 @@ export interface BodyLimits {
 
 /** How a client's body is read and parsed; one per server, shared by its requests. */
 export interface RequestBodies {
-  readonly read: BodyReader;
+  /** Reads the body under the limits, with `maxBytes` in place of the size limit when given. */
+  read(req: IncomingMessage, maxBytes?: number): Promise<Buffer>;
   parseJson(raw: Buffer): JsonObject;
 }
 
@@ -30,7 +31,10 @@ export function bodyReader(limits: BodyLimits): BodyReader {
 }
 
 export function requestBodies(limits: BodyLimits & { readonly maxJsonDepth: number }): RequestBodies {
-  return { read: bodyReader(limits), parseJson: (raw) => parseJsonBody(raw, limits.maxJsonDepth) };
+  return {
+    read: (req, maxBytes) => readBody(req, maxBytes === undefined ? limits : { ...limits, maxBytes }),
+    parseJson: (raw) => parseJsonBody(raw, limits.maxJsonDepth),
+  };
 }
 
 function readBody(req: IncomingMessage, { maxBytes, idleMs, totalMs }: BodyLimits): Promise<Buffer> {

@@ -11,13 +11,14 @@ function calledBy(ctx: ServedRequest, call: ServiceCall): void {
 }
 
 export function serviceEndpoint(service: ServiceEndpoint): Endpoint {
-  const { id, method, path, rateLimited } = service;
+  const { id, method, path, rateLimited, bodyLimit } = service;
   return {
     id,
     method,
     path,
     routedByModel: false,
     rateLimited,
+    bodyLimit,
     async handle(ctx) {
       const { res } = ctx;
       // The service's protocol library writes the head itself: what the gateway adds to every answer

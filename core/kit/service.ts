@@ -4,3 +4,6 @@
  */
 export type { ServiceEndpoint, ServiceExchange, ServicePlugin } from '../contracts/service';
 export { SealerToken, type Sealer } from '../keys/sealer';
+export { LoopbackToken, type Loopback } from '../http/loopback';
+export { FileStoreToken, type FilePurpose, type FileStore, type StoredFile } from '../stores/file-store';
+export { BatchLineStoreToken, type BatchLineResult, type BatchLineStore } from '../stores/batch-line-store';

@@ -28,6 +28,7 @@ import type { Resilience } from '../routing/resilience';
 import type { KeyStore } from '../stores/key-store';
 import type { TaskStore } from '../stores/task-store';
 import { taskUpstreams, videoEndpoints } from '../plugins/build-video';
+import type { TaskWorker } from '../contracts/task-worker';
 import type { TaskSubmission } from '../tasks/submission';
 import { buildUpstreams } from '../plugins/build-upstreams';
 import { buildApiServing } from '../plugins/build-translators';
@@ -55,6 +56,8 @@ export interface Snapshot {
   readonly routes: RouteTable;
   readonly declared: DeclaredKeys;
   readonly taskUpstreams: ReadonlyMap<string, TaskUpstream>;
+  /** The service plugins' task workers (batches), for the poller. */
+  readonly taskWorkers: readonly TaskWorker[];
 }
 
 /** What every snapshot is built with: the parts that live as long as the process. */
@@ -107,6 +110,7 @@ export async function buildSnapshot(
       routes,
       declared,
       taskUpstreams: served,
+      taskWorkers: services.flatMap((service) => service.taskWorkers ?? []),
     };
   } catch (e) {
     parts.pool.release(upstreams);

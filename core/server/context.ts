@@ -80,7 +80,7 @@ export class RequestContext implements ServedRequest {
 
   /** The request body, read once under the configured size and time limits. */
   rawBody(): Promise<Buffer> {
-    this.raw ??= this.bodies.read(this.req).then((body) => {
+    this.raw ??= this.bodies.read(this.req, this.endpoint.bodyLimit).then((body) => {
       this.observed.bytesIn = body.length;
       return body;
     });

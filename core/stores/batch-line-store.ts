@@ -4,6 +4,7 @@
  * `(batch_id, index)` wins and a later one is ignored, so a line is never counted twice, whichever
  * instance's poller reports it.
  */
+import { token } from '../base/token';
 import type { JsonObject } from '../base/json';
 
 export interface BatchLineResult {
@@ -29,3 +30,5 @@ export interface BatchLineStore {
   drop(batchId: string): Promise<void>;
   close(): Promise<void>;
 }
+
+export const BatchLineStoreToken = token<BatchLineStore>('BatchLineStore');

@@ -3,6 +3,7 @@
  * writes for the batches it runs. A file belongs to the key that uploaded it (or whose batch wrote it):
  * only that key may read, list or delete it. Content is immutable once stored.
  */
+import { token } from '../base/token';
 
 /** Why a file exists: OpenAI's `purpose` words for the two a batch uses. */
 export type FilePurpose = 'batch' | 'batch_output';
@@ -45,3 +46,5 @@ export interface FileStore {
   delete(id: string, now: number): Promise<boolean>;
   close(): Promise<void>;
 }
+
+export const FileStoreToken = token<FileStore>('FileStore');

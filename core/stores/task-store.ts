@@ -8,6 +8,7 @@
  * `until` is after the store's present, so hosts whose clocks disagree still never hold one task at once.
  * One process's store (embedded) uses `now` as given.
  */
+import { token } from '../base/token';
 import type { Lease, TaskChange, TaskStatus, VideoTask } from './video-task';
 
 /** Raised by `insert` when the key already submitted a task under the same idempotency key. */
@@ -27,6 +28,8 @@ export interface TaskPageQuery {
   readonly key_id?: string;
   readonly team_id?: string;
   readonly model?: string;
+  /** Only tasks of this kind (VideoTask.kind); absent, only video tasks. */
+  readonly kind?: string;
 }
 
 type PagePosition = Pick<VideoTask, 'created_at' | 'id'>;
@@ -87,3 +90,6 @@ export interface TaskStore {
   countByStatus(): Promise<Record<TaskStatus, number>>;
   close(): Promise<void>;
 }
+
+/** The task store, for plugins whose work the poller drives (TaskWorker). */
+export const TaskStoreToken = token<TaskStore>('TaskStore');

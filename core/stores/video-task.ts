@@ -1,3 +1,5 @@
+import type { JsonObject } from '../base/json';
+
 /**
  * A video task as the gateway keeps it: its own id (never the upstream's), who owns it, where it went,
  * its normalised status, and the poller's bookkeeping. Times are Unix milliseconds.
@@ -62,6 +64,13 @@ export interface StatusChange {
 
 export interface VideoTask {
   readonly id: string;
+  /**
+   * Absent for a video task. Otherwise the kind of work it is (`batch`): the task worker of that kind
+   * (TaskWorker) does each of its steps, and keeps its own state in `work`.
+   */
+  readonly kind?: string;
+  /** A worker's state of a task of its kind, stored and changed as a whole; absent for video. */
+  readonly work?: JsonObject;
   /** The API key that submitted it (null when the pipeline has no auth stage); only it may read the task. */
   readonly key_id: string | null;
   /** The key's team when the task was submitted; its bill goes to that team. Absent: none. */
@@ -129,6 +138,7 @@ export type TaskChange = Partial<
     | 'billed'
     | 'cost_micros'
     | 'idempotency'
+    | 'work'
   >
 >;
 

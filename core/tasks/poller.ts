@@ -15,6 +15,7 @@ import { createHash } from 'node:crypto';
 import Bottleneck from 'bottleneck';
 import type { Logger } from 'pino';
 import type { PollOutcome, PollPolicy, TaskUpstream } from '../contracts/task-upstream';
+import type { TaskWorker } from '../contracts/task-worker';
 import type { AcquireOptions, TaskStore } from '../stores/task-store';
 import type { Biller } from './billing';
 import { interruptedChange, warnInterrupted } from './interrupted-submit';
@@ -108,6 +109,8 @@ export class TaskPoller {
   private billed = 0;
   private readonly errors: Record<string, number> = {};
   private lag = { last: 0, max: 0 };
+  /** The workers of tasks that are not video, by kind (TaskWorker). */
+  private workers: ReadonlyMap<string, TaskWorker> = new Map();
 
   constructor(
     private readonly store: TaskStore,
@@ -140,6 +143,20 @@ export class TaskPoller {
       const old = this.gates.get(name);
       if (old) this.retiredGates.push(old);
       this.gates.set(name, this.makeGate(name, polling));
+    }
+  }
+
+  /**
+   * The task workers of a new configuration, by kind. A task whose kind has no worker waits (backing
+   * off) until one is configured again, as a video task waits for its upstream.
+   */
+  useWorkers(workers: readonly TaskWorker[]): void {
+    this.workers = new Map(workers.map((w) => [w.kind, w]));
+    for (const { kind, concurrency } of workers) {
+      const lane = laneOf({ kind, upstream: '' });
+      const limiter = this.limiters.get(lane);
+      if (limiter) void limiter.updateSettings({ maxConcurrent: concurrency });
+      else this.limiters.set(lane, new Bottleneck({ maxConcurrent: concurrency }));
     }
   }
 
@@ -230,7 +247,8 @@ export class TaskPoller {
   private enqueue(task: VideoTask, dueAt: number): void {
     this.timers.delete(task.id);
     this.busy.add(task.id);
-    const limiter = this.limiters.get(task.upstream) ?? this.fallbackLimiter(task.upstream);
+    const lane = laneOf(task);
+    const limiter = this.limiters.get(lane) ?? this.fallbackLimiter(lane);
     limiter
       .schedule(() => this.work(task.id, dueAt))
       .then(
@@ -300,6 +318,7 @@ export class TaskPoller {
   }
 
   private async step(task: VideoTask): Promise<VideoTask | undefined> {
+    if (task.kind !== undefined) return this.workOn(task, task.kind);
     if (task.status === 'succeeded') return this.bill(task);
     if (task.upstream_task_id === null) return this.failInterrupted(task);
     const now = Date.now();
@@ -326,6 +345,21 @@ export class TaskPoller {
     this.polls++;
     this.observer?.polled(task.upstream, true);
     return this.apply(gated.task, outcome, upstream.polling);
+  }
+
+  /** A step of a task of another kind than video, by its worker, under the task's lease. */
+  private async workOn(task: VideoTask, kind: string): Promise<VideoTask | undefined> {
+    const worker = this.workers.get(kind);
+    if (!worker) return this.retryLater(task, errorDelay(FALLBACK_POLICY, task.poll_errors + 1));
+    let change: TaskChange;
+    try {
+      const save = (c: TaskChange) => this.change(task, c);
+      change = await this.whileLeased(task.id, () => worker.step(task, { save }));
+    } catch (e) {
+      this.logger.warn({ err: e, task: task.id, kind }, 'task step failed; retrying');
+      return this.retryLater(task, errorDelay(FALLBACK_POLICY, task.poll_errors + 1));
+    }
+    return this.change(task, { poll_errors: 0, ...change });
   }
 
   /**
@@ -427,6 +461,10 @@ export class TaskPoller {
     return this.store.update(task.id, this.options.owner, change, now);
   }
 }
+
+/** Where a task's steps queue: its upstream's lane for video, its worker's for any other kind. */
+const laneOf = (task: Pick<VideoTask, 'kind' | 'upstream'>): string =>
+  task.kind === undefined ? task.upstream : `\u0000${task.kind}`;
 
 /** The change that ends a task; `finished_at` is the time the store records in its history too. */
 const terminal = (status: TaskStatus, error: TaskError | null, now: number): TaskChange => ({

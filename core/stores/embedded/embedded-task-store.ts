@@ -174,9 +174,10 @@ export class EmbeddedTaskStore implements TaskStore {
 
   /** Every task is read: fine for the ~1e5 tasks one process keeps; a busier gateway runs MongoDB. */
   page(query: TaskPageQuery): Promise<VideoTask[]> {
-    const { after, status, key_id, team_id, model } = query;
+    const { after, status, key_id, team_id, model, kind } = query;
     const matches: VideoTask[] = [];
     for (const task of this.tasks.values()) {
+      if (task.kind !== kind) continue;
       if (status !== undefined && task.status !== status) continue;
       if (key_id !== undefined && task.key_id !== key_id) continue;
       if (team_id !== undefined && task.team_id !== team_id) continue;

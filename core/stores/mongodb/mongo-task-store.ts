@@ -241,8 +241,9 @@ export class MongoTaskStore implements TaskStore {
   }
 
   async page(query: TaskPageQuery): Promise<VideoTask[]> {
-    const { after, status, key_id, team_id, model } = query;
+    const { after, status, key_id, team_id, model, kind } = query;
     const filter: Filter<TaskDoc> = {
+      kind: kind ?? { $exists: false },
       ...(status !== undefined ? { status } : {}),
       ...(key_id !== undefined ? { key_id } : {}),
       ...(team_id !== undefined ? { team_id } : {}),
