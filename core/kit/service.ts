@@ -7,3 +7,4 @@ export { SealerToken, type Sealer } from '../keys/sealer';
 export { LoopbackToken, type Loopback } from '../http/loopback';
 export { FileStoreToken, type FilePurpose, type FileStore, type StoredFile } from '../stores/file-store';
 export { BatchLineStoreToken, type BatchLineResult, type BatchLineStore } from '../stores/batch-line-store';
+export { BATCH_LINE_HEADER, BATCH_LINE_SEAL, type BatchLineTag } from '../contracts/batch-line';

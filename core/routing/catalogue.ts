@@ -82,6 +82,11 @@ export class Catalogue {
     return pickHealthy(entry, health);
   }
 
+  /** The model-routed endpoint at `path` (an API's `POST` path), if one is served. */
+  endpointAt(path: string): EndpointInfo | undefined {
+    return this.endpoints.find((e) => e.path === path);
+  }
+
   /** The target of `model` on the upstream named `upstream` (a target or a fallback), if it serves there. */
   targetOn(model: string, upstream: string): RouteTarget | undefined {
     const entry = this.entries.get(model);

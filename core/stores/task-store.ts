@@ -82,6 +82,12 @@ export interface TaskStore {
    * whose submit was interrupted used to keep their key; a retry frees it with this.)
    */
   freeIdempotencyKey(id: string, key: string, now: number): Promise<VideoTask | undefined>;
+  /**
+   * Records a client's request to cancel a task that still needs work, whoever holds its lease (a flag
+   * only its worker acts on, which no update clears), and makes it due at `now`. The first request's
+   * time stays. Returns the updated task, or undefined when it needs no more work (or does not exist).
+   */
+  requestCancel(id: string, now: number): Promise<VideoTask | undefined>;
   /** Tasks that need work and are due at `now` with no live lease, earliest due first. */
   due(now: number, limit: number): Promise<VideoTask[]>;
   page(query: TaskPageQuery): Promise<VideoTask[]>;

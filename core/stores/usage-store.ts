@@ -53,6 +53,12 @@ export interface UsageRecord {
    */
   readonly tool?: string | undefined;
   readonly server?: string | undefined;
+  /**
+   * A line of a batch: the batch's id and the line's `custom_id`. Metered like the same call alone; a
+   * line a vendor ran in its own batch is priced at the vendor's batch price. Absent on every other call.
+   */
+  readonly batch_id?: string | undefined;
+  readonly custom_id?: string | undefined;
   /** Set on records written by `recordOnce`: unique by id among those (client-chosen request ids are not). */
   readonly once?: true | undefined;
   /** True when the counts were estimated from what was delivered (a cut stream), not reported by the upstream. */

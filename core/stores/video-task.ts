@@ -71,6 +71,11 @@ export interface VideoTask {
   readonly kind?: string;
   /** A worker's state of a task of its kind, stored and changed as a whole; absent for video. */
   readonly work?: JsonObject;
+  /**
+   * Unix ms a client asked for the task to be cancelled (TaskStore.requestCancel); its worker acts on
+   * it at its next step. Absent: never asked.
+   */
+  readonly cancel_requested_at?: number;
   /** The API key that submitted it (null when the pipeline has no auth stage); only it may read the task. */
   readonly key_id: string | null;
   /** The key's team when the task was submitted; its bill goes to that team. Absent: none. */

@@ -22,7 +22,11 @@ import {
   type UsageRecord,
   type UsageStore,
   UsageStoreToken,
+  BATCH_LINE_HEADER,
+  BATCH_LINE_SEAL,
+  type BatchLineTag,
 } from '../../core/kit/stage';
+import { SealerToken, type Sealer } from '../../core/kit/service';
 
 /** Set on a call this stage refused: it was never made, so it leaves no record. */
 const REFUSED = new StateKey<true>('usage-metering', 'refused');
@@ -57,7 +61,18 @@ export class UsageMeteringMiddleware implements Middleware {
     @inject(UsageStoreToken) private readonly store: UsageStore,
     @inject(PricingToken) private readonly pricing: Pricing,
     @inject(BudgetLedgerToken) private readonly budgets: BudgetLedger,
+    @inject(SealerToken) private readonly sealer: Sealer,
   ) {}
+
+  /** The batch and line a call belongs to, when the gateway itself sent it as a batch's line. */
+  private batchLine(ctx: GatewayContext): BatchLineTag | undefined {
+    const sealed = ctx.headers[BATCH_LINE_HEADER];
+    if (typeof sealed !== 'string') return undefined;
+    const tag = this.sealer.open(BATCH_LINE_SEAL, sealed) as Partial<BatchLineTag> | undefined;
+    return typeof tag?.batch_id === 'string' && typeof tag.custom_id === 'string'
+      ? { batch_id: tag.batch_id, custom_id: tag.custom_id }
+      : undefined;
+  }
 
   /** The hot path is one call to `accepting()`; the rest runs only while the store is full. */
   handle(ctx: GatewayContext, next: Next): Promise<void> {
@@ -81,6 +96,7 @@ export class UsageMeteringMiddleware implements Middleware {
     // A cache's hit (a replayed answer, with the usage of the call it repeats) spent nothing: it saved
     // that call's price.
     const hit = ctx.replayed;
+    const line = this.batchLine(ctx);
     // One fixed shape for every record (absent cache and image counts, and a miss's cache and saving,
     // stay undefined and are not serialised).
     const record: UsageRecord = {
@@ -106,6 +122,8 @@ export class UsageMeteringMiddleware implements Middleware {
       cache: hit ? 'hit' : undefined,
       saved_micros: hit ? price : undefined,
       guardrail: ctx.guardrails?.map(({ name, action }) => ({ name, action })),
+      batch_id: line?.batch_id,
+      custom_id: line?.custom_id,
       estimated: usage.estimated,
       outcome: ctx.outcome,
       latency_ms: Math.round(performance.now() - ctx.startedAt),

@@ -162,6 +162,13 @@ export class EmbeddedTaskStore implements TaskStore {
     return this.apply(task, { idempotency: null }, now);
   }
 
+  async requestCancel(id: string, now: number): Promise<VideoTask | undefined> {
+    const task = this.tasks.get(id);
+    if (!task || !needsWork(task)) return undefined;
+    const asked = { cancel_requested_at: task.cancel_requested_at ?? now };
+    return this.apply(task, { next_poll_at: Math.min(task.next_poll_at, now), ...asked }, now);
+  }
+
   due(now: number, limit: number): Promise<VideoTask[]> {
     const due: VideoTask[] = [];
     for (const id of this.working) {
@@ -232,7 +239,11 @@ export class EmbeddedTaskStore implements TaskStore {
     if (slot) this.idempotent.set(slot, task.id);
   }
 
-  private async apply(task: VideoTask, change: TaskChange, now: number): Promise<VideoTask> {
+  private async apply(
+    task: VideoTask,
+    change: TaskChange & Pick<VideoTask, 'cancel_requested_at'>,
+    now: number,
+  ): Promise<VideoTask> {
     const history = nextHistory(task, change.status, now);
     const next: VideoTask = { ...task, ...change, history, updated_at: now };
     this.put(next);

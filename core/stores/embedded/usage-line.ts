@@ -40,6 +40,8 @@ const properties: Readonly<Record<keyof UsageRecord, object>> = {
   },
   tool: text,
   server: text,
+  batch_id: text,
+  custom_id: text,
   once: flag,
   estimated: flag,
   outcome: text,

@@ -230,6 +230,24 @@ export class MongoTaskStore implements TaskStore {
     return doc ? fromDoc(doc) : undefined;
   }
 
+  async requestCancel(id: string, now: number): Promise<VideoTask | undefined> {
+    await this.watchesOpen();
+    const doc = await this.tasks.findOneAndUpdate(
+      { $and: [{ _id: id }, NEEDS_WORK] },
+      [
+        {
+          $set: {
+            cancel_requested_at: { $ifNull: ['$cancel_requested_at', now] },
+            next_poll_at: { $min: ['$next_poll_at', now] },
+            updated_at: now,
+          },
+        },
+      ],
+      { returnDocument: 'after' },
+    );
+    return doc ? fromDoc(doc) : undefined;
+  }
+
   async due(now: number, limit: number): Promise<VideoTask[]> {
     if (limit <= 0) return []; // a limit of 0 means "no limit" to MongoDB
     const docs = await this.tasks

@@ -15,6 +15,7 @@ import {
   type KeptState,
   KeptStateToken,
   type Middleware,
+  modelRefusal,
   type Next,
   type RedisLink,
   RedisToken,
@@ -60,10 +61,8 @@ export class ModelRouterMiddleware implements Middleware {
     }
     // Ejected upstreams are passed over; 503 upstream_unavailable when the model has none left.
     const target = this.catalogue.resolve(ctx.endpoint, model, this.resilience.health);
-    const allowed = ctx.key?.allowed_models;
-    if (allowed?.length && !allowed.includes(model)) throw Errors.modelNotAllowed(model);
-    const teamAllowed = ctx.team?.allowed_models;
-    if (teamAllowed?.length && !teamAllowed.includes(model)) throw Errors.teamModelNotAllowed(model);
+    const refusal = modelRefusal(ctx.key, ctx.team, model);
+    if (refusal) throw refusal;
     const { affinity } = target.route;
     ctx.target = affinity ? await this.placed(ctx, body, target, affinity) : target;
     ctx.stream = body.stream === true;

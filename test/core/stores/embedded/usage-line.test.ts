@@ -63,6 +63,8 @@ const everyField: Required<UsageRecord> = {
   ],
   tool: 'add',
   server: 'demo',
+  batch_id: 'batch_0f3a',
+  custom_id: 'row "7"',
   once: true,
   estimated: true,
   outcome: 'upstream_cut',

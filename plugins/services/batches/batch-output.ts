@@ -1,0 +1,58 @@
+/**
+ * A finished batch's output and error files, in OpenAI's result line format: answers with status 200 go
+ * to the output file, every other line (an error answer, or no answer: the batch was cancelled or
+ * expired first, or the answer was lost) to the error file. Each line once, in input order.
+ */
+import { createHash } from 'node:crypto';
+import type { BatchLineResult } from '../../../core/kit/service';
+
+/** Why a line has no answer, when it has none. */
+export interface Unanswered {
+  readonly code: string;
+  readonly message: string;
+}
+
+export const UNANSWERED: Readonly<Record<'cancelled' | 'expired' | 'interrupted', Unanswered>> = {
+  cancelled: { code: 'batch_cancelled', message: 'the batch was cancelled before this request ran' },
+  expired: { code: 'batch_expired', message: 'the batch expired before this request ran' },
+  interrupted: { code: 'batch_line_interrupted', message: 'the request was sent, but its answer was lost' },
+};
+
+export interface BatchFiles {
+  /** JSON lines, or empty when no line belongs in the file. */
+  readonly output: string;
+  readonly errors: string;
+  readonly completed: number;
+  readonly failed: number;
+}
+
+const resultId = (batchId: string, index: number): string =>
+  `batch_req_${createHash('sha256').update(`${batchId}\u0000${index}`).digest('hex').slice(0, 24)}`;
+
+/**
+ * `customIds[i]` is line i's; `missing(i)` says why line i has no result. Lines with results are
+ * written as they were answered.
+ */
+export function batchFiles(
+  batchId: string,
+  customIds: readonly string[],
+  results: readonly BatchLineResult[],
+  missing: (index: number) => Unanswered,
+): BatchFiles {
+  const byIndex = new Map(results.map((r) => [r.index, r]));
+  const output: string[] = [];
+  const errors: string[] = [];
+  customIds.forEach((custom_id, index) => {
+    const id = resultId(batchId, index);
+    const result = byIndex.get(index);
+    if (!result) {
+      errors.push(JSON.stringify({ id, custom_id, response: null, error: missing(index) }));
+      return;
+    }
+    const { status_code, request_id, body, error } = result;
+    const line = JSON.stringify({ id, custom_id, response: { status_code, request_id, body }, error });
+    (status_code === 200 && error === null ? output : errors).push(line);
+  });
+  const text = (lines: string[]): string => (lines.length === 0 ? '' : lines.join('\n') + '\n');
+  return { output: text(output), errors: text(errors), completed: output.length, failed: errors.length };
+}

@@ -1,0 +1,51 @@
+/**
+ * Batches (`batches:` in gateway.yaml): OpenAI's files and batches API on the gateway's port, for every
+ * chat, embeddings and responses model. The gateway runs a batch itself, sending each line through its
+ * own pipeline under the batch's key (metered, limited and priced like the same call alone), on the
+ * poller of whichever instance takes the batch, so a batch finishes whether or not anyone asks.
+ */
+import { inject } from 'tsyringe';
+import { ConfigToken, definePlugin, type GatewayConfig } from '../../../core/kit/plugin';
+import { type Catalogue, CatalogueToken } from '../../../core/kit/stage';
+import {
+  BatchLineStoreToken,
+  type BatchLineStore,
+  FileStoreToken,
+  type FileStore,
+  LoopbackToken,
+  type Loopback,
+  SealerToken,
+  type Sealer,
+  type ServiceEndpoint,
+  type ServicePlugin,
+} from '../../../core/kit/service';
+import { TaskStoreToken, type TaskStore, type TaskWorker } from '../../../core/kit/task';
+import { batchRoutes } from './batch-routes';
+import { fileRoutes } from './file-routes';
+import { GatewayRunWorker } from './gateway-run';
+import { batchOptions, type BatchOptions } from './options';
+
+@definePlugin({ kind: 'service', name: 'batches', options: batchOptions })
+export class BatchService implements ServicePlugin {
+  readonly endpoints: readonly ServiceEndpoint[];
+  readonly taskWorkers: readonly TaskWorker[];
+
+  constructor(
+    options: BatchOptions,
+    @inject(ConfigToken) config: GatewayConfig,
+    @inject(CatalogueToken) catalogue: Catalogue,
+    @inject(TaskStoreToken) tasks: TaskStore,
+    @inject(FileStoreToken) files: FileStore,
+    @inject(BatchLineStoreToken) lines: BatchLineStore,
+    @inject(SealerToken) sealer: Sealer,
+    @inject(LoopbackToken) loopback: Loopback,
+  ) {
+    const now = Date.now;
+    const retentionMs = config.storage.batch_retention;
+    this.endpoints = [
+      ...fileRoutes({ options, files, catalogue, retentionMs, now }),
+      ...batchRoutes({ options, files, tasks, catalogue, sealer, now }),
+    ];
+    this.taskWorkers = [new GatewayRunWorker({ options, files, lines, sealer, loopback, retentionMs, now })];
+  }
+}

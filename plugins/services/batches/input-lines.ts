@@ -1,0 +1,106 @@
+/**
+ * The requests of a batch input file (OpenAI's format, one JSON object per line:
+ * `{"custom_id", "method": "POST", "url", "body"}`), each checked as a request the gateway could send for
+ * this key: a 400 names the first line that is not (lines count from 1, as an editor shows them).
+ */
+import type { JsonObject } from '../../../core/kit/json';
+import { GatewayError } from '../../../core/kit/plugin';
+import { type Catalogue, modelRefusal, type KeyRecord, type TeamRecord } from '../../../core/kit/stage';
+import { BatchErrors } from './batch-errors';
+
+/** The APIs a batch line may call: OpenAI's batch endpoints. */
+export const BATCH_ENDPOINTS: readonly string[] = ['/v1/chat/completions', '/v1/embeddings', '/v1/responses'];
+
+export interface InputLine {
+  readonly custom_id: string;
+  readonly url: string;
+  readonly body: JsonObject;
+  readonly model: string;
+}
+
+/** Who the lines are checked for: a line must name a model this key and its team may use. */
+export interface LineCaller {
+  readonly key: KeyRecord | undefined;
+  readonly team: TeamRecord | undefined;
+}
+
+const isObject = (value: unknown): value is JsonObject =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** The file's lines parsed and checked; `maxLines` caps how many it may hold. */
+export function readInputLines(
+  content: Buffer,
+  catalogue: Catalogue,
+  caller: LineCaller,
+  maxLines: number,
+): InputLine[] {
+  const texts = content.toString('utf8').split('\n');
+  const lines: InputLine[] = [];
+  const seen = new Set<string>();
+  texts.forEach((text, i) => {
+    if (text.trim() === '') return;
+    if (lines.length === maxLines) throw BatchErrors.tooManyLines(maxLines);
+    const line = checkedLine(text, i + 1, catalogue, caller);
+    if (seen.has(line.custom_id))
+      throw BatchErrors.badLine(i + 1, `custom_id '${line.custom_id}' is used by an earlier line`);
+    if (lines.length > 0 && line.url !== lines[0]!.url)
+      throw BatchErrors.badLine(i + 1, `url '${line.url}' differs from the first line's '${lines[0]!.url}'`);
+    seen.add(line.custom_id);
+    lines.push(line);
+  });
+  if (lines.length === 0) throw BatchErrors.badUpload('the file holds no requests');
+  return lines;
+}
+
+function checkedLine(text: string, n: number, catalogue: Catalogue, caller: LineCaller): InputLine {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw BatchErrors.badLine(n, 'not a JSON object');
+  }
+  if (!isObject(parsed)) throw BatchErrors.badLine(n, 'not a JSON object');
+  const { custom_id, method, url, body } = parsed;
+  if (typeof custom_id !== 'string' || custom_id === '')
+    throw BatchErrors.badLine(n, "'custom_id' must be a non-empty string");
+  if (method !== 'POST') throw BatchErrors.badLine(n, "'method' must be POST");
+  if (typeof url !== 'string' || !BATCH_ENDPOINTS.includes(url))
+    throw BatchErrors.badLine(n, `'url' must be one of ${BATCH_ENDPOINTS.join(', ')}`);
+  if (!isObject(body)) throw BatchErrors.badLine(n, "'body' must be a JSON object");
+  const model = body.model;
+  if (typeof model !== 'string' || model === '')
+    throw BatchErrors.badLine(n, "'body.model' must be a non-empty string");
+  if (body.stream === true) throw BatchErrors.badLine(n, 'a batch request cannot stream');
+  checkModel(n, url, model, catalogue, caller);
+  return { custom_id, url, body, model };
+}
+
+/** The line's model must be served on its API, to this key: the 404 or 403 the call itself would get. */
+function checkModel(n: number, url: string, model: string, catalogue: Catalogue, caller: LineCaller): void {
+  const endpoint = catalogue.endpointAt(url);
+  if (!endpoint) throw BatchErrors.badLine(n, `no configured upstream serves ${url}`);
+  try {
+    catalogue.resolve(endpoint, model);
+  } catch (e) {
+    if (e instanceof GatewayError) throw BatchErrors.badLine(n, e.message);
+    throw e;
+  }
+  const refusal = modelRefusal(caller.key, caller.team, model);
+  if (refusal) throw BatchErrors.badLine(n, refusal.message);
+}
+
+/** The lines of a file already checked when its batch was created: parsed, not checked again. */
+export function storedInputLines(content: Buffer): InputLine[] {
+  return content
+    .toString('utf8')
+    .split('\n')
+    .filter((text) => text.trim() !== '')
+    .map((text) => {
+      const { custom_id, url, body } = JSON.parse(text) as {
+        custom_id: string;
+        url: string;
+        body: JsonObject;
+      };
+      return { custom_id, url, body, model: body.model as string };
+    });
+}
