@@ -51,6 +51,13 @@ export interface BudgetHold {
   readonly micros: number;
 }
 
+/**
+ * What an admission asks of a budget's room: `open`, that some is left (a call's cost is known only
+ * after it, and the budget may end a call's worth over); `whole`, that the whole estimate fits (a batch,
+ * whose estimate is many calls' worth, is refused up front when it would overrun).
+ */
+export type Fit = 'open' | 'whole';
+
 export type BudgetAdmission =
   | { readonly admitted: true; readonly hold: BudgetHold | undefined }
   /** `subject`: the first budget found spent (the key's is checked before the team's). */
@@ -74,11 +81,16 @@ export interface BudgetLedger {
    * below its amount, and then holds `micros` against each, in one step: calls admitted together cannot
    * spend more than the budget plus one call's cost. A hold of 0 is no hold.
    */
-  admit(subjects: readonly BudgetSubject[], micros: number): Promise<BudgetAdmission>;
+  admit(subjects: readonly BudgetSubject[], micros: number, fit?: Fit): Promise<BudgetAdmission>;
   /** The call ended: its hold goes (its real cost arrives through `recorded`). */
   release(hold: BudgetHold): Settled;
   /** A video submit's hold passes to its task, until the task ends (`taskEnded`, on any instance). */
   holdTask(taskId: string, hold: BudgetHold): Settled;
+  /**
+   * A task's hold falls to `micros` (it never rises): what its work not yet done may still cost, as a
+   * batch's lines run. A task without a hold is a no-op.
+   */
+  shrinkTask(taskId: string, micros: number): Settled;
   /** The task needs no more work: billed, failed or cancelled. A task without a hold is a no-op. */
   taskEnded(taskId: string): Settled;
   /**

@@ -14,13 +14,16 @@ local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 `;
 
 /**
- * KEYS: S, S:h, S:p:<t> per subject. ARGV: lease ms, hold id, micros, then amount and period per subject.
+ * KEYS: S, S:h, S:p:<t> per subject. ARGV: lease ms, hold id, micros, then amount and period per subject,
+ * then 1 when the whole of micros must fit in what is left (a batch), 0 when some room is enough.
  * Returns {1} (admitted, held against each when micros > 0), {0, i} (subject i's budget is spent) or
  * {-1, i} (subject i's spend in this period has not been read from the store yet).
  */
 export const ADMIT = `${NOW}
 local lease, id, micros = tonumber(ARGV[1]), ARGV[2], tonumber(ARGV[3])
 local n = #KEYS / 3
+local asked = 0
+if ARGV[4 + 2 * n] == '1' then asked = micros end
 for i = 1, n do
   local subject, holds = KEYS[3 * i - 2], KEYS[3 * i - 1]
   local lapsed = redis.call('ZRANGEBYSCORE', holds, '-inf', now)
@@ -37,7 +40,7 @@ for i = 1, n do
   redis.call('HSET', subject, 'amount', amount, 'period', ARGV[3 + 2 * i])
   local held = math.max(0, tonumber(redis.call('HGET', subject, 'held') or '0'))
   local spent = tonumber(redis.call('HGET', KEYS[3 * i], 'spent') or '0')
-  if spent + held >= amount then return {0, i} end
+  if spent + held >= amount or spent + held + asked > amount then return {0, i} end
 end
 if micros > 0 then
   for i = 1, n do
@@ -135,12 +138,30 @@ end
 return 1
 `;
 
-/** KEYS: the task's index, then S, S:t per subject. ARGV: task id, micros. Releases a task's holds once. */
+/**
+ * KEYS: the task's index, then S, S:t per subject. ARGV: task id. Releases a task's holds once, each
+ * by what it holds now (a batch's hold shrinks as it runs).
+ */
 export const END_TASK = `
 if redis.call('DEL', KEYS[1]) == 0 then return 0 end
 for i = 1, (#KEYS - 1) / 2 do
-  if redis.call('HDEL', KEYS[2 * i + 1], ARGV[1]) == 1 then
-    redis.call('HINCRBY', KEYS[2 * i], 'held', -tonumber(ARGV[2]))
+  local held = redis.call('HGET', KEYS[2 * i + 1], ARGV[1])
+  if held then
+    redis.call('HDEL', KEYS[2 * i + 1], ARGV[1])
+    redis.call('HINCRBY', KEYS[2 * i], 'held', -tonumber(held))
+  end
+end
+return 1
+`;
+
+/** KEYS: S, S:t per subject. ARGV: task id, micros. Lowers the task's hold to micros where it is higher. */
+export const SHRINK_TASK = `
+local task, micros = ARGV[1], tonumber(ARGV[2])
+for i = 1, #KEYS / 2 do
+  local held = tonumber(redis.call('HGET', KEYS[2 * i], task) or '-1')
+  if held > micros then
+    redis.call('HSET', KEYS[2 * i], task, micros)
+    redis.call('HINCRBY', KEYS[2 * i - 1], 'held', micros - held)
   end
 end
 return 1

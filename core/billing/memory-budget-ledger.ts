@@ -15,6 +15,7 @@ import {
   type BudgetKind,
   type BudgetLedger,
   type BudgetSubject,
+  type Fit,
   type RecordedCost,
   type Settled,
 } from './budget-ledger';
@@ -74,11 +75,18 @@ export class MemoryBudgetLedger implements BudgetLedger {
     private readonly openTasks?: OpenTasksOf,
   ) {}
 
-  async admit(subjects: readonly BudgetSubject[], micros: number): Promise<BudgetAdmission> {
+  async admit(
+    subjects: readonly BudgetSubject[],
+    micros: number,
+    fit: Fit = 'open',
+  ): Promise<BudgetAdmission> {
     const spends: SubjectSpend[] = [];
     for (const subject of subjects) spends.push(await this.current(subject));
     // From here to the hold nothing awaits: concurrent calls are admitted one at a time.
-    const full = spends.findIndex((s) => s.spent + s.held >= s.budget.amount_micros);
+    const asked = fit === 'whole' ? micros : 0;
+    const full = spends.findIndex(
+      (s) => s.spent + s.held >= s.budget.amount_micros || s.spent + s.held + asked > s.budget.amount_micros,
+    );
     if (full >= 0) return { admitted: false, subject: subjects[full]! };
     if (micros <= 0) return { admitted: true, hold: undefined };
     const hold: BudgetHold = { id: `m${++this.holds}`, subjects, micros };
@@ -102,6 +110,20 @@ export class MemoryBudgetLedger implements BudgetLedger {
     if (!held) return SETTLED;
     this.calls.delete(hold.id);
     this.tasks.set(taskId, [...held]);
+    return SETTLED;
+  }
+
+  shrinkTask(taskId: string, micros: number): Settled {
+    const held = this.tasks.get(taskId);
+    if (!held) return SETTLED;
+    this.tasks.set(
+      taskId,
+      held.map((h) => {
+        if (h.micros <= micros) return h;
+        this.unhold({ spend: h.spend, micros: h.micros - micros });
+        return { spend: h.spend, micros };
+      }),
+    );
     return SETTLED;
   }
 

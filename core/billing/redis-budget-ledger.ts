@@ -21,6 +21,7 @@ import {
   type BudgetKind,
   type BudgetLedger,
   type BudgetSubject,
+  type Fit,
   type RecordedCost,
   type Settled,
 } from './budget-ledger';
@@ -34,6 +35,7 @@ import {
   RECORD,
   RELEASE,
   RENEW,
+  SHRINK_TASK,
 } from './budget-scripts';
 import type { MemoryBudgetLedger, SpentSince } from './memory-budget-ledger';
 import type { SpendListener } from './spend-change';
@@ -45,6 +47,7 @@ const recordScript = new RedisScript(RECORD);
 const renewScript = new RedisScript(RENEW);
 const releaseScript = new RedisScript(RELEASE);
 const holdTaskScript = new RedisScript(HOLD_TASK);
+const shrinkTaskScript = new RedisScript(SHRINK_TASK);
 const endTaskScript = new RedisScript(END_TASK);
 
 export interface RedisLedgerTiming {
@@ -82,9 +85,9 @@ interface Pending {
   readonly counted?: () => void;
 }
 
+/** The subjects (their Redis names) a task holds against, kept so any instance can lower or end its hold. */
 interface TaskIndex {
   readonly s: readonly string[];
-  readonly m: number;
 }
 
 export class RedisBudgetLedger implements BudgetLedger {
@@ -117,18 +120,22 @@ export class RedisBudgetLedger implements BudgetLedger {
     );
   }
 
-  async admit(subjects: readonly BudgetSubject[], micros: number): Promise<BudgetAdmission> {
+  async admit(
+    subjects: readonly BudgetSubject[],
+    micros: number,
+    fit: Fit = 'open',
+  ): Promise<BudgetAdmission> {
     for (const s of subjects) this.remember(s.kind, s.id);
     if (this.redis.up) {
       try {
-        const admission = await this.admitShared(subjects, micros);
+        const admission = await this.admitShared(subjects, micros, fit);
         this.fellBack = false;
         return admission;
       } catch (e) {
         this.fallingBack(e);
       }
     } else this.fallingBack(undefined);
-    return this.local.admit(subjects, micros);
+    return this.local.admit(subjects, micros, fit);
   }
 
   release(hold: BudgetHold): Settled {
@@ -151,7 +158,7 @@ export class RedisBudgetLedger implements BudgetLedger {
     if (!shared) return this.local.holdTask(taskId, hold);
     this.shared.release(hold.id);
     const names = hold.subjects.map((s) => this.subject(s.kind, s.id));
-    const index: TaskIndex = { s: names, m: hold.micros };
+    const index: TaskIndex = { s: names };
     const keys = [this.taskIndex(taskId), ...names.flatMap((n) => [n, `${n}:h`, `${n}:t`])];
     const args = [shared.member, hold.micros, taskId, JSON.stringify(index)];
     return holdTaskScript.run(this.redis.client, keys, args).then(
@@ -160,6 +167,13 @@ export class RedisBudgetLedger implements BudgetLedger {
         this.logger.warn({ err: e.message, task: taskId }, 'budget: a video task hold was not kept on redis');
       },
     );
+  }
+
+  shrinkTask(taskId: string, micros: number): Settled {
+    void this.local.shrinkTask(taskId, micros);
+    return this.shrinkShared(taskId, micros).catch((e: Error) => {
+      this.logger.warn({ err: e.message, task: taskId }, 'budget: a task hold was not lowered on redis');
+    });
   }
 
   taskEnded(taskId: string): Settled {
@@ -190,7 +204,11 @@ export class RedisBudgetLedger implements BudgetLedger {
     this.retrier = undefined;
   }
 
-  private async admitShared(subjects: readonly BudgetSubject[], micros: number): Promise<BudgetAdmission> {
+  private async admitShared(
+    subjects: readonly BudgetSubject[],
+    micros: number,
+    fit: Fit,
+  ): Promise<BudgetAdmission> {
     const id = `${this.tag}.${++this.holds}`;
     const member = `${id}:${micros}`;
     const now = this.clock();
@@ -200,6 +218,7 @@ export class RedisBudgetLedger implements BudgetLedger {
     });
     const args: (string | number)[] = [this.timing.leaseMs, id, micros];
     for (const s of subjects) args.push(s.budget.amount_micros, s.budget.period);
+    args.push(fit === 'whole' ? 1 : 0);
     for (const deadline = Date.now() + SEED_WAIT_MS; Date.now() < deadline;) {
       const [verdict, index] = (await admitScript.run(this.redis.client, keys, args)) as [number, number?];
       if (verdict === 1) {
@@ -313,6 +332,16 @@ export class RedisBudgetLedger implements BudgetLedger {
     for (const p of pending) void this.count(p);
   }
 
+  private async shrinkShared(taskId: string, micros: number): Promise<void> {
+    if (!this.redis.up) return;
+    const indexName = this.taskIndex(taskId);
+    const text = await this.redis.client.get(indexName);
+    if (text === null) return;
+    const index = JSON.parse(text) as TaskIndex;
+    const keys = index.s.flatMap((n) => [n, `${n}:t`]);
+    await shrinkTaskScript.run(this.redis.client, keys, [taskId, micros]);
+  }
+
   private async endTask(taskId: string): Promise<void> {
     if (!this.redis.up) return;
     const indexName = this.taskIndex(taskId);
@@ -320,7 +349,7 @@ export class RedisBudgetLedger implements BudgetLedger {
     if (text === null) return;
     const index = JSON.parse(text) as TaskIndex;
     const keys = [indexName, ...index.s.flatMap((n) => [n, `${n}:t`])];
-    await endTaskScript.run(this.redis.client, keys, [taskId, index.m]);
+    await endTaskScript.run(this.redis.client, keys, [taskId]);
   }
 
   private fallingBack(e: unknown): void {

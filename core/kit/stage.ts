@@ -13,6 +13,7 @@ export { isExpired, type KeyRecord } from '../stores/key-store';
 // The MCP tools a call's key and team allow (`allowed_tools`), as one check.
 export { toolsAllowedBy } from '../keys/tool-access';
 export { modelRefusal } from '../keys/model-access';
+export { callEstimate } from '../billing/call-estimate';
 export { BATCH_LINE_HEADER, BATCH_LINE_SEAL, type BatchLineTag } from '../contracts/batch-line';
 export type { TeamRecord } from '../stores/team-store';
 export { TeamServiceToken, type TeamService } from '../teams/team-service';

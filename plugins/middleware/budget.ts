@@ -22,7 +22,6 @@
 import { inject } from 'tsyringe';
 import { z } from 'zod';
 import { definePlugin, type GatewayContext, StateKey, traced } from '../../core/kit/plugin';
-import { estimateTokens, imageOptions } from '../../core/kit/upstream';
 import type { JsonObject } from '../../core/kit/json';
 import {
   type BudgetHold,
@@ -31,6 +30,7 @@ import {
   budgetRefusal,
   budgetSubjectsOf,
   type BudgetSubject,
+  callEstimate,
   type Middleware,
   type Next,
   type Pricing,
@@ -54,10 +54,6 @@ interface Held {
   task?: string;
 }
 const HELD = new StateKey<Held>('budget', 'held');
-
-/** A positive whole number from the body, else undefined. */
-const positive = (value: unknown): number | undefined =>
-  typeof value === 'number' && Number.isInteger(value) && value > 0 ? value : undefined;
 
 @definePlugin({
   kind: 'middleware',
@@ -113,19 +109,6 @@ export class BudgetMiddleware implements Middleware {
       return this.pricing.taskCost(target.spec.id, params, tasks.estimate(params, target.spec)) ?? 0;
     }
     const raw = await ctx.rawBody();
-    const output =
-      positive(body.max_completion_tokens) ??
-      positive(body.max_tokens) ??
-      positive(body.max_output_tokens) ??
-      target.spec.limits?.max_output_tokens ??
-      this.options.default_output_tokens;
-    const isImages = target.spec.api.id === 'images';
-    const cost = this.pricing.callCost(target.spec.id, {
-      promptTokens: estimateTokens(raw.length),
-      completionTokens: output,
-      ...(isImages ? { images: positive(body.n) ?? 1, ...imageOptions(body) } : {}),
-      estimated: true,
-    });
-    return cost ?? 0;
+    return callEstimate(this.pricing, target.spec, body, raw.length, this.options.default_output_tokens);
   }
 }

@@ -6,7 +6,8 @@
 import type { JsonObject } from '../../../core/kit/json';
 import { Errors } from '../../../core/kit/plugin';
 import type { FileStore, Sealer, ServiceEndpoint, ServiceExchange } from '../../../core/kit/service';
-import type { Catalogue } from '../../../core/kit/stage';
+import type { BudgetLedger, Catalogue, Pricing } from '../../../core/kit/stage';
+import { holdBatch, lineEstimates } from './batch-hold';
 import { isTerminal, type TaskStore, type VideoTask } from '../../../core/kit/task';
 import { BatchErrors } from './batch-errors';
 import { batchObject, batchStatus } from './batch-object';
@@ -25,6 +26,8 @@ export interface BatchRoutesParts {
   readonly tasks: TaskStore;
   readonly catalogue: Catalogue;
   readonly sealer: Sealer;
+  readonly budgets: BudgetLedger;
+  readonly pricing: Pricing;
   readonly now: () => number;
 }
 
@@ -126,7 +129,19 @@ async function create(parts: BatchRoutesParts, exchange: ServiceExchange): Promi
     upstream: first.upstream.name,
     upstream_model: first.upstreamModel,
   });
-  await parts.tasks.insert(task, now);
+  const estimates = lineEstimates(lines, parts);
+  const hold = await holdBatch(
+    parts.budgets,
+    ctx,
+    estimates.reduce((a, b) => a + b, 0),
+  );
+  try {
+    await parts.tasks.insert(task, now);
+  } catch (e) {
+    if (hold) void parts.budgets.release(hold);
+    throw e;
+  }
+  if (hold) void parts.budgets.holdTask(task.id, hold);
   sendJson(exchange, 200, batchObject(task));
 }
 

@@ -30,6 +30,8 @@ import { asWork, BATCH_KIND, batchOf, type BatchWork } from './batch-work';
 import { CREDENTIAL } from './credential';
 import { batchFileId } from './ids';
 import { storedInputLines, type InputLine } from './input-lines';
+import { lineEstimates, unsentEstimate } from './batch-hold';
+import type { BudgetLedger, Catalogue, Pricing } from '../../../core/kit/stage';
 import { callLine, type LineAnswer } from './line-call';
 import type { BatchOptions } from './options';
 
@@ -39,6 +41,9 @@ export interface GatewayRunParts {
   readonly lines: BatchLineStore;
   readonly sealer: Sealer;
   readonly loopback: Loopback;
+  readonly budgets: BudgetLedger;
+  readonly catalogue: Catalogue;
+  readonly pricing: Pricing;
   /** How long the gateway keeps the files it writes (`storage.batch_retention`); 0 keeps them. */
   readonly retentionMs: number;
   readonly now: () => number;
@@ -54,6 +59,7 @@ export class GatewayRunWorker implements TaskWorker {
   readonly kind = BATCH_KIND;
   readonly concurrency: number;
   private readonly parsed = new LRUCache<string, InputLine[]>({ max: PARSED_FILES });
+  private readonly estimated = new LRUCache<string, number[]>({ max: PARSED_FILES });
 
   constructor(private readonly parts: GatewayRunParts) {
     this.concurrency = parts.options.concurrency;
@@ -67,6 +73,9 @@ export class GatewayRunWorker implements TaskWorker {
     const { indexes, next } = this.nextLines(work);
     const started = await step.save({ status: 'running', work: asWork(next) });
     if (!started) return {}; // the lease was lost: another poller has the batch now
+    // Before the lines go: each holds its own estimate as it passes the budget stage.
+    const estimates = this.estimates(work.input_file_id, input!);
+    await this.parts.budgets.shrinkTask(task.id, unsentEstimate(estimates, next.sent, next.retry));
     const answers = await this.send(task, input!, indexes);
     const stored = await this.store(task.id, indexes, answers);
     const latest = batchOf(started);
@@ -183,7 +192,9 @@ export class GatewayRunWorker implements TaskWorker {
         error_file_id: errors,
       }),
     });
-    if (ended) await this.parts.lines.drop(task.id);
+    if (!ended) return {};
+    await this.parts.budgets.taskEnded(task.id);
+    await this.parts.lines.drop(task.id);
     return {};
   }
 
@@ -211,6 +222,16 @@ export class GatewayRunWorker implements TaskWorker {
     };
     await this.parts.files.put(file, content);
     return id;
+  }
+
+  /** Each line's estimate, once per file (prices read when first needed). */
+  private estimates(fileId: string, input: readonly InputLine[]): number[] {
+    let estimates = this.estimated.get(fileId);
+    if (!estimates) {
+      estimates = lineEstimates(input, this.parts);
+      this.estimated.set(fileId, estimates);
+    }
+    return estimates;
   }
 
   private async input(fileId: string): Promise<InputLine[] | undefined> {

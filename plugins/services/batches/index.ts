@@ -6,7 +6,14 @@
  */
 import { inject } from 'tsyringe';
 import { ConfigToken, definePlugin, type GatewayConfig } from '../../../core/kit/plugin';
-import { type Catalogue, CatalogueToken } from '../../../core/kit/stage';
+import {
+  type BudgetLedger,
+  BudgetLedgerToken,
+  type Catalogue,
+  CatalogueToken,
+  type Pricing,
+  PricingToken,
+} from '../../../core/kit/stage';
 import {
   BatchLineStoreToken,
   type BatchLineStore,
@@ -39,13 +46,16 @@ export class BatchService implements ServicePlugin {
     @inject(BatchLineStoreToken) lines: BatchLineStore,
     @inject(SealerToken) sealer: Sealer,
     @inject(LoopbackToken) loopback: Loopback,
+    @inject(BudgetLedgerToken) budgets: BudgetLedger,
+    @inject(PricingToken) pricing: Pricing,
   ) {
     const now = Date.now;
     const retentionMs = config.storage.batch_retention;
     this.endpoints = [
       ...fileRoutes({ options, files, catalogue, retentionMs, now }),
-      ...batchRoutes({ options, files, tasks, catalogue, sealer, now }),
+      ...batchRoutes({ options, files, tasks, catalogue, sealer, budgets, pricing, now }),
     ];
-    this.taskWorkers = [new GatewayRunWorker({ options, files, lines, sealer, loopback, retentionMs, now })];
+    const run = { options, files, lines, sealer, loopback, budgets, catalogue, pricing, retentionMs, now };
+    this.taskWorkers = [new GatewayRunWorker(run)];
   }
 }
