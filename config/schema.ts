@@ -403,6 +403,20 @@ const perImage = z.union(
   ],
   { error: 'must be a price or a table by size' },
 );
+/**
+ * What a line of a vendor's own batch costs (a vendor runs them at about half price): `discount` off the
+ * text rates, or rates of its own, each kind falling back to the discounted normal rate. Without it, a
+ * batch line costs what the same call does.
+ */
+const batchPrice = z
+  .object({
+    discount: z.number().min(0).max(1).optional(),
+    input_per_mtok: rate.optional(),
+    cached_input_per_mtok: rate.optional(),
+    cache_write_per_mtok: rate.optional(),
+    output_per_mtok: rate.optional(),
+  })
+  .strict();
 const price = z
   .object({
     input_per_mtok: rate.optional(),
@@ -414,6 +428,7 @@ const price = z
       .union([z.number().nonnegative(), z.record(z.string(), z.number().nonnegative())])
       .optional(),
     per_million_tokens: z.number().nonnegative().optional(),
+    batch: batchPrice.optional(),
   })
   .strict();
 

@@ -61,6 +61,22 @@ function perImageRate(price: PerImagePrice, size?: string, quality?: string): nu
   return typeof bySize === 'object' ? entryOf(bySize, quality) : bySize;
 }
 
+/** The text rates a batch line is priced at: the `batch` entry's own, else the normal ones discounted. */
+function batchRates(price: PriceConfig): PriceConfig {
+  const batch = price.batch;
+  if (!batch) return price;
+  const off = (normal: number | undefined): number | undefined =>
+    normal === undefined ? undefined : normal * (1 - (batch.discount ?? 0));
+  const input = batch.input_per_mtok ?? off(price.input_per_mtok);
+  return {
+    ...price,
+    input_per_mtok: input,
+    cached_input_per_mtok: batch.cached_input_per_mtok ?? off(price.cached_input_per_mtok),
+    cache_write_per_mtok: batch.cache_write_per_mtok ?? off(price.cache_write_per_mtok),
+    output_per_mtok: batch.output_per_mtok ?? off(price.output_per_mtok),
+  };
+}
+
 export class Pricing {
   /** Each model's price, found once: every metered call asks. */
   private readonly byModel = new Map<string, PriceConfig | undefined>();
@@ -77,7 +93,19 @@ export class Pricing {
    * has no entry for make the cost null too.
    */
   callCost(model: string, usage: Usage): number | null {
+    return this.costAt(this.priceOf(model), usage);
+  }
+
+  /**
+   * What a line of a vendor's own batch cost: at the model's `batch` price (its own rates, else the
+   * normal rates less its `discount`); at the normal price when the model has no `batch` entry.
+   */
+  batchCost(model: string, usage: Usage): number | null {
     const price = this.priceOf(model);
+    return this.costAt(price && batchRates(price), usage);
+  }
+
+  private costAt(price: PriceConfig | undefined, usage: Usage): number | null {
     if (!price) return null;
     const { input_per_mtok: input, output_per_mtok: output, per_image: perImage } = price;
     if (input === undefined && output === undefined && perImage === undefined) return null;

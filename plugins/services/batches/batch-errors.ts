@@ -9,6 +9,8 @@ export const BatchErrors = {
   /** A line of an uploaded file that is not a request the gateway could send; lines count from 1. */
   badLine: (line: number, problem: string) =>
     new GatewayError(400, 'invalid_request', `line ${line}: ${problem}`),
+  fileTooLarge: (cap: number) =>
+    new GatewayError(400, 'invalid_request', `the file is larger than ${cap} bytes (batches.max_file_size)`),
   tooManyLines: (cap: number) =>
     new GatewayError(400, 'invalid_request', `the file holds more than ${cap} requests (batches.max_lines)`),
   notCancellable: (id: string, status: string) =>

@@ -22,6 +22,9 @@ export interface FileRoutesParts {
   readonly now: () => number;
 }
 
+/** Room for the multipart framing and fields around an upload's file. */
+const MULTIPART_ROOM = 64 * 1024;
+
 const ownerOf = (exchange: ServiceExchange): string | null => exchange.ctx.key?.id ?? null;
 
 /** The caller's own file, or 404. */
@@ -44,7 +47,8 @@ export function fileRoutes(parts: FileRoutesParts): ServiceEndpoint[] {
       id: 'files',
       method: 'POST',
       path: '/v1/files',
-      bodyLimit: parts.options.max_file_size,
+      // The multipart framing around the file is small; the file itself is held to the cap exactly.
+      bodyLimit: parts.options.max_file_size + MULTIPART_ROOM,
       handle: (exchange) => upload(parts, exchange),
     },
     { id: 'files', method: 'GET', path: '/v1/files', handle: (exchange) => list(parts, exchange) },
@@ -83,6 +87,7 @@ async function upload(parts: FileRoutesParts, exchange: ServiceExchange): Promis
   const { ctx } = exchange;
   const { purpose, filename, content } = await readUpload(ctx.headers, await ctx.rawBody());
   if (purpose !== 'batch') throw BatchErrors.badUpload("'purpose' must be 'batch'");
+  if (content.length > parts.options.max_file_size) throw BatchErrors.fileTooLarge(parts.options.max_file_size);
   const lines = readInputLines(content, parts.catalogue, ctx, parts.options.max_lines);
   const created = parts.now();
   const file: StoredFile = {

@@ -117,3 +117,26 @@ t.test('start-up warns once, listing the served models that have no price', asyn
   t.notOk(models.includes('videoa-1.1-t2v'), 'a priced model is not listed');
   t.notOk(models.includes('videob-2-0-260128'), 'nor one priced exactly');
 });
+
+t.test('batchCost: the batch entry, as a discount or rates of its own; the normal price without one', (t) => {
+  const pricing = new Pricing({
+    'half-*': { input_per_mtok: 1.25, output_per_mtok: 10, batch: { discount: 0.5 } },
+    'own-1': {
+      input_per_mtok: 3,
+      cached_input_per_mtok: 0.3,
+      output_per_mtok: 15,
+      batch: { output_per_mtok: 6 },
+    },
+    'plain-1': { input_per_mtok: 1, output_per_mtok: 2 },
+  });
+  t.equal(pricing.batchCost('half-a', usage(1000, 100)), 625 + 500, 'half of each rate');
+  t.equal(pricing.callCost('half-a', usage(1000, 100)), 1250 + 1000, 'a call alone pays the full price');
+  t.equal(
+    pricing.batchCost('own-1', usage(1000, 100, { cacheReadTokens: 200 })),
+    800 * 3 + 200 * 0.3 + 100 * 6,
+    "the entry's own output rate; input and cache reads at the normal rates (no discount given)",
+  );
+  t.equal(pricing.batchCost('plain-1', usage(1000, 100)), 1000 + 200, 'no batch entry: the normal price');
+  t.equal(pricing.batchCost('nope', usage(1, 1)), null, 'no price: unknown');
+  t.end();
+});

@@ -1,0 +1,55 @@
+/** Batch input files and waiting for batches, as tests of the batches endpoints need them. */
+import OpenAI, { toFile } from 'openai';
+import { until } from './wait';
+
+export interface ChatLine {
+  readonly custom_id: string;
+  readonly model: string;
+  readonly content: string;
+}
+
+/** A batch input file (JSONL) of chat completion requests. */
+export const chatLines = (lines: readonly ChatLine[]): string =>
+  lines
+    .map(({ custom_id, model, content }) =>
+      JSON.stringify({
+        custom_id,
+        method: 'POST',
+        url: '/v1/chat/completions',
+        body: { model, messages: [{ role: 'user', content }], max_tokens: 50 },
+      }),
+    )
+    .join('\n') + '\n';
+
+/** Uploads `jsonl` as a batch input file. */
+export const uploadBatchFile = async (client: OpenAI, jsonl: string, name = 'input.jsonl') =>
+  client.files.create({ file: await toFile(Buffer.from(jsonl), name), purpose: 'batch' });
+
+const ENDED = new Set(['completed', 'failed', 'expired', 'cancelled']);
+
+/** The batch once it has ended, read as a client polls it. */
+export const endedBatch = (client: OpenAI, id: string, timeoutMs = 20_000) =>
+  until(
+    () => client.batches.retrieve(id),
+    (batch) => ENDED.has(batch.status),
+    { timeoutMs, what: `batch ${id} to end` },
+  );
+
+/** A result file's lines, parsed. */
+export async function resultLines(client: OpenAI, fileId: string): Promise<Record<string, unknown>[]> {
+  const text = await (await client.files.content(fileId)).text();
+  return text
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
+/** The status of the SDK's APIError a call fails with; the call succeeding fails the test. */
+export async function failedStatus(call: Promise<unknown>): Promise<number | string> {
+  try {
+    await call;
+  } catch (e) {
+    return e instanceof OpenAI.APIError ? (e.status ?? 'no status') : `not an APIError: ${String(e)}`;
+  }
+  return 'succeeded';
+}
