@@ -129,6 +129,12 @@ const usageQueueMax = z.number().int().min(1).default(100_000);
 const taskRetention = duration.default(30 * 24 * 3600 * 1000);
 
 /**
+ * How long a batch's output and error files are kept from their creation (their `expires_at`), as
+ * OpenAI keeps batch output 30 days by default; 0 keeps them until deleted.
+ */
+const batchRetention = duration.default(30 * 24 * 3600 * 1000);
+
+/**
  * Where keys, usage and video tasks live. `embedded`: files under `data_dir`, for one instance (a lock
  * file keeps a second process out). `mongodb`: a replica set (change streams need one) shared by any
  * number of instances. `data_dir` is kept in both cases for the instance's own secrets (key hashing
@@ -146,6 +152,7 @@ const storage = z.preprocess(
         usage_rotate_size: size.refine((n) => n > 0, 'must be above 0').default(64 * 1024 * 1024),
         usage_queue_max: usageQueueMax,
         task_retention: taskRetention,
+        batch_retention: batchRetention,
       })
       .strict(),
     z
@@ -156,6 +163,7 @@ const storage = z.preprocess(
         database: z.string().min(1).default('gateway'),
         usage_queue_max: usageQueueMax,
         task_retention: taskRetention,
+        batch_retention: batchRetention,
         /** How long a usage record is kept; 0 (the default) keeps them all, as the billing history. */
         usage_retention: duration.default(0),
       })

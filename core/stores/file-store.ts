@@ -29,7 +29,10 @@ export interface StoredFile {
 export interface FilePageQuery {
   readonly key_id: string | null;
   readonly limit: number;
-  /** Only files after this one in that order (the last file of the previous page). */
+  /**
+   * Only files after this one in that order (the last file of the previous page). One that is not a
+   * file of `key_id` at `now` (unknown, another key's, deleted, expired) has no place: the page is empty.
+   */
   readonly after?: string;
   readonly purpose?: FilePurpose;
 }

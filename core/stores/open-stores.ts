@@ -7,7 +7,9 @@ import type { AuditConfig, StorageConfig } from '../../config/schema';
 import { DataDirLock } from './embedded/data-dir-lock';
 import { EmbeddedAdminTokenStore } from './embedded/embedded-admin-token-store';
 import { EmbeddedAuditStore } from './embedded/embedded-audit-store';
+import { EmbeddedBatchLineStore } from './embedded/embedded-batch-line-store';
 import { EmbeddedClaimStore } from './embedded/embedded-claim-store';
+import { EmbeddedFileStore } from './embedded/embedded-file-store';
 import { EmbeddedKeyStore } from './embedded/embedded-key-store';
 import { EmbeddedTaskStore } from './embedded/embedded-task-store';
 import { EmbeddedTeamStore } from './embedded/embedded-team-store';
@@ -32,13 +34,15 @@ export async function openStores(
   const dir = storage.data_dir;
   const lock = await DataDirLock.acquire(dir);
   try {
-    const [keys, usage, tasks, teams, adminTokens, auditStore] = await Promise.all([
+    const [keys, usage, tasks, teams, adminTokens, auditStore, files, batchLines] = await Promise.all([
       EmbeddedKeyStore.open(dir),
       EmbeddedUsageStore.open(dir, { ...usageOptions, rotateBytes: storage.usage_rotate_size }),
       EmbeddedTaskStore.open(dir, { retentionMs: storage.task_retention }),
       EmbeddedTeamStore.open(dir),
       EmbeddedAdminTokenStore.open(dir),
       EmbeddedAuditStore.open(dir, { retentionMs: audit.retention, logger }),
+      EmbeddedFileStore.open(dir),
+      EmbeddedBatchLineStore.open(dir),
     ]);
     const health = () =>
       Promise.resolve(
@@ -49,10 +53,12 @@ export async function openStores(
           teams.health(),
           adminTokens.health(),
           auditStore.health(),
+          files.health(),
+          batchLines.health(),
         ]),
       );
     const claims = new EmbeddedClaimStore(dir);
-    const opened = { keys, usage, tasks, teams, claims, adminTokens, audit: auditStore };
+    const opened = { keys, usage, tasks, teams, claims, adminTokens, audit: auditStore, files, batchLines };
     return storesOf(opened, health, () => lock.release());
   } catch (e) {
     await lock.release();

@@ -230,7 +230,7 @@ t.test('storage: usage rotation size and queue bound, with defaults', (t) => {
 });
 
 t.test(
-  'storage: retention of finished tasks and of usage, never shorter than the idempotency window',
+  'storage: retention of finished tasks, usage and batch files; tasks never shorter than the idempotency window',
   (t) => {
     const doc = (storage: Record<string, unknown>, video: Record<string, unknown> = {}) => ({
       pipeline: ['auth'],
@@ -265,6 +265,15 @@ t.test(
       /usage_retention/,
       'the embedded usage files are kept whole (rotated by size)',
     );
+    t.match(
+      buildConfig({ pipeline: ['auth'] }, {}).storage,
+      { batch_retention: 30 * day },
+      'batch output files: 30 days, as OpenAI keeps them',
+    );
+    t.match(buildConfig(doc({ driver: 'mongodb', uri: 'mongodb://h', batch_retention: '7d' }), {}).storage, {
+      batch_retention: 7 * day,
+    });
+    t.match(buildConfig(doc({ batch_retention: 0 }), {}).storage, { batch_retention: 0 }, '0 keeps them');
     t.end();
   },
 );

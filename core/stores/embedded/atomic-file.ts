@@ -2,7 +2,11 @@ import { mkdir, open, rename, readFile, type FileHandle } from 'node:fs/promises
 import { dirname } from 'node:path';
 
 /** Writes a file so that a crash leaves either the old or the new content, never a torn one. */
-export async function writeFileAtomic(file: string, content: string, mode = 0o600): Promise<void> {
+export async function writeFileAtomic(
+  file: string,
+  content: string | Uint8Array,
+  mode = 0o600,
+): Promise<void> {
   await mkdir(dirname(file), { recursive: true });
   const temp = `${file}.${process.pid}.${Date.now()}.tmp`;
   const handle = await open(temp, 'w', mode);

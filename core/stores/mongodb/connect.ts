@@ -6,6 +6,9 @@
 import { MongoClient, MongoServerError, type CollectionOptions } from 'mongodb';
 import type { Logger } from 'pino';
 
+/** The GridFS bucket of the files' content: its collections are `<bucket>.files` and `<bucket>.chunks`. */
+export const FILE_BUCKET = 'file_contents';
+
 /** The default collection names under the configured database. */
 export const COLLECTIONS = {
   keys: 'keys',
@@ -14,6 +17,10 @@ export const COLLECTIONS = {
   admin_tokens: 'admin_tokens',
   audit: 'audit',
   teams: 'teams',
+  files: 'files',
+  file_contents: `${FILE_BUCKET}.files`,
+  file_chunks: `${FILE_BUCKET}.chunks`,
+  batch_lines: 'batch_lines',
 } as const;
 export type StoreName = keyof typeof COLLECTIONS;
 

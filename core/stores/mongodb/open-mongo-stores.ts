@@ -8,7 +8,9 @@ import { storesOf, type Stores } from '../stores';
 import { connectMongo } from './connect';
 import { MongoAdminTokenStore } from './mongo-admin-token-store';
 import { MongoAuditStore } from './mongo-audit-store';
+import { MongoBatchLineStore } from './mongo-batch-line-store';
 import { MongoClaimStore } from './mongo-claim-store';
+import { MongoFileStore } from './mongo-file-store';
 import { MongoKeyStore } from './mongo-key-store';
 import { MongoPing } from './mongo-ping';
 import { MongoTaskStore } from './mongo-task-store';
@@ -50,6 +52,8 @@ export async function openMongoStores(
     claims: MongoClaimStore.open(db),
     adminTokens: answeringUnavailable(MongoAdminTokenStore.open(db)),
     audit: answeringUnavailable(MongoAuditStore.open(db)),
+    files: answeringUnavailable(MongoFileStore.open(db, { logger: usageOptions.logger })),
+    batchLines: answeringUnavailable(MongoBatchLineStore.open(db)),
   };
   const ping = new MongoPing(db);
   const health = async () => firstFailing([await ping.health(), usage.health()]);

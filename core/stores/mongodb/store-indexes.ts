@@ -78,6 +78,21 @@ const FIXED_INDEXES: Readonly<Record<StoreName, readonly IndexDescription[]>> = 
     { key: { 'target.id': 1, id: -1 }, name: 'target_then_id' },
     { key: { action: 1, id: -1 }, name: 'action_then_id' },
   ],
+  files: [
+    // `page`: one key's files newest first, all of them or those of one purpose.
+    { key: { key_id: 1, created_at: -1, _id: -1 }, name: 'key_created_at_id' },
+    { key: { key_id: 1, purpose: 1, created_at: -1, _id: -1 }, name: 'key_purpose_created_at_id' },
+    // Each file carries its own expiry (`expires_on`, none when kept): deleted at that time, whatever the
+    // configured retention, so the period is fixed.
+    { key: { expires_on: 1 }, name: 'expires_on_ttl', expireAfterSeconds: 0 },
+  ],
+  // The files' content in GridFS (written by file-contents.ts, not the driver's upload stream, so the
+  // driver builds none of these itself): what the purge of expired content reads, and the chunks' own
+  // index, under the name the driver would give it.
+  file_contents: [{ key: { 'metadata.expires_on': 1 }, name: 'expires_on' }],
+  file_chunks: [{ key: { files_id: 1, n: 1 }, name: 'files_id_1_n_1', unique: true }],
+  // The first write per line wins: a second insert of a line is a duplicate key.
+  batch_lines: [{ key: { batch_id: 1, index: 1 }, name: 'batch_index_unique', unique: true }],
 };
 
 const RETENTION_OF: Partial<Record<StoreName, keyof StoreRetention>> = {
@@ -162,11 +177,12 @@ export function planIndexes(
       want.expireAfterSeconds !== undefined &&
       have['expireAfterSeconds'] !== want.expireAfterSeconds
     ) {
-      const ttl = TTL_INDEXES[store]!;
+      // A retention's TTL index names its setting; a fixed one (files: each document's own expiry) the gateway.
+      const asker = TTL_INDEXES[store]?.setting ?? 'the gateway';
       plan.retime.push({ name: want.name!, seconds: want.expireAfterSeconds });
       plan.problems.push(
         `${where}: index ${want.name} deletes after ${String(have['expireAfterSeconds'])} s, ` +
-          `${ttl.setting} asks ${want.expireAfterSeconds} s`,
+          `${asker} asks ${want.expireAfterSeconds} s`,
       );
     }
   }

@@ -183,6 +183,7 @@ t.test('the deploy step from two places at once, then a gateway starts', SKIP, a
     data_dir: './data',
     usage_queue_max: 100,
     task_retention: retention.tasksMs,
+    batch_retention: 0,
     usage_retention: 0,
   };
   const refused = await openStores(storage, silent, { retention: retention.auditMs }).then(

@@ -4,6 +4,7 @@
  */
 import t from 'tap';
 import type { Document } from 'mongodb';
+import type { StoreName } from '../../../../core/stores/mongodb/connect';
 import {
   KEEP_FOREVER,
   planIndexes,
@@ -16,7 +17,7 @@ const DAY_MS = 24 * 3_600_000;
 const THIRTY_DAYS: StoreRetention = { tasksMs: 30 * DAY_MS, usageMs: 0, auditMs: 0 };
 
 /** The collection as the server lists it once the deploy step built `retention`'s indexes. */
-const built = (store: 'tasks' | 'usage' | 'keys' | 'teams', retention: StoreRetention): Document[] => [
+const built = (store: StoreName, retention: StoreRetention): Document[] => [
   { v: 2, key: { _id: 1 }, name: '_id_' },
   ...storeIndexes(store, retention).map((index) => ({ v: 2, ...index })),
 ];
@@ -37,7 +38,17 @@ t.test('a new collection: every index is to be created, and each is named', (t) 
 
 t.test('built as needed: nothing to do, whatever other indexes an operator added', (t) => {
   const extra = { v: 2, key: { model: 1 }, name: 'by_model' };
-  for (const store of ['tasks', 'usage', 'keys', 'teams'] as const) {
+  const stores = [
+    'tasks',
+    'usage',
+    'keys',
+    'teams',
+    'files',
+    'file_contents',
+    'file_chunks',
+    'batch_lines',
+  ] as const;
+  for (const store of stores) {
     const plan = planIndexes(store, store, [...built(store, THIRTY_DAYS), extra], THIRTY_DAYS);
     t.strictSame(plan.problems, [], store);
   }
@@ -89,3 +100,33 @@ t.test('the start-up error lists every problem and gives the deploy command', (t
   t.match(error.message, /npm run stores -- indexes/);
   t.end();
 });
+
+t.test(
+  'batch files: a fixed TTL on each file’s own expiry; the chunks’ index under the driver’s name',
+  (t) => {
+    for (const retention of [KEEP_FOREVER, THIRTY_DAYS]) {
+      t.match(
+        storeIndexes('files', retention).find((index) => index.name === 'expires_on_ttl'),
+        { key: { expires_on: 1 }, expireAfterSeconds: 0 },
+        'the same whatever the retentions',
+      );
+    }
+    const ttlChanged = built('files', KEEP_FOREVER).map((index) =>
+      index['name'] === 'expires_on_ttl' ? { ...index, expireAfterSeconds: 3600 } : index,
+    );
+    const plan = planIndexes('files', 'files', ttlChanged, KEEP_FOREVER);
+    t.strictSame(plan.retime, [{ name: 'expires_on_ttl', seconds: 0 }]);
+    t.match(plan.problems, [/expires_on_ttl deletes after 3600 s, the gateway asks 0 s/]);
+
+    // A bucket the driver uploaded into first (`mongofiles`, say) has the chunks' index already: as needed.
+    const byDriver = [
+      { v: 2, key: { _id: 1 }, name: '_id_' },
+      { v: 2, key: { files_id: 1, n: 1 }, name: 'files_id_1_n_1', unique: true },
+    ];
+    t.strictSame(planIndexes('file_chunks', 'file_contents.chunks', byDriver, KEEP_FOREVER).problems, []);
+    t.match(planIndexes('batch_lines', 'batch_lines', [], KEEP_FOREVER).create, [
+      { key: { batch_id: 1, index: 1 }, unique: true },
+    ]);
+    t.end();
+  },
+);
