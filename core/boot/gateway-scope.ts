@@ -17,6 +17,8 @@ import { ResilienceToken, type Resilience } from '../routing/resilience';
 import { TeamServiceToken, type TeamService } from '../teams/team-service';
 import { UsageStoreToken, type UsageStore } from '../stores/usage-store';
 import { TaskStoreToken, type TaskStore } from '../stores/task-store';
+import { FileStoreToken, type FileStore } from '../stores/file-store';
+import { BatchLineStoreToken, type BatchLineStore } from '../stores/batch-line-store';
 import { LoopbackToken, type Loopback } from '../http/loopback';
 
 export interface ScopedServices {
@@ -33,6 +35,8 @@ export interface ScopedServices {
   readonly sealer: Sealer;
   readonly loopback: Loopback;
   readonly tasks: TaskStore;
+  readonly files: FileStore;
+  readonly batchLines: BatchLineStore;
 }
 
 export function gatewayScope(
@@ -56,5 +60,7 @@ export function gatewayScope(
   scope.register(SealerToken, { useValue: services.sealer });
   scope.register(LoopbackToken, { useValue: services.loopback });
   scope.register(TaskStoreToken, { useValue: services.tasks });
+  scope.register(FileStoreToken, { useValue: services.files });
+  scope.register(BatchLineStoreToken, { useValue: services.batchLines });
   return scope;
 }

@@ -132,7 +132,16 @@ async function compose(
   const pluginRoutes = new PluginAdminRoutes();
   // The gateway's own address for the calls it makes through its pipeline: known once it listens.
   const loopback = new Loopback();
-  const beside = { ...stored, ...secrets, ...shared, ...observed, ...upstream, logger, pluginRoutes, loopback };
+  const beside = {
+    ...stored,
+    ...secrets,
+    ...shared,
+    ...observed,
+    ...upstream,
+    logger,
+    pluginRoutes,
+    loopback,
+  };
   const keyed = lifecycle.join(keysAndTeams(config, beside, partsOf(stored, shared)));
   // What is built before the first snapshot reads the running one through this, once it exists.
   const running = new RunningSnapshot();

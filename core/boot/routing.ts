@@ -19,7 +19,8 @@ import type { TaskSubmission } from '../tasks/submission';
 import { gatewayScope, type ScopedServices } from './gateway-scope';
 import type { UpstreamServices } from './upstreams';
 
-export interface RoutingNeeds extends Omit<ScopedServices, 'usage' | 'tasks'>, UpstreamServices {
+export interface RoutingNeeds
+  extends Omit<ScopedServices, 'usage' | 'tasks' | 'files' | 'batchLines'>, UpstreamServices {
   readonly plugins: readonly AnyPluginRegistration[];
   /** The file the configuration was read from, with its hash, when it was. */
   readonly source?: { readonly hash: string } | undefined;
@@ -42,7 +43,13 @@ export interface Routing {
 export async function liveRouting(config: GatewayConfig, needs: RoutingNeeds): Promise<Routing> {
   const { stores, pool, keys, metrics } = needs;
   const snapshotParts: SnapshotParts = {
-    scope: gatewayScope(needs.plugins, { ...needs, usage: stores.usage, tasks: stores.tasks }),
+    scope: gatewayScope(needs.plugins, {
+      ...needs,
+      usage: stores.usage,
+      tasks: stores.tasks,
+      files: stores.files,
+      batchLines: stores.batchLines,
+    }),
     pool,
     proxy: needs.proxy,
     submission: needs.submission,

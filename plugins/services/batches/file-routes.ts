@@ -87,7 +87,8 @@ async function upload(parts: FileRoutesParts, exchange: ServiceExchange): Promis
   const { ctx } = exchange;
   const { purpose, filename, content } = await readUpload(ctx.headers, await ctx.rawBody());
   if (purpose !== 'batch') throw BatchErrors.badUpload("'purpose' must be 'batch'");
-  if (content.length > parts.options.max_file_size) throw BatchErrors.fileTooLarge(parts.options.max_file_size);
+  if (content.length > parts.options.max_file_size)
+    throw BatchErrors.fileTooLarge(parts.options.max_file_size);
   const lines = readInputLines(content, parts.catalogue, ctx, parts.options.max_lines);
   const created = parts.now();
   const file: StoredFile = {

@@ -40,11 +40,9 @@ export function readInputLines(
   texts.forEach((text, i) => {
     if (text.trim() === '') return;
     if (lines.length === maxLines) throw BatchErrors.tooManyLines(maxLines);
-    const line = checkedLine(text, i + 1, catalogue, caller);
+    const line = checkedLine(text, i + 1, catalogue, caller, lines[0]?.url);
     if (seen.has(line.custom_id))
       throw BatchErrors.badLine(i + 1, `custom_id '${line.custom_id}' is used by an earlier line`);
-    if (lines.length > 0 && line.url !== lines[0]!.url)
-      throw BatchErrors.badLine(i + 1, `url '${line.url}' differs from the first line's '${lines[0]!.url}'`);
     seen.add(line.custom_id);
     lines.push(line);
   });
@@ -52,7 +50,14 @@ export function readInputLines(
   return lines;
 }
 
-function checkedLine(text: string, n: number, catalogue: Catalogue, caller: LineCaller): InputLine {
+/** Line `n`, which must call `firstUrl` when an earlier line named one: a batch calls one API. */
+function checkedLine(
+  text: string,
+  n: number,
+  catalogue: Catalogue,
+  caller: LineCaller,
+  firstUrl: string | undefined,
+): InputLine {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -66,6 +71,8 @@ function checkedLine(text: string, n: number, catalogue: Catalogue, caller: Line
   if (method !== 'POST') throw BatchErrors.badLine(n, "'method' must be POST");
   if (typeof url !== 'string' || !BATCH_ENDPOINTS.includes(url))
     throw BatchErrors.badLine(n, `'url' must be one of ${BATCH_ENDPOINTS.join(', ')}`);
+  if (firstUrl !== undefined && url !== firstUrl)
+    throw BatchErrors.badLine(n, `url '${url}' differs from the first line's '${firstUrl}'`);
   if (!isObject(body)) throw BatchErrors.badLine(n, "'body' must be a JSON object");
   const model = body.model;
   if (typeof model !== 'string' || model === '')
