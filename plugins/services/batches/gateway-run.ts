@@ -70,6 +70,7 @@ export class GatewayRunWorker implements TaskWorker {
     const input = await this.input(work.input_file_id);
     const ending = this.ending(task, work, input);
     if (ending) return this.finalize(task, work, input ?? [], ending, step);
+    const began = this.parts.now();
     const { indexes, next } = this.nextLines(work);
     const started = await step.save({ status: 'running', work: asWork(next) });
     if (!started) return {}; // the lease was lost: another poller has the batch now
@@ -86,7 +87,8 @@ export class GatewayRunWorker implements TaskWorker {
         completed: latest.completed + stored.completed,
         failed: latest.failed + stored.failed,
       }),
-      next_poll_at: this.parts.now(),
+      // The rate holds across steps: the next one starts once this one's lines have had their time.
+      next_poll_at: began + Math.ceil((indexes.length * 1000) / this.parts.options.lines_per_second),
       lease: handedBack(task.lease?.owner ?? ''),
     };
   }
