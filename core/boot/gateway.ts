@@ -23,6 +23,7 @@ import type { TeamStore } from '../stores/team-store';
 import type { TaskStore } from '../stores/task-store';
 import type { UsageStore } from '../stores/usage-store';
 import type { TaskPoller } from '../tasks/poller';
+import type { TaskWorker } from '../contracts/task-worker';
 import type { TeamService } from '../teams/team-service';
 import { adminApi } from './admin-api';
 import { billing } from './billing';
@@ -74,6 +75,8 @@ export interface RunningGateway {
   readonly redis: RedisLink | undefined;
   /** This instance's video poller, when `video.poller` is on. */
   readonly poller: TaskPoller | undefined;
+  /** The running configuration's task workers (batches), which any poller over these stores may drive. */
+  readonly taskWorkers: () => readonly TaskWorker[];
   /** The key created on a first start with no keys and none declared (shown once), if any. */
   readonly firstKey: CreatedKey | undefined;
   /** What `/readyz` and `/admin/health` answer from. */
@@ -192,6 +195,7 @@ async function compose(
     tasks: stores.tasks,
     redis: shared.redis,
     poller: polling.poller,
+    taskWorkers: () => routed.routing.current.taskWorkers,
     firstKey: listening.firstKey(),
     readiness,
     observeSpend: billed.alerts ?? (() => undefined),
