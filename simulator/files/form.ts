@@ -38,6 +38,8 @@ export function readForm(headers: IncomingHttpHeaders, raw: Buffer): Promise<For
     parser.on('file', (field, stream, info) => {
       const chunks: Buffer[] = [];
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+      // A part cut short fails its stream as well as the parser: unheard, it would throw.
+      stream.once('error', (e: Error) => reject(badForm(e.message)));
       stream.on('end', () =>
         files.push({ field, filename: info.filename ?? field, bytes: Buffer.concat(chunks) }),
       );
