@@ -72,8 +72,9 @@ export class OpenAiBatch implements ListedBatch {
   }
 
   status(now: number): OpenAiStatus {
-    if (!this.run) return now < this.validatedAt ? 'validating' : 'failed';
+    // A cancel comes before the end of validation, or while the lines run: either way it decides.
     if (this.cancelledAt !== null) return now < this.cancelledAt + this.cancelMs ? 'cancelling' : 'cancelled';
+    if (!this.run) return now < this.validatedAt ? 'validating' : 'failed';
     if (now < this.validatedAt) return 'validating';
     if (now < this.finalizingAt) return 'in_progress';
     return now < this.completesAt ? 'finalizing' : 'completed';

@@ -169,6 +169,17 @@ void t.test('a cancel while validating runs nothing; a finished batch cannot be 
     error_file_id: null,
   });
   t.strictSame(cancelled.request_counts, { total: 0, completed: 0, failed: 0 });
+  const refused = await startBatch(client, '/v1/chat/completions', [
+    chatBody('a'),
+    chatBody('b', 'modela-mini'),
+  ]);
+  await client.batches.cancel(refused.id);
+  clock.tick(20_000);
+  t.match(
+    await client.batches.retrieve(refused.id),
+    { status: 'cancelled', errors: null },
+    'cancelled before it failed',
+  );
   const finished = await startBatch(client, '/v1/chat/completions', FOUR);
   clock.tick(10_000);
   t.match(await rejection(client.batches.cancel(finished.id)), {
