@@ -1,3 +1,4 @@
+import type { BatchRegistry } from './batch-registry';
 import type { Faults } from './faults';
 import type { McpSessions } from './mcp/sessions';
 import type { PromptCache } from './prompt-cache';
@@ -12,6 +13,7 @@ export interface AdminRequest {
   readonly tasks: TaskRegistry;
   readonly faults: Faults;
   readonly promptCache: PromptCache;
+  readonly batches: BatchRegistry;
   readonly mcp: McpSessions;
   /** The JSON body of a POST, else null. */
   readonly body: unknown;
@@ -81,6 +83,16 @@ export const adminRoutes: Readonly<Record<string, AdminHandler>> = {
   // The prompt cache: its window, its floor and how many conversation starts it holds; DELETE forgets them.
   'GET /_sim/prompt-cache': ({ promptCache }) => ok(promptCache.view()),
   'DELETE /_sim/prompt-cache': ({ promptCache }) => ok({ ok: true, cleared: promptCache.clear() }),
+  // Batches: how long one created from now on takes (`POST {duration_ms}`), and every batch with its progress.
+  'GET /_sim/batches': ({ batches, query }) => ok(batches.view(query.get('family'))),
+  'POST /_sim/batches': ({ batches, body }) => {
+    try {
+      return ok(batches.configure(body));
+    } catch (e) {
+      return { status: 400, json: { error: (e as Error).message, status: 400 } };
+    }
+  },
+  'DELETE /_sim/batches': ({ batches }) => ok({ ok: true, cleared: batches.clear() }),
   // The MCP server: its open sessions and the tool calls it ran (`?tool=` for one tool's); DELETE forgets the calls.
   'GET /_sim/mcp': ({ mcp, query }) => ok({ sessions: mcp.ids(), calls: mcp.calls.list(query.get('tool')) }),
   'DELETE /_sim/mcp': ({ mcp }) => ok({ ok: true, cleared: mcp.calls.clear() }),

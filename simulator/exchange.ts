@@ -1,10 +1,14 @@
 import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import type { BatchRegistry } from './batch-registry';
+import type { Call } from './call';
 import { writeJson } from './http-io';
 import type { LoggedRequest } from './request-log';
 import type { Params } from '../lib/router';
 import { SimError } from './sim-error';
 import type { PromptCache } from './prompt-cache';
 import type { TaskRegistry } from './tasks/registry';
+
+const NO_BYTES = Buffer.alloc(0);
 
 // 429 answers tell clients when to come back, as the vendors do.
 const EXTRA_ERROR_HEADERS: Readonly<Record<number, OutgoingHttpHeaders>> = { 429: { 'retry-after': '1' } };
@@ -14,11 +18,13 @@ const EXTRA_ERROR_HEADERS: Readonly<Record<number, OutgoingHttpHeaders>> = { 429
  * helpers that answer in the family's shape. It also tracks the connection so timers stop as
  * soon as the client goes away.
  */
-export class Exchange {
+export class Exchange implements Call {
   /** True once the response or its connection closed; pending work must stop. */
   closed = false;
   /** True when the body was not valid JSON (the log then holds the raw text). */
   bodyInvalid = false;
+  /** The body's bytes as received, for a route that reads a body other than JSON (a file upload). */
+  rawBody: Buffer = NO_BYTES;
   /** The values of the route's `:name` path segments, percent-decoded. */
   params: Params = {};
   private cutByServer = false;
@@ -33,6 +39,8 @@ export class Exchange {
     readonly tasks: TaskRegistry,
     /** The simulator's prompt cache, which its chat, messages and responses routes read. */
     readonly promptCache: PromptCache,
+    /** The simulator's batches and the files they read and write, which outlive any one exchange. */
+    readonly batches: BatchRegistry,
   ) {
     res.once('close', this.handleClose);
   }
@@ -40,6 +48,25 @@ export class Exchange {
   /** The request body as recorded in the log. */
   get body(): unknown {
     return this.entry.body;
+  }
+
+  get headers(): IncomingHttpHeaders {
+    return this.req.headers;
+  }
+
+  get simId(): string {
+    return this.entry.id;
+  }
+
+  get familyName(): string {
+    return this.family.name;
+  }
+
+  /** The query string's parameters (list routes page with them). */
+  get query(): URLSearchParams {
+    const url = this.req.url ?? '';
+    const q = url.indexOf('?');
+    return new URLSearchParams(q < 0 ? '' : url.slice(q + 1));
   }
 
   /** Runs `fn` when the connection closes (at once if it already has). */
@@ -67,6 +94,17 @@ export class Exchange {
   /** Sends a complete JSON answer. */
   sendJson(status: number, payload: unknown, extra?: OutgoingHttpHeaders): void {
     writeJson(this.res, status, payload, { ...this.baseHeaders(), ...extra });
+  }
+
+  /** Sends a complete answer of raw bytes (a file's content). */
+  sendBytes(status: number, bytes: Buffer, contentType: string, extra?: OutgoingHttpHeaders): void {
+    this.res.writeHead(status, {
+      ...this.baseHeaders(),
+      ...extra,
+      'content-type': contentType,
+      'content-length': bytes.length,
+    });
+    this.res.end(bytes);
   }
 
   /** Answers with the family's error body for `err`. */

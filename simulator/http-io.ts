@@ -1,4 +1,4 @@
-import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { SimErrors } from './sim-error';
 
 /** Largest request body accepted; beyond it the answer is 413. */
@@ -7,9 +7,15 @@ export const BODY_LIMIT = 16 * 1024 * 1024;
 /** The request body as it will be logged: parsed JSON, else the raw text, null when empty. */
 export interface ReadBody {
   readonly value: unknown;
-  /** True when there was a body and it was not JSON. */
+  /** True when there was a body meant to be JSON and it was not. */
   readonly invalid: boolean;
+  /** The bytes as received. */
+  readonly raw: Buffer;
 }
+
+/** A file upload (OpenAI's `POST /v1/files`) is a form, not JSON: its route reads the bytes itself. */
+const isForm = (headers: IncomingHttpHeaders): boolean =>
+  /^\s*multipart\/form-data\b/i.test(headers['content-type'] ?? '');
 
 function collect(req: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
@@ -28,15 +34,19 @@ function collect(req: IncomingMessage): Promise<Buffer> {
   });
 }
 
-/** Reads and decodes the whole body. @throws SimError 413 over {@link BODY_LIMIT}. */
+/**
+ * Reads and decodes the whole body; a form is logged as its text and never counts as invalid JSON.
+ * @throws SimError 413 over {@link BODY_LIMIT}.
+ */
 export async function readBody(req: IncomingMessage): Promise<ReadBody> {
-  const buf = await collect(req);
-  if (buf.length === 0) return { value: null, invalid: false };
-  const text = buf.toString('utf8');
+  const raw = await collect(req);
+  if (raw.length === 0) return { value: null, invalid: false, raw };
+  const text = raw.toString('utf8');
+  if (isForm(req.headers)) return { value: text, invalid: false, raw };
   try {
-    return { value: JSON.parse(text) as unknown, invalid: false };
+    return { value: JSON.parse(text) as unknown, invalid: false, raw };
   } catch {
-    return { value: text, invalid: true };
+    return { value: text, invalid: true, raw };
   }
 }
 

@@ -23,6 +23,18 @@ export const newMessageId = (): string => `msg_${hex().slice(0, 24)}`;
 /** A Messages tool-use block id, `toolu_<random>`. */
 export const newToolUseId = (): string => `toolu_${hex().slice(0, 24)}`;
 
+/** An OpenAI file id, `file-<random>`. */
+export const newFileId = (): string => `file-${hex().slice(0, 22)}`;
+
+/** An OpenAI batch id, `batch_<random>`. */
+export const newBatchId = (): string => `batch_${hex()}`;
+
+/** The id of one line's answer in an OpenAI batch's output, `batch_req_<random>`. */
+export const newBatchRequestId = (): string => `batch_req_${hex()}`;
+
+/** An Anthropic message batch id, `msgbatch_<random>`. */
+export const newMessageBatchId = (): string => `msgbatch_${hex().slice(0, 24)}`;
+
 /** Unix seconds, the `created` field of completions. */
 export const unixSeconds = (): number => Math.floor(Date.now() / 1000);
 

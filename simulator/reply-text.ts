@@ -1,4 +1,4 @@
-import type { Exchange } from './exchange';
+import type { Call } from './call';
 import { CHARS_PER_TOKEN } from './token-count';
 
 export { tokensOf } from './token-count';
@@ -52,5 +52,5 @@ export function pieces(text: string): string[] {
   return out;
 }
 
-/** The `echo` reply: what the simulator received, as it received it. */
-export const echoText = (ex: Exchange): string => JSON.stringify({ headers: ex.req.headers, body: ex.body });
+/** The `echo` reply: what the simulator received, as it received it (a batch line: its body, no headers). */
+export const echoText = (call: Call): string => JSON.stringify({ headers: call.headers, body: call.body });

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Router, type Found, type Params } from '../lib/router';
 import { adminRoutes, type AdminReply } from './admin';
+import type { BatchRegistry } from './batch-registry';
 import { sendCannedReply } from './canned-reply';
 import { Exchange } from './exchange';
 import { requestModel, type FaultAction, type Faults } from './faults';
@@ -28,6 +29,7 @@ export interface RouterOptions {
   readonly tasks: TaskRegistry;
   readonly faults: Faults;
   readonly promptCache: PromptCache;
+  readonly batches: BatchRegistry;
   /** The MCP server's sessions, served at `/mcp`. */
   readonly mcp: McpSessions;
   /** The credential `/mcp` expects as a bearer token; none (every request let in) when absent or empty. */
@@ -103,11 +105,12 @@ async function serveAdmin(
 ): Promise<void> {
   const match = matchRoute(ADMIN, req.method ?? 'GET', path);
   if (!match) return writeJson(res, 404, { error: `no simulator route ${req.method} ${path}`, status: 404 });
-  const { log, tasks, faults, promptCache, mcp } = opts;
+  const { log, tasks, faults, promptCache, batches, mcp } = opts;
   try {
     const body = req.method === 'POST' ? (await readBody(req)).value : null;
     const searched = new URLSearchParams(query);
-    const request = { log, tasks, faults, promptCache, mcp, body, query: searched, params: match.params };
+    const state = { log, tasks, faults, promptCache, batches, mcp };
+    const request = { ...state, body, query: searched, params: match.params };
     writeReply(res, match.handler(request));
   } catch (e) {
     // A logged body too deep to serialise (or any other fault) answers 500; it must not end the process.
@@ -150,6 +153,7 @@ async function serve(
     const body = await readBody(ex.req);
     ex.entry.body = body.value;
     ex.bodyInvalid = body.invalid;
+    ex.rawBody = body.raw;
     // The mount itself (`/mcp`) is its root, `/`.
     const below = path.slice(ex.family.mount.length) || '/';
     const route = mounted && matchRoute(mounted.routes, ex.entry.method, below);
@@ -191,7 +195,8 @@ export function createRouter(opts: RouterOptions): (req: IncomingMessage, res: S
     }
     const mounted = mounts.get(mountOf(path));
     const family = mounted?.family ?? NO_FAMILY;
-    const ex = new Exchange(req, res, opts.log.add(entryFor(req)), family, opts.tasks, opts.promptCache);
+    const entry = opts.log.add(entryFor(req));
+    const ex = new Exchange(req, res, entry, family, opts.tasks, opts.promptCache, opts.batches);
     void serve(ex, path, mounted, opts.faults);
   };
 }

@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { BatchRegistry } from './batch-registry';
 import { families } from './families';
 import type { Family } from './family';
 import { Faults } from './faults';
@@ -22,8 +23,9 @@ export interface SimulatorOptions {
    */
   readonly keys?: Readonly<Record<string, string | undefined>>;
   /**
-   * Epoch ms now, for the video tasks: their phases, poll times and poll stats (default `Date.now`).
-   * A test whose subject is a task's time moves a fake clock through it instead of waiting.
+   * Epoch ms now, for the video tasks (their phases, poll times and poll stats) and the batches (their
+   * progress), default `Date.now`. A test whose subject is a task's or a batch's time moves a fake clock
+   * through it instead of waiting.
    */
   readonly clock?: () => number;
   /**
@@ -59,6 +61,11 @@ export interface RunningSimulator {
   readonly faults: Faults;
   /** The conversation starts it has seen, as a vendor's prompt cache (see prompt-cache.ts). */
   readonly promptCache: PromptCache;
+  /**
+   * Both vendors' batches and OpenAI's files, and how long a batch takes (`durationMs`), as
+   * `/_sim/batches` shows and sets them.
+   */
+  readonly batches: BatchRegistry;
   /** The MCP server at `/mcp`: its open sessions (`ids()`) and the tool calls it ran (`calls`). */
   readonly mcp: McpSessions;
   /** Ends the MCP sessions, stops listening and destroys every connection, open streams included. */
@@ -89,7 +96,7 @@ function close(server: Server): Promise<void> {
 
 /**
  * Starts the upstream simulator: a real HTTP server speaking each family's protocol (chat,
- * messages, images, video tasks), and an MCP server at `/mcp`.
+ * messages, images, video tasks, batches), and an MCP server at `/mcp`.
  * @example
  * const sim = await startSimulator();
  * await fetch(`${sim.url}/modela/v1/chat/completions`, { method: 'POST', headers: { authorization: 'Bearer sim-modela-key' }, body });
@@ -101,12 +108,13 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Runni
   const tasks = new TaskRegistry(undefined, undefined, opts.clock);
   const faults = new Faults();
   const promptCache = new PromptCache({ ...opts.promptCache, ...(opts.clock ? { clock: opts.clock } : {}) });
+  const batches = new BatchRegistry(opts.clock);
   const mcp = new McpSessions();
   const server = createServer(
     createRouter({
       families: opts.families ?? families,
       keys: opts.keys ?? {},
-      ...{ log, tasks, faults, promptCache, mcp },
+      ...{ log, tasks, faults, promptCache, batches, mcp },
       ...(opts.mcpToken ? { mcpToken: opts.mcpToken } : {}),
     }),
   );
@@ -119,5 +127,5 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Runni
     await mcp.closeAll();
     await close(server);
   };
-  return { url, port, log, tasks, faults, promptCache, mcp, close: stop };
+  return { url, port, log, tasks, faults, promptCache, batches, mcp, close: stop };
 }

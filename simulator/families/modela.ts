@@ -1,10 +1,12 @@
+import { batchRoutes } from '../batches/routes';
 import type { ChatDialect } from '../chat/dialect';
 import { openAiError, type OpenAiErrorCatalog } from './openai-error';
-import { chatFamily } from '../chat/handler';
+import { chatAnswer, chatFamily } from '../chat/handler';
 import { withRoutes, type Family } from '../family';
-import { embeddingsRoute } from '../embeddings/handler';
+import { filesRoutes } from '../files/routes';
+import { embeddingsAnswer, embeddingsRoute } from '../embeddings/handler';
 import { modelaEmbeddings } from './modela-embeddings';
-import { responsesRoute } from '../responses/handler';
+import { responsesAnswer, responsesRoute } from '../responses/handler';
 
 // Messages from OpenAI's error-code guide; types and codes as the API sends them.
 const ERRORS: OpenAiErrorCatalog = {
@@ -70,10 +72,16 @@ export const modela: ChatDialect = {
 };
 
 /**
- * What the simulator serves for modela (found on disk by index.ts): its chat, its own Responses API and
- * its embeddings.
+ * What the simulator serves for modela (found on disk by index.ts): its chat, its own Responses API, its
+ * embeddings, and the Files and Batch APIs, whose lines the three endpoints' own answers answer.
  */
 export const family: Family = withRoutes(chatFamily(modela), {
   ...responsesRoute((err) => openAiError(ERRORS, err)),
   ...embeddingsRoute(modelaEmbeddings),
+  ...filesRoutes,
+  ...batchRoutes({
+    '/v1/chat/completions': chatAnswer(modela),
+    '/v1/embeddings': embeddingsAnswer(modelaEmbeddings),
+    '/v1/responses': responsesAnswer,
+  }),
 });

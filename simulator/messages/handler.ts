@@ -1,5 +1,5 @@
-import type { IncomingHttpHeaders } from 'node:http';
-import { readControls } from '../controls';
+import type { Call, JsonAnswer } from '../call';
+import { readControls, type Controls } from '../controls';
 import type { Exchange } from '../exchange';
 import { newMessageId } from '../ids';
 import { DEFAULT_TOKENS, echoText } from '../reply-text';
@@ -8,26 +8,36 @@ import { streamEvents, type StreamEnding } from '../sse-writer';
 import { streamError } from './errors';
 import { eventFrame, messageEvents } from './events';
 import { messageBody } from './message';
-import { planMessage } from './reply';
-import { parseMessagesRequest } from './request';
-
-/** Where the vendor has `anthropic-version`; the one version docs/upstreams.md#modeld documents. */
-const VERSION_HEADER = 'modeld-version';
-const VERSION = '2023-06-01';
+import { planMessage, type MessagePlan } from './reply';
+import { parseMessagesRequest, type MessagesRequest } from './request';
+import { checkVersion } from './version';
 
 // No `[DONE]`: `message_stop` ends a complete stream.
 const ENDING: StreamEnding = { done: null, errorFrame: () => eventFrame(streamError()) };
 
-/** @throws SimError 400 when the version header is missing or names another version. */
-function checkVersion(headers: IncomingHttpHeaders): void {
-  const version = headers[VERSION_HEADER];
-  if (version === undefined) {
-    throw SimErrors.invalidParam(VERSION_HEADER, `${VERSION_HEADER}: header is required`);
-  }
-  if (version !== VERSION) {
-    const why = `${VERSION_HEADER}: ${JSON.stringify(version)} is not a valid version (use ${VERSION})`;
-    throw SimErrors.invalidParam(VERSION_HEADER, why);
-  }
+/** A Messages request as read, and the controls it carries. */
+interface MessagesCall {
+  readonly req: MessagesRequest;
+  readonly controls: Controls;
+}
+
+function readMessages(call: Call): MessagesCall {
+  const req = parseMessagesRequest(call.body);
+  return { req, controls: readControls(call.headers, req.prompt.lastUserText) };
+}
+
+/** The forced status, then the reply both answers (JSON and stream) are made of. */
+function replyTo(call: Call, { req, controls }: MessagesCall): MessagePlan {
+  if (controls.status !== undefined) throw SimErrors.status(controls.status);
+  return planMessage(req, {
+    tokens: controls.tokens ?? DEFAULT_TOKENS,
+    echoText: controls.echo === true ? echoText(call) : null,
+    cachedTokens: call.promptCache.read(
+      `${call.familyName}:${req.model}`,
+      req.prompt.start,
+      controls.promptCacheMs,
+    ),
+  });
 }
 
 /**
@@ -36,20 +46,20 @@ function checkVersion(headers: IncomingHttpHeaders): void {
  */
 export async function handleMessages(ex: Exchange): Promise<void> {
   checkVersion(ex.req.headers);
-  const req = parseMessagesRequest(ex.body);
-  const controls = readControls(ex.req.headers, req.prompt.lastUserText);
+  const messages = readMessages(ex);
+  const { req, controls } = messages;
   if (controls.latencyMs && !(await ex.delay(controls.latencyMs))) return;
-  if (controls.status !== undefined) throw SimErrors.status(controls.status);
-  const plan = planMessage(req, {
-    tokens: controls.tokens ?? DEFAULT_TOKENS,
-    echoText: controls.echo === true ? echoText(ex) : null,
-    cachedTokens: ex.promptCache.read(
-      `${ex.family.name}:${req.model}`,
-      req.prompt.start,
-      controls.promptCacheMs,
-    ),
-  });
+  const plan = replyTo(ex, messages);
   const id = newMessageId();
   if (req.stream) return streamEvents(ex, messageEvents(id, req.model, plan), controls, ENDING);
   ex.sendJson(200, messageBody(id, req.model, plan));
 }
+
+/**
+ * The Message for a call that has no connection (a batch's request), as the route answers it; the version
+ * header was the batch's to carry.
+ */
+export const messageAnswer: JsonAnswer = (call) => {
+  const messages = readMessages(call);
+  return messageBody(newMessageId(), messages.req.model, replyTo(call, messages));
+};

@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import { requestOrigin } from '../request-origin';
 
 /** Where finished videos are served, below the simulator's base URL. */
 export const VIDEO_PATH = '/_sim/videos/';
@@ -16,20 +17,9 @@ export const VIDEO_BYTES: Buffer = Buffer.concat([
   Buffer.from('isommp42', 'latin1'),
 ]);
 
-/** The address the request came in on, for the rare client that sends no Host header. */
-function socketHost(req: IncomingMessage): string {
-  const address = req.socket.localAddress ?? '127.0.0.1';
-  return `${address.includes(':') ? `[${address}]` : address}:${req.socket.localPort}`;
-}
-
-/**
- * The address of task `id`'s video, on the host the client reached the simulator by (its Host
- * header), so the URL works through port mappings and from other machines alike.
- */
-export function videoUrl(req: IncomingMessage, id: string): string {
-  const host = req.headers.host ?? socketHost(req);
-  return `http://${host}${VIDEO_PATH}${encodeURIComponent(id)}${VIDEO_SUFFIX}`;
-}
+/** The address of task `id`'s video, on the host the client reached the simulator by. */
+export const videoUrl = (req: IncomingMessage, id: string): string =>
+  `${requestOrigin(req)}${VIDEO_PATH}${encodeURIComponent(id)}${VIDEO_SUFFIX}`;
 
 /** The task id a video file name stands for, or undefined when the name is not `<id>.mp4`. */
 export const videoTaskId = (file: string): string | undefined =>

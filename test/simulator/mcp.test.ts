@@ -7,6 +7,7 @@ import type { Progress } from '@modelcontextprotocol/sdk/types.js';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import t, { type Test } from 'tap';
+import { BatchRegistry } from '../../simulator/batch-registry';
 import { Faults } from '../../simulator/faults';
 import { README_TEXT } from '../../simulator/mcp/catalog';
 import { McpSessions } from '../../simulator/mcp/sessions';
@@ -255,6 +256,7 @@ void t.test('past the most sessions kept, the oldest is closed', async (t) => {
       tasks: new TaskRegistry(),
       faults: new Faults(),
       promptCache: new PromptCache(),
+      batches: new BatchRegistry(),
     },
     mcp,
   });
