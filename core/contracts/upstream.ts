@@ -3,6 +3,7 @@ import type { ModelSpec } from './api';
 import type { FamilyRequest } from './family-request';
 import type { ResponseReader } from './reader';
 import type { TaskUpstream } from './task-upstream';
+import type { BatchUpstream } from './batch-upstream';
 
 /** What an upstream plugin asks the proxy to send. */
 export interface UpstreamRequest {
@@ -32,4 +33,6 @@ export interface UpstreamPlugin {
    */
   prepare?(ctx: FamilyRequest, model: ModelSpec, upstreamModel: string): Promise<UpstreamRequest>;
   readonly tasks?: TaskUpstream;
+  /** The vendor's own batch API, where it has one and the family offers it (a batch's lines run there). */
+  readonly batches?: BatchUpstream;
 }

@@ -5,6 +5,12 @@
 export type { FinishReasons, GenAiFacts, ModelApi, ModelSpec, StreamDialect } from '../contracts/api';
 export type { UpstreamPlugin, UpstreamRequest } from '../contracts/upstream';
 export type {
+  BatchUpstream,
+  VendorBatchLine,
+  VendorBatchState,
+  VendorLineResult,
+} from '../contracts/batch-upstream';
+export type {
   RelayingReader,
   ResponseReader,
   StreamSkim,
@@ -46,6 +52,7 @@ export {
 } from '../upstream/upstream-options';
 export {
   answerJson,
+  callForJson,
   isTransient,
   UpstreamCallerToken,
   type UpstreamAnswer,

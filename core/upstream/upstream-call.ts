@@ -10,6 +10,7 @@ import { Errors, GatewayError } from '../base/errors';
 import type { UpstreamTimeouts } from '../contracts/route';
 import { connectDeadline } from './connect-deadline';
 import { token } from '../base/token';
+import type { JsonObject } from '../base/json';
 
 export interface UpstreamAnswer {
   readonly status: number;
@@ -95,3 +96,33 @@ export const isTransient = (status: number): boolean => status === 408 || status
  * its own agent and timeouts, and under its name in gateway.yaml.
  */
 export const UpstreamCallerToken = token<UpstreamCaller>('UpstreamCaller');
+
+/**
+ * An exchange whose answer must be a JSON object with a 2xx status (a vendor's batch API): that object.
+ * Otherwise a GatewayError: the vendor's own status and message for a refusal (a 4xx but 408 and 429:
+ * nothing was done), 502 for a transient failure or an answer that is not a JSON object.
+ */
+export async function callForJson(caller: UpstreamCaller, call: UpstreamCall): Promise<JsonObject> {
+  const answer = await caller.call(call);
+  const json = answerJson(answer);
+  const object =
+    typeof json === 'object' && json !== null && !Array.isArray(json) ? (json as JsonObject) : undefined;
+  if (answer.status >= 200 && answer.status < 300 && object) return object;
+  if (answer.status >= 400 && !isTransient(answer.status))
+    throw new GatewayError(
+      answer.status,
+      'upstream_refused',
+      `upstream ${caller.upstream}: ${vendorMessage(object)}`,
+    );
+  throw Errors.upstreamBadAnswer(caller.upstream, `${answer.status} to ${call.method} ${call.url.pathname}`);
+}
+
+/** The message of a vendor's error body in OpenAI's or Anthropic's shape, else a generic one. */
+function vendorMessage(body: JsonObject | undefined): string {
+  const error = body?.error;
+  const message =
+    typeof error === 'object' && error !== null && !Array.isArray(error)
+      ? (error as JsonObject).message
+      : undefined;
+  return typeof message === 'string' ? message : 'refused the request';
+}

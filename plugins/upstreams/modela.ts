@@ -67,6 +67,8 @@ export const ModelaUpstream = defineChatFamily('modela', {
   limits: { max_output_tokens: 128_000, max_n: 128 },
   // Function and custom tools are the client's to run; OpenAI's own tools are billed per call.
   responses: { fields: { accepts: OPENAI_RESPONSES_FIELDS }, tools: ['function', 'custom'] },
+  // OpenAI runs chat, embeddings and Responses calls in its Batch API, at half price.
+  batches: true,
   embeddings: {
     fields: { accepts: ['input', 'encoding_format', 'dimensions', 'user'] },
     // OpenAI's API reference: 8,192 tokens an input, 300,000 a call; `dimensions` up to the model's size.

@@ -57,6 +57,11 @@ export interface ChatFamilySpec {
    * natively (else the gateway's translator serves it on their chat completions).
    */
   readonly responses?: ResponsesFamilySpec;
+  /**
+   * Whether the vendor has OpenAI's Batch API (files and batches) for the APIs the family serves: a
+   * batch of its models then runs there, at the vendor's batch price.
+   */
+  readonly batches?: boolean;
 }
 
 /** What the gateway did to the client's body: nothing, one member added, or more (re-serialised). */

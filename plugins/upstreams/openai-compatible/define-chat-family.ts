@@ -1,6 +1,7 @@
 import type { constructor } from 'tsyringe/dist/typings/types';
 import { definePlugin } from '../../../core/kit/plugin';
-import type { UpstreamPlugin } from '../../../core/kit/upstream';
+import { type UpstreamCaller, UpstreamCallerToken, type UpstreamPlugin } from '../../../core/kit/upstream';
+import { inject } from 'tsyringe';
 import { chatUpstreamOptions, type ChatUpstreamOptions } from './chat-options';
 import type { ChatFamilySpec } from './chat-upstream';
 import { OpenAiCompatibleFamily } from './family-upstream';
@@ -12,8 +13,8 @@ import { OpenAiCompatibleFamily } from './family-upstream';
 export function defineChatFamily(name: string, spec: ChatFamilySpec): constructor<UpstreamPlugin> {
   @definePlugin({ kind: 'upstream', name, options: chatUpstreamOptions })
   class ChatFamilyUpstream extends OpenAiCompatibleFamily {
-    constructor(options: ChatUpstreamOptions) {
-      super(spec, options);
+    constructor(options: ChatUpstreamOptions, @inject(UpstreamCallerToken) caller: UpstreamCaller) {
+      super(spec, options, caller);
     }
   }
   return ChatFamilyUpstream;

@@ -5,8 +5,10 @@
  * whose body a translator turned into the model's own, to the part of the model's API.
  */
 import {
+  type BatchUpstream,
   credentialHeaders,
   type ModelSpec,
+  type UpstreamCaller,
   type UpstreamPlugin,
   type UpstreamRequest,
   upstreamUrl,
@@ -17,6 +19,7 @@ import type { ChatUpstreamOptions } from './chat-options';
 import { ChatPart, type ChatFamilySpec } from './chat-upstream';
 import { EmbeddingsPart } from './embeddings-upstream';
 import { ResponsesPart } from './responses-part';
+import { OpenAiBatches } from './openai-batches';
 
 function partsOf(spec: ChatFamilySpec, options: ChatUpstreamOptions): readonly ApiPart[] {
   const headers = credentialHeaders(options);
@@ -34,15 +37,32 @@ function partsOf(spec: ChatFamilySpec, options: ChatUpstreamOptions): readonly A
   return parts;
 }
 
+/** The vendor's Batch API, for every API the family serves. */
+function vendorBatches(parts: readonly ApiPart[], options: ChatUpstreamOptions, caller: UpstreamCaller) {
+  const urls = {
+    files: upstreamUrl(options, options.files_path),
+    batches: upstreamUrl(options, options.batches_path),
+    headers: credentialHeaders(options),
+  };
+  return new OpenAiBatches(
+    parts.map((part) => part.api.path),
+    caller,
+    urls,
+  );
+}
+
 export abstract class OpenAiCompatibleFamily implements UpstreamPlugin {
   readonly models: readonly ModelSpec[];
+  readonly batches: BatchUpstream | undefined;
   /** Each part by the id of the API it serves. */
   private readonly parts: ReadonlyMap<string, ApiPart>;
 
-  protected constructor(spec: ChatFamilySpec, options: ChatUpstreamOptions) {
+  /** `caller`: the upstream's calls outside the proxy path, for a family whose vendor runs batches. */
+  protected constructor(spec: ChatFamilySpec, options: ChatUpstreamOptions, caller?: UpstreamCaller) {
     const parts = partsOf(spec, options);
     this.models = parts.flatMap((part) => part.models);
     this.parts = new Map(parts.map((part) => [part.api.id, part]));
+    this.batches = spec.batches && caller ? vendorBatches(parts, options, caller) : undefined;
   }
 
   prepare(ctx: FamilyRequest, model: ModelSpec, upstreamModel: string): Promise<UpstreamRequest> {
