@@ -34,6 +34,8 @@ export interface VendorLineResult {
 export interface BatchUpstream {
   /** The client API paths (`/v1/chat/completions`, `/v1/messages`) whose lines the vendor runs in its batches. */
   readonly endpoints: readonly string[];
+  /** Whether every line of one of its batches must name the same model (OpenAI's rule). */
+  readonly oneModel: boolean;
   /**
    * Creates the vendor's batch of `lines` for `endpoint`; returns its id at the vendor. Throws a
    * GatewayError for the vendor's refusal (4xx: nothing was created) or a transport failure.

@@ -5,4 +5,10 @@ export { pollOptions, pollPolicy } from '../upstream/poll-options';
 export type { TaskParams, TaskUsage } from '../stores/video-task';
 export type { TaskStep, TaskWorker } from '../contracts/task-worker';
 export { TaskStoreToken, type TaskPageQuery, type TaskStore } from '../stores/task-store';
-export { isTerminal, handedBack, type TaskChange, type TaskStatus, type VideoTask } from '../stores/video-task';
+export {
+  isTerminal,
+  handedBack,
+  type TaskChange,
+  type TaskStatus,
+  type VideoTask,
+} from '../stores/video-task';

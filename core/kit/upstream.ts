@@ -2,7 +2,14 @@
  * Upstream families, client APIs and translators: what a family implements (its models, `prepare`, its
  * reader), the APIs it serves, an upstream's options and calls, and usage estimates.
  */
-export type { FinishReasons, GenAiFacts, ModelApi, ModelSpec, StreamDialect } from '../contracts/api';
+export type {
+  EndpointInfo,
+  FinishReasons,
+  GenAiFacts,
+  ModelApi,
+  ModelSpec,
+  StreamDialect,
+} from '../contracts/api';
 export type { UpstreamPlugin, UpstreamRequest } from '../contracts/upstream';
 export type {
   BatchUpstream,

@@ -12,6 +12,8 @@ import {
   type ModelSpec,
   promptChars,
   upstreamOptions,
+  type UpstreamCaller,
+  UpstreamCallerToken,
   type UpstreamPlugin,
   type UpstreamRequest,
   upstreamUrl,
@@ -27,11 +29,15 @@ import {
 } from '../apis/messages';
 import type { FamilyFields } from '../apis/field-table';
 import { MessagesResponseReader } from './modeld/messages-reader';
+import { MessageBatches } from './modeld/message-batches';
+import { inject } from 'tsyringe';
 import { MAX_OUTPUT, MODELD_FIELDS, MODELD_MODELS } from './modeld/models';
 
 export const modeldOptions = upstreamOptions.extend({
   auth: authOptions({ header: 'x-api-key', scheme: '' }),
   messages_path: z.string().startsWith('/').default('/v1/messages'),
+  /** The vendor's Message Batches endpoint: a batch of its models runs there, at its batch price. */
+  batches_path: z.string().startsWith('/').default('/v1/messages/batches'),
   /** The API version header the upstream expects (the vendor itself names it `anthropic-version`). */
   version_header: z
     .object({
@@ -62,13 +68,15 @@ export class ModeldUpstream implements UpstreamPlugin {
   private readonly fields: FamilyFields = messagesFields(MODELD_FIELDS);
   private readonly url: URL;
   private readonly headers: Readonly<Record<string, string>>;
+  readonly batches: MessageBatches;
 
-  constructor(options: ModeldOptions) {
+  constructor(options: ModeldOptions, @inject(UpstreamCallerToken) caller: UpstreamCaller) {
     this.url = upstreamUrl(options, options.messages_path);
     this.headers = {
       ...credentialHeaders(options),
       [options.version_header.name]: options.version_header.value,
     };
+    this.batches = new MessageBatches(caller, upstreamUrl(options, options.batches_path), this.headers);
   }
 
   async prepare(ctx: FamilyRequest, model: ModelSpec, upstreamModel: string): Promise<UpstreamRequest> {

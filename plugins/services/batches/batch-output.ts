@@ -12,11 +12,17 @@ export interface Unanswered {
   readonly message: string;
 }
 
-export const UNANSWERED: Readonly<Record<'cancelled' | 'expired' | 'interrupted', Unanswered>> = {
+export const UNANSWERED = {
   cancelled: { code: 'batch_cancelled', message: 'the batch was cancelled before this request ran' },
   expired: { code: 'batch_expired', message: 'the batch expired before this request ran' },
   interrupted: { code: 'batch_line_interrupted', message: 'the request was sent, but its answer was lost' },
-};
+  inputGone: { code: 'input_file_missing', message: 'the batch input file was deleted' },
+  /** The vendor's batch was submitted by a step that died before it could store the vendor's id. */
+  submitLost: {
+    code: 'batch_submit_interrupted',
+    message: 'the gateway stopped while handing the batch to its vendor; submit it again',
+  },
+} as const satisfies Readonly<Record<string, Unanswered>>;
 
 export interface BatchFiles {
   /** JSON lines, or empty when no line belongs in the file. */
@@ -50,7 +56,9 @@ export function batchFiles(
       return;
     }
     const { status_code, request_id, body, error } = result;
-    const line = JSON.stringify({ id, custom_id, response: { status_code, request_id, body }, error });
+    // No answer at all (a vendor's line cancelled or expired): no response, only why.
+    const response = status_code === 0 && body === null ? null : { status_code, request_id, body };
+    const line = JSON.stringify({ id, custom_id, response, error });
     (status_code === 200 && error === null ? output : errors).push(line);
   });
   const text = (lines: string[]): string => (lines.length === 0 ? '' : lines.join('\n') + '\n');

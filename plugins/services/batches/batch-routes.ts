@@ -13,6 +13,8 @@ import { BatchErrors } from './batch-errors';
 import { batchObject, batchStatus } from './batch-object';
 import { asWork, BATCH_KIND, isBatch, type BatchWork } from './batch-work';
 import { CREDENTIAL, presentedCredential } from './credential';
+import { carriedHeaders } from './carried-headers';
+import { batchMode } from './batch-mode';
 import { ownFile } from './file-routes';
 import { newBatchId } from './ids';
 import { BATCH_ENDPOINTS, readInputLines } from './input-lines';
@@ -104,9 +106,10 @@ async function create(parts: BatchRoutesParts, exchange: ServiceExchange): Promi
   if (lines[0]!.url !== asked.endpoint)
     throw Errors.invalidField('endpoint', `the url of the file's requests (${lines[0]!.url})`);
   const first = parts.catalogue.resolve(parts.catalogue.endpointAt(asked.endpoint)!, lines[0]!.model);
+  const mode = batchMode(first, asked.endpoint, lines, parts.catalogue);
   const work: BatchWork = {
     api: 'openai',
-    mode: 'gateway',
+    mode,
     endpoint: asked.endpoint,
     input_file_id: file.id,
     completion_window: '24h',
@@ -117,6 +120,9 @@ async function create(parts: BatchRoutesParts, exchange: ServiceExchange): Promi
     completed: 0,
     failed: 0,
     credential: parts.sealer.seal(CREDENTIAL, presentedCredential(ctx.headers) ?? null),
+    headers: carriedHeaders(ctx.headers),
+    submitting: false,
+    cancel_sent: false,
     expires_at: now + parts.options.completion_window,
     finalizing_at: null,
     output_file_id: null,

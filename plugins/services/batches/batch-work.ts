@@ -33,6 +33,12 @@ export interface BatchWork {
   readonly failed: number;
   /** The key the lines are sent with, sealed: only the gateway's instances can open it. */
   readonly credential: string;
+  /** Headers of the creating request every line carries as the same call would (carried-headers.ts). */
+  readonly headers: Readonly<Record<string, string>>;
+  /** Native: a step began handing the batch to the vendor (a step that finds it so, without an id, died doing it). */
+  readonly submitting: boolean;
+  /** Native: the vendor was asked to cancel. */
+  readonly cancel_sent: boolean;
   /** Unix ms: when the batch stops taking lines and expires. */
   readonly expires_at: number;
   /** Unix ms the batch began writing its files, once it has. */

@@ -13,6 +13,8 @@ import {
   CatalogueToken,
   type Pricing,
   PricingToken,
+  type UsageStore,
+  UsageStoreToken,
 } from '../../../core/kit/stage';
 import {
   BatchLineStoreToken,
@@ -29,7 +31,11 @@ import {
 import { TaskStoreToken, type TaskStore, type TaskWorker } from '../../../core/kit/task';
 import { batchRoutes } from './batch-routes';
 import { fileRoutes } from './file-routes';
-import { GatewayRunWorker } from './gateway-run';
+import { GatewayRun } from './gateway-run';
+import { NativeRun } from './native-run';
+import { BatchFinalizer } from './batch-finalize';
+import { BatchWorker } from './batch-worker';
+import type { Finalize } from './batch-run';
 import { batchOptions, type BatchOptions } from './options';
 
 @definePlugin({ kind: 'service', name: 'batches', options: batchOptions })
@@ -48,6 +54,7 @@ export class BatchService implements ServicePlugin {
     @inject(LoopbackToken) loopback: Loopback,
     @inject(BudgetLedgerToken) budgets: BudgetLedger,
     @inject(PricingToken) pricing: Pricing,
+    @inject(UsageStoreToken) usage: UsageStore,
   ) {
     const now = Date.now;
     const retentionMs = config.storage.batch_retention;
@@ -55,7 +62,12 @@ export class BatchService implements ServicePlugin {
       ...fileRoutes({ options, files, catalogue, retentionMs, now }),
       ...batchRoutes({ options, files, tasks, catalogue, sealer, budgets, pricing, now }),
     ];
-    const run = { options, files, lines, sealer, loopback, budgets, catalogue, pricing, retentionMs, now };
-    this.taskWorkers = [new GatewayRunWorker(run)];
+    const finalizer = new BatchFinalizer({ files, lines, budgets, retentionMs, now });
+    const finalize: Finalize = (run, ending) => finalizer.finalize(run, ending);
+    const ways = {
+      gateway: new GatewayRun({ options, lines, sealer, loopback, budgets, now }, finalize),
+      native: new NativeRun({ options, lines, usage, budgets, catalogue, pricing, now }, finalize),
+    };
+    this.taskWorkers = [new BatchWorker(options.concurrency, files, { catalogue, pricing }, ways, now)];
   }
 }

@@ -24,6 +24,8 @@ export interface LineCall {
   readonly origin: string;
   /** The batch's key, opened; null when the gateway authenticates nobody. */
   readonly credential: string | null;
+  /** Headers of the batch's creation a line carries as the same call would (an API version). */
+  readonly headers: Readonly<Record<string, string>>;
   /** The sealed `{batch_id, custom_id}` for BATCH_LINE_HEADER. */
   readonly tag: string;
   readonly requestId: string;
@@ -46,6 +48,7 @@ export async function callLine(index: number, line: InputLine, call: LineCall): 
     response = await fetch(`${call.origin}${line.url}`, {
       method: 'POST',
       headers: {
+        ...call.headers,
         'content-type': 'application/json',
         'x-request-id': call.requestId,
         [BATCH_LINE_HEADER]: call.tag,

@@ -23,6 +23,8 @@ export const batchOptions = z
     lines_per_second: z.number().positive().default(10),
     /** Lines of one batch in flight at once. */
     line_concurrency: z.number().int().positive().default(4),
+    /** How often a batch a vendor runs is asked about. */
+    native_poll_every: duration.refine((ms) => ms >= 10, 'must be at least 10ms').default(10_000),
     /** Batch steps one instance runs at once (each works on one batch). */
     concurrency: z.number().int().positive().default(8),
     /** How long a batch may run before it expires (OpenAI's only `completion_window` is 24h). */

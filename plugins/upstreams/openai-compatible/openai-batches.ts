@@ -30,6 +30,8 @@ const isObject = (value: unknown): value is JsonObject =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
 export class OpenAiBatches implements BatchUpstream {
+  readonly oneModel = true;
+
   constructor(
     readonly endpoints: readonly string[],
     private readonly caller: UpstreamCaller,

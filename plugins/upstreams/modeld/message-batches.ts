@@ -1,0 +1,128 @@
+/**
+ * The vendor's Message Batches API (docs/upstreams.md#batches): a batch of messages requests is created
+ * in one call, polled until `processing_status` is `ended`, and its results read as JSON lines, one per
+ * `custom_id`. An errored line keeps the vendor's error envelope and the status its error type stands for.
+ */
+import type { JsonObject } from '../../../core/kit/json';
+import {
+  type BatchUpstream,
+  callForJson,
+  type UpstreamCaller,
+  type VendorBatchLine,
+  type VendorBatchState,
+  type VendorLineResult,
+} from '../../../core/kit/upstream';
+
+/** The HTTP status each of the vendor's error types is sent with. */
+const ERROR_STATUS: Readonly<Record<string, number>> = {
+  invalid_request_error: 400,
+  authentication_error: 401,
+  billing_error: 402,
+  permission_error: 403,
+  not_found_error: 404,
+  request_too_large: 413,
+  rate_limit_error: 429,
+  api_error: 500,
+  overloaded_error: 529,
+};
+
+/** A result without an answer, by its type. */
+const UNANSWERED: Readonly<Record<string, { code: string; message: string }>> = {
+  canceled: { code: 'batch_cancelled', message: 'the batch was cancelled before this request ran' },
+  expired: { code: 'batch_expired', message: 'the batch expired before this request ran' },
+};
+
+const isObject = (value: unknown): value is JsonObject =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+export class MessageBatches implements BatchUpstream {
+  readonly endpoints: readonly string[] = ['/v1/messages'];
+  readonly oneModel = false;
+
+  constructor(
+    private readonly caller: UpstreamCaller,
+    private readonly url: URL,
+    private readonly headers: Readonly<Record<string, string>>,
+  ) {}
+
+  async submit(_endpoint: string, lines: readonly VendorBatchLine[], requestId: string): Promise<string> {
+    const requests = lines.map(({ custom_id, body }) => ({ custom_id, params: body }));
+    const batch = await this.json('POST', this.url, { requests }, requestId);
+    return String(batch.id);
+  }
+
+  async poll(vendorId: string): Promise<VendorBatchState> {
+    const batch = await this.json('GET', this.at(vendorId));
+    if (batch.processing_status === 'ended') return { state: 'ended' };
+    const counts = isObject(batch.request_counts) ? batch.request_counts : {};
+    const done = ['succeeded', 'errored', 'canceled', 'expired'].reduce(
+      (n, k) => n + Number(counts[k] ?? 0),
+      0,
+    );
+    return { state: 'running', done };
+  }
+
+  async results(vendorId: string): Promise<readonly VendorLineResult[]> {
+    const answer = await this.caller.call({
+      method: 'GET',
+      url: this.at(vendorId, 'results'),
+      headers: this.headers,
+    });
+    if (answer.status !== 200)
+      throw new Error(`${this.caller.upstream}: ${answer.status} reading batch results`);
+    return answer.body
+      .toString('utf8')
+      .split('\n')
+      .filter((line) => line.trim() !== '')
+      .map(resultOf);
+  }
+
+  async cancel(vendorId: string): Promise<void> {
+    await this.json('POST', this.at(vendorId, 'cancel')).catch((e: { status?: number }) => {
+      if (e.status !== 400 && e.status !== 409) throw e; // already over: nothing to stop
+    });
+  }
+
+  private at(...segments: string[]): URL {
+    const path = `${this.url.pathname.replace(/\/$/, '')}/${segments.map(encodeURIComponent).join('/')}`;
+    return new URL(path, this.url);
+  }
+
+  private json(method: 'GET' | 'POST', url: URL, body?: JsonObject, requestId?: string): Promise<JsonObject> {
+    return callForJson(this.caller, {
+      method,
+      url,
+      headers: {
+        ...this.headers,
+        ...(body ? { 'content-type': 'application/json' } : {}),
+        ...(requestId ? { 'x-request-id': requestId } : {}),
+      },
+      ...(body ? { body: Buffer.from(JSON.stringify(body)) } : {}),
+    });
+  }
+}
+
+/** One results line: the message, the vendor's error envelope with its status, or why it did not run. */
+function resultOf(text: string): VendorLineResult {
+  const line = JSON.parse(text) as JsonObject;
+  const custom_id = String(line.custom_id);
+  const result = isObject(line.result) ? line.result : {};
+  const type = String(result.type);
+  if (type === 'succeeded' && isObject(result.message))
+    return { custom_id, status_code: 200, body: result.message, error: null };
+  if (type === 'errored' && isObject(result.error)) {
+    const inner = isObject(result.error.error) ? result.error.error : {};
+    return {
+      custom_id,
+      status_code: ERROR_STATUS[String(inner.type)] ?? 500,
+      body: result.error,
+      error: null,
+    };
+  }
+  return {
+    custom_id,
+    status_code: 0,
+    body: null,
+    error: UNANSWERED[type] ?? { code: 'batch_error', message: `the vendor gave no answer (${type})` },
+  };
+}
