@@ -44,12 +44,20 @@ export async function resultLines(client: OpenAI, fileId: string): Promise<Recor
     .map((line) => JSON.parse(line) as Record<string, unknown>);
 }
 
-/** The status of the SDK's APIError a call fails with; the call succeeding fails the test. */
+/** The status of the SDK error (openai's or anthropic's APIError) a call fails with; success fails the test. */
 export async function failedStatus(call: Promise<unknown>): Promise<number | string> {
   try {
     await call;
   } catch (e) {
-    return e instanceof OpenAI.APIError ? (e.status ?? 'no status') : `not an APIError: ${String(e)}`;
+    const status = (e as { status?: unknown }).status;
+    return typeof status === 'number' ? status : `not an API error: ${String(e)}`;
   }
   return 'succeeded';
 }
+
+/** The message of the error a call fails with ('' when it succeeds). */
+export const failedMessage = (call: Promise<unknown>): Promise<string> =>
+  call.then(
+    () => '',
+    (e: unknown) => String((e as Error).message),
+  );

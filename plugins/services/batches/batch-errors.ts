@@ -6,9 +6,9 @@ const clip = (text: string): string => (text.length > 100 ? `${text.slice(0, 100
 export const BatchErrors = {
   fileNotFound: (id: string) => new GatewayError(404, 'file_not_found', `no file with id '${clip(id)}'`),
   batchNotFound: (id: string) => new GatewayError(404, 'batch_not_found', `no batch with id '${clip(id)}'`),
-  /** A line of an uploaded file that is not a request the gateway could send; lines count from 1. */
-  badLine: (line: number, problem: string) =>
-    new GatewayError(400, 'invalid_request', `line ${line}: ${problem}`),
+  /** A request of a batch that the gateway could not send (`where`: `line 3`, `requests[2]`). */
+  badLine: (where: string, problem: string) =>
+    new GatewayError(400, 'invalid_request', `${where}: ${problem}`),
   fileTooLarge: (cap: number) =>
     new GatewayError(400, 'invalid_request', `the file is larger than ${cap} bytes (batches.max_file_size)`),
   tooManyLines: (cap: number) =>
@@ -19,6 +19,8 @@ export const BatchErrors = {
       'batch_not_cancellable',
       `batch '${clip(id)}' is ${status}: it cannot be cancelled`,
     ),
+  notEnded: (id: string) =>
+    new GatewayError(400, 'invalid_request', `batch '${clip(id)}' has not ended: its results are not ready`),
   /** The upload itself is not what `POST /v1/files` takes. */
   badUpload: (problem: string) => new GatewayError(400, 'invalid_request', problem),
 };

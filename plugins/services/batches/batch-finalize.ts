@@ -50,6 +50,8 @@ export class BatchFinalizer {
         ...finalizing,
         completed: written.completed,
         failed: written.failed,
+        canceled: written.unanswered[UNANSWERED.cancelled.code] ?? 0,
+        expired: written.unanswered[UNANSWERED.expired.code] ?? 0,
         output_file_id: output,
         error_file_id: errors,
       }),

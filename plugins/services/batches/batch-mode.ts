@@ -14,6 +14,7 @@ export function batchMode(
   endpoint: string,
   lines: readonly InputLine[],
   catalogue: Catalogue,
+  where: (n: number) => string,
 ): BatchMode {
   const vendor = first.upstream.plugin.batches;
   if (!vendor?.endpoints.includes(endpoint)) return 'gateway';
@@ -21,12 +22,12 @@ export function batchMode(
   lines.forEach((line, i) => {
     if (vendor.oneModel && line.model !== first.spec.id)
       throw BatchErrors.badLine(
-        i + 1,
+        where(i + 1),
         `model '${line.model}' differs from the first line's '${first.spec.id}': ${upstream} runs one model per batch`,
       );
     if (!catalogue.targetOn(line.model, upstream))
       throw BatchErrors.badLine(
-        i + 1,
+        where(i + 1),
         `model '${line.model}' is not served by ${upstream}, which runs this batch`,
       );
   });

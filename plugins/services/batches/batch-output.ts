@@ -30,6 +30,8 @@ export interface BatchFiles {
   readonly errors: string;
   readonly completed: number;
   readonly failed: number;
+  /** Lines without an answer, by why (`batch_cancelled`, `batch_expired`, …). */
+  readonly unanswered: Readonly<Record<string, number>>;
 }
 
 const resultId = (batchId: string, index: number): string =>
@@ -48,19 +50,32 @@ export function batchFiles(
   const byIndex = new Map(results.map((r) => [r.index, r]));
   const output: string[] = [];
   const errors: string[] = [];
+  const unanswered: Record<string, number> = {};
+  const tally = (error: Unanswered | null): void => {
+    if (error) unanswered[error.code] = (unanswered[error.code] ?? 0) + 1;
+  };
   customIds.forEach((custom_id, index) => {
     const id = resultId(batchId, index);
     const result = byIndex.get(index);
     if (!result) {
-      errors.push(JSON.stringify({ id, custom_id, response: null, error: missing(index) }));
+      const why = missing(index);
+      tally(why);
+      errors.push(JSON.stringify({ id, custom_id, response: null, error: why }));
       return;
     }
     const { status_code, request_id, body, error } = result;
     // No answer at all (a vendor's line cancelled or expired): no response, only why.
     const response = status_code === 0 && body === null ? null : { status_code, request_id, body };
+    if (response === null) tally(error);
     const line = JSON.stringify({ id, custom_id, response, error });
     (status_code === 200 && error === null ? output : errors).push(line);
   });
   const text = (lines: string[]): string => (lines.length === 0 ? '' : lines.join('\n') + '\n');
-  return { output: text(output), errors: text(errors), completed: output.length, failed: errors.length };
+  return {
+    output: text(output),
+    errors: text(errors),
+    completed: output.length,
+    failed: errors.length,
+    unanswered,
+  };
 }

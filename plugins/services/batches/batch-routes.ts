@@ -5,45 +5,25 @@
  */
 import type { JsonObject } from '../../../core/kit/json';
 import { Errors } from '../../../core/kit/plugin';
-import type { FileStore, Sealer, ServiceEndpoint, ServiceExchange } from '../../../core/kit/service';
-import type { BudgetLedger, Catalogue, Pricing } from '../../../core/kit/stage';
-import { holdBatch, lineEstimates } from './batch-hold';
-import { isTerminal, type TaskStore, type VideoTask } from '../../../core/kit/task';
+import type { FileStore, ServiceEndpoint, ServiceExchange } from '../../../core/kit/service';
+import { isTerminal } from '../../../core/kit/task';
 import { BatchErrors } from './batch-errors';
 import { batchObject, batchStatus } from './batch-object';
-import { asWork, BATCH_KIND, isBatch, type BatchWork } from './batch-work';
-import { CREDENTIAL, presentedCredential } from './credential';
-import { carriedHeaders } from './carried-headers';
-import { batchMode } from './batch-mode';
+import { BATCH_KIND, batchOf } from './batch-work';
+import { ownBatch } from './own-batch';
+import { storeBatch, type NewBatchParts } from './new-batch';
 import { ownFile } from './file-routes';
 import { newBatchId } from './ids';
-import { BATCH_ENDPOINTS, readInputLines } from './input-lines';
-import type { BatchOptions } from './options';
+import { BATCH_ENDPOINTS, fileLines, readInputLines } from './input-lines';
 import { pageQuery } from './page-query';
 import { listOf, sendJson } from './replies';
 
-export interface BatchRoutesParts {
-  readonly options: BatchOptions;
+export interface BatchRoutesParts extends NewBatchParts {
   readonly files: FileStore;
-  readonly tasks: TaskStore;
-  readonly catalogue: Catalogue;
-  readonly sealer: Sealer;
-  readonly budgets: BudgetLedger;
-  readonly pricing: Pricing;
-  readonly now: () => number;
 }
 
 /** OpenAI's limits on `metadata`: 16 pairs, keys up to 64 characters, values up to 512. */
 const MAX_METADATA = 16;
-
-/** The caller's own batch, or 404. */
-async function ownBatch(tasks: TaskStore, exchange: ServiceExchange): Promise<VideoTask> {
-  const id = exchange.ctx.params.id ?? '';
-  const task = await tasks.get(id);
-  if (!task || !isBatch(task) || task.key_id !== (exchange.ctx.key?.id ?? null))
-    throw BatchErrors.batchNotFound(id);
-  return task;
-}
 
 export function batchRoutes(parts: BatchRoutesParts): ServiceEndpoint[] {
   const { tasks } = parts;
@@ -54,7 +34,8 @@ export function batchRoutes(parts: BatchRoutesParts): ServiceEndpoint[] {
       id: 'batches',
       method: 'GET',
       path: '/v1/batches/:id',
-      handle: async (exchange) => sendJson(exchange, 200, batchObject(await ownBatch(tasks, exchange))),
+      handle: async (exchange) =>
+        sendJson(exchange, 200, batchObject(await ownBatch(tasks, exchange, 'openai'))),
     },
     {
       id: 'batches',
@@ -89,7 +70,7 @@ function checkedMetadata(metadata: unknown): Record<string, string> | null {
   const entries = Object.entries(metadata);
   const fits = ([k, v]: [string, unknown]) => typeof v === 'string' && k.length <= 64 && v.length <= 512;
   if (entries.length > MAX_METADATA || !entries.every(fits)) throw Errors.invalidField('metadata', expected);
-  return Object.fromEntries(entries) as Record<string, string>;
+  return Object.fromEntries(entries);
 }
 
 async function create(parts: BatchRoutesParts, exchange: ServiceExchange): Promise<void> {
@@ -102,99 +83,19 @@ async function create(parts: BatchRoutesParts, exchange: ServiceExchange): Promi
   const content = await parts.files.content(file.id, now);
   if (!content) throw BatchErrors.fileNotFound(file.id);
   // Checked again: the key's models, or the configuration, may have changed since the upload.
-  const lines = readInputLines(content, parts.catalogue, ctx, parts.options.max_lines);
+  const lines = readInputLines(content, parts.catalogue, ctx, fileLines(parts.options.max_lines));
   if (lines[0]!.url !== asked.endpoint)
     throw Errors.invalidField('endpoint', `the url of the file's requests (${lines[0]!.url})`);
-  const first = parts.catalogue.resolve(parts.catalogue.endpointAt(asked.endpoint)!, lines[0]!.model);
-  const mode = batchMode(first, asked.endpoint, lines, parts.catalogue);
-  const work: BatchWork = {
+  const task = await storeBatch(parts, ctx, {
+    id: newBatchId(),
     api: 'openai',
-    mode,
     endpoint: asked.endpoint,
     input_file_id: file.id,
-    completion_window: '24h',
     metadata: asked.metadata,
-    total: lines.length,
-    sent: 0,
-    retry: [],
-    completed: 0,
-    failed: 0,
-    credential: parts.sealer.seal(CREDENTIAL, presentedCredential(ctx.headers) ?? null),
-    headers: carriedHeaders(ctx.headers),
-    submitting: false,
-    cancel_sent: false,
-    expires_at: now + parts.options.completion_window,
-    finalizing_at: null,
-    output_file_id: null,
-    error_file_id: null,
-  };
-  const task = newBatchTask(newBatchId(), ctx.requestId, now, work, {
-    key_id: ctx.key?.id ?? null,
-    team_id: ctx.team?.id,
-    model: first.spec.id,
-    upstream: first.upstream.name,
-    upstream_model: first.upstreamModel,
+    lines,
+    where: fileLines(0).where,
   });
-  const estimates = lineEstimates(lines, parts);
-  const hold = await holdBatch(
-    parts.budgets,
-    ctx,
-    estimates.reduce((a, b) => a + b, 0),
-  );
-  try {
-    await parts.tasks.insert(task, now);
-  } catch (e) {
-    if (hold) void parts.budgets.release(hold);
-    throw e;
-  }
-  if (hold) void parts.budgets.holdTask(task.id, hold);
   sendJson(exchange, 200, batchObject(task));
-}
-
-interface BatchOwner {
-  readonly key_id: string | null;
-  readonly team_id: string | undefined;
-  readonly model: string;
-  readonly upstream: string;
-  readonly upstream_model: string;
-}
-
-function newBatchTask(
-  id: string,
-  requestId: string,
-  now: number,
-  work: BatchWork,
-  owner: BatchOwner,
-): VideoTask {
-  const { team_id, ...rest } = owner;
-  return {
-    id,
-    kind: BATCH_KIND,
-    work: asWork(work),
-    ...rest,
-    ...(team_id !== undefined ? { team_id } : {}),
-    protocol: BATCH_KIND,
-    request_id: requestId,
-    params: {},
-    upstream_task_id: null,
-    status: 'queued',
-    history: [{ status: 'queued', at: now }],
-    video_url: null,
-    error: null,
-    usage: null,
-    created_at: now,
-    updated_at: now,
-    finished_at: null,
-    // The poller's own deadline is the batch's expiry: the worker ends the batch then, files and all.
-    deadline_at: work.expires_at,
-    next_poll_at: now,
-    polls: 0,
-    poll_errors: 0,
-    lease: null,
-    billed: false,
-    cost_micros: null,
-    idempotency: null,
-  };
 }
 
 async function list(parts: BatchRoutesParts, exchange: ServiceExchange): Promise<void> {
@@ -207,12 +108,12 @@ async function list(parts: BatchRoutesParts, exchange: ServiceExchange): Promise
     limit: limit + 1,
     ...(from ? { after: { created_at: from.created_at, id: from.id } } : {}),
   });
-  const own = page.filter((task) => task.key_id === key_id);
+  const own = page.filter((task) => task.key_id === key_id && batchOf(task).api === 'openai');
   sendJson(exchange, 200, listOf(own.slice(0, limit).map(batchObject), own.length > limit));
 }
 
 async function cancel(parts: BatchRoutesParts, exchange: ServiceExchange): Promise<void> {
-  const task = await ownBatch(parts.tasks, exchange);
+  const task = await ownBatch(parts.tasks, exchange, 'openai');
   if (isTerminal(task.status)) throw BatchErrors.notCancellable(task.id, batchStatus(task));
   const asked = await parts.tasks.requestCancel(task.id, parts.now());
   // Ended meanwhile: it is what it is now.

@@ -31,6 +31,9 @@ export interface BatchWork {
   /** Lines answered with 200, and lines answered otherwise, so far. */
   readonly completed: number;
   readonly failed: number;
+  /** Of `failed`, once the batch has ended: lines that never ran because it was cancelled, or expired. */
+  readonly canceled: number;
+  readonly expired: number;
   /** The key the lines are sent with, sealed: only the gateway's instances can open it. */
   readonly credential: string;
   /** Headers of the creating request every line carries as the same call would (carried-headers.ts). */

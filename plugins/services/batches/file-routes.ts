@@ -7,7 +7,7 @@ import type { Catalogue } from '../../../core/kit/stage';
 import { BatchErrors } from './batch-errors';
 import { fileObject } from './file-object';
 import { newFileId } from './ids';
-import { readInputLines } from './input-lines';
+import { fileLines, readInputLines } from './input-lines';
 import { readUpload } from './multipart-upload';
 import type { BatchOptions } from './options';
 import { pageQuery } from './page-query';
@@ -89,7 +89,7 @@ async function upload(parts: FileRoutesParts, exchange: ServiceExchange): Promis
   if (purpose !== 'batch') throw BatchErrors.badUpload("'purpose' must be 'batch'");
   if (content.length > parts.options.max_file_size)
     throw BatchErrors.fileTooLarge(parts.options.max_file_size);
-  const lines = readInputLines(content, parts.catalogue, ctx, parts.options.max_lines);
+  const lines = readInputLines(content, parts.catalogue, ctx, fileLines(parts.options.max_lines));
   const created = parts.now();
   const file: StoredFile = {
     id: newFileId(),

@@ -3,6 +3,7 @@ import { createHash, randomBytes } from 'node:crypto';
 
 export const newFileId = (): string => `file-${randomBytes(16).toString('hex')}`;
 export const newBatchId = (): string => `batch_${randomBytes(16).toString('hex')}`;
+export const newMessageBatchId = (): string => `msgbatch_${randomBytes(16).toString('hex')}`;
 
 /**
  * The id of a file a batch writes (`output` or `error`): the same on every try, so a finalize that

@@ -31,6 +31,7 @@ import {
 import { TaskStoreToken, type TaskStore, type TaskWorker } from '../../../core/kit/task';
 import { batchRoutes } from './batch-routes';
 import { fileRoutes } from './file-routes';
+import { messageBatchRoutes } from './message-batch-routes';
 import { GatewayRun } from './gateway-run';
 import { NativeRun } from './native-run';
 import { BatchFinalizer } from './batch-finalize';
@@ -61,6 +62,7 @@ export class BatchService implements ServicePlugin {
     this.endpoints = [
       ...fileRoutes({ options, files, catalogue, retentionMs, now }),
       ...batchRoutes({ options, files, tasks, catalogue, sealer, budgets, pricing, now }),
+      ...messageBatchRoutes({ options, files, tasks, catalogue, sealer, budgets, pricing, retentionMs, now }),
     ];
     const finalizer = new BatchFinalizer({ files, lines, budgets, retentionMs, now });
     const finalize: Finalize = (run, ending) => finalizer.finalize(run, ending);

@@ -27,22 +27,40 @@ export interface LineCaller {
 const isObject = (value: unknown): value is JsonObject =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/** The file's lines parsed and checked; `maxLines` caps how many it may hold. */
+/** How the lines of one batch API are read. */
+export interface LineRules {
+  /** How many requests a batch may hold. */
+  readonly maxLines: number;
+  /** The APIs its requests may call. */
+  readonly endpoints: readonly string[];
+  /** How an error names the `n`th request (from 1): `line 3` in a file, `requests[2]` in a body. */
+  readonly where: (n: number) => string;
+}
+
+/** An OpenAI batch input file's rules. */
+export const fileLines = (maxLines: number): LineRules => ({
+  maxLines,
+  endpoints: BATCH_ENDPOINTS,
+  where: (n) => `line ${n}`,
+});
+
+/** The requests parsed and checked against `rules`. */
 export function readInputLines(
   content: Buffer,
   catalogue: Catalogue,
   caller: LineCaller,
-  maxLines: number,
+  rules: LineRules,
 ): InputLine[] {
+  const { maxLines, where } = rules;
   const texts = content.toString('utf8').split('\n');
   const lines: InputLine[] = [];
   const seen = new Set<string>();
   texts.forEach((text, i) => {
     if (text.trim() === '') return;
     if (lines.length === maxLines) throw BatchErrors.tooManyLines(maxLines);
-    const line = checkedLine(text, i + 1, catalogue, caller, lines[0]?.url);
+    const line = checkedLine(text, where(i + 1), { catalogue, caller, rules }, lines[0]?.url);
     if (seen.has(line.custom_id))
-      throw BatchErrors.badLine(i + 1, `custom_id '${line.custom_id}' is used by an earlier line`);
+      throw BatchErrors.badLine(where(i + 1), `custom_id '${line.custom_id}' is used by an earlier request`);
     seen.add(line.custom_id);
     lines.push(line);
   });
@@ -50,12 +68,17 @@ export function readInputLines(
   return lines;
 }
 
-/** Line `n`, which must call `firstUrl` when an earlier line named one: a batch calls one API. */
+interface Checking {
+  readonly catalogue: Catalogue;
+  readonly caller: LineCaller;
+  readonly rules: LineRules;
+}
+
+/** The request at `n`, which must call `firstUrl` when an earlier one named it: a batch calls one API. */
 function checkedLine(
   text: string,
-  n: number,
-  catalogue: Catalogue,
-  caller: LineCaller,
+  n: string,
+  { catalogue, caller, rules }: Checking,
   firstUrl: string | undefined,
 ): InputLine {
   let parsed: unknown;
@@ -69,8 +92,8 @@ function checkedLine(
   if (typeof custom_id !== 'string' || custom_id === '')
     throw BatchErrors.badLine(n, "'custom_id' must be a non-empty string");
   if (method !== 'POST') throw BatchErrors.badLine(n, "'method' must be POST");
-  if (typeof url !== 'string' || !BATCH_ENDPOINTS.includes(url))
-    throw BatchErrors.badLine(n, `'url' must be one of ${BATCH_ENDPOINTS.join(', ')}`);
+  if (typeof url !== 'string' || !rules.endpoints.includes(url))
+    throw BatchErrors.badLine(n, `'url' must be one of ${rules.endpoints.join(', ')}`);
   if (firstUrl !== undefined && url !== firstUrl)
     throw BatchErrors.badLine(n, `url '${url}' differs from the first line's '${firstUrl}'`);
   if (!isObject(body)) throw BatchErrors.badLine(n, "'body' must be a JSON object");
@@ -83,7 +106,7 @@ function checkedLine(
 }
 
 /** The line's model must be served on its API, to this key: the 404 or 403 the call itself would get. */
-function checkModel(n: number, url: string, model: string, catalogue: Catalogue, caller: LineCaller): void {
+function checkModel(n: string, url: string, model: string, catalogue: Catalogue, caller: LineCaller): void {
   const endpoint = catalogue.endpointAt(url);
   if (!endpoint) throw BatchErrors.badLine(n, `no configured upstream serves ${url}`);
   try {
