@@ -1,6 +1,6 @@
 /**
- * The usage view's headline figures for the range and filters shown: what was spent, and beside it what
- * the response cache saved (its hits' prices, which were not spent).
+ * The usage view's headline figures for the range and filters shown: what was spent, beside it what the
+ * response cache saved (its hits' prices, which were not spent), and how much of the spend was batches'.
  */
 import { html } from 'htm/preact';
 import { useMemo } from 'preact/hooks';
@@ -11,14 +11,18 @@ interface Sums {
   spent: number;
   unknown: number;
   saved: number;
+  batch: number;
+  batchRequests: number;
 }
 
 function sumsOf(rows: readonly UsageSummaryRow[]): Sums {
-  const sums: Sums = { spent: 0, unknown: 0, saved: 0 };
+  const sums: Sums = { spent: 0, unknown: 0, saved: 0, batch: 0, batchRequests: 0 };
   for (const r of rows) {
     sums.spent += r.cost_micros;
     sums.unknown += r.cost_unknown_requests;
     sums.saved += r.saved_micros;
+    sums.batch += r.batch_cost_micros;
+    sums.batchRequests += r.batch_requests;
   }
   return sums;
 }
@@ -27,7 +31,7 @@ const requests = (n: number): string => `${n.toLocaleString('en-US')} request${n
 
 /** `cache`: show what the cache saved (not for tool calls, which are never cached). */
 export function UsageFigures(props: { rows: readonly UsageSummaryRow[]; cache: boolean }) {
-  const { spent, unknown, saved } = useMemo(() => sumsOf(props.rows), [props.rows]);
+  const { spent, unknown, saved, batch, batchRequests } = useMemo(() => sumsOf(props.rows), [props.rows]);
   return html`<dl class="figures">
     <div data-figure="spend">
       <dt>Spend</dt>
@@ -39,6 +43,14 @@ export function UsageFigures(props: { rows: readonly UsageSummaryRow[]; cache: b
       html`<div data-figure="saved" class="saved">
         <dt>Saved by cache</dt>
         <dd>${money(saved)}</dd>
+      </div>`
+    }
+    ${
+      batchRequests > 0 &&
+      html`<div data-figure="batches" class="batches">
+        <dt>Of which batches</dt>
+        <dd>${money(batch)}</dd>
+        <dd class="hint">${requests(batchRequests)} in batches</dd>
       </div>`
     }
   </dl>`;

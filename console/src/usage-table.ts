@@ -12,7 +12,10 @@ import { toolParts } from './tool-calls';
 /** What the chart stacks and the table totals by: the field of a summary row that names the group. */
 export type StackBy = 'model' | 'endpoint';
 
-/** What the cache saved comes last, so a CSV read by column position keeps its earlier columns. */
+/**
+ * Columns added later come last (what the cache saved, then the batches' share), so a CSV read by column
+ * position keeps its earlier columns.
+ */
 const COLUMNS = [
   'requests',
   'input_tokens',
@@ -20,6 +23,8 @@ const COLUMNS = [
   'cost',
   'cost_unknown_requests',
   'saved_by_cache',
+  'batch_requests',
+  'batch_cost',
 ];
 
 /** The columns that mean something for tool calls, which carry no tokens and are never cached. */
@@ -33,6 +38,8 @@ const figures = (r: UsageSummaryRow) => [
   money(r.cost_micros).replace(/,/g, ''),
   r.cost_unknown_requests,
   money(r.saved_micros).replace(/,/g, ''),
+  r.batch_requests,
+  money(r.batch_cost_micros).replace(/,/g, ''),
 ];
 
 /** The figures of `columns`, of those of the row. */
@@ -48,6 +55,8 @@ const zero = () => ({
   cost_micros: 0,
   cost_unknown_requests: 0,
   saved_micros: 0,
+  batch_requests: 0,
+  batch_cost_micros: 0,
 });
 
 /** A total row: a label and the sums of its rows. */
@@ -76,6 +85,8 @@ function totalsBy(
       target.cost_micros += r.cost_micros;
       target.cost_unknown_requests += r.cost_unknown_requests;
       target.saved_micros += r.saved_micros;
+      target.batch_requests += r.batch_requests;
+      target.batch_cost_micros += r.batch_cost_micros;
     }
   }
   const groups = [...byGroup.values()].sort((a, b) => (a.label < b.label ? -1 : 1));

@@ -111,6 +111,9 @@ export interface UsageSummaryRow {
   cost_unknown_requests: number;
   /** What the cache's hits saved: their `saved_micros`, summed where known (0 without hits). */
   saved_micros: number;
+  /** Of `requests` and `cost_micros`: the lines of batches, so batch spend shows apart. */
+  batch_requests: number;
+  batch_cost_micros: number;
 }
 
 /**
@@ -145,6 +148,9 @@ export interface UsageRecord {
   /** A tool call (`endpoint: 'mcp'`): the server's own name of the tool, and the server's name. */
   readonly tool?: string | undefined;
   readonly server?: string | undefined;
+  /** A line of a batch: the batch's id and the line's `custom_id`. */
+  readonly batch_id?: string | undefined;
+  readonly custom_id?: string | undefined;
   readonly once?: true | undefined;
   readonly estimated: boolean;
   /** How the call ended: `ok`, or why not (`client_closed`, `upstream_error`, …; a tool's `vendor_error`). */

@@ -27,6 +27,8 @@ interface Totals {
   cost_micros: number;
   cost_unknown_requests: number;
   saved_micros: number;
+  batch_requests: number;
+  batch_cost_micros: number;
 }
 
 interface Bucket extends Totals {
@@ -47,6 +49,8 @@ const emptyTotals = (): Totals => ({
   cost_micros: 0,
   cost_unknown_requests: 0,
   saved_micros: 0,
+  batch_requests: 0,
+  batch_cost_micros: 0,
 });
 
 /** Map keys for the key index: a call made without a key has its own entry. */
@@ -151,6 +155,8 @@ function addTotals(target: Totals, delta: Totals): void {
   target.cost_micros += delta.cost_micros;
   target.cost_unknown_requests += delta.cost_unknown_requests;
   target.saved_micros += delta.saved_micros;
+  target.batch_requests += delta.batch_requests;
+  target.batch_cost_micros += delta.batch_cost_micros;
 }
 
 function pushTo<K>(map: Map<K, Bucket[]>, key: K, bucket: Bucket): void {
@@ -178,14 +184,18 @@ export class UsageRollup {
     const at = this.hourOf(record.created_at);
     if (Number.isNaN(at)) return;
     const who = identityOf(record.key_id, record.team_id ?? null, record.model, record.endpoint);
+    const cost = typeof record.cost_micros === 'number' ? record.cost_micros : 0;
+    const batch = record.batch_id !== undefined;
     const totals: Totals = {
       requests: 1,
       input_tokens: record.prompt_tokens,
       output_tokens: record.completion_tokens,
-      cost_micros: typeof record.cost_micros === 'number' ? record.cost_micros : 0,
+      cost_micros: cost,
       cost_unknown_requests: typeof record.cost_micros === 'number' ? 0 : 1,
       // Only a cache's hit carries it; a record written before the field existed saved nothing.
       saved_micros: typeof record.saved_micros === 'number' ? record.saved_micros : 0,
+      batch_requests: batch ? 1 : 0,
+      batch_cost_micros: batch ? cost : 0,
     };
     for (const level of this.built) level.add(at, who, totals);
     const last = this.lastUsedAt.get(who.key);
@@ -248,12 +258,7 @@ export class UsageRollup {
         };
         groups.set(id, row);
       }
-      row.requests += b.requests;
-      row.input_tokens += b.input_tokens;
-      row.output_tokens += b.output_tokens;
-      row.cost_micros += b.cost_micros;
-      row.cost_unknown_requests += b.cost_unknown_requests;
-      row.saved_micros += b.saved_micros;
+      addTotals(row, b);
     }
     return sortSummary([...groups.values()]);
   }

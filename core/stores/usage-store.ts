@@ -117,6 +117,9 @@ export interface UsageSummaryRow {
   cost_unknown_requests: number;
   /** What the cache's hits saved: their `saved_micros`, summed where known (0 without hits). */
   saved_micros: number;
+  /** Of `requests` and `cost_micros`: the lines of batches (records with a `batch_id`), so batch spend shows apart. */
+  batch_requests: number;
+  batch_cost_micros: number;
 }
 
 /** How the store's writing is doing: for logs and checks now, for metrics later. */

@@ -133,7 +133,7 @@ async function usage(t: Test, page: Page, id: string): Promise<void> {
   const text = await readFile(await download.path(), 'utf8');
   t.match(
     text,
-    /^period,model,requests,input_tokens,output_tokens,cost,cost_unknown_requests,saved_by_cache\r\n/,
+    /^period,model,requests,input_tokens,output_tokens,cost,cost_unknown_requests,saved_by_cache,batch_requests,batch_cost\r\n/,
   );
   t.match(text, /,modela-5\.5,1,/, 'the CSV holds the table');
 
@@ -203,6 +203,8 @@ async function usageByEndpoint(t: Test, page: Page, chats: number): Promise<void
       'cost',
       'cost unknown requests',
       'saved by cache',
+      'batch requests',
+      'batch cost',
     ],
     'the table names its groups endpoints',
   );
@@ -218,7 +220,7 @@ async function usageByEndpoint(t: Test, page: Page, chats: number): Promise<void
   const text = await readFile(await download.path(), 'utf8');
   t.match(
     text,
-    /^period,endpoint,requests,input_tokens,output_tokens,cost,cost_unknown_requests,saved_by_cache\r\n/,
+    /^period,endpoint,requests,input_tokens,output_tokens,cost,cost_unknown_requests,saved_by_cache,batch_requests,batch_cost\r\n/,
   );
   t.match(text, new RegExp(`,embeddings,${EMBEDDINGS_CALLS},`), 'the CSV holds the endpoints');
 
@@ -290,17 +292,50 @@ async function savedByCache(t: Test, page: Page, gw: TestGateway): Promise<void>
     [spent, unknown],
     'beside the spend of the calls made (hits adding nothing), and how many had no price',
   );
-  const savedOf = async (model: string) =>
-    (await page.locator(`table.usage tr[data-group="${model}"] td`).allInnerTexts()).at(-1);
+  const savedOf = (model: string) => cellOf(page, model, 'saved by cache');
   t.equal(await savedOf('modela-5.5'), '0.01875', 'the table: saved by cache per model');
   t.equal(await savedOf(OTHER_MODEL), '0.0025');
-  t.equal((await page.locator('table.usage tr.total td').allInnerTexts()).at(-1), '0.02125', 'and in all');
+  t.equal(await cellOf(page, 'total', 'saved by cache'), '0.02125', 'and in all');
   await shot(page, '06d-usage-saved-by-cache');
   await page.getByLabel('Metric').selectOption('saved');
   await page.locator('.chart canvas').waitFor();
   t.match(await page.locator('.chart .u-legend').innerText(), /modela-5\.5/, 'a chart of the savings');
   await shot(page, '06e-usage-saved-chart');
   await page.getByLabel('Metric').selectOption('requests');
+}
+
+/** The usage table's cell of `column` in the row of `group` (`total`: the totals row). */
+async function cellOf(page: Page, group: string, column: string): Promise<string | undefined> {
+  const columns = await page.locator('table.usage thead th').allInnerTexts();
+  const row = group === 'total' ? 'table.usage tr.total' : `table.usage tr[data-group="${group}"]`;
+  return (await page.locator(`${row} td`).allInnerTexts())[columns.indexOf(column)];
+}
+
+/** Lines of batches in the store: the view shows their share of the spend apart, as a figure and a column. */
+async function batchSpend(t: Test, page: Page, gw: TestGateway): Promise<void> {
+  for (const custom_id of ['row-1', 'row-2'])
+    gw.gateway.usage.record({
+      ...hitRecord(gw, OTHER_MODEL, 0),
+      id: `batch_demo:${custom_id}`,
+      cost_micros: 1_500,
+      cache: undefined,
+      saved_micros: undefined,
+      batch_id: 'batch_demo',
+      custom_id,
+    });
+  await page.getByRole('link', { name: 'Keys' }).click();
+  await page.getByRole('link', { name: 'Usage' }).click();
+  const batches = page.locator('[data-figure="batches"]');
+  await batches.waitFor();
+  t.match(
+    await batches.innerText(),
+    /Of which batches\s+0\.003\s+2 requests in batches/,
+    'the batch spend apart',
+  );
+  t.equal(await cellOf(page, OTHER_MODEL, 'batch cost'), '0.003', 'the table: batch cost per model');
+  t.equal(await cellOf(page, OTHER_MODEL, 'batch requests'), '2');
+  t.equal(await cellOf(page, 'modela-5.5', 'batch requests'), '0', 'none for a model without batches');
+  await shot(page, '06f-usage-batch-spend');
 }
 
 /** The task list, its status filter and a task's detail with its history. */
@@ -360,6 +395,7 @@ t.test('the console in Chromium: sign-in, keys, usage', needsChromium, async (t)
   await usage(t, page, id);
   await usageByEndpoint(t, page, 2);
   await savedByCache(t, page, gw);
+  await batchSpend(t, page, gw);
 
   const [done, failed] = await submitted;
   for (const task of [done!, failed!]) await untilFinished(gw, 'generic', task);

@@ -20,6 +20,8 @@ export function totalsBy(records: readonly UsageRecord[], groupOf: GroupOf): Usa
       cost_micros: 0,
       cost_unknown_requests: 0,
       saved_micros: 0,
+      batch_requests: 0,
+      batch_cost_micros: 0,
     };
     rows.set(id, row);
     row.requests++;
@@ -28,6 +30,10 @@ export function totalsBy(records: readonly UsageRecord[], groupOf: GroupOf): Usa
     if (r.cost_micros === null) row.cost_unknown_requests++;
     else row.cost_micros += r.cost_micros;
     if (typeof r.saved_micros === 'number') row.saved_micros += r.saved_micros;
+    if (r.batch_id !== undefined) {
+      row.batch_requests++;
+      row.batch_cost_micros += r.cost_micros ?? 0;
+    }
   }
   return [...rows.values()];
 }

@@ -169,6 +169,8 @@ export class MongoUsageStore implements UsageStore {
             cost_unknown_requests: { $sum: { $cond: [{ $isNumber: '$cost_micros' }, 0, 1] } },
             // Set on a cache's hit only: absent (every other record) and null (unpriced) add nothing.
             saved_micros: { $sum: '$saved_micros' },
+            batch_requests: { $sum: { $cond: [{ $ifNull: ['$batch_id', false] }, 1, 0] } },
+            batch_cost_micros: { $sum: { $cond: [{ $ifNull: ['$batch_id', false] }, '$cost_micros', 0] } },
           },
         },
       ])
@@ -195,6 +197,8 @@ export class MongoUsageStore implements UsageStore {
           cost_micros: totals.cost_micros,
           cost_unknown_requests: totals.cost_unknown_requests,
           saved_micros: totals.saved_micros,
+          batch_requests: totals.batch_requests,
+          batch_cost_micros: totals.batch_cost_micros,
         };
       }),
     );

@@ -204,6 +204,8 @@ export function usageStoreContract(t: Test, makeStore: MakeUsageStore): void {
       cost_micros: (requests - unknown) * 42,
       cost_unknown_requests: unknown,
       saved_micros: 0,
+      batch_requests: 0,
+      batch_cost_micros: 0,
     });
     const check = async (s: UsageStore, when: string): Promise<void> => {
       const all = [row(null, 1), row('team-blue', 1), row('team-red', 3, 1)];
@@ -295,6 +297,8 @@ export function usageStoreContract(t: Test, makeStore: MakeUsageStore): void {
       cost_micros: (requests - unknown) * 42,
       cost_unknown_requests: unknown,
       saved_micros: 0,
+      batch_requests: 0,
+      batch_cost_micros: 0,
     });
     const check = async (s: UsageStore, when: string): Promise<void> => {
       t.strictSame(
@@ -398,6 +402,8 @@ export function usageStoreContract(t: Test, makeStore: MakeUsageStore): void {
       cost_micros: cost,
       cost_unknown_requests: unknown,
       saved_micros: saved,
+      batch_requests: 0,
+      batch_cost_micros: 0,
     });
     const check = async (s: UsageStore, when: string): Promise<void> => {
       t.strictSame(
@@ -460,6 +466,8 @@ export function usageStoreContract(t: Test, makeStore: MakeUsageStore): void {
                 saved_micros: random() < 0.15 ? null : Math.floor(random() * 100_000),
               }
             : {}),
+          // One in eight a line of a batch, whose spend summaries show apart.
+          ...(random() < 0.125 ? { batch_id: `batch_${i % 7}`, custom_id: `row-${i}` } : {}),
         });
       const raw: UsageRecord[] = [];
       for (let i = 0; i < 10_000; i++) {

@@ -106,7 +106,16 @@ t.test('rotation: nothing lost, nothing billed twice, across the files and a reo
   const summed = { requests: 41, input_tokens: 41 * 10, output_tokens: 41 * 20, cost_micros: 41 * 42 };
   t.strictSame(
     await second.summary({ group_by: ['model'] }),
-    [{ model: 'model-1', ...summed, cost_unknown_requests: 0, saved_micros: 0 }],
+    [
+      {
+        model: 'model-1',
+        ...summed,
+        cost_unknown_requests: 0,
+        saved_micros: 0,
+        batch_requests: 0,
+        batch_cost_micros: 0,
+      },
+    ],
     'the roll-ups rebuilt at open count the rotated files: 40 records and the bill, once',
   );
 });
