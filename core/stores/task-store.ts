@@ -19,6 +19,9 @@ export class IdempotencyKeyTaken extends Error {
   }
 }
 
+/** TaskPageQuery.kind for tasks of every kind, video included. */
+export const ANY_KIND = '*';
+
 /** A page of tasks, newest first (`created_at`, then `id`, both descending). */
 export interface TaskPageQuery {
   readonly limit: number;
@@ -28,7 +31,7 @@ export interface TaskPageQuery {
   readonly key_id?: string;
   readonly team_id?: string;
   readonly model?: string;
-  /** Only tasks of this kind (VideoTask.kind); absent, only video tasks. */
+  /** Only tasks of this kind (VideoTask.kind); absent, only video tasks; ANY_KIND, tasks of every kind. */
   readonly kind?: string;
 }
 

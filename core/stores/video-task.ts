@@ -76,6 +76,12 @@ export interface VideoTask {
    * it at its next step. Absent: never asked.
    */
   readonly cancel_requested_at?: number;
+  /**
+   * What a task of another kind than video still holds against its key's and team's budgets, kept by its
+   * worker as its work is done (a batch's lines not yet sent), so a restart holds it again. Absent for
+   * video, whose hold is its estimate.
+   */
+  readonly held_micros?: number;
   /** The API key that submitted it (null when the pipeline has no auth stage); only it may read the task. */
   readonly key_id: string | null;
   /** The key's team when the task was submitted; its bill goes to that team. Absent: none. */
@@ -144,6 +150,7 @@ export type TaskChange = Partial<
     | 'cost_micros'
     | 'idempotency'
     | 'work'
+    | 'held_micros'
   >
 >;
 

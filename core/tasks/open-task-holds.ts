@@ -1,14 +1,15 @@
 /**
- * What a key's or a team's video tasks still under way hold against its budget, read from the task store
+ * What a key's or a team's tasks still under way hold against its budget, read from the task store
  * when its spend is first read (MemoryBudgetLedger), so a restart does not forget the holds of tasks it
- * left running: the same estimate the budget stage held at submit (TaskUpstream.estimate at the model's
- * price).
+ * left running: for a video task, the same estimate the budget stage held at submit
+ * (TaskUpstream.estimate at the model's price); for a task of another kind (a batch), what its worker
+ * says it still holds (`held_micros`).
  */
 import type { Pricing } from '../billing/pricing';
 import type { Catalogue } from '../routing/catalogue';
 import type { BudgetKind } from '../billing/budget-ledger';
 import type { OpenTask } from '../billing/memory-budget-ledger';
-import type { TaskPageQuery, TaskStore } from '../stores/task-store';
+import { ANY_KIND, type TaskPageQuery, type TaskStore } from '../stores/task-store';
 import { needsWork, type TaskStatus, type VideoTask } from '../stores/video-task';
 
 /** Statuses of tasks that may still be billed (a succeeded one until its record is written). */
@@ -32,6 +33,7 @@ export function openTaskHolds(
   running: () => HoldPrices,
 ): (kind: BudgetKind, id: string) => Promise<OpenTask[]> {
   const holdOf = (task: VideoTask): number => {
+    if (task.kind !== undefined) return task.held_micros ?? 0; // its worker keeps what it still holds
     const { catalogue, pricing } = running();
     const target = catalogue.targetOn(task.model, task.upstream);
     const upstream = target?.upstream.plugin.tasks;
@@ -40,7 +42,7 @@ export function openTaskHolds(
   };
   return async (kind, id) => {
     const pages = await Promise.all(
-      OPEN.map((status) => tasks.page({ [OWNER_FIELD[kind]]: id, status, limit: MAX_OPEN })),
+      OPEN.map((status) => tasks.page({ [OWNER_FIELD[kind]]: id, status, kind: ANY_KIND, limit: MAX_OPEN })),
     );
     return pages
       .flat()

@@ -24,6 +24,7 @@ import {
   type VideoTask,
 } from '../video-task';
 import {
+  ANY_KIND,
   IdempotencyKeyTaken,
   newestFirst,
   type AcquireOptions,
@@ -184,7 +185,7 @@ export class EmbeddedTaskStore implements TaskStore {
     const { after, status, key_id, team_id, model, kind } = query;
     const matches: VideoTask[] = [];
     for (const task of this.tasks.values()) {
-      if (task.kind !== kind) continue;
+      if (kind !== ANY_KIND && task.kind !== kind) continue;
       if (status !== undefined && task.status !== status) continue;
       if (key_id !== undefined && task.key_id !== key_id) continue;
       if (team_id !== undefined && task.team_id !== team_id) continue;

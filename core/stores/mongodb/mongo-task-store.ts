@@ -17,7 +17,13 @@ import {
   type TaskStatus,
   type VideoTask,
 } from '../video-task';
-import { IdempotencyKeyTaken, type AcquireOptions, type TaskPageQuery, type TaskStore } from '../task-store';
+import {
+  ANY_KIND,
+  IdempotencyKeyTaken,
+  type AcquireOptions,
+  type TaskPageQuery,
+  type TaskStore,
+} from '../task-store';
 import { COLLECTIONS, isDuplicateKey, STORE_COLLECTION_OPTIONS, type MongoStoreOptions } from './connect';
 import { LastingChangeStream } from './lasting-change-stream';
 
@@ -261,7 +267,7 @@ export class MongoTaskStore implements TaskStore {
   async page(query: TaskPageQuery): Promise<VideoTask[]> {
     const { after, status, key_id, team_id, model, kind } = query;
     const filter: Filter<TaskDoc> = {
-      kind: kind ?? { $exists: false },
+      ...(kind === ANY_KIND ? {} : { kind: kind ?? { $exists: false } }),
       ...(status !== undefined ? { status } : {}),
       ...(key_id !== undefined ? { key_id } : {}),
       ...(team_id !== undefined ? { team_id } : {}),

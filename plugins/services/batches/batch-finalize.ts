@@ -46,6 +46,7 @@ export class BatchFinalizer {
       finished_at: now,
       lease: null,
       billed: true,
+      held_micros: 0,
       work: asWork({
         ...finalizing,
         completed: written.completed,

@@ -50,10 +50,11 @@ export class GatewayRun {
     if (stop) return this.finalize(run, stop);
     if (work.sent >= work.total && work.retry.length === 0) return this.finalize(run, 'done');
     const { indexes, next } = this.nextLines(work);
-    const started = await step.save({ status: 'running', work: asWork(next) });
-    if (!started) return {}; // the lease was lost: another poller has the batch now
     // Before the lines go: each holds its own estimate as it passes the budget stage.
-    await this.parts.budgets.shrinkTask(task.id, unsentEstimate(run.estimates(), next.sent, next.retry));
+    const held = Math.min(task.held_micros ?? 0, unsentEstimate(run.estimates(), next.sent, next.retry));
+    const started = await step.save({ status: 'running', work: asWork(next), held_micros: held });
+    if (!started) return {}; // the lease was lost: another poller has the batch now
+    await this.parts.budgets.shrinkTask(task.id, held);
     const answers = await this.send(task, work, run.input!, indexes);
     const stored = await this.store(task.id, indexes, answers);
     return {

@@ -78,7 +78,7 @@ export async function storeBatch(
   const estimate = lineEstimates(lines, parts).reduce((a, b) => a + b, 0);
   const hold = await holdBatch(parts.budgets, ctx, estimate);
   try {
-    await parts.tasks.insert(task, now);
+    await parts.tasks.insert({ ...task, held_micros: hold?.micros ?? 0 }, now);
   } catch (e) {
     if (hold) void parts.budgets.release(hold);
     throw e;
