@@ -26,6 +26,10 @@ export function stringEnd(text: string, open: number): number {
 }
 
 /** A JSON object (not null, not an array). */
+/** `value` when it is a string, else `fallback`: a field of a parsed body read as text. */
+export const stringOr = (value: unknown, fallback: string): string =>
+  typeof value === 'string' ? value : fallback;
+
 export const isJsonObject = (value: unknown): value is JsonObject =>
   value !== null && typeof value === 'object' && !Array.isArray(value);
 

@@ -1,2 +1,2 @@
 /** JSON bodies and text: a JSON object, and changes to JSON text made without parsing it whole. */
-export { isJsonObject, withFirstMember, withoutMember, type JsonObject } from '../base/json';
+export { isJsonObject, stringOr, withFirstMember, withoutMember, type JsonObject } from '../base/json';

@@ -1,5 +1,6 @@
 /** Batch input files and waiting for batches, as tests of the batches endpoints need them. */
-import OpenAI, { toFile } from 'openai';
+import type OpenAI from 'openai';
+import { toFile } from 'openai';
 import { until } from './wait';
 
 export interface ChatLine {

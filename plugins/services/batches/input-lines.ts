@@ -3,7 +3,7 @@
  * `{"custom_id", "method": "POST", "url", "body"}`), each checked as a request the gateway could send for
  * this key: a 400 names the first line that is not (lines count from 1, as an editor shows them).
  */
-import type { JsonObject } from '../../../core/kit/json';
+import { isJsonObject, type JsonObject } from '../../../core/kit/json';
 import { GatewayError } from '../../../core/kit/plugin';
 import { type Catalogue, modelRefusal, type KeyRecord, type TeamRecord } from '../../../core/kit/stage';
 import { BatchErrors } from './batch-errors';
@@ -23,9 +23,6 @@ export interface LineCaller {
   readonly key: KeyRecord | undefined;
   readonly team: TeamRecord | undefined;
 }
-
-const isObject = (value: unknown): value is JsonObject =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** How the lines of one batch API are read. */
 export interface LineRules {
@@ -87,7 +84,7 @@ function checkedLine(
   } catch {
     throw BatchErrors.badLine(n, 'not a JSON object');
   }
-  if (!isObject(parsed)) throw BatchErrors.badLine(n, 'not a JSON object');
+  if (!isJsonObject(parsed)) throw BatchErrors.badLine(n, 'not a JSON object');
   const { custom_id, method, url, body } = parsed;
   if (typeof custom_id !== 'string' || custom_id === '')
     throw BatchErrors.badLine(n, "'custom_id' must be a non-empty string");
@@ -96,7 +93,7 @@ function checkedLine(
     throw BatchErrors.badLine(n, `'url' must be one of ${rules.endpoints.join(', ')}`);
   if (firstUrl !== undefined && url !== firstUrl)
     throw BatchErrors.badLine(n, `url '${url}' differs from the first line's '${firstUrl}'`);
-  if (!isObject(body)) throw BatchErrors.badLine(n, "'body' must be a JSON object");
+  if (!isJsonObject(body)) throw BatchErrors.badLine(n, "'body' must be a JSON object");
   const model = body.model;
   if (typeof model !== 'string' || model === '')
     throw BatchErrors.badLine(n, "'body.model' must be a non-empty string");

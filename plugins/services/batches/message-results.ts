@@ -3,14 +3,8 @@
  * result lines, as the gateway keeps every batch) read back as one line per `custom_id`: `succeeded` with
  * the message, `errored` with the error envelope, or `canceled` / `expired` for a request that never ran.
  */
-import type { JsonObject } from '../../../core/kit/json';
+import { isJsonObject, stringOr, type JsonObject } from '../../../core/kit/json';
 import { UNANSWERED } from './batch-output';
-
-/** `value` when it is a string, else `fallback`. */
-const text = (value: unknown, fallback: string): string => (typeof value === 'string' ? value : fallback);
-
-const isObject = (value: unknown): value is JsonObject =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** What a line without an answer says, by why it has none. */
 const NOT_RUN: Readonly<Record<string, JsonObject>> = {
@@ -21,30 +15,33 @@ const NOT_RUN: Readonly<Record<string, JsonObject>> = {
 /** One result line of an output or error file, as Anthropic's result line. */
 export function messageResult(line: string): string {
   const parsed = JSON.parse(line) as JsonObject;
-  const response = isObject(parsed.response) ? parsed.response : undefined;
-  const error = isObject(parsed.error) ? parsed.error : undefined;
+  const response = isJsonObject(parsed.response) ? parsed.response : undefined;
+  const error = isJsonObject(parsed.error) ? parsed.error : undefined;
   return JSON.stringify({ custom_id: parsed.custom_id, result: resultOf(response, error) });
 }
 
 function resultOf(response: JsonObject | undefined, error: JsonObject | undefined): JsonObject {
-  if (response?.status_code === 200 && isObject(response.body))
+  if (response?.status_code === 200 && isJsonObject(response.body))
     return { type: 'succeeded', message: response.body };
-  if (response && isObject(response.body)) return { type: 'errored', error: envelope(response.body) };
-  const code = text(error?.code, '');
+  if (response && isJsonObject(response.body)) return { type: 'errored', error: envelope(response.body) };
+  const code = stringOr(error?.code, '');
   return (
     NOT_RUN[code] ?? {
       type: 'errored',
-      error: envelope({ error: { type: 'api_error', message: text(error?.message, code) } }),
+      error: envelope({ error: { type: 'api_error', message: stringOr(error?.message, code) } }),
     }
   );
 }
 
 /** Anthropic's error envelope (`{type: 'error', error: {type, message}}`) for an error body of any shape. */
 function envelope(body: JsonObject): JsonObject {
-  if (body.type === 'error' && isObject(body.error)) return body;
-  const inner = isObject(body.error) ? body.error : {};
+  if (body.type === 'error' && isJsonObject(body.error)) return body;
+  const inner = isJsonObject(body.error) ? body.error : {};
   return {
     type: 'error',
-    error: { type: text(inner.type, text(inner.code, 'api_error')), message: text(inner.message, '') },
+    error: {
+      type: stringOr(inner.type, stringOr(inner.code, 'api_error')),
+      message: stringOr(inner.message, ''),
+    },
   };
 }

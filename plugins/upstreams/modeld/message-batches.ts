@@ -3,7 +3,7 @@
  * in one call, polled until `processing_status` is `ended`, and its results read as JSON lines, one per
  * `custom_id`. An errored line keeps the vendor's error envelope and the status its error type stands for.
  */
-import type { JsonObject } from '../../../core/kit/json';
+import { isJsonObject, type JsonObject } from '../../../core/kit/json';
 import {
   type BatchUpstream,
   callForJson,
@@ -32,9 +32,6 @@ const UNANSWERED: Readonly<Record<string, { code: string; message: string }>> = 
   expired: { code: 'batch_expired', message: 'the batch expired before this request ran' },
 };
 
-const isObject = (value: unknown): value is JsonObject =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
 export class MessageBatches implements BatchUpstream {
   readonly endpoints: readonly string[] = ['/v1/messages'];
   readonly oneModel = false;
@@ -54,7 +51,7 @@ export class MessageBatches implements BatchUpstream {
   async poll(vendorId: string): Promise<VendorBatchState> {
     const batch = await this.json('GET', this.at(vendorId));
     if (batch.processing_status === 'ended') return { state: 'ended' };
-    const counts = isObject(batch.request_counts) ? batch.request_counts : {};
+    const counts = isJsonObject(batch.request_counts) ? batch.request_counts : {};
     const done = ['succeeded', 'errored', 'canceled', 'expired'].reduce(
       (n, k) => n + Number(counts[k] ?? 0),
       0,
@@ -106,12 +103,12 @@ export class MessageBatches implements BatchUpstream {
 function resultOf(text: string): VendorLineResult {
   const line = JSON.parse(text) as JsonObject;
   const custom_id = String(line.custom_id);
-  const result = isObject(line.result) ? line.result : {};
+  const result = isJsonObject(line.result) ? line.result : {};
   const type = String(result.type);
-  if (type === 'succeeded' && isObject(result.message))
+  if (type === 'succeeded' && isJsonObject(result.message))
     return { custom_id, status_code: 200, body: result.message, error: null };
-  if (type === 'errored' && isObject(result.error)) {
-    const inner = isObject(result.error.error) ? result.error.error : {};
+  if (type === 'errored' && isJsonObject(result.error)) {
+    const inner = isJsonObject(result.error.error) ? result.error.error : {};
     return {
       custom_id,
       status_code: ERROR_STATUS[String(inner.type)] ?? 500,

@@ -3,7 +3,7 @@
  * lines go up as a `purpose: batch` file, a batch is created on it, polled until it ends, and its output
  * and error files are read back. Paths under `base_url` are the options' `files_path` and `batches_path`.
  */
-import type { JsonObject } from '../../../core/kit/json';
+import { isJsonObject, stringOr, type JsonObject } from '../../../core/kit/json';
 import {
   type BatchUpstream,
   callForJson,
@@ -25,9 +25,6 @@ const ENDED = new Set(['completed', 'expired', 'cancelled']);
 
 const under = (base: URL, ...segments: string[]): URL =>
   new URL(`${base.pathname.replace(/\/$/, '')}/${segments.map(encodeURIComponent).join('/')}`, base);
-
-const isObject = (value: unknown): value is JsonObject =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 export class OpenAiBatches implements BatchUpstream {
   readonly oneModel = true;
@@ -56,7 +53,7 @@ export class OpenAiBatches implements BatchUpstream {
     const status = String(batch.status);
     if (ENDED.has(status)) return { state: 'ended' };
     if (RUNNING.has(status)) {
-      const counts = isObject(batch.request_counts) ? batch.request_counts : {};
+      const counts = isJsonObject(batch.request_counts) ? batch.request_counts : {};
       return { state: 'running', done: Number(counts.completed ?? 0) + Number(counts.failed ?? 0) };
     }
     return { state: 'failed', error: firstError(batch) };
@@ -130,21 +127,21 @@ export class OpenAiBatches implements BatchUpstream {
 /** A line of an output or error file: its answer, or why it has none. */
 function resultOf(text: string): VendorLineResult {
   const line = JSON.parse(text) as JsonObject;
-  const response = isObject(line.response) ? line.response : undefined;
-  const error = isObject(line.error) ? line.error : undefined;
+  const response = isJsonObject(line.response) ? line.response : undefined;
+  const error = isJsonObject(line.error) ? line.error : undefined;
   return {
     custom_id: String(line.custom_id),
     status_code: Number(response?.status_code ?? 0),
-    body: response && isObject(response.body) ? response.body : null,
-    error: error ? { code: String(error.code ?? 'batch_error'), message: String(error.message ?? '') } : null,
+    body: response && isJsonObject(response.body) ? response.body : null,
+    error: error ? { code: stringOr(error.code, 'batch_error'), message: stringOr(error.message, '') } : null,
   };
 }
 
 function firstError(batch: JsonObject): { code: string; message: string } {
-  const errors = isObject(batch.errors) && Array.isArray(batch.errors.data) ? batch.errors.data : [];
-  const first = errors.find(isObject);
+  const errors = isJsonObject(batch.errors) && Array.isArray(batch.errors.data) ? batch.errors.data : [];
+  const first = errors.find(isJsonObject);
   return {
-    code: String(first?.code ?? 'batch_failed'),
-    message: String(first?.message ?? `the vendor failed the batch (${String(batch.status)})`),
+    code: stringOr(first?.code, 'batch_failed'),
+    message: stringOr(first?.message, `the vendor failed the batch (${stringOr(batch.status, 'failed')})`),
   };
 }

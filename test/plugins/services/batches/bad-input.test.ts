@@ -41,7 +41,7 @@ t.test('the batches endpoints refuse bad input', async (t) => {
     doc.prices = { ...(doc.prices as object), [MODEL]: { input_per_mtok: 0.8, output_per_mtok: 4.8 } };
   });
 
-  t.test('lines that are not requests, each named by its line', async (t) => {
+  t.test('lines that are not requests, each named by its line', (t) => {
     const cases: [string, string, string[]][] = [
       ['not JSON', `${line('a', chat())}\n{nope\n`, ['line 2', 'not a JSON object']],
       ['an unknown model', line('a', chat('modelz-1')), ['line 1', 'modelz-1']],
@@ -65,6 +65,7 @@ t.test('the batches endpoints refuse bad input', async (t) => {
         isError(t, await upload(gw.url, gw.key, content), 400, 'invalid_request', ...mentions),
       );
     }
+    t.end();
   });
 
   t.test('a model the key may not use is refused at upload, naming the line', async (t) => {
