@@ -8,6 +8,7 @@ export { TaskStoreToken, type TaskPageQuery, type TaskStore } from '../stores/ta
 export {
   isTerminal,
   handedBack,
+  newTaskState,
   type TaskChange,
   type TaskStatus,
   type VideoTask,

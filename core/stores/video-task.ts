@@ -154,6 +154,25 @@ export type TaskChange = Partial<
   >
 >;
 
+/** What every new task starts as: queued at `now`, nothing heard from its upstream, never polled, unbilled. */
+export const newTaskState = (now: number) =>
+  ({
+    upstream_task_id: null,
+    status: 'queued',
+    history: [{ status: 'queued', at: now }],
+    video_url: null,
+    error: null,
+    usage: null,
+    created_at: now,
+    updated_at: now,
+    finished_at: null,
+    next_poll_at: now,
+    polls: 0,
+    poll_errors: 0,
+    billed: false,
+    cost_micros: null,
+  }) satisfies Partial<VideoTask>;
+
 /**
  * A lease given up by `owner`: free at once on any clock, and it names the poller that should take the
  * task's next turn (the others wait their takeover time first; see TaskPoller).

@@ -26,6 +26,7 @@ import { firstPollDelay } from './poll-delay';
 import { createdNothing, submitFailed } from './submit-retry';
 import {
   handedBack,
+  newTaskState,
   isTerminal,
   type Idempotency,
   type TaskChange,
@@ -226,26 +227,13 @@ export class TaskSubmission {
       protocol: protocolName,
       request_id: ctx.requestId,
       params,
-      upstream_task_id: null,
-      status: 'queued',
-      history: [{ status: 'queued', at: now }],
-      video_url: null,
-      error: null,
-      usage: null,
-      created_at: now,
-      updated_at: now,
-      finished_at: null,
+      ...newTaskState(now),
       deadline_at: now + polling.deadlineMs,
-      next_poll_at: now,
-      polls: 0,
-      poll_errors: 0,
       // Held while the upstream is called; if this process dies first, the poller resolves the task after it.
       lease: {
         owner: this.settings.owner,
         until: now + timeouts.connectMs + timeouts.responseMs + SUBMIT_LEASE_SLACK_MS,
       },
-      billed: false,
-      cost_micros: null,
       idempotency,
       ...(ctx.trace ? { traceparent: ctx.trace.traceparent } : {}),
     };

@@ -62,3 +62,11 @@ export const failedMessage = (call: Promise<unknown>): Promise<string> =>
     () => '',
     (e: unknown) => String((e as Error).message),
   );
+
+/** Creates a batch of chat completions on an uploaded file, as a client does. */
+export const createBatch = (client: OpenAI, fileId: string) =>
+  client.batches.create({
+    input_file_id: fileId,
+    endpoint: '/v1/chat/completions',
+    completion_window: '24h',
+  });

@@ -4,9 +4,8 @@
  * kept in memory, so the first write per line is decided without reading the file; the results
  * themselves are read back by `list`. The file is created by the first put, not by a read.
  */
-import { createReadStream } from 'node:fs';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
+import { journalLines } from './journal-lines';
 import type { BatchLineResult } from '../batch-line-store';
 import { AppendLog } from './append-log';
 import { GroupCommit } from './group-commit';
@@ -96,14 +95,9 @@ export class BatchLineLog {
 
 /** Each whole result in the file, in file order; a line torn by a crash is skipped. None if no file. */
 async function readResults(file: string, each: (result: BatchLineResult) => void): Promise<void> {
-  try {
-    const reader = createInterface({ input: createReadStream(file), crlfDelay: Infinity });
-    for await (const line of reader) {
-      const result = parseResult(line);
-      if (result) each(result);
-    }
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+  for await (const line of journalLines(file)) {
+    const result = parseResult(line);
+    if (result) each(result);
   }
 }
 

@@ -7,10 +7,9 @@
  * open and hourly). Opening also removes content that no live file owns (a put or delete cut short by a
  * crash). One data directory belongs to one gateway process.
  */
-import { createReadStream } from 'node:fs';
 import { mkdir, readdir, readFile, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
+import { journalLines } from './journal-lines';
 import type { FilePageQuery, FileStore, StoredFile } from '../file-store';
 import { firstFailing, writeHealth, type StoreHealth } from '../store-health';
 import { newestFirst } from '../task-store';
@@ -215,17 +214,11 @@ export class EmbeddedFileStore implements FileStore {
 async function readJournal(file: string): Promise<{ files: Map<string, StoredFile>; lines: number }> {
   const files = new Map<string, StoredFile>();
   let lines = 0;
-  try {
-    const reader = createInterface({ input: createReadStream(file), crlfDelay: Infinity });
-    for await (const line of reader) {
-      if (!line) continue;
-      lines++;
-      const record = parseRecord(line);
-      if (record && 'put' in record) files.set(record.put.id, record.put);
-      else if (record) files.delete(record.delete);
-    }
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+  for await (const line of journalLines(file)) {
+    lines++;
+    const record = parseRecord(line);
+    if (record && 'put' in record) files.set(record.put.id, record.put);
+    else if (record) files.delete(record.delete);
   }
   return { files, lines };
 }

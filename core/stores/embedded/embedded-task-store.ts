@@ -7,10 +7,9 @@
  * several pollers in this process never race; one data directory belongs to one gateway process.
  */
 import { EventEmitter } from 'node:events';
-import { createReadStream } from 'node:fs';
 import { mkdir, open, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
+import { journalLines } from './journal-lines';
 import {
   canMove,
   needsWork,
@@ -325,20 +324,14 @@ export class EmbeddedTaskStore implements TaskStore {
 async function readJournal(file: string): Promise<{ tasks: Map<string, VideoTask>; lines: number }> {
   const tasks = new Map<string, VideoTask>();
   let lines = 0;
-  try {
-    const reader = createInterface({ input: createReadStream(file), crlfDelay: Infinity });
-    for await (const line of reader) {
-      if (!line) continue;
-      lines++;
-      try {
-        const task = normalizeTask(JSON.parse(line) as StoredTask);
-        tasks.set(task.id, task);
-      } catch {
-        // a line cut by a crash mid-append: the change it held was never acknowledged
-      }
+  for await (const line of journalLines(file)) {
+    lines++;
+    try {
+      const task = normalizeTask(JSON.parse(line) as StoredTask);
+      tasks.set(task.id, task);
+    } catch {
+      // a line cut by a crash mid-append: the change it held was never acknowledged
     }
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
   }
   return { tasks, lines };
 }

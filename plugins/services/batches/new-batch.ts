@@ -5,7 +5,7 @@
 import type { GatewayContext } from '../../../core/kit/plugin';
 import type { Sealer } from '../../../core/kit/service';
 import type { BudgetLedger, Catalogue, Pricing } from '../../../core/kit/stage';
-import type { TaskStore, VideoTask } from '../../../core/kit/task';
+import { newTaskState, type TaskStore, type VideoTask } from '../../../core/kit/task';
 import { holdBatch, lineEstimates } from './batch-hold';
 import { batchMode } from './batch-mode';
 import { asWork, BATCH_KIND, type BatchApi, type BatchWork } from './batch-work';
@@ -112,23 +112,10 @@ function batchTask(
     protocol: BATCH_KIND,
     request_id: requestId,
     params: {},
-    upstream_task_id: null,
-    status: 'queued',
-    history: [{ status: 'queued', at: now }],
-    video_url: null,
-    error: null,
-    usage: null,
-    created_at: now,
-    updated_at: now,
-    finished_at: null,
+    ...newTaskState(now),
     // The poller's own deadline is the batch's expiry: the worker ends the batch then, files and all.
     deadline_at: work.expires_at,
-    next_poll_at: now,
-    polls: 0,
-    poll_errors: 0,
     lease: null,
-    billed: false,
-    cost_micros: null,
     idempotency: null,
   };
 }

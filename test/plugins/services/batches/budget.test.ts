@@ -9,7 +9,7 @@ import { buildConfig } from '../../../../config/load';
 import { startGateway, type RunningGateway } from '../../../../core/boot/gateway';
 import { startSimulator } from '../../../../simulator/server';
 import { closedAtEnd, tempDir, testConfig } from '../../../helpers/gateway';
-import { chatLines, endedBatch, failedStatus, uploadBatchFile } from '../../../helpers/batches';
+import { chatLines, endedBatch, failedStatus, uploadBatchFile, createBatch } from '../../../helpers/batches';
 
 const MODEL = 'modelc-3.6-plus';
 const LINES = 12;
@@ -36,12 +36,7 @@ t.test("a batch holds its estimate against its key's budget until it ends, acros
     new OpenAI({ baseURL: `${g.url}/v1`, apiKey: created.key, maxRetries: 0 });
   let client = clientOf(gw);
   const file = await uploadBatchFile(client, input);
-  const batchOf = () =>
-    client.batches.create({
-      input_file_id: file.id,
-      endpoint: '/v1/chat/completions',
-      completion_window: '24h',
-    });
+  const batchOf = () => createBatch(client, file.id);
 
   const first = await batchOf();
   const estimate = (await gw.tasks.get(first.id))?.held_micros ?? 0;

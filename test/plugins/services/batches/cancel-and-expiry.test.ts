@@ -6,7 +6,7 @@
 import t from 'tap';
 import OpenAI from 'openai';
 import { startTestGateway, type Teardown, type TestGateway } from '../../../helpers/gateway';
-import { chatLines, endedBatch, resultLines, uploadBatchFile } from '../../../helpers/batches';
+import { chatLines, endedBatch, resultLines, uploadBatchFile, createBatch } from '../../../helpers/batches';
 import { until } from '../../../helpers/wait';
 
 const MODEL = 'modelc-3.6-plus';
@@ -35,11 +35,7 @@ t.test('a cancelled batch keeps what ran, and says why the rest did not', async 
   const gw = await slowGateway(t);
   const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: gw.key, maxRetries: 0 });
   const file = await uploadBatchFile(client, input);
-  const created = await client.batches.create({
-    input_file_id: file.id,
-    endpoint: '/v1/chat/completions',
-    completion_window: '24h',
-  });
+  const created = await createBatch(client, file.id);
   await until(
     () => client.batches.retrieve(created.id),
     (b) => (b.request_counts?.completed ?? 0) >= 1,
@@ -82,11 +78,7 @@ t.test('a batch past its completion window expires with what it finished', async
   const gw = await slowGateway(t, { completion_window: '1500ms', lines_per_second: 1 });
   const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: gw.key, maxRetries: 0 });
   const file = await uploadBatchFile(client, input);
-  const created = await client.batches.create({
-    input_file_id: file.id,
-    endpoint: '/v1/chat/completions',
-    completion_window: '24h',
-  });
+  const created = await createBatch(client, file.id);
   const batch = await endedBatch(client, created.id);
   t.equal(batch.status, 'expired');
   t.ok(batch.expired_at);

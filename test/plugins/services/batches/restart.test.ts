@@ -14,7 +14,7 @@ import { startGateway } from '../../../../core/boot/gateway';
 import type { UsageRecord } from '../../../../core/stores/usage-store';
 import { startSimulator, type RunningSimulator } from '../../../../simulator/server';
 import { closedAtEnd, tempDir, testConfig, type ConfigDoc } from '../../../helpers/gateway';
-import { chatLines, endedBatch, resultLines, uploadBatchFile } from '../../../helpers/batches';
+import { chatLines, endedBatch, resultLines, uploadBatchFile, createBatch } from '../../../helpers/batches';
 import { listeningOn, spawnGateway } from '../../../helpers/process';
 import { until } from '../../../helpers/wait';
 
@@ -46,11 +46,7 @@ function sentPerRow(sim: RunningSimulator): Map<string, number> {
 
 const startBatch = async (client: OpenAI) => {
   const file = await uploadBatchFile(client, input);
-  return client.batches.create({
-    input_file_id: file.id,
-    endpoint: '/v1/chat/completions',
-    completion_window: '24h',
-  });
+  return createBatch(client, file.id);
 };
 
 const answered = (client: OpenAI, id: string, atLeast: number) =>

@@ -11,7 +11,7 @@ import { Pricing } from '../../../../core/billing/pricing';
 import { TaskPoller } from '../../../../core/tasks/poller';
 import type { TaskStore } from '../../../../core/stores/task-store';
 import { startTestGateway, type TestGateway } from '../../../helpers/gateway';
-import { chatLines, endedBatch, resultLines, uploadBatchFile } from '../../../helpers/batches';
+import { chatLines, endedBatch, resultLines, uploadBatchFile, createBatch } from '../../../helpers/batches';
 import { until } from '../../../helpers/wait';
 
 const MODEL = 'modelc-3.6-plus';
@@ -59,11 +59,7 @@ t.test('two instances share batches; one lost mid-run loses no line and sends no
       content: `b${b}-row-${i} #sim tokens=2`,
     }));
     const file = await uploadBatchFile(client, chatLines(rows));
-    const batch = await client.batches.create({
-      input_file_id: file.id,
-      endpoint: '/v1/chat/completions',
-      completion_window: '24h',
-    });
+    const batch = await createBatch(client, file.id);
     ids.push(batch.id);
   }
 
