@@ -40,7 +40,7 @@ function envelope(body: JsonObject): JsonObject {
   return {
     type: 'error',
     error: {
-      type: stringOr(inner.type, stringOr(inner.code, 'api_error')),
+      type: stringOr(inner.code, stringOr(inner.type, 'api_error')),
       message: stringOr(inner.message, ''),
     },
   };
