@@ -104,3 +104,38 @@ t.test('a batch run by the gateway, through the openai SDK', async (t) => {
     t.equal(await failedStatus(client.files.retrieve(extra.id)), 404);
   });
 });
+
+t.test('a Responses batch the gateway runs is metered and priced like the calls alone', async (t) => {
+  const gw = await startTestGateway(t, (doc) => {
+    doc.batches = { lines_per_second: 50 };
+    doc.prices = { ...(doc.prices as object), [MODEL]: { input_per_mtok: 0.8, output_per_mtok: 4.8 } };
+  });
+  const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: gw.key, maxRetries: 0 });
+  const jsonl = ['one', 'two']
+    .map((word, i) =>
+      JSON.stringify({
+        custom_id: `r${i}`,
+        method: 'POST',
+        url: '/v1/responses',
+        body: { model: MODEL, input: `${word} #sim tokens=${i + 2}` },
+      }),
+    )
+    .join('\n');
+  const file = await uploadBatchFile(client, jsonl);
+  const created = await client.batches.create({
+    input_file_id: file.id,
+    endpoint: '/v1/responses',
+    completion_window: '24h',
+  });
+  const batch = await endedBatch(client, created.id);
+  t.equal(batch.status, 'completed');
+  const output = await resultLines(client, batch.output_file_id!);
+  const body = (output.find((l) => l.custom_id === 'r1')!.response as { body: { object: string } }).body;
+  t.equal(body.object, 'response', "each line answered in the Responses API's shape");
+  const records = (await gw.gateway.usage.list({ limit: 100 })).filter((r) => r.batch_id === batch.id);
+  t.equal(records.length, 2);
+  t.ok(
+    records.every((r) => r.endpoint === 'responses' && r.completion_tokens > 0 && (r.cost_micros ?? 0) > 0),
+    'each line priced, never $0',
+  );
+});

@@ -24,6 +24,7 @@ t.test('a native batch through the openai SDK', async (t) => {
     doc.prices = {
       ...(doc.prices as object),
       [MODEL]: { input_per_mtok: 1.25, output_per_mtok: 10, batch: { discount: 0.5 } },
+      'modela-embedding-3-small': { input_per_mtok: 20, batch: { discount: 0.5 } },
     };
   });
   const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: gw.key, maxRetries: 0 });
@@ -62,6 +63,34 @@ t.test('a native batch through the openai SDK', async (t) => {
   t.equal(line.completion_tokens, single?.completion_tokens);
   t.ok(line.cost_micros! > 0 && line.cost_micros! < single!.cost_micros!, 'priced below the call alone');
   t.equal(line.cost_micros, Math.round(single!.cost_micros! / 2), 'at half its price');
+
+  t.test('an embeddings batch runs at the vendor too, each line priced at the batch price', async (t) => {
+    const embedding = 'modela-embedding-3-small';
+    const jsonl = ['alpha', 'beta']
+      .map((input, i) =>
+        JSON.stringify({
+          custom_id: `e${i}`,
+          method: 'POST',
+          url: '/v1/embeddings',
+          body: { model: embedding, input },
+        }),
+      )
+      .join('\n');
+    const upload = await uploadBatchFile(client, jsonl);
+    const created = await client.batches.create({
+      input_file_id: upload.id,
+      endpoint: '/v1/embeddings',
+      completion_window: '24h',
+    });
+    const ended = await endedBatch(client, created.id);
+    t.equal(ended.status, 'completed');
+    const records = (await gw.gateway.usage.list({ limit: 100 })).filter((r) => r.batch_id === ended.id);
+    t.equal(records.length, 2);
+    t.ok(
+      records.every((r) => r.endpoint === 'embeddings' && r.prompt_tokens > 0 && (r.cost_micros ?? 0) > 0),
+      'each line metered and priced',
+    );
+  });
 
   t.test('another key gets 404 for the batch and its output', async (t) => {
     const other = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: await gw.createKey(), maxRetries: 0 });
