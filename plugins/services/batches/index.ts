@@ -1,8 +1,10 @@
 /**
- * Batches (`batches:` in gateway.yaml): OpenAI's files and batches API on the gateway's port, for every
- * chat, embeddings and responses model. The gateway runs a batch itself, sending each line through its
- * own pipeline under the batch's key (metered, limited and priced like the same call alone), on the
- * poller of whichever instance takes the batch, so a batch finishes whether or not anyone asks.
+ * Batches (`batches:` in gateway.yaml): OpenAI's files and batches API and Anthropic's Message Batches on
+ * the gateway's port, for every chat, embeddings, Responses and messages model. A batch runs at its
+ * vendor when the model's upstream offers a batch API (native-run.ts: the vendor's batch price), else the
+ * gateway runs it, each line through its own pipeline under the batch's key (gateway-run.ts). Either way
+ * it is a task the poller of whichever instance takes it works on, so it finishes, and every line is
+ * billed once, whether or not anyone asks.
  */
 import { inject } from 'tsyringe';
 import { ConfigToken, definePlugin, type GatewayConfig } from '../../../core/kit/plugin';
