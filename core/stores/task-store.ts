@@ -96,6 +96,7 @@ export interface TaskStore {
   page(query: TaskPageQuery): Promise<VideoTask[]>;
   /** Calls `listener` with every inserted or changed task (after the change is stored). Returns a stop function. */
   watch(listener: (task: VideoTask) => void): () => void;
+  /** Video tasks (those without a kind) by status. */
   countByStatus(): Promise<Record<TaskStatus, number>>;
   close(): Promise<void>;
 }

@@ -210,7 +210,7 @@ export class EmbeddedTaskStore implements TaskStore {
 
   countByStatus(): Promise<Record<TaskStatus, number>> {
     const counts = Object.fromEntries(TASK_STATUSES.map((s) => [s, 0])) as Record<TaskStatus, number>;
-    for (const task of this.tasks.values()) counts[task.status]++;
+    for (const task of this.tasks.values()) if (task.kind === undefined) counts[task.status]++;
     return Promise.resolve(counts);
   }
 

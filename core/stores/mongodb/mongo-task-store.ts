@@ -314,7 +314,9 @@ export class MongoTaskStore implements TaskStore {
 
   /** A count per status, each read from the status-prefixed index alone (no document is fetched). */
   async countByStatus(): Promise<Record<TaskStatus, number>> {
-    const counts = await Promise.all(TASK_STATUSES.map((status) => this.tasks.countDocuments({ status })));
+    const counts = await Promise.all(
+      TASK_STATUSES.map((status) => this.tasks.countDocuments({ status, kind: { $exists: false } })),
+    );
     return Object.fromEntries(TASK_STATUSES.map((s, i) => [s, counts[i]])) as Record<TaskStatus, number>;
   }
 
