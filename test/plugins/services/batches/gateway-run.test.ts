@@ -83,6 +83,11 @@ t.test('a batch run by the gateway, through the openai SDK', async (t) => {
     t.same(listed.data, [], 'its list is empty');
   });
 
+  t.test("the video tasks' counts leave batches out", async (t) => {
+    const counts = await gw.gateway.tasks.countByStatus();
+    t.equal(counts.succeeded, 0, 'the completed batch is no video task');
+  });
+
   t.test('the owner lists its batch and files', async (t) => {
     const batches = await client.batches.list();
     t.ok(batches.data.some((b) => b.id === batch.id));
