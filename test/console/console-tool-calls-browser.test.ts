@@ -183,6 +183,8 @@ t.test(
         'cost',
         'cost unknown requests',
         'saved by cache',
+        'batch requests',
+        'batch cost',
       ],
       'and the usual columns',
     );
