@@ -15,6 +15,7 @@ import type { ResponseEcho } from '../responses-output/response-object';
 import type { CallStream } from '../responses-output/stream-items';
 import { finishOf } from './finish';
 import { argumentsText, CHAT_ID_PREFIX } from './json-answer';
+import { contentOnlyDelta } from './content-delta';
 
 const nonEmpty = (value: unknown): value is string => typeof value === 'string' && value !== '';
 
@@ -33,6 +34,9 @@ export class ChatStreamTranslator implements UpstreamStream {
   /** The events for one chat event: a chunk, an in-stream error chunk, or `[DONE]`. */
   translate(ev: SseEvent, usage: () => Usage): SseEvent[] {
     if (ev.data.startsWith('[DONE]')) return this.end(usage());
+    // Most chunks of an open Response carry a piece of text and nothing else: read just that.
+    const text = this.response.started ? contentOnlyDelta(ev.data) : undefined;
+    if (text !== undefined) return this.text(text);
     const chunk = eventJson(ev);
     if (!chunk) return [];
     if (chunk.error !== undefined) return this.fail(upstreamStreamError(chunk.error));
@@ -47,6 +51,12 @@ export class ChatStreamTranslator implements UpstreamStream {
       if (isJsonObject(choice.delta)) this.delta(choice.delta);
       if (nonEmpty(choice.finish_reason)) this.response.finished(finishOf(choice.finish_reason));
     }
+    return this.response.take();
+  }
+
+  /** The events for a chunk whose delta is a piece of text alone. */
+  private text(content: string): SseEvent[] {
+    if (content !== '') this.response.message().append('output_text', content, this.response.sink);
     return this.response.take();
   }
 

@@ -44,6 +44,11 @@ export class ResponseStream {
     private readonly upstreamPrefix: RegExp,
   ) {}
 
+  /** Whether the Response has been opened (`start`). */
+  get started(): boolean {
+    return this.head !== undefined;
+  }
+
   /** The events written since the last call. */
   take(): SseEvent[] {
     return this.sink.take();
@@ -54,9 +59,10 @@ export class ResponseStream {
     if (this.head) return;
     const ids = new ResponseIds(upstreamId, this.upstreamPrefix);
     this.head = { ids, createdAt: typeof createdAt === 'number' ? createdAt : seconds() };
-    const response = this.response({ status: 'in_progress' });
-    this.sink.emit('response.created', { response });
-    this.sink.emit('response.in_progress', { response });
+    // The same Response in both events: serialised once.
+    const response = `"response":${JSON.stringify(this.response({ status: 'in_progress' }))}`;
+    this.sink.emitJson('response.created', response);
+    this.sink.emitJson('response.in_progress', response);
   }
 
   /** The open reasoning item, or a new one after closing the open message. */

@@ -35,12 +35,15 @@ const at = (item: { id: string; outputIndex: number }) => ({
 export class MessageStream implements StreamItem {
   open = true;
   private readonly parts: MessagePart[] = [];
+  /** The item's id as JSON, written into every delta. */
+  private readonly idJson: string;
 
   constructor(
     readonly id: string,
     readonly outputIndex: number,
     sink: EventSink,
   ) {
+    this.idJson = JSON.stringify(id);
     sink.emit('response.output_item.added', {
       item: messageItem(id, [], 'in_progress'),
       output_index: outputIndex,
@@ -62,14 +65,8 @@ export class MessageStream implements StreamItem {
     part.text += delta;
     const contentIndex = this.parts.length - 1;
     if (kind === 'output_text') {
-      const { item_id, output_index } = at(this);
-      sink.emit('response.output_text.delta', {
-        content_index: contentIndex,
-        delta,
-        item_id,
-        logprobs: [],
-        output_index,
-      });
+      const members = `"content_index":${contentIndex},"delta":${JSON.stringify(delta)},"item_id":${this.idJson},"logprobs":[],"output_index":${this.outputIndex}`;
+      sink.emitJson('response.output_text.delta', members);
     } else sink.emit('response.refusal.delta', { content_index: contentIndex, delta, ...at(this) });
   }
 
@@ -128,7 +125,8 @@ export class ReasoningStream implements StreamItem {
 
   append(delta: string, sink: EventSink): void {
     this.text += delta;
-    sink.emit('response.reasoning_text.delta', { content_index: 0, delta, ...at(this) });
+    const members = `"content_index":0,"delta":${JSON.stringify(delta)},"item_id":${JSON.stringify(this.id)},"output_index":${this.outputIndex}`;
+    sink.emitJson('response.reasoning_text.delta', members);
   }
 
   close(sink: EventSink): void {

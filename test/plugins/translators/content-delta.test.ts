@@ -1,0 +1,55 @@
+/** Which chat chunks are read as a piece of text alone, and which are left to a whole parse. */
+import t from 'tap';
+import { contentOnlyDelta } from '../../../plugins/translators/responses-chat/content-delta';
+
+const chunk = (choice: unknown, more: Record<string, unknown> = {}) =>
+  JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', choices: [choice], ...more });
+
+t.test('a text-only delta is read; anything else is left to the whole parse', (t) => {
+  const cases: [string, string, string | undefined][] = [
+    ['text', chunk({ index: 0, delta: { content: 'Hel' }, finish_reason: null }), 'Hel'],
+    [
+      'escapes',
+      chunk({ index: 0, delta: { content: 'a "q" \\ \n é 😀' }, finish_reason: null }),
+      'a "q" \\ \n é 😀',
+    ],
+    ['empty text', chunk({ index: 0, delta: { content: '' }, finish_reason: null }), ''],
+    [
+      'text that looks like members',
+      chunk({ index: 0, delta: { content: '"finish_reason":"stop","delta":{}' }, finish_reason: null }),
+      '"finish_reason":"stop","delta":{}',
+    ],
+    [
+      'with usage null',
+      chunk({ index: 0, delta: { content: 'x' }, finish_reason: null }, { usage: null }),
+      'x',
+    ],
+    ['a finish', chunk({ index: 0, delta: { content: 'x' }, finish_reason: 'stop' }), undefined],
+    ['no finish member', chunk({ index: 0, delta: { content: 'x' } }), undefined],
+    [
+      'a role too',
+      chunk({ index: 0, delta: { role: 'assistant', content: 'x' }, finish_reason: null }),
+      undefined,
+    ],
+    ['reasoning', chunk({ index: 0, delta: { reasoning_content: 'x' }, finish_reason: null }), undefined],
+    [
+      'tool calls',
+      chunk({ index: 0, delta: { tool_calls: [{ index: 0 }] }, finish_reason: null }),
+      undefined,
+    ],
+    [
+      'two choices',
+      JSON.stringify({
+        choices: [
+          { index: 0, delta: { content: 'a' }, finish_reason: null },
+          { index: 1, delta: { content: 'b' }, finish_reason: null },
+        ],
+      }),
+      undefined,
+    ],
+    ['spaced', '{"choices":[{"index":0,"delta": {"content": "x"},"finish_reason":null}]}', undefined],
+    ['usage chunk', JSON.stringify({ choices: [], usage: { prompt_tokens: 1 } }), undefined],
+  ];
+  for (const [what, data, text] of cases) t.equal(contentOnlyDelta(data), text, what);
+  t.end();
+});
