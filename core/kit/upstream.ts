@@ -61,6 +61,8 @@ export {
   answerJson,
   callForJson,
   isTransient,
+  jsonExchange,
+  urlUnder,
   UpstreamCallerToken,
   type UpstreamAnswer,
   type UpstreamCall,

@@ -126,3 +126,27 @@ function vendorMessage(body: JsonObject | undefined): string {
       : undefined;
   return typeof message === 'string' ? message : 'refused the request';
 }
+
+/** `base` with `segments` added to its path, each percent-encoded (a vendor's id in its URL). */
+export const urlUnder = (base: URL, ...segments: string[]): URL =>
+  new URL(`${base.pathname.replace(/\/$/, '')}/${segments.map(encodeURIComponent).join('/')}`, base);
+
+/** An exchange that sends `body` as JSON (with its content type) and names the request when asked. */
+export function jsonExchange(
+  method: UpstreamCall['method'],
+  url: URL,
+  headers: Readonly<Record<string, string>>,
+  body?: JsonObject,
+  requestId?: string,
+): UpstreamCall {
+  return {
+    method,
+    url,
+    headers: {
+      ...headers,
+      ...(body ? { 'content-type': 'application/json' } : {}),
+      ...(requestId ? { 'x-request-id': requestId } : {}),
+    },
+    ...(body ? { body: Buffer.from(JSON.stringify(body)) } : {}),
+  };
+}

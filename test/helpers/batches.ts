@@ -1,6 +1,7 @@
 /** Batch input files and waiting for batches, as tests of the batches endpoints need them. */
 import type OpenAI from 'openai';
 import { toFile } from 'openai';
+import type { UsageRecord, UsageStore } from '../../core/stores/usage-store';
 import { until } from './wait';
 
 export interface ChatLine {
@@ -9,18 +10,20 @@ export interface ChatLine {
   readonly content: string;
 }
 
+/** A batch input file (JSONL) of requests to `url`, one per `custom_id` and body. */
+export const requestLines = (url: string, lines: readonly { custom_id: string; body: object }[]): string =>
+  lines.map(({ custom_id, body }) => JSON.stringify({ custom_id, method: 'POST', url, body })).join('\n') +
+  '\n';
+
 /** A batch input file (JSONL) of chat completion requests. */
 export const chatLines = (lines: readonly ChatLine[]): string =>
-  lines
-    .map(({ custom_id, model, content }) =>
-      JSON.stringify({
-        custom_id,
-        method: 'POST',
-        url: '/v1/chat/completions',
-        body: { model, messages: [{ role: 'user', content }], max_tokens: 50 },
-      }),
-    )
-    .join('\n') + '\n';
+  requestLines(
+    '/v1/chat/completions',
+    lines.map(({ custom_id, model, content }) => ({
+      custom_id,
+      body: { model, messages: [{ role: 'user', content }], max_tokens: 50 },
+    })),
+  );
 
 /** Uploads `jsonl` as a batch input file. */
 export const uploadBatchFile = async (client: OpenAI, jsonl: string, name = 'input.jsonl') =>
@@ -63,10 +66,13 @@ export const failedMessage = (call: Promise<unknown>): Promise<string> =>
     (e: unknown) => String((e as Error).message),
   );
 
-/** Creates a batch of chat completions on an uploaded file, as a client does. */
-export const createBatch = (client: OpenAI, fileId: string) =>
-  client.batches.create({
-    input_file_id: fileId,
-    endpoint: '/v1/chat/completions',
-    completion_window: '24h',
-  });
+/** Creates a batch on an uploaded file (of chat completions unless `endpoint` says), as a client does. */
+export const createBatch = (
+  client: OpenAI,
+  fileId: string,
+  endpoint: OpenAI.Batches.BatchCreateParams['endpoint'] = '/v1/chat/completions',
+) => client.batches.create({ input_file_id: fileId, endpoint, completion_window: '24h' });
+
+/** The usage records of a batch's lines. */
+export const batchRecords = async (usage: UsageStore, batchId: string): Promise<UsageRecord[]> =>
+  (await usage.list({ limit: 1000 })).filter((r) => r.batch_id === batchId);

@@ -7,7 +7,9 @@ import { isJsonObject, type JsonObject } from '../../../core/kit/json';
 import {
   type BatchUpstream,
   callForJson,
+  jsonExchange,
   type UpstreamCaller,
+  urlUnder,
   type VendorBatchLine,
   type VendorBatchState,
   type VendorLineResult,
@@ -81,21 +83,11 @@ export class MessageBatches implements BatchUpstream {
   }
 
   private at(...segments: string[]): URL {
-    const path = `${this.url.pathname.replace(/\/$/, '')}/${segments.map(encodeURIComponent).join('/')}`;
-    return new URL(path, this.url);
+    return urlUnder(this.url, ...segments);
   }
 
   private json(method: 'GET' | 'POST', url: URL, body?: JsonObject, requestId?: string): Promise<JsonObject> {
-    return callForJson(this.caller, {
-      method,
-      url,
-      headers: {
-        ...this.headers,
-        ...(body ? { 'content-type': 'application/json' } : {}),
-        ...(requestId ? { 'x-request-id': requestId } : {}),
-      },
-      ...(body ? { body: Buffer.from(JSON.stringify(body)) } : {}),
-    });
+    return callForJson(this.caller, jsonExchange(method, url, this.headers, body, requestId));
   }
 }
 

@@ -7,7 +7,9 @@ import { isJsonObject, stringOr, type JsonObject } from '../../../core/kit/json'
 import {
   type BatchUpstream,
   callForJson,
+  jsonExchange,
   type UpstreamCaller,
+  urlUnder,
   type VendorBatchLine,
   type VendorBatchState,
   type VendorLineResult,
@@ -23,9 +25,6 @@ export interface OpenAiBatchUrls {
 const RUNNING = new Set(['validating', 'in_progress', 'finalizing', 'cancelling']);
 const ENDED = new Set(['completed', 'expired', 'cancelled']);
 
-const under = (base: URL, ...segments: string[]): URL =>
-  new URL(`${base.pathname.replace(/\/$/, '')}/${segments.map(encodeURIComponent).join('/')}`, base);
-
 export class OpenAiBatches implements BatchUpstream {
   readonly oneModel = true;
 
@@ -40,16 +39,13 @@ export class OpenAiBatches implements BatchUpstream {
       .map(({ custom_id, body }) => JSON.stringify({ custom_id, method: 'POST', url: endpoint, body }))
       .join('\n');
     const file = await this.upload(`${jsonl}\n`, requestId);
-    const batch = await this.json('POST', this.urls.batches, requestId, {
-      input_file_id: file,
-      endpoint,
-      completion_window: '24h',
-    });
+    const body = { input_file_id: file, endpoint, completion_window: '24h' };
+    const batch = await this.json('POST', this.urls.batches, body, requestId);
     return String(batch.id);
   }
 
   async poll(vendorId: string): Promise<VendorBatchState> {
-    const batch = await this.json('GET', under(this.urls.batches, vendorId));
+    const batch = await this.json('GET', urlUnder(this.urls.batches, vendorId));
     const status = String(batch.status);
     if (ENDED.has(status)) return { state: 'ended' };
     if (RUNNING.has(status)) {
@@ -60,7 +56,7 @@ export class OpenAiBatches implements BatchUpstream {
   }
 
   async results(vendorId: string): Promise<readonly VendorLineResult[]> {
-    const batch = await this.json('GET', under(this.urls.batches, vendorId));
+    const batch = await this.json('GET', urlUnder(this.urls.batches, vendorId));
     const files = [batch.output_file_id, batch.error_file_id].filter(
       (id): id is string => typeof id === 'string',
     );
@@ -74,9 +70,11 @@ export class OpenAiBatches implements BatchUpstream {
   }
 
   async cancel(vendorId: string): Promise<void> {
-    await this.json('POST', under(this.urls.batches, vendorId, 'cancel')).catch((e: { status?: number }) => {
-      if (e.status !== 409 && e.status !== 400) throw e; // already over: nothing to stop
-    });
+    await this.json('POST', urlUnder(this.urls.batches, vendorId, 'cancel')).catch(
+      (e: { status?: number }) => {
+        if (e.status !== 409 && e.status !== 400) throw e; // already over: nothing to stop
+      },
+    );
   }
 
   /** Uploads the lines as OpenAI's multipart form (encoded by the platform's FormData); the file's id. */
@@ -101,7 +99,7 @@ export class OpenAiBatches implements BatchUpstream {
   private async content(fileId: string): Promise<string> {
     const answer = await this.caller.call({
       method: 'GET',
-      url: under(this.urls.files, fileId, 'content'),
+      url: urlUnder(this.urls.files, fileId, 'content'),
       headers: this.urls.headers,
     });
     if (answer.status !== 200)
@@ -109,18 +107,8 @@ export class OpenAiBatches implements BatchUpstream {
     return answer.body.toString('utf8');
   }
 
-  private json(method: 'GET' | 'POST', url: URL, requestId?: string, body?: JsonObject): Promise<JsonObject> {
-    const headers = {
-      ...this.urls.headers,
-      ...(body ? { 'content-type': 'application/json' } : {}),
-      ...(requestId ? { 'x-request-id': requestId } : {}),
-    };
-    return callForJson(this.caller, {
-      method,
-      url,
-      headers,
-      ...(body ? { body: Buffer.from(JSON.stringify(body)) } : {}),
-    });
+  private json(method: 'GET' | 'POST', url: URL, body?: JsonObject, requestId?: string): Promise<JsonObject> {
+    return callForJson(this.caller, jsonExchange(method, url, this.urls.headers, body, requestId));
   }
 }
 

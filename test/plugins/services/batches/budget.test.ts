@@ -9,7 +9,7 @@ import { buildConfig } from '../../../../config/load';
 import { startGateway, type RunningGateway } from '../../../../core/boot/gateway';
 import { startSimulator } from '../../../../simulator/server';
 import { closedAtEnd, tempDir, testConfig } from '../../../helpers/gateway';
-import { chatLines, endedBatch, failedStatus, uploadBatchFile, createBatch } from '../../../helpers/batches';
+import { chatLines, createBatch, endedBatch, failedStatus, uploadBatchFile } from '../../../helpers/batches';
 
 const MODEL = 'modelc-3.6-plus';
 const LINES = 12;

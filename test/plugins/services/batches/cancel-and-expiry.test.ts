@@ -6,7 +6,14 @@
 import t from 'tap';
 import OpenAI from 'openai';
 import { startTestGateway, type Teardown, type TestGateway } from '../../../helpers/gateway';
-import { chatLines, endedBatch, resultLines, uploadBatchFile, createBatch } from '../../../helpers/batches';
+import {
+  batchRecords,
+  chatLines,
+  createBatch,
+  endedBatch,
+  resultLines,
+  uploadBatchFile,
+} from '../../../helpers/batches';
 import { until } from '../../../helpers/wait';
 
 const MODEL = 'modelc-3.6-plus';
@@ -26,10 +33,6 @@ async function slowGateway(t: Teardown, batches: Record<string, unknown> = {}): 
     doc.batches = { lines_per_second: 2, line_concurrency: 1, ...batches };
   });
 }
-
-/** The usage records of the batch's lines. */
-const lineRecords = async (gw: TestGateway, batchId: string) =>
-  (await gw.gateway.usage.list({ limit: 1000 })).filter((r) => r.batch_id === batchId);
 
 t.test('a cancelled batch keeps what ran, and says why the rest did not', async (t) => {
   const gw = await slowGateway(t);
@@ -64,7 +67,7 @@ t.test('a cancelled batch keeps what ran, and says why the rest did not', async 
   const ids = [...output, ...errors].map((l) => l.custom_id).sort();
   t.same(ids, Array.from({ length: LINES }, (_, i) => `row-${i}`).sort(), 'each custom_id once');
 
-  const records = await lineRecords(gw, batch.id);
+  const records = await batchRecords(gw.gateway.usage, batch.id);
   t.same(
     records.map((r) => r.custom_id).sort(),
     output.map((l) => l.custom_id).sort(),
@@ -87,5 +90,5 @@ t.test('a batch past its completion window expires with what it finished', async
   t.equal(completed + failed, LINES);
   const errors = await resultLines(client, batch.error_file_id!);
   t.ok(errors.length > 0 && errors.every((l) => (l.error as { code: string }).code === 'batch_expired'));
-  t.equal((await lineRecords(gw, batch.id)).length, completed, 'only what ran is billed');
+  t.equal((await batchRecords(gw.gateway.usage, batch.id)).length, completed, 'only what ran is billed');
 });

@@ -6,7 +6,16 @@
 import t from 'tap';
 import OpenAI from 'openai';
 import { startTestGateway } from '../../../helpers/gateway';
-import { chatLines, endedBatch, failedStatus, resultLines, uploadBatchFile } from '../../../helpers/batches';
+import {
+  batchRecords,
+  chatLines,
+  createBatch,
+  endedBatch,
+  failedStatus,
+  requestLines,
+  resultLines,
+  uploadBatchFile,
+} from '../../../helpers/batches';
 
 const MODEL = 'modelc-3.6-plus';
 
@@ -52,7 +61,7 @@ t.test('a batch run by the gateway, through the openai SDK', async (t) => {
   t.equal(row2.usage?.completion_tokens, 4, "the line's own answer");
 
   t.test('one usage record per line, with its batch and custom id, as the same call alone', async (t) => {
-    const records = (await gw.gateway.usage.list({ limit: 100 })).filter((r) => r.batch_id === batch.id);
+    const records = await batchRecords(gw.gateway.usage, batch.id);
     t.equal(records.length, 3);
     t.same(records.map((r) => r.custom_id).sort(), ['row-1', 'row-2', 'row-3']);
     const alone = await client.chat.completions.create({
@@ -116,28 +125,21 @@ t.test('a Responses batch the gateway runs is metered and priced like the calls 
     doc.prices = { ...(doc.prices as object), [MODEL]: { input_per_mtok: 0.8, output_per_mtok: 4.8 } };
   });
   const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: gw.key, maxRetries: 0 });
-  const jsonl = ['one', 'two']
-    .map((word, i) =>
-      JSON.stringify({
-        custom_id: `r${i}`,
-        method: 'POST',
-        url: '/v1/responses',
-        body: { model: MODEL, input: `${word} #sim tokens=${i + 2}` },
-      }),
-    )
-    .join('\n');
+  const jsonl = requestLines(
+    '/v1/responses',
+    ['one', 'two'].map((word, i) => ({
+      custom_id: `r${i}`,
+      body: { model: MODEL, input: `${word} #sim tokens=${i + 2}` },
+    })),
+  );
   const file = await uploadBatchFile(client, jsonl);
-  const created = await client.batches.create({
-    input_file_id: file.id,
-    endpoint: '/v1/responses',
-    completion_window: '24h',
-  });
+  const created = await createBatch(client, file.id, '/v1/responses');
   const batch = await endedBatch(client, created.id);
   t.equal(batch.status, 'completed');
   const output = await resultLines(client, batch.output_file_id!);
   const body = (output.find((l) => l.custom_id === 'r1')!.response as { body: { object: string } }).body;
   t.equal(body.object, 'response', "each line answered in the Responses API's shape");
-  const records = (await gw.gateway.usage.list({ limit: 100 })).filter((r) => r.batch_id === batch.id);
+  const records = await batchRecords(gw.gateway.usage, batch.id);
   t.equal(records.length, 2);
   t.ok(
     records.every((r) => r.endpoint === 'responses' && r.completion_tokens > 0 && (r.cost_micros ?? 0) > 0),

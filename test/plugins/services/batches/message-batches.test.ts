@@ -8,7 +8,7 @@ import type Anthropic from '@anthropic-ai/sdk';
 import { startTestGateway } from '../../../helpers/gateway';
 import { gatewayAnthropic } from '../../../helpers/anthropic-client';
 import { until } from '../../../helpers/wait';
-import { failedMessage, failedStatus } from '../../../helpers/batches';
+import { batchRecords, failedMessage, failedStatus } from '../../../helpers/batches';
 
 const MODEL = 'modeld-sonnet-4-6';
 
@@ -52,7 +52,7 @@ t.test('message batches through the anthropic SDK', async (t) => {
     if (second.type === 'succeeded') t.equal(second.message.usage.output_tokens, 4, "the vendor's message");
 
     t.equal(gw.sim.batches.view('modeld').batches.length, 1, 'the vendor ran one batch');
-    const records = (await gw.gateway.usage.list({ limit: 100 })).filter((r) => r.batch_id === batch.id);
+    const records = await batchRecords(gw.gateway.usage, batch.id);
     t.same(records.map((r) => r.custom_id).sort(), ['first', 'second'], 'one usage record per request');
     const alone = await client.messages.create(request('x', 'two #sim tokens=4').params);
     const [single] = (await gw.gateway.usage.list({ limit: 100 })).filter((r) => r.batch_id === undefined);

@@ -7,13 +7,15 @@ import t from 'tap';
 import OpenAI from 'openai';
 import { startTestGateway } from '../../../helpers/gateway';
 import {
+  batchRecords,
   chatLines,
+  createBatch,
   endedBatch,
+  failedMessage,
   failedStatus,
+  requestLines,
   resultLines,
   uploadBatchFile,
-  createBatch,
-  failedMessage,
 } from '../../../helpers/batches';
 
 const MODEL = 'modela-5.5';
@@ -50,7 +52,7 @@ t.test('a native batch through the openai SDK', async (t) => {
   t.equal(row2.body.model, MODEL);
   t.equal(row2.body.usage?.completion_tokens, 5, "the vendor's answer to the line");
 
-  const records = (await gw.gateway.usage.list({ limit: 100 })).filter((r) => r.batch_id === batch.id);
+  const records = await batchRecords(gw.gateway.usage, batch.id);
   t.equal(records.length, 3, 'one usage record per line');
   const alone = await client.chat.completions.create({
     model: MODEL,
@@ -66,25 +68,15 @@ t.test('a native batch through the openai SDK', async (t) => {
 
   t.test('an embeddings batch runs at the vendor too, each line priced at the batch price', async (t) => {
     const embedding = 'modela-embedding-3-small';
-    const jsonl = ['alpha', 'beta']
-      .map((input, i) =>
-        JSON.stringify({
-          custom_id: `e${i}`,
-          method: 'POST',
-          url: '/v1/embeddings',
-          body: { model: embedding, input },
-        }),
-      )
-      .join('\n');
+    const jsonl = requestLines(
+      '/v1/embeddings',
+      ['alpha', 'beta'].map((input, i) => ({ custom_id: `e${i}`, body: { model: embedding, input } })),
+    );
     const upload = await uploadBatchFile(client, jsonl);
-    const created = await client.batches.create({
-      input_file_id: upload.id,
-      endpoint: '/v1/embeddings',
-      completion_window: '24h',
-    });
+    const created = await createBatch(client, upload.id, '/v1/embeddings');
     const ended = await endedBatch(client, created.id);
     t.equal(ended.status, 'completed');
-    const records = (await gw.gateway.usage.list({ limit: 100 })).filter((r) => r.batch_id === ended.id);
+    const records = await batchRecords(gw.gateway.usage, ended.id);
     t.equal(records.length, 2);
     t.ok(
       records.every((r) => r.endpoint === 'embeddings' && r.prompt_tokens > 0 && (r.cost_micros ?? 0) > 0),

@@ -14,7 +14,14 @@ import { startGateway } from '../../../../core/boot/gateway';
 import type { UsageRecord } from '../../../../core/stores/usage-store';
 import { startSimulator, type RunningSimulator } from '../../../../simulator/server';
 import { closedAtEnd, tempDir, testConfig, type ConfigDoc } from '../../../helpers/gateway';
-import { chatLines, endedBatch, resultLines, uploadBatchFile, createBatch } from '../../../helpers/batches';
+import {
+  batchRecords,
+  chatLines,
+  createBatch,
+  endedBatch,
+  resultLines,
+  uploadBatchFile,
+} from '../../../helpers/batches';
 import { listeningOn, spawnGateway } from '../../../helpers/process';
 import { until } from '../../../helpers/wait';
 
@@ -80,7 +87,7 @@ t.test('a gateway stopped mid-batch: the next one on its data directory finishes
     'each line sent upstream once',
   );
   t.equal(sentPerRow(sim).size, LINES);
-  const records = (await second.usage.list({ limit: 1000 })).filter((r) => r.batch_id === batch.id);
+  const records = await batchRecords(second.usage, batch.id);
   t.same(records.map((r) => r.custom_id).sort(), [...ROWS].sort(), 'each line billed once');
 });
 

@@ -11,7 +11,7 @@ import { Pricing } from '../../../../core/billing/pricing';
 import { TaskPoller } from '../../../../core/tasks/poller';
 import type { TaskStore } from '../../../../core/stores/task-store';
 import { startTestGateway, type TestGateway } from '../../../helpers/gateway';
-import { chatLines, endedBatch, resultLines, uploadBatchFile, createBatch } from '../../../helpers/batches';
+import { chatLines, createBatch, endedBatch, resultLines, uploadBatchFile } from '../../../helpers/batches';
 import { until } from '../../../helpers/wait';
 
 const MODEL = 'modelc-3.6-plus';
