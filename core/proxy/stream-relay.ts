@@ -22,6 +22,8 @@ import type { AnswerPhases } from './answer-phases';
 import { FilterChain, isSeveral } from './event-filters';
 import { SseFrames, type FrameHandler } from './sse-frames';
 
+const isText = (p: Buffer | string): p is string => typeof p === 'string';
+
 export class StreamRelay implements StreamControl {
   /** What the current upstream read makes the client get: the upstream's bytes, or events written anew. */
   private pending: (Buffer | string)[] = [];
@@ -224,7 +226,9 @@ export class StreamRelay implements StreamControl {
     const { pending } = this;
     if (pending.length < 2) return pending.pop();
     this.pending = [];
-    return Buffer.concat(pending.map((p) => (typeof p === 'string' ? Buffer.from(p) : p)));
+    // Events written anew are strings: a turn of only those goes as one string, converted once.
+    if (pending.every(isText)) return pending.join('');
+    return Buffer.concat(pending.map((p) => (isText(p) ? Buffer.from(p) : p)));
   }
 
   /** An upstream read is through: what it gave the client waits for the turn's end (holdUntilTurnEnds). */

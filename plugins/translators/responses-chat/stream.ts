@@ -15,7 +15,7 @@ import type { ResponseEcho } from '../responses-output/response-object';
 import type { CallStream } from '../responses-output/stream-items';
 import { finishOf } from './finish';
 import { argumentsText, CHAT_ID_PREFIX } from './json-answer';
-import { contentOnlyDelta } from './content-delta';
+import { contentOnlyDelta, type TextDelta } from './content-delta';
 
 const nonEmpty = (value: unknown): value is string => typeof value === 'string' && value !== '';
 
@@ -36,7 +36,7 @@ export class ChatStreamTranslator implements UpstreamStream {
     if (ev.data.startsWith('[DONE]')) return this.end(usage());
     // Most chunks of an open Response carry a piece of text and nothing else: read just that.
     const text = this.response.started ? contentOnlyDelta(ev.data) : undefined;
-    if (text !== undefined) return this.text(text);
+    if (text) return this.text(text);
     const chunk = eventJson(ev);
     if (!chunk) return [];
     if (chunk.error !== undefined) return this.fail(upstreamStreamError(chunk.error));
@@ -55,8 +55,8 @@ export class ChatStreamTranslator implements UpstreamStream {
   }
 
   /** The events for a chunk whose delta is a piece of text alone. */
-  private text(content: string): SseEvent[] {
-    if (content !== '') this.response.message().append('output_text', content, this.response.sink);
+  private text({ text, json }: TextDelta): SseEvent[] {
+    if (text !== '') this.response.message().append('output_text', text, this.response.sink, json);
     return this.response.take();
   }
 

@@ -7,7 +7,6 @@
  * end writes `response.completed` (or `response.incomplete`), carrying the whole Response with the usage
  * the gateway metered. A failure ends it with the `error` event and `response.failed`.
  */
-import type { JsonObject } from '../../../core/kit/json';
 import type { SseEvent, Usage } from '../../../core/kit/plugin';
 import { streamErrorPayload, type StreamError } from '../../apis/responses';
 import { EventSink } from './event-sink';
@@ -15,7 +14,7 @@ import { responseError } from './failure';
 import { COMPLETED, type Finish } from './finish';
 import { ResponseIds } from './ids';
 import type { FunctionCall, ItemStatus } from './output-items';
-import { responseObject, type ResponseEcho, type ResponseState } from './response-object';
+import { responseWriter, type ResponseEcho, type ResponseHead } from './response-object';
 import { CallStream, MessageStream, ReasoningStream, type StreamItem } from './stream-items';
 import { responsesUsage } from '../../../core/kit/upstream';
 
@@ -37,12 +36,15 @@ export class ResponseStream {
   /** The open reasoning or message item, which the next piece of its kind extends. */
   private current: ReasoningStream | MessageStream | undefined;
   private finish: Finish | undefined;
+  private readonly writeResponse: ReturnType<typeof responseWriter>;
 
   /** `upstreamPrefix`: the upstream's id prefix, which the Response's ids leave out (ids.ts). */
   constructor(
-    private readonly echo: ResponseEcho,
+    echo: ResponseEcho,
     private readonly upstreamPrefix: RegExp,
-  ) {}
+  ) {
+    this.writeResponse = responseWriter(echo);
+  }
 
   /** Whether the Response has been opened (`start`). */
   get started(): boolean {
@@ -60,7 +62,7 @@ export class ResponseStream {
     const ids = new ResponseIds(upstreamId, this.upstreamPrefix);
     this.head = { ids, createdAt: typeof createdAt === 'number' ? createdAt : seconds() };
     // The same Response in both events: serialised once.
-    const response = `"response":${JSON.stringify(this.response({ status: 'in_progress' }))}`;
+    const response = this.response({ status: 'in_progress' });
     this.sink.emitJson('response.created', response);
     this.sink.emitJson('response.in_progress', response);
   }
@@ -114,7 +116,7 @@ export class ResponseStream {
       usage: responsesUsage(usage),
       ...(status === 'completed' ? { completedAt: seconds() } : {}),
     });
-    this.sink.emit(TERMINAL_EVENTS[status], { response });
+    this.sink.emitJson(TERMINAL_EVENTS[status], response);
     this.outcome = 'completed';
   }
 
@@ -124,7 +126,7 @@ export class ResponseStream {
     this.sink.emit('error', streamErrorPayload(error));
     // What was being written when the stream failed is left incomplete.
     const response = this.response({ status: 'failed', error: responseError(error) }, 'incomplete');
-    this.sink.emit('response.failed', { response });
+    this.sink.emitJson('response.failed', response);
     this.outcome = 'failed';
   }
 
@@ -150,19 +152,20 @@ export class ResponseStream {
     return this.head!.ids;
   }
 
-  /** The Response as it stands: items still open as `openAs`, closed ones as they closed. */
+  /**
+   * The event member `"response":{…}`: the Response as it stands, items still open as `openAs`, closed
+   * ones as they closed.
+   */
   private response(
-    state: Omit<ResponseState, 'id' | 'createdAt' | 'output'>,
+    state: Omit<ResponseHead, 'id' | 'createdAt'>,
     openAs: ItemStatus = 'in_progress',
-  ): JsonObject {
+  ): string {
     const finish = this.finish ?? COMPLETED;
     const last = this.items.at(-1);
     const output = this.items.map((item) =>
-      item.snapshot(item.open ? openAs : this.statusOf(item, last, finish)),
+      item.json(item.open ? openAs : this.statusOf(item, last, finish)),
     );
-    return responseObject(
-      { id: this.ids.response, createdAt: this.head!.createdAt, output, ...state },
-      this.echo,
-    );
+    const head = { id: this.ids.response, createdAt: this.head!.createdAt, ...state };
+    return `"response":${this.writeResponse(head, `[${output.join(',')}]`)}`;
   }
 }

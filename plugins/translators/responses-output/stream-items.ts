@@ -22,8 +22,40 @@ export interface StreamItem {
   readonly open: boolean;
   /** The item as the Response's `output` holds it. */
   snapshot(status: ItemStatus): JsonObject;
+  /** The same as JSON. */
+  json(status: ItemStatus): string;
   /** Writes the item's closing events, with `status` on the done item. */
   close(sink: EventSink, status: ItemStatus): void;
+}
+
+/**
+ * What every item does alike: once closed, its JSON is kept, so the Response that ends the stream
+ * carries the item without serialising it (and its whole text) again.
+ */
+abstract class ItemStream implements StreamItem {
+  open = true;
+  private closed: { readonly status: ItemStatus; readonly json: string } | undefined;
+
+  constructor(
+    readonly id: string,
+    readonly outputIndex: number,
+  ) {}
+
+  abstract snapshot(status: ItemStatus): JsonObject;
+  abstract close(sink: EventSink, status: ItemStatus): void;
+
+  json(status: ItemStatus): string {
+    const { closed } = this;
+    return closed?.status === status ? closed.json : JSON.stringify(this.snapshot(status));
+  }
+
+  /** `response.output_item.done`, which closes the item. */
+  protected done(sink: EventSink, status: ItemStatus): void {
+    const json = JSON.stringify(this.snapshot(status));
+    this.closed = { status, json };
+    sink.emitJson('response.output_item.done', `"item":${json},"output_index":${this.outputIndex}`);
+    this.open = false;
+  }
 }
 
 /** Members every event about an item carries. */
@@ -32,17 +64,13 @@ const at = (item: { id: string; outputIndex: number }) => ({
   output_index: item.outputIndex,
 });
 
-export class MessageStream implements StreamItem {
-  open = true;
+export class MessageStream extends ItemStream {
   private readonly parts: MessagePart[] = [];
   /** The item's id as JSON, written into every delta. */
   private readonly idJson: string;
 
-  constructor(
-    readonly id: string,
-    readonly outputIndex: number,
-    sink: EventSink,
-  ) {
+  constructor(id: string, outputIndex: number, sink: EventSink) {
+    super(id, outputIndex);
     this.idJson = JSON.stringify(id);
     sink.emit('response.output_item.added', {
       item: messageItem(id, [], 'in_progress'),
@@ -50,7 +78,8 @@ export class MessageStream implements StreamItem {
     });
   }
 
-  append(kind: MessagePart['kind'], delta: string, sink: EventSink): void {
+  /** More of the message; `deltaJson` is `delta` as JSON when the caller has it already. */
+  append(kind: MessagePart['kind'], delta: string, sink: EventSink, deltaJson?: string): void {
     let part = this.parts.at(-1);
     if (part?.kind !== kind) {
       if (part) this.closePart(sink);
@@ -65,15 +94,14 @@ export class MessageStream implements StreamItem {
     part.text += delta;
     const contentIndex = this.parts.length - 1;
     if (kind === 'output_text') {
-      const members = `"content_index":${contentIndex},"delta":${JSON.stringify(delta)},"item_id":${this.idJson},"logprobs":[],"output_index":${this.outputIndex}`;
+      const members = `"content_index":${contentIndex},"delta":${deltaJson ?? JSON.stringify(delta)},"item_id":${this.idJson},"logprobs":[],"output_index":${this.outputIndex}`;
       sink.emitJson('response.output_text.delta', members);
     } else sink.emit('response.refusal.delta', { content_index: contentIndex, delta, ...at(this) });
   }
 
   close(sink: EventSink, status: ItemStatus): void {
     if (this.parts.length > 0) this.closePart(sink);
-    sink.emit('response.output_item.done', { item: this.snapshot(status), output_index: this.outputIndex });
-    this.open = false;
+    this.done(sink, status);
   }
 
   snapshot(status: ItemStatus): JsonObject {
@@ -108,17 +136,13 @@ export class MessageStream implements StreamItem {
   }
 }
 
-export class ReasoningStream implements StreamItem {
-  open = true;
+export class ReasoningStream extends ItemStream {
   private text = '';
   /** The upstream's seal of the reasoning, kept when the client asked for it (output-items.ts). */
   sealed: string | undefined;
 
-  constructor(
-    readonly id: string,
-    readonly outputIndex: number,
-    sink: EventSink,
-  ) {
+  constructor(id: string, outputIndex: number, sink: EventSink) {
+    super(id, outputIndex);
     sink.emit('response.output_item.added', { item: reasoningItem(id), output_index: outputIndex });
     sink.emit('response.content_part.added', { content_index: 0, ...at(this), part: reasoningPart('') });
   }
@@ -129,12 +153,11 @@ export class ReasoningStream implements StreamItem {
     sink.emitJson('response.reasoning_text.delta', members);
   }
 
-  close(sink: EventSink): void {
+  close(sink: EventSink, status: ItemStatus): void {
     const { text } = this;
     sink.emit('response.reasoning_text.done', { content_index: 0, ...at(this), text });
     sink.emit('response.content_part.done', { content_index: 0, ...at(this), part: reasoningPart(text) });
-    sink.emit('response.output_item.done', { item: this.snapshot(), output_index: this.outputIndex });
-    this.open = false;
+    this.done(sink, status);
   }
 
   snapshot(): JsonObject {
@@ -142,15 +165,14 @@ export class ReasoningStream implements StreamItem {
   }
 }
 
-export class CallStream implements StreamItem {
-  open = true;
-
+export class CallStream extends ItemStream {
   constructor(
-    readonly id: string,
-    readonly outputIndex: number,
+    id: string,
+    outputIndex: number,
     private readonly call: FunctionCall,
     sink: EventSink,
   ) {
+    super(id, outputIndex);
     const added: FunctionCall = { ...call, args: '' };
     sink.emit('response.output_item.added', {
       item: functionCallItem(id, added, 'in_progress'),
@@ -174,8 +196,7 @@ export class CallStream implements StreamItem {
       name: this.call.name,
       output_index,
     });
-    sink.emit('response.output_item.done', { item: this.snapshot(status), output_index });
-    this.open = false;
+    this.done(sink, status);
   }
 
   snapshot(status: ItemStatus): JsonObject {

@@ -1,5 +1,6 @@
 /** Which chat chunks are read as a piece of text alone, and which are left to a whole parse. */
 import t from 'tap';
+import fc from 'fast-check';
 import { contentOnlyDelta } from '../../../plugins/translators/responses-chat/content-delta';
 
 const chunk = (choice: unknown, more: Record<string, unknown> = {}) =>
@@ -49,7 +50,39 @@ t.test('a text-only delta is read; anything else is left to the whole parse', (t
     ],
     ['spaced', '{"choices":[{"index":0,"delta": {"content": "x"},"finish_reason":null}]}', undefined],
     ['usage chunk', JSON.stringify({ choices: [], usage: { prompt_tokens: 1 } }), undefined],
+    [
+      'logprobs null between',
+      chunk({ index: 0, delta: { content: 'x' }, logprobs: null, finish_reason: null }),
+      'x',
+    ],
+    [
+      'an escape written otherwise',
+      chunk({ index: 0, delta: { content: '' }, finish_reason: null }).replace('""', '"\\u00e9\\/"'),
+      'é/',
+    ],
+    [
+      'a raw control character',
+      chunk({ index: 0, delta: { content: 'a' }, finish_reason: null }).replace('"a"', '"a\tb"'),
+      undefined,
+    ],
+    ['another choice index', chunk({ index: 1, delta: { content: 'x' }, finish_reason: null }), undefined],
   ];
-  for (const [what, data, text] of cases) t.equal(contentOnlyDelta(data), text, what);
+  for (const [what, data, text] of cases) {
+    const read = contentOnlyDelta(data);
+    t.equal(read?.text, text, what);
+    // The JSON goes into the client's event as it is: it must be what JSON.stringify writes.
+    if (text !== undefined) t.equal(read?.json, JSON.stringify(text), `${what}: its JSON`);
+  }
+  t.end();
+});
+
+t.test('any text is read back with its JSON as JSON.stringify writes it', (t) => {
+  fc.assert(
+    fc.property(fc.string({ unit: 'binary' }), (text) => {
+      const read = contentOnlyDelta(chunk({ index: 0, delta: { content: text }, finish_reason: null }));
+      t.strictSame(read, { text, json: JSON.stringify(text) });
+    }),
+    { numRuns: 300 },
+  );
   t.end();
 });
