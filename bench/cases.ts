@@ -7,8 +7,10 @@ import { MODELA, MODELC, MODELD, type SimUpstream } from './upstreams';
  * `stream` is the burst case: the simulator writes the whole stream at once, so the proxy's cost per event
  * decides. `stream-paced` sends the same stream one event at a time (`#sim tps=2000`, an event every
  * 0.5 ms), as a model does: the proxy's cost per chunk decides, and the simulator's pace caps both targets.
+ * `json-10` is `json` at 10 connections whatever `--connections` says: a lightly loaded deployment, where
+ * a peer's fixed cost per request shows rather than its queueing.
  */
-export const TIMED_CASE_NAMES = ['json', 'stream', 'stream-paced', 'messages'] as const;
+export const TIMED_CASE_NAMES = ['json', 'json-10', 'stream', 'stream-paced', 'messages'] as const;
 
 /**
  * The Responses API's cases are the gateway's alone: no bare pipe translates one API into another. Their
@@ -35,6 +37,8 @@ export interface BenchCase {
   /** Headers the API needs beside the body, sent to both targets. */
   readonly headers: Readonly<Record<string, string>>;
   readonly body: string;
+  /** The connections it is always sent over; absent, the run's `--connections`. */
+  readonly connections?: number;
   /** Why a 200 response body is not a correct answer, or undefined when it is. */
   problemWith(body: string): string | undefined;
 }
@@ -76,15 +80,22 @@ const chatStream = (name: CaseName, prompt: string): BenchCase => ({
   problemWith: streamProblem,
 });
 
+const JSON_CASE: BenchCase = {
+  name: 'json',
+  upstream: MODELA,
+  gatewayPath: CHAT,
+  headers: {},
+  body: JSON.stringify({ model: 'modela-5.5', messages: [{ role: 'user', content: 'Say hello' }] }),
+  problemWith: jsonProblem,
+};
+
+/** The connections `benchCase` is sent over in a run of `runConnections`. */
+export const connectionsFor = (benchCase: BenchCase, runConnections: number): number =>
+  benchCase.connections ?? runConnections;
+
 export const CASES: Readonly<Record<CaseName, BenchCase>> = {
-  json: {
-    name: 'json',
-    upstream: MODELA,
-    gatewayPath: CHAT,
-    headers: {},
-    body: JSON.stringify({ model: 'modela-5.5', messages: [{ role: 'user', content: 'Say hello' }] }),
-    problemWith: jsonProblem,
-  },
+  json: JSON_CASE,
+  'json-10': { ...JSON_CASE, name: 'json-10', connections: 10 },
   stream: chatStream('stream', 'Say hello'),
   'stream-paced': chatStream('stream-paced', 'Say hello #sim tps=2000'),
   messages: {

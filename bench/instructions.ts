@@ -28,7 +28,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { CACHE_EVENTS, cacheSimDescription, cacheSimFlags } from './cache-sim';
-import { CASES, CASE_NAMES, gatewayOnly, type CaseName } from './cases';
+import { CASES, CASE_NAMES, connectionsFor, gatewayOnly, type CaseName } from './cases';
 import { sendCount } from './load';
 import { nameList, onOff, positiveInt, ratio } from './options';
 import { startOtlpSink } from './otlp-sink';
@@ -201,7 +201,7 @@ async function countCase(
   // bare proxy, slowed down by valgrind, has answered one messages request 502 in a counted window (an
   // upstream connection error; it has no retry): one non-2xx answer in a thousand is tolerated, and said.
   const send = async (amount: number): Promise<void> => {
-    const figures = await sendCount(request, options.connections, amount);
+    const figures = await sendCount(request, connectionsFor(CASES[caseName], options.connections), amount);
     if (figures.non2xx > amount / 1000 || figures.errors > 0 || figures.requests < amount - 1)
       throw new Error(`${target.name} ${caseName}: ${JSON.stringify(figures)}`);
     if (figures.non2xx > 0)

@@ -2,7 +2,7 @@
  * The measurement plan: check each target answers each case correctly, then measure every (case, target)
  * once per round, the targets interleaved so slow drift of a shared 2-core machine hits both alike.
  */
-import { CASES, type BenchCase } from './cases';
+import { CASES, connectionsFor, type BenchCase } from './cases';
 import { fetchSample, runLoad, type LoadShape } from './load';
 import type { BenchOptions } from './options';
 import type { Child } from './processes';
@@ -30,7 +30,8 @@ const orderFor = (round: number, targets: readonly Target[]): readonly Target[] 
 
 async function measureOne(target: Target, benchCase: BenchCase, options: BenchOptions) {
   const request = target.request(benchCase);
-  const shape = (durationS: number): LoadShape => ({ connections: options.connections, durationS });
+  const connections = connectionsFor(benchCase, options.connections);
+  const shape = (durationS: number): LoadShape => ({ connections, durationS });
   // The warm-up fills connection pools and lets the JIT settle; its figures are thrown away.
   if (options.warmupS > 0) await runLoad(request, shape(options.warmupS));
   const cpuBefore = target.child.cpuMicros();
