@@ -2,6 +2,10 @@
 import { parseArgs } from 'node:util';
 import { TIMED_CASE_NAMES, type CaseName } from './cases';
 
+/** Other gateways that can be measured beside ours, each installed by the bench itself. */
+export const PEERS = ['portkey'] as const;
+export type Peer = (typeof PEERS)[number];
+
 /** A run's settings; durations in seconds. */
 export interface BenchOptions {
   readonly durationS: number;
@@ -15,10 +19,12 @@ export interface BenchOptions {
   readonly redisUrl: string | undefined;
   /** Measures the bound (bound-proxy.ts) too, as a third target. */
   readonly bound: boolean;
+  /** Another gateway measured beside ours in the same rounds; undefined leaves it out. */
+  readonly peer: Peer | undefined;
 }
 
 export const USAGE =
-  'usage: npm run bench -- [--duration 8] [--warmup 2] [--connections 64] [--rounds 3] [--cases json,stream,stream-paced,messages] [--video 1000] [--redis URL|off] [--bound]';
+  'usage: npm run bench -- [--duration 8] [--warmup 2] [--connections 64] [--rounds 3] [--cases json,json-10,stream,stream-paced,messages] [--video 1000] [--redis URL|off] [--bound] [--peer portkey]';
 
 export function positiveInt(flag: string, raw: string, min: number): number {
   const n = Number(raw);
@@ -50,6 +56,13 @@ export function nameList<T extends string>(flag: string, raw: string, known: rea
   return [...new Set(names.filter(isKnown))];
 }
 
+/** A flag that is one name from `known`. */
+export function oneOf<T extends string>(flag: string, raw: string, known: readonly T[]): T {
+  const found = known.find((name) => name === raw);
+  if (found === undefined) throw new Error(`--${flag}: unknown ${raw}; known: ${known.join(', ')}`);
+  return found;
+}
+
 /** Parses the flags; throws with a readable message on anything unknown or invalid. */
 export function parseOptions(argv: readonly string[]): BenchOptions {
   const { values } = parseArgs({
@@ -64,6 +77,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
       video: { type: 'string', default: '1000' },
       redis: { type: 'string', default: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' },
       bound: { type: 'boolean', default: false },
+      peer: { type: 'string' },
     },
   });
   return {
@@ -75,5 +89,6 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     videoTasks: positiveInt('video', values.video, 0),
     redisUrl: values.redis === 'off' || values.redis === '' ? undefined : values.redis,
     bound: values.bound,
+    peer: values.peer === undefined ? undefined : oneOf('peer', values.peer, PEERS),
   };
 }

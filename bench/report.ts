@@ -1,5 +1,6 @@
-/** The benchmark's printed report: a table of figures, the gateway/bare ratios, and the goals. */
-import type { Goal, Ratio, RoundRatio, Row } from './summary';
+/** The benchmark's printed report: a table of figures, the ratios to bare, and the goals. */
+import type { Goal } from './goals';
+import type { Ratio, RoundRatio, Row } from './summary';
 
 type Cell = string;
 
@@ -70,10 +71,21 @@ export function roundRatiosTable(all: readonly RoundRatio[]): string {
   );
 }
 
-/** The issue's targets with PASS/FAIL. */
+const STATUS: Readonly<Record<Goal['status'], string>> = {
+  pass: 'PASS',
+  fail: 'FAIL',
+  'not checked': 'not checked',
+};
+const STATUS_WIDTH = Math.max(...Object.values(STATUS).map((s) => s.length));
+
+/** One line per goal: PASS or FAIL with the value and its target, or why the run could not check it. */
 export function goalLines(all: readonly Goal[]): string {
-  if (all.length === 0) return 'targets: not checked (the json case was not run)';
   return all
-    .map((g) => `${g.pass ? 'PASS' : 'FAIL'}  ${g.label} = ${fixed(g.value, 3)} (target ${g.bound})`)
+    .map((g) => {
+      const head = `${STATUS[g.status].padEnd(STATUS_WIDTH)}  ${g.label}`;
+      return g.status === 'not checked'
+        ? `${head} (target ${g.target}): ${g.why}`
+        : `${head} = ${fixed(g.value, 3)} (target ${g.target})`;
+    })
     .join('\n');
 }

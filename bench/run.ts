@@ -1,19 +1,24 @@
 /**
  * `npm run bench`: the gateway with its full pipeline against a bare http-proxy-3 passthrough, both in
  * front of the same simulator, in one run; and the same gateway with its rate limits counted on Redis
- * (`gateway-redis`, unless `--redis off`); with `--bound`, the bound (bound-proxy.ts) as well. A report,
- * not a gate: it exits 0 whether or not the targets are met, and non-zero only when the run itself failed.
+ * (`gateway-redis`, unless `--redis off`); with `--bound`, the bound (bound-proxy.ts) as well; with
+ * `--peer portkey`, the Portkey gateway (portkey.ts). A report, not a gate: it exits 0 whether or not the
+ * goals are met, and non-zero only when the run itself failed.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Cleanup } from './cleanup';
 import { cpuPinning, type Pinning } from './cpu-pinning';
+import { CASES, connectionsFor } from './cases';
+import { goals } from './goals';
 import { checkSamples, measureAll } from './measure';
 import { parseOptions, USAGE, type BenchOptions } from './options';
 import { stopAll } from './processes';
 import { figuresTable, goalLines, ratiosTable, roundRatiosTable } from './report';
-import { goals, ratios, roundRatios, summarise, type Sample } from './summary';
+import { installPortkey, portkeyDir, type PortkeyInstall } from './portkey-install';
+import { startPortkey } from './portkey';
+import { ratios, roundRatios, summarise, type Sample } from './summary';
 import { deletePrefix } from './redis-keys';
 import { startBound, startProxy, startGateway, startSimulator, type TargetName } from './targets';
 import { drainReport, drainVideo, type DrainFigures } from './video-drain';
@@ -21,10 +26,14 @@ import { drainReport, drainVideo, type DrainFigures } from './video-drain';
 /** Startup, sample checks and shutdown, on top of the load time. */
 const OVERHEAD_S = 60;
 
+/** The longest installing the peer may take, on a first run. */
+const PEER_INSTALL_S = 300;
+
 /** The longest a run may take before it is abandoned, so it always stops by itself. */
 const deadlineMs = (o: BenchOptions): number =>
   (o.rounds * o.cases.length * targetNames(o).length * (o.warmupS + o.durationS) +
     OVERHEAD_S +
+    (o.peer ? PEER_INSTALL_S : 0) +
     (o.videoTasks ? VIDEO_TIMEOUT_S : 0)) *
   1000;
 
@@ -39,14 +48,18 @@ const targetNames = (o: BenchOptions): TargetName[] => [
   'gateway',
   ...(o.redisUrl ? (['gateway-redis'] as const) : []),
   ...(o.bound ? (['bound'] as const) : []),
+  ...(o.peer ? [o.peer] : []),
 ];
 
 interface Results {
   readonly samples: Sample[];
   readonly video: DrainFigures | undefined;
+  readonly peer: PortkeyInstall | undefined;
 }
 
 async function bench(options: BenchOptions, cleanup: Cleanup, pinning: Pinning): Promise<Results> {
+  // Before anything runs: a first install's npm work would disturb nothing yet.
+  const peer = options.peer ? await installPortkey(portkeyDir(), PEER_INSTALL_S * 1000) : undefined;
   const tmp = await mkdtemp(join(tmpdir(), 'gateway-bench-'));
   cleanup.add('temp dir', () => rm(tmp, { recursive: true, force: true }));
   cleanup.add('child processes', stopAll);
@@ -59,6 +72,7 @@ async function bench(options: BenchOptions, cleanup: Cleanup, pinning: Pinning):
     targets.push(await startGateway(sim.url, tmp, { redis }));
   }
   if (options.bound) targets.push(await startBound(sim.url, tmp));
+  if (peer) targets.push(await startPortkey(peer, sim.url, tmp));
   pinning.loadSide(process.pid);
   pinning.loadSide(sim.child.pid);
   for (const target of targets) pinning.proxy(target.child.pid);
@@ -68,24 +82,41 @@ async function bench(options: BenchOptions, cleanup: Cleanup, pinning: Pinning):
     options.videoTasks > 0
       ? await drainVideo(gateway, sim.url, options.videoTasks, VIDEO_TIMEOUT_S * 1000)
       : undefined;
-  return { samples, video };
+  return { samples, video, peer };
 }
 
-function print({ samples, video }: Results, options: BenchOptions, pinning: Pinning): void {
+/** The cases that fix their own connections, as the header says them: ` (json-10 at 10)`. */
+function fixedConnections(options: BenchOptions): string {
+  const fixed = options.cases
+    .filter((c) => CASES[c].connections !== undefined)
+    .map((c) => `${c} at ${connectionsFor(CASES[c], options.connections)}`);
+  return fixed.length > 0 ? ` (${fixed.join(', ')})` : '';
+}
+
+function print({ samples, video, peer }: Results, options: BenchOptions, pinning: Pinning): void {
   const rows = summarise(samples, options.cases, targetNames(options));
   const all = ratios(rows);
-  const checked = goals(all);
+  const checked = goals(rows, options.connections);
   const { connections, durationS, warmupS, rounds } = options;
   console.log(
-    `\n${connections} connections, ${warmupS} s warm-up + ${durationS} s measured, median of ${rounds} ` +
-      `round(s), ${CPUS} CPUs, Node ${process.version}; ${pinning.description}\n`,
+    `\n${connections} connections${fixedConnections(options)}, ${warmupS} s warm-up + ${durationS} s ` +
+      `measured, median of ${rounds} round(s), ${CPUS} CPUs, Node ${process.version}; ${pinning.description}` +
+      `${peer ? `\npeer: ${peer.description}` : ''}\n`,
   );
   console.log(`${figuresTable(rows)}\n`);
   console.log(`${roundRatiosTable(roundRatios(samples))}\n`);
   console.log(`${ratiosTable(all)}\n`);
   console.log(goalLines(checked));
   if (video) console.log(`\n${drainReport(video)}`);
-  const run = { options, pinning: pinning.description, rows, ratios: all, goals: checked, video };
+  const run = {
+    options,
+    pinning: pinning.description,
+    peer: peer?.description,
+    rows,
+    ratios: all,
+    goals: checked,
+    video,
+  };
   console.log(`BENCH_JSON ${JSON.stringify(run)}`);
 }
 

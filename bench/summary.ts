@@ -1,4 +1,4 @@
-/** Turning the rounds' measurements into one row per (case, target), the gateway/bare ratios, and the goals. */
+/** Turning the rounds' measurements into one row per (case, target) and the ratios to bare (goals.ts checks them). */
 import type { CaseName } from './cases';
 import type { LoadFigures } from './load';
 import type { TargetName } from './targets';
@@ -71,14 +71,6 @@ export function roundRatios(samples: readonly Sample[]): RoundRatio[] {
     });
 }
 
-/** A target from the issue, checked against this run. */
-export interface Goal {
-  readonly label: string;
-  readonly value: number;
-  readonly bound: string;
-  readonly pass: boolean;
-}
-
 function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
@@ -143,38 +135,4 @@ export function ratios(rows: readonly Row[]): Ratio[] {
         cpu: bare.cpuMicrosPerRequest / r.cpuMicrosPerRequest,
       }));
   });
-}
-
-/** Which way a ratio must go to pass. */
-type Bound = { readonly atLeast: number } | { readonly atMost: number };
-
-/** The goal of every case: the full pipeline at ≥ 0.85× the bare passthrough, p99 ≤ 1.25× bare. */
-const GOALS: readonly {
-  readonly ratio: 'rps' | 'cpu' | 'p99';
-  readonly label: string;
-  readonly bound: Bound;
-}[] = [
-  { ratio: 'rps', label: 'requests/s gateway/bare', bound: { atLeast: 0.85 } },
-  { ratio: 'cpu', label: 'CPU bare/gateway', bound: { atLeast: 0.85 } },
-  { ratio: 'p99', label: 'p99 gateway/bare', bound: { atMost: 1.25 } },
-];
-
-const passes = (value: number, bound: Bound): boolean =>
-  'atLeast' in bound ? value >= bound.atLeast : value <= bound.atMost;
-
-const boundText = (bound: Bound): string =>
-  'atLeast' in bound ? `>= ${bound.atLeast}` : `<= ${bound.atMost}`;
-
-/** The goals, checked for the gateway (the in-memory one) in every case that was run. */
-export function goals(all: readonly Ratio[]): Goal[] {
-  return all
-    .filter((r) => r.target === 'gateway')
-    .flatMap((r) =>
-      GOALS.map(({ ratio, label, bound }) => ({
-        label: `${r.caseName} ${label}`,
-        value: r[ratio],
-        bound: boundText(bound),
-        pass: passes(r[ratio], bound),
-      })),
-    );
 }

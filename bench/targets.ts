@@ -1,6 +1,7 @@
 /**
- * Starting the benchmark's three processes from the compiled project: the upstream simulator, and the two
- * targets measured in front of it (the bare passthrough and the gateway).
+ * Starting the benchmark's processes from the compiled project: the upstream simulator, and the targets
+ * measured in front of it (the bare passthrough, the gateway, the bound); a peer gateway starts in its own
+ * file (portkey.ts).
  */
 import { randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
@@ -12,7 +13,7 @@ import { freePort, LOOPBACK, waitForPort } from './ports';
 import { Child } from './processes';
 import { apiPath } from './upstreams';
 
-const STARTUP_MS = 15_000;
+export const STARTUP_MS = 15_000;
 /** Under a launcher such as valgrind, start-up runs tens of times slower. */
 const startupMs = (launcher: readonly string[]): number =>
   launcher.length > 0 ? 12 * STARTUP_MS : STARTUP_MS;
@@ -26,9 +27,9 @@ const KEY_LINE = /^sk-[A-Za-z0-9_-]{43}$/;
  * `gateway-redis`: the same gateway with its rate limits counted on Redis; `floor`: the least a metering
  * proxy must do (floor-proxy.ts), and `bound`: the floor plus the cheapest form of the gateway's other
  * per-request duties (bound-proxy.ts); the floor is measured only by `npm run bench:instructions`, the
- * bound by it and by `npm run bench -- --bound`.
+ * bound by it and by `npm run bench -- --bound`; `portkey`: the Portkey gateway (portkey.ts), a peer.
  */
-export type TargetName = 'bare' | 'floor' | 'bound' | 'gateway' | 'gateway-redis';
+export type TargetName = 'bare' | 'floor' | 'bound' | 'gateway' | 'gateway-redis' | 'portkey';
 
 /** Everything that differs between the targets for one case: where to send it and with which headers. */
 export interface LoadRequest {
@@ -52,7 +53,7 @@ export interface GatewayTarget extends Target {
   readonly adminToken: string;
 }
 
-const JSON_TYPE = { 'content-type': 'application/json' };
+export const JSON_TYPE = { 'content-type': 'application/json' };
 
 async function listeningUrl(child: Child, timeoutMs = STARTUP_MS): Promise<string> {
   const line = await child.waitForLine(LISTENING, timeoutMs);
@@ -113,7 +114,7 @@ export const startProxy = (
  * Extra `node` flags for the proxies under test from `BENCH_NODE_ARGS` (space-separated), e.g.
  * `--cpu-prof --cpu-prof-dir=/tmp/prof` to see where a case's time goes in the bare proxy and the gateway.
  */
-const targetNodeArgs = (): string[] => (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+export const targetNodeArgs = (): string[] => (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
 
 /** How a gateway (or the bound) is started beyond its simulator and directory. */
 export interface GatewayStart {
