@@ -7,13 +7,12 @@ import type { Row } from './summary';
 import type { TargetName } from './targets';
 
 /** Which way a value must go to pass. */
-type Bound = { readonly atLeast: number } | { readonly atMost: number };
+export type Bound = { readonly atLeast: number } | { readonly atMost: number };
 
 /** One goal as the run met it. */
 export type Goal = {
   readonly label: string;
-  /** The bound, as printed: `>= 0.85`. */
-  readonly target: string;
+  readonly bound: Bound;
 } & (
   | { readonly status: 'pass' | 'fail'; readonly value: number }
   | { readonly status: 'not checked'; readonly why: string }
@@ -57,18 +56,14 @@ function peakRss(rows: readonly Row[], target: TargetName): number | Missing {
   return kb.length > 0 ? Math.max(...kb) : Number.NaN;
 }
 
-const boundText = (bound: Bound): string =>
-  'atLeast' in bound ? `>= ${bound.atLeast}` : `<= ${bound.atMost}`;
-
 const passes = (value: number, bound: Bound): boolean =>
   'atLeast' in bound ? value >= bound.atLeast : value <= bound.atMost;
 
 /** `found` checked against `bound`; `noFigure` says why a value that is not finite cannot be judged. */
 function judge(label: string, bound: Bound, found: number | Missing, noFigure: string): Goal {
-  const target = boundText(bound);
-  if (isMissing(found)) return { label, target, status: 'not checked', why: found.missing };
-  if (!Number.isFinite(found)) return { label, target, status: 'not checked', why: noFigure };
-  return { label, target, status: passes(found, bound) ? 'pass' : 'fail', value: found };
+  if (isMissing(found)) return { label, bound, status: 'not checked', why: found.missing };
+  if (!Number.isFinite(found)) return { label, bound, status: 'not checked', why: noFigure };
+  return { label, bound, status: passes(found, bound) ? 'pass' : 'fail', value: found };
 }
 
 /** The bound's CPU per request over the gateway's: 1 is as cheap as the least its duties can cost. */

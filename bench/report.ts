@@ -1,5 +1,5 @@
 /** The benchmark's printed report: a table of figures, the ratios to bare, and the goals. */
-import type { Goal } from './goals';
+import type { Bound, Goal } from './goals';
 import type { Ratio, RoundRatio, Row } from './summary';
 
 type Cell = string;
@@ -78,14 +78,29 @@ const STATUS: Readonly<Record<Goal['status'], string>> = {
 };
 const STATUS_WIDTH = Math.max(...Object.values(STATUS).map((s) => s.length));
 
+const boundText = (bound: Bound): string =>
+  'atLeast' in bound ? `>= ${bound.atLeast}` : `<= ${bound.atMost}`;
+
+/**
+ * `value` to 3 decimals, rounded towards failing `bound`, so the figure shown is never on the other side
+ * of the bound from the verdict (0.8493 shows as 0.849, not 0.850, against >= 0.85).
+ */
+function towardsFailing(value: number, bound: Bound): string {
+  // Rounded to 1e-6 first, so float noise (0.85 * 1000 = 849.999…) does not move a digit.
+  const thousandths = Math.round(value * 1_000_000) / 1000;
+  const rounded = 'atLeast' in bound ? Math.floor(thousandths) : Math.ceil(thousandths);
+  return (rounded / 1000).toFixed(3);
+}
+
 /** One line per goal: PASS or FAIL with the value and its target, or why the run could not check it. */
 export function goalLines(all: readonly Goal[]): string {
   return all
     .map((g) => {
       const head = `${STATUS[g.status].padEnd(STATUS_WIDTH)}  ${g.label}`;
+      const target = `target ${boundText(g.bound)}`;
       return g.status === 'not checked'
-        ? `${head} (target ${g.target}): ${g.why}`
-        : `${head} = ${fixed(g.value, 3)} (target ${g.target})`;
+        ? `${head} (${target}): ${g.why}`
+        : `${head} = ${towardsFailing(g.value, g.bound)} (${target})`;
     })
     .join('\n');
 }

@@ -173,11 +173,26 @@ t.test('the goals, scenario by scenario', (t) => {
 
 t.test('the report prints each goal with its value and target, or why it was not checked', (t) => {
   const lines = goalLines(goals(run({ gateway: { cpuMicrosPerRequest: 150 } }, { cases: ['json'] }), 64));
-  t.equal(lines.split('\n')[0], 'FAIL         json CPU per request gateway/bound = 0.667 (target >= 0.85)');
+  t.equal(
+    lines.split('\n')[0],
+    'FAIL         json CPU per request gateway/bound = 0.666 (target >= 0.85)',
+    'rounded towards failing: 0.6667 shows as 0.666',
+  );
   t.match(lines, /^PASS {9}json p99 gateway\/bare at 64 connections = 1\.000 \(target <= 2\.5\)$/m);
   t.match(
     lines,
     /^not checked {2}stream CPU per request gateway\/bound \(target >= 0\.85\): the stream case was not run$/m,
   );
+  t.end();
+});
+
+t.test('a value just on the failing side of its bound never prints as the bound itself', (t) => {
+  const line = (value: number, bound: Goal['bound'], status: 'pass' | 'fail'): string =>
+    goalLines([{ label: 'x', bound, status, value }]);
+  t.equal(line(0.8493, { atLeast: 0.85 }, 'fail'), 'FAIL         x = 0.849 (target >= 0.85)', 'not 0.850');
+  t.match(line(0.85, { atLeast: 0.85 }, 'pass'), /= 0\.850 /, 'the bound itself, exactly');
+  t.equal(line(2.5004, { atMost: 2.5 }, 'fail'), 'FAIL         x = 2.501 (target <= 2.5)', 'not 2.500');
+  t.match(line(2.5, { atMost: 2.5 }, 'pass'), /= 2\.500 /);
+  t.match(line(0.29, { atLeast: 0.85 }, 'fail'), /= 0\.290 /, 'no float noise (0.29 * 100 = 28.999…)');
   t.end();
 });
