@@ -22,6 +22,19 @@ export const partJson = (part: MessagePart): JsonObject =>
     ? { type: 'output_text', annotations: [], logprobs: [], text: part.text }
     : { type: 'refusal', refusal: part.text };
 
+/**
+ * The same part as JSON, from its text already as JSON: a stream writes a part's text into three
+ * events and the final Response, and serialises it once.
+ */
+export const partJsonText = (kind: MessagePart['kind'], textJson: string): string =>
+  kind === 'output_text'
+    ? `{"type":"output_text","annotations":[],"logprobs":[],"text":${textJson}}`
+    : `{"type":"refusal","refusal":${textJson}}`;
+
+/** A message item as JSON, from its id and parts already as JSON (as `messageItem` serialises). */
+export const messageItemJson = (idJson: string, partsJson: readonly string[], status: ItemStatus): string =>
+  `{"id":${idJson},"type":"message","status":"${status}","content":[${partsJson.join(',')}],"role":"assistant"}`;
+
 export const messageItem = (id: string, parts: readonly MessagePart[], status: ItemStatus): JsonObject => ({
   id,
   type: 'message',

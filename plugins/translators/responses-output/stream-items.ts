@@ -11,8 +11,9 @@ import {
   type FunctionCall,
   type ItemStatus,
   messageItem,
+  messageItemJson,
   type MessagePart,
-  partJson,
+  partJsonText,
   reasoningItem,
   reasoningPart,
 } from './output-items';
@@ -49,9 +50,14 @@ abstract class ItemStream implements StreamItem {
     return closed?.status === status ? closed.json : JSON.stringify(this.snapshot(status));
   }
 
+  /** The item as JSON as it closes: its snapshot serialised, unless the item has it cheaper. */
+  protected closingJson(status: ItemStatus): string {
+    return JSON.stringify(this.snapshot(status));
+  }
+
   /** `response.output_item.done`, which closes the item. */
   protected done(sink: EventSink, status: ItemStatus): void {
-    const json = JSON.stringify(this.snapshot(status));
+    const json = this.closingJson(status);
     this.closed = { status, json };
     sink.emitJson('response.output_item.done', `"item":${json},"output_index":${this.outputIndex}`);
     this.open = false;
@@ -66,6 +72,8 @@ const at = (item: { id: string; outputIndex: number }) => ({
 
 export class MessageStream extends ItemStream {
   private readonly parts: MessagePart[] = [];
+  /** The closed parts as JSON, in order. */
+  private readonly partsJson: string[] = [];
   /** The item's id as JSON, written into every delta. */
   private readonly idJson: string;
 
@@ -85,11 +93,8 @@ export class MessageStream extends ItemStream {
       if (part) this.closePart(sink);
       part = { kind, text: '' };
       this.parts.push(part);
-      sink.emit('response.content_part.added', {
-        content_index: this.parts.length - 1,
-        ...at(this),
-        part: partJson(part),
-      });
+      const added = `"content_index":${this.parts.length - 1},"item_id":${this.idJson},"output_index":${this.outputIndex},"part":${partJsonText(kind, '""')}`;
+      sink.emitJson('response.content_part.added', added);
     }
     part.text += delta;
     const contentIndex = this.parts.length - 1;
@@ -108,31 +113,25 @@ export class MessageStream extends ItemStream {
     return messageItem(this.id, this.parts, status);
   }
 
+  protected override closingJson(status: ItemStatus): string {
+    return this.partsJson.length === this.parts.length
+      ? messageItemJson(this.idJson, this.partsJson, status)
+      : super.closingJson(status);
+  }
+
+  /** The open part's done events; its text is serialised once for them and the item. */
   private closePart(sink: EventSink): void {
     const contentIndex = this.parts.length - 1;
-    const part = this.parts[contentIndex]!;
-    const { item_id, output_index } = at(this);
-    if (part.kind === 'output_text') {
-      sink.emit('response.output_text.done', {
-        content_index: contentIndex,
-        item_id,
-        logprobs: [],
-        output_index,
-        text: part.text,
-      });
-    } else
-      sink.emit('response.refusal.done', {
-        content_index: contentIndex,
-        item_id,
-        output_index,
-        refusal: part.text,
-      });
-    sink.emit('response.content_part.done', {
-      content_index: contentIndex,
-      item_id,
-      output_index,
-      part: partJson(part),
-    });
+    const { kind, text } = this.parts[contentIndex]!;
+    const textJson = JSON.stringify(text);
+    const about = `"content_index":${contentIndex},"item_id":${this.idJson}`;
+    const index = `"output_index":${this.outputIndex}`;
+    if (kind === 'output_text')
+      sink.emitJson('response.output_text.done', `${about},"logprobs":[],${index},"text":${textJson}`);
+    else sink.emitJson('response.refusal.done', `${about},${index},"refusal":${textJson}`);
+    const part = partJsonText(kind, textJson);
+    this.partsJson.push(part);
+    sink.emitJson('response.content_part.done', `${about},${index},"part":${part}`);
   }
 }
 

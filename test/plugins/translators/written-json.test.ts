@@ -1,9 +1,16 @@
 /**
- * A stream's Response written in parts is the Response object serialised whole, to the byte, whatever
- * the request echoed and whatever state the Response is in.
+ * What a stream writes in parts is the object serialised whole, to the byte: the Response, whatever the
+ * request echoed and whatever state it is in, and a message item and its parts.
  */
 import t from 'tap';
 import fc from 'fast-check';
+import {
+  messageItem,
+  messageItemJson,
+  partJson,
+  partJsonText,
+  type MessagePart,
+} from '../../../plugins/translators/responses-output/output-items';
 import {
   responseEcho,
   responseObject,
@@ -50,6 +57,34 @@ t.test('the parts make the whole', (t) => {
       for (const s of states)
         t.equal(write(s, JSON.stringify(s.output)), JSON.stringify(responseObject(s, echo)));
     }),
+    { numRuns: 200 },
+  );
+  t.end();
+});
+
+const part: fc.Arbitrary<MessagePart> = fc.record({
+  kind: fc.constantFrom('output_text', 'refusal'),
+  text: fc.string({ unit: 'binary' }),
+});
+
+t.test('a message and its parts from their JSON', (t) => {
+  fc.assert(
+    fc.property(
+      fc.string(),
+      fc.array(part, { maxLength: 3 }),
+      fc.constantFrom('in_progress', 'completed', 'incomplete'),
+      (id, parts, status) => {
+        const partsJson = parts.map((p) => partJsonText(p.kind, JSON.stringify(p.text)));
+        t.same(
+          partsJson,
+          parts.map((p) => JSON.stringify(partJson(p))),
+        );
+        t.equal(
+          messageItemJson(JSON.stringify(id), partsJson, status),
+          JSON.stringify(messageItem(id, parts, status)),
+        );
+      },
+    ),
     { numRuns: 200 },
   );
   t.end();
