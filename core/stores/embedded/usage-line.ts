@@ -5,6 +5,7 @@
  */
 import build from 'fast-json-stringify';
 import type { UsageRecord } from '../usage-store';
+import { flatString } from '../../base/flat-string';
 
 const text = { type: 'string' } as const;
 const number = { type: 'number' } as const;
@@ -51,4 +52,5 @@ const properties: Readonly<Record<keyof UsageRecord, object>> = {
 
 const serialize = build({ type: 'object', properties });
 
-export const usageLine = (record: UsageRecord): string => serialize(record);
+/** A record's line, flat: it waits in the write queue for up to a batch's interval (flat-string.ts). */
+export const usageLine = (record: UsageRecord): string => flatString(serialize(record));
