@@ -34,6 +34,7 @@ import { nameList, onOff, positiveInt, ratio } from './options';
 import { startOtlpSink } from './otlp-sink';
 import { stopAll } from './processes';
 import { table } from './report';
+import { nameJitCode } from './jit-names';
 import {
   startBound,
   startGateway,
@@ -291,6 +292,8 @@ async function main(): Promise<void> {
         const target = await starts[name](await mkdtemp(join(dir, `${caseName}-`)), caseName);
         const { running: perRequest, compiling, misses } = await countCase(target, caseName, dir, options);
         await target.child.stop();
+        const { pid } = target.child;
+        if (options.dumps && pid !== undefined) await nameJitCode(dir, pid);
         if (name === 'bare') bare = perRequest;
         rows.push({
           caseName,
