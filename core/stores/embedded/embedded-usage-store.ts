@@ -33,6 +33,14 @@ export interface EmbeddedUsageOptions extends BatchOptions {
   readonly logger?: Logger;
 }
 
+/**
+ * The most lines one append writes. An append to a file is cheap, and a line waiting in memory is not:
+ * under load a batch of a thousand filled in 200 ms, long enough for every waiting line, and the batch's
+ * joined text, to be promoted to the old generation (a third of what a json request promoted). A
+ * hundred leave within about 20 ms at 5,000 requests a second.
+ */
+const LINES_PER_APPEND = 100;
+
 export class EmbeddedUsageStore implements UsageStore {
   private readonly batches: BatchWriter<string>;
   private readonly onceWrites = new Map<string, Promise<boolean>>();
@@ -47,7 +55,7 @@ export class EmbeddedUsageStore implements UsageStore {
   ) {
     this.batches = new BatchWriter(
       (lines) => this.log.append(lines.join('\n') + '\n', false),
-      options,
+      { ...options, maxBatch: Math.min(options.maxBatch, LINES_PER_APPEND) },
       logger,
       'usage records',
     );
