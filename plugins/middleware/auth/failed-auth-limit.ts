@@ -44,7 +44,13 @@ export class LocalFailedAuthLimit implements FailedAuthLimit {
      */
     private readonly clock: () => number = wallClock,
   ) {
-    this.windows = new LRUCache<string, Window>({ max: MAX_ADDRESSES, ttl: windowMs, perf: { now: clock } });
+    // Bounded by size at one per address, not by `max`, which allocates arrays of `max` slots up front.
+    this.windows = new LRUCache<string, Window>({
+      maxSize: MAX_ADDRESSES,
+      sizeCalculation: () => 1,
+      ttl: windowMs,
+      perf: { now: clock },
+    });
   }
 
   blockedFor(address: string, now = this.clock()): number | undefined {

@@ -25,7 +25,13 @@ export class MemoryPlacements implements Placements {
     // An expired placement is overwritten in place, never deleted on read: lru-cache deletes its last
     // entry by clearing every slot, a pass over `max` of them.
     const timing = clock ? { perf: { now: clock }, ttlResolution: 0 } : {};
-    this.cache = new LRUCache<string, string>({ max, noDeleteOnStaleGet: true, ...timing });
+    // Bounded by size at one per session, not by `max`, which allocates arrays of `max` slots up front.
+    this.cache = new LRUCache<string, string>({
+      maxSize: max,
+      sizeCalculation: () => 1,
+      noDeleteOnStaleGet: true,
+      ...timing,
+    });
   }
 
   place(key: string, candidate: string, usable: readonly string[], ttlMs: number): string {
