@@ -27,5 +27,6 @@ export { NO_USAGE, type Usage } from '../contracts/usage';
 // Model-name patterns (`model-*`), as gateway.yaml writes them.
 export { globMatch, globMatcher } from '../base/glob';
 export { PatternTable } from '../base/pattern-table';
+export { boundedEntries } from '../base/lookup-cache';
 // A plugin's I/O as a span of the request's trace, when it is traced.
 export { traced, tracedCall } from '../observability/tracing/traced';

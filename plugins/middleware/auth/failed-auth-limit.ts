@@ -7,6 +7,7 @@
  * This one counts in this instance's memory; `SharedFailedAuthLimit` counts on Redis for all instances.
  */
 import { LRUCache } from 'lru-cache';
+import { boundedEntries } from '../../../core/kit/plugin';
 
 export interface FailedAuthLimit {
   /** Seconds until `address` may present an unchecked key again, or undefined when it may now. */
@@ -44,10 +45,8 @@ export class LocalFailedAuthLimit implements FailedAuthLimit {
      */
     private readonly clock: () => number = wallClock,
   ) {
-    // Bounded by size at one per address, not by `max`, which allocates arrays of `max` slots up front.
     this.windows = new LRUCache<string, Window>({
-      maxSize: MAX_ADDRESSES,
-      sizeCalculation: () => 1,
+      ...boundedEntries(MAX_ADDRESSES),
       ttl: windowMs,
       perf: { now: clock },
     });

@@ -4,6 +4,7 @@
  * instance sends a session to the same place (redis-placements.ts).
  */
 import { LRUCache } from 'lru-cache';
+import { boundedEntries } from '../../../core/kit/plugin';
 
 export interface Placements {
   /**
@@ -23,12 +24,10 @@ export class MemoryPlacements implements Placements {
   /** @param clock what the placements' times are read on (ms, monotonic): `performance.now()` unless given. */
   constructor(max = MAX_SESSIONS, clock?: () => number) {
     // An expired placement is overwritten in place, never deleted on read: lru-cache deletes its last
-    // entry by clearing every slot, a pass over `max` of them.
+    // entry by clearing every slot.
     const timing = clock ? { perf: { now: clock }, ttlResolution: 0 } : {};
-    // Bounded by size at one per session, not by `max`, which allocates arrays of `max` slots up front.
     this.cache = new LRUCache<string, string>({
-      maxSize: max,
-      sizeCalculation: () => 1,
+      ...boundedEntries(max),
       noDeleteOnStaleGet: true,
       ...timing,
     });

@@ -4,6 +4,7 @@
  * expiry: they live and die with this process.
  */
 import { LRUCache } from 'lru-cache';
+import { boundedEntries } from '../../../core/kit/plugin';
 import {
   admissionId,
   bind,
@@ -66,11 +67,8 @@ export class MemoryLimiter implements Limiter {
     private readonly clock: () => number = Date.now,
     maxSubjects = 100_000,
   ) {
-    // Bounded by size at one per subject, not by `max`, which allocates arrays of `max` slots up front
-    // (800 KB each at 100,000), live and marked by every major collection however few subjects call.
-    const bound = { maxSize: maxSubjects, sizeCalculation: () => 1 };
-    this.logs = new LRUCache(bound);
-    this.slots = new LRUCache(bound);
+    this.logs = new LRUCache(boundedEntries(maxSubjects));
+    this.slots = new LRUCache(boundedEntries(maxSubjects));
   }
 
   admit(rules: readonly LimitRule[]): Decision {
