@@ -93,8 +93,7 @@ export class MessageStream extends ItemStream {
       if (part) this.closePart(sink);
       part = { kind, text: '' };
       this.parts.push(part);
-      const added = `"content_index":${this.parts.length - 1},"item_id":${this.idJson},"output_index":${this.outputIndex},"part":${partJsonText(kind, '""')}`;
-      sink.emitJson('response.content_part.added', added);
+      this.partEvent(sink, 'response.content_part.added', this.parts.length - 1, partJsonText(kind, '""'));
     }
     part.text += delta;
     const contentIndex = this.parts.length - 1;
@@ -124,14 +123,24 @@ export class MessageStream extends ItemStream {
     const contentIndex = this.parts.length - 1;
     const { kind, text } = this.parts[contentIndex]!;
     const textJson = JSON.stringify(text);
-    const about = `"content_index":${contentIndex},"item_id":${this.idJson}`;
+    const about = this.aboutPart(contentIndex);
     const index = `"output_index":${this.outputIndex}`;
     if (kind === 'output_text')
       sink.emitJson('response.output_text.done', `${about},"logprobs":[],${index},"text":${textJson}`);
     else sink.emitJson('response.refusal.done', `${about},${index},"refusal":${textJson}`);
     const part = partJsonText(kind, textJson);
     this.partsJson.push(part);
-    sink.emitJson('response.content_part.done', `${about},${index},"part":${part}`);
+    this.partEvent(sink, 'response.content_part.done', contentIndex, part);
+  }
+
+  /** What every event about one of the message's parts opens with: the part's index and the item's id. */
+  private aboutPart(contentIndex: number): string {
+    return `"content_index":${contentIndex},"item_id":${this.idJson}`;
+  }
+
+  /** `response.content_part.added` or `.done`: the part's place, and the part as JSON. */
+  private partEvent(sink: EventSink, type: string, contentIndex: number, part: string): void {
+    sink.emitJson(type, `${this.aboutPart(contentIndex)},"output_index":${this.outputIndex},"part":${part}`);
   }
 }
 
