@@ -47,17 +47,17 @@ abstract class ItemStream implements StreamItem {
 
   json(status: ItemStatus): string {
     const { closed } = this;
-    return closed?.status === status ? closed.json : JSON.stringify(this.snapshot(status));
+    return closed?.status === status ? closed.json : this.currentJson(status);
   }
 
-  /** The item as JSON as it closes: its snapshot serialised, unless the item has it cheaper. */
-  protected closingJson(status: ItemStatus): string {
+  /** The item as JSON as it stands: its snapshot serialised, unless the item has it cheaper. */
+  protected currentJson(status: ItemStatus): string {
     return JSON.stringify(this.snapshot(status));
   }
 
   /** `response.output_item.done`, which closes the item. */
   protected done(sink: EventSink, status: ItemStatus): void {
-    const json = this.closingJson(status);
+    const json = this.currentJson(status);
     this.closed = { status, json };
     sink.emitJson('response.output_item.done', `"item":${json},"output_index":${this.outputIndex}`);
     this.open = false;
@@ -112,10 +112,10 @@ export class MessageStream extends ItemStream {
     return messageItem(this.id, this.parts, status);
   }
 
-  protected override closingJson(status: ItemStatus): string {
+  protected override currentJson(status: ItemStatus): string {
     return this.partsJson.length === this.parts.length
       ? messageItemJson(this.idJson, this.partsJson, status)
-      : super.closingJson(status);
+      : super.currentJson(status);
   }
 
   /** The open part's done events; its text is serialised once for them and the item. */
