@@ -394,12 +394,12 @@ t.test('the console in Chromium: sign-in, keys, usage', needsChromium, async (t)
   );
   await usage(t, page, id);
   await usageByEndpoint(t, page, 2);
-  await savedByCache(t, page, gw);
-  await batchSpend(t, page, gw);
-
+  // The spend figures below are compared with the records listed, so the tasks' bills land first.
   const [done, failed] = await submitted;
   for (const task of [done!, failed!]) await untilFinished(gw, 'generic', task);
   await eventually(async () => (await gw.gateway.tasks.get(done!))?.billed === true);
+  await savedByCache(t, page, gw);
+  await batchSpend(t, page, gw);
   await tasks(t, page, done!, failed!);
 
   await page.getByRole('link', { name: 'Keys' }).click();
