@@ -21,7 +21,7 @@ export interface AdminTokenRecord {
   readonly created_at: string;
 }
 
-/** Persistent admin token storage. Implementations: embedded (admin-tokens.json) and MongoDB (`admin_tokens`). */
+/** Persistent admin token storage. Implementations: embedded (admin-tokens.jsonl) and MongoDB (`admin_tokens`). */
 export interface AdminTokenStore {
   /** Stores a record; fails if the id or the hash is taken. */
   insert(record: AdminTokenRecord): Promise<void>;

@@ -51,7 +51,7 @@ export class TeamNameTaken extends Error {
   }
 }
 
-/** Persistent team storage. Implementations: embedded (teams.json under the data directory) and MongoDB. */
+/** Persistent team storage. Implementations: embedded (teams.jsonl under the data directory) and MongoDB. */
 export interface TeamStore {
   /** Stores a record; fails if the id or the name is taken. */
   insert(record: TeamRecord): Promise<void>;

@@ -1,5 +1,6 @@
 /** What the store contract suites share: openers that close what they open, MongoDB test databases, waiting. */
 import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import type { Db } from 'mongodb';
 import pino, { type Logger } from 'pino';
 import { connectMongo, type StoreName } from '../../core/stores/mongodb/connect';
@@ -77,4 +78,15 @@ export function capturingLogger(): { logger: Logger; lines: LogLine[] } {
   const lines: LogLine[] = [];
   const logger = pino({ level: 'info' }, { write: (s: string) => lines.push(JSON.parse(s) as LogLine) });
   return { logger, lines };
+}
+
+/** The records a store's journal (`keys.jsonl`…) holds as of its last line, read as the file says. */
+export async function journalRecords<T extends { id: string }>(file: string): Promise<T[]> {
+  const records = new Map<string, T>();
+  for (const line of (await readFile(file, 'utf8')).split('\n').filter(Boolean)) {
+    const change = JSON.parse(line) as { put?: T; delete?: string };
+    if (change.put) records.set(change.put.id, change.put);
+    else if (change.delete) records.delete(change.delete);
+  }
+  return [...records.values()];
 }

@@ -1,17 +1,21 @@
 import { mkdir, open, rename, readFile, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 
-/** Writes a file so that a crash leaves either the old or the new content, never a torn one. */
+/**
+ * Writes a file so that a crash leaves either the old or the new content, never a torn one. Content given
+ * in pieces is written piece by piece, as they come: a large file is never one string in memory.
+ */
 export async function writeFileAtomic(
   file: string,
-  content: string | Uint8Array,
+  content: string | Uint8Array | AsyncIterable<string>,
   mode = 0o600,
 ): Promise<void> {
   await mkdir(dirname(file), { recursive: true });
   const temp = `${file}.${process.pid}.${Date.now()}.tmp`;
   const handle = await open(temp, 'w', mode);
   try {
-    await handle.writeFile(content);
+    if (typeof content === 'string' || content instanceof Uint8Array) await handle.writeFile(content);
+    else for await (const piece of content) await handle.write(piece);
     await handle.sync();
   } finally {
     await handle.close();
@@ -36,6 +40,17 @@ export async function syncDir(dir: string): Promise<void> {
     if (!NO_DIR_SYNC.has((e as NodeJS.ErrnoException).code ?? '')) throw e;
   } finally {
     await handle?.close();
+  }
+}
+
+/** Renames a file; false when it does not exist. */
+export async function renameIfExists(from: string, to: string): Promise<boolean> {
+  try {
+    await rename(from, to);
+    return true;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw e;
   }
 }
 

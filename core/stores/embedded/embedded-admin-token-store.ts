@@ -1,27 +1,32 @@
 /**
- * Admin tokens in one JSON file under the data directory (`admin-tokens.json`), held in memory and
- * rewritten atomically on each change, as the key store does with keys.json.
+ * Admin tokens in memory, journaled to `admin-tokens.jsonl` under the data directory like the keys
+ * (RecordJournal; an old admin-tokens.json is converted at open).
  */
-import { join } from 'node:path';
 import type { AdminTokenRecord, AdminTokenStore } from '../admin-token-store';
 import type { StoreHealth } from '../store-health';
-import { SnapshotFile } from './snapshot-file';
+import { RecordJournal, type JournalOptions } from './record-journal';
 
-interface TokenFile {
-  version: 1;
-  tokens: AdminTokenRecord[];
-}
+/** admin-tokens.json, as the store wrote it before the journal. */
+const LEGACY = {
+  name: 'admin-tokens.json',
+  records: (content: unknown) => (content as { tokens?: AdminTokenRecord[] } | null)?.tokens ?? [],
+};
 
 export class EmbeddedAdminTokenStore implements AdminTokenStore {
   private readonly byId = new Map<string, AdminTokenRecord>();
   private readonly byHash = new Map<string, AdminTokenRecord>();
 
-  private constructor(private readonly file: SnapshotFile<TokenFile>) {}
+  private journal!: RecordJournal<AdminTokenRecord>;
 
-  static async open(dataDir: string): Promise<EmbeddedAdminTokenStore> {
-    const file = new SnapshotFile<TokenFile>(join(dataDir, 'admin-tokens.json'), 'admin-tokens.json');
-    const store = new EmbeddedAdminTokenStore(file);
-    for (const record of (await file.read())?.tokens ?? []) store.index(record);
+  static async open(dataDir: string, options?: JournalOptions): Promise<EmbeddedAdminTokenStore> {
+    const store = new EmbeddedAdminTokenStore();
+    const { journal, records } = await RecordJournal.open<AdminTokenRecord>(dataDir, 'admin-tokens', {
+      live: () => store.byId.values(),
+      legacy: LEGACY,
+      options,
+    });
+    store.journal = journal;
+    for (const record of records) store.index(record);
     return store;
   }
 
@@ -29,7 +34,7 @@ export class EmbeddedAdminTokenStore implements AdminTokenStore {
     if (this.byId.has(record.id)) throw new Error(`admin token id ${record.id} already exists`);
     if (this.byHash.has(record.hash)) throw new Error(`admin token hash of ${record.id} already exists`);
     this.index(record);
-    await this.persist();
+    await this.journal.put(record);
   }
 
   findByHash(hash: string): Promise<AdminTokenRecord | undefined> {
@@ -49,24 +54,20 @@ export class EmbeddedAdminTokenStore implements AdminTokenStore {
     if (!current) return undefined;
     this.byId.delete(id);
     this.byHash.delete(current.hash);
-    await this.persist();
+    await this.journal.delete(id);
     return current;
   }
 
   health(): StoreHealth {
-    return this.file.health();
+    return this.journal.health();
   }
 
   async close(): Promise<void> {
-    await this.file.settled().catch(() => undefined);
+    await this.journal.settled();
   }
 
   private index(record: AdminTokenRecord): void {
     this.byId.set(record.id, record);
     this.byHash.set(record.hash, record);
-  }
-
-  private persist(): Promise<void> {
-    return this.file.write({ version: 1, tokens: [...this.byId.values()] });
   }
 }

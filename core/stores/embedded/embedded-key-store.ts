@@ -1,33 +1,50 @@
 /**
- * Keys in one JSON file under the data directory, held in memory and rewritten atomically on each change.
- * Only the gateway process writes it; the CLI goes through the admin API.
+ * Keys in memory, journaled to `keys.jsonl` under the data directory (RecordJournal: a line per change,
+ * compacted in the background; an old keys.json is converted at open). Pages are read from indexes kept
+ * in id order, all keys and each team's, so a page costs its own keys, not a sort of every key.
+ * Only the gateway process writes the journal; the CLI goes through the admin API.
  */
-import { join } from 'node:path';
 import { type KeyChange, type KeyPageQuery, type KeyRecord, type KeyStore, keyStatus } from '../key-store';
 import type { StoreHealth } from '../store-health';
-import { SnapshotFile } from './snapshot-file';
+import { RecordJournal, type JournalOptions } from './record-journal';
+import { SortedIds } from './sorted-ids';
 
-interface KeyFile {
-  version: 1;
-  keys: KeyRecord[];
+/** keys.json, as the store wrote it before the journal. */
+const LEGACY = {
+  name: 'keys.json',
+  records: (content: unknown) => (content as { keys?: KeyRecord[] } | null)?.keys ?? [],
+};
+
+/** What a search (`q`) is matched against: the id and the description, lower-cased once per change. */
+interface Searchable {
+  readonly id: string;
+  readonly description: string;
 }
 
 export class EmbeddedKeyStore implements KeyStore {
   private readonly byId = new Map<string, KeyRecord>();
   private readonly byHash = new Map<string, KeyRecord>();
+  private readonly ordered = new SortedIds();
+  private readonly byTeam = new Map<string, SortedIds>();
+  private readonly searchable = new Map<string, Searchable>();
+  private journal!: RecordJournal<KeyRecord>;
 
-  private constructor(private readonly file: SnapshotFile<KeyFile>) {}
-
-  static async open(dataDir: string): Promise<EmbeddedKeyStore> {
-    const store = new EmbeddedKeyStore(new SnapshotFile(join(dataDir, 'keys.json'), 'keys.json'));
-    for (const record of (await store.file.read())?.keys ?? []) store.index(record);
+  static async open(dataDir: string, options?: JournalOptions): Promise<EmbeddedKeyStore> {
+    const store = new EmbeddedKeyStore();
+    const { journal, records } = await RecordJournal.open<KeyRecord>(dataDir, 'keys', {
+      live: () => store.byId.values(),
+      legacy: LEGACY,
+      options,
+    });
+    store.journal = journal;
+    for (const record of records) store.index(record);
     return store;
   }
 
   async insert(record: KeyRecord): Promise<void> {
     if (this.byId.has(record.id)) throw new Error(`key id ${record.id} already exists`);
     this.index(record);
-    await this.persist();
+    await this.journal.put(record);
   }
 
   /** One process owns the data directory, so checking and inserting without a break in between is enough. */
@@ -49,20 +66,20 @@ export class EmbeddedKeyStore implements KeyStore {
     return Promise.resolve([...this.byId.values()]);
   }
 
-  /** Filters in memory: a key file holds thousands of keys, not millions. */
+  /** Reads on from the cursor in the index of the team (or of all keys) until the page is full. */
   page(query: KeyPageQuery): Promise<KeyRecord[]> {
     const now = Date.parse(query.now);
     const q = query.q?.toLowerCase();
-    const matching = [...this.byId.values()]
-      .filter(
-        (k) =>
-          (query.after === undefined || k.id > query.after) &&
-          (query.status === undefined || keyStatus(k, now) === query.status) &&
-          (query.team_id === undefined || k.team_id === query.team_id) &&
-          (q === undefined || k.id.toLowerCase().includes(q) || k.description.toLowerCase().includes(q)),
-      )
-      .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-    return Promise.resolve(matching.slice(0, query.limit));
+    const index = query.team_id === undefined ? this.ordered : this.byTeam.get(query.team_id);
+    const page: KeyRecord[] = [];
+    if (!index || query.limit <= 0) return Promise.resolve(page);
+    for (const id of index.after(query.after)) {
+      const key = this.byId.get(id)!;
+      if (query.status !== undefined && keyStatus(key, now) !== query.status) continue;
+      if (q !== undefined && !this.matches(id, q)) continue;
+      if (page.push(key) >= query.limit) break;
+    }
+    return Promise.resolve(page);
   }
 
   async update(id: string, change: KeyChange): Promise<KeyRecord | undefined> {
@@ -72,35 +89,56 @@ export class EmbeddedKeyStore implements KeyStore {
     // A field given as undefined is removed, as the MongoDB store `$unset`s it.
     for (const [field, value] of Object.entries(change)) if (value === undefined) delete merged[field];
     const next = merged as unknown as KeyRecord;
-    this.index(next);
-    await this.persist();
+    this.unindex(current);
+    this.index(next); // in its place in `byId`: listed where it was first put
+    await this.journal.put(next);
     return next;
   }
 
   async delete(id: string): Promise<KeyRecord | undefined> {
     const current = this.byId.get(id);
     if (!current) return undefined;
+    this.unindex(current);
     this.byId.delete(id);
-    this.byHash.delete(current.hash);
-    await this.persist();
+    this.ordered.delete(id);
+    await this.journal.delete(id);
     return current;
   }
 
-  /** Failing from a failed write of keys.json until one succeeds (the next change writes the whole file). */
+  /** Failing from a failed write of keys.jsonl until what memory holds is on disk again. */
   health(): StoreHealth {
-    return this.file.health();
+    return this.journal.health();
   }
 
   async close(): Promise<void> {
-    await this.file.settled();
+    await this.journal.settled();
+  }
+
+  private matches(id: string, q: string): boolean {
+    const text = this.searchable.get(id)!;
+    return text.id.includes(q) || text.description.includes(q);
   }
 
   private index(record: KeyRecord): void {
-    this.byId.set(record.id, record);
+    const { id, team_id } = record;
+    this.byId.set(id, record);
     this.byHash.set(record.hash, record);
+    this.ordered.add(id);
+    if (team_id !== undefined) this.teamIndex(team_id).add(id);
+    this.searchable.set(id, { id: id.toLowerCase(), description: record.description.toLowerCase() });
   }
 
-  private persist(): Promise<void> {
-    return this.file.write({ version: 1, keys: [...this.byId.values()] });
+  /** Drops what `index` derived from the record's fields; its id stays in `byId` and `ordered`. */
+  private unindex(record: KeyRecord): void {
+    const { id, team_id } = record;
+    this.byHash.delete(record.hash);
+    if (team_id !== undefined) this.byTeam.get(team_id)?.delete(id);
+    this.searchable.delete(id);
+  }
+
+  private teamIndex(teamId: string): SortedIds {
+    let ids = this.byTeam.get(teamId);
+    if (!ids) this.byTeam.set(teamId, (ids = new SortedIds()));
+    return ids;
   }
 }

@@ -1,27 +1,32 @@
 /**
- * Teams in one JSON file under the data directory (teams.json), held in memory and rewritten atomically
- * on each change, like the keys (embedded-key-store.ts).
+ * Teams in memory, journaled to `teams.jsonl` under the data directory like the keys (RecordJournal; an
+ * old teams.json is converted at open).
  */
-import { join } from 'node:path';
 import type { StoreHealth } from '../store-health';
 import { type TeamChange, TeamNameTaken, type TeamRecord, type TeamStore } from '../team-store';
-import { SnapshotFile } from './snapshot-file';
+import { RecordJournal, type JournalOptions } from './record-journal';
 
-interface TeamFile {
-  version: 1;
-  teams: TeamRecord[];
-}
+/** teams.json, as the store wrote it before the journal. */
+const LEGACY = {
+  name: 'teams.json',
+  records: (content: unknown) => (content as { teams?: TeamRecord[] } | null)?.teams ?? [],
+};
 
 const byName = (a: TeamRecord, b: TeamRecord): number => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 
 export class EmbeddedTeamStore implements TeamStore {
   private readonly byId = new Map<string, TeamRecord>();
+  private journal!: RecordJournal<TeamRecord>;
 
-  private constructor(private readonly file: SnapshotFile<TeamFile>) {}
-
-  static async open(dataDir: string): Promise<EmbeddedTeamStore> {
-    const store = new EmbeddedTeamStore(new SnapshotFile(join(dataDir, 'teams.json'), 'teams.json'));
-    for (const record of (await store.file.read())?.teams ?? []) store.byId.set(record.id, record);
+  static async open(dataDir: string, options?: JournalOptions): Promise<EmbeddedTeamStore> {
+    const store = new EmbeddedTeamStore();
+    const { journal, records } = await RecordJournal.open<TeamRecord>(dataDir, 'teams', {
+      live: () => store.byId.values(),
+      legacy: LEGACY,
+      options,
+    });
+    store.journal = journal;
+    for (const record of records) store.byId.set(record.id, record);
     return store;
   }
 
@@ -29,7 +34,7 @@ export class EmbeddedTeamStore implements TeamStore {
     if (this.byId.has(record.id)) throw new Error(`team id ${record.id} already exists`);
     this.checkName(record.name, record.id);
     this.byId.set(record.id, record);
-    await this.persist();
+    await this.journal.put(record);
   }
 
   findById(id: string): Promise<TeamRecord | undefined> {
@@ -49,7 +54,7 @@ export class EmbeddedTeamStore implements TeamStore {
     for (const [field, value] of Object.entries(change)) if (value === undefined) delete merged[field];
     const next = merged as unknown as TeamRecord;
     this.byId.set(id, next);
-    await this.persist();
+    await this.journal.put(next);
     return next;
   }
 
@@ -57,17 +62,17 @@ export class EmbeddedTeamStore implements TeamStore {
     const current = this.byId.get(id);
     if (!current) return undefined;
     this.byId.delete(id);
-    await this.persist();
+    await this.journal.delete(id);
     return current;
   }
 
-  /** Failing from a failed write of teams.json until one succeeds. */
+  /** Failing from a failed write of teams.jsonl until what memory holds is on disk again. */
   health(): StoreHealth {
-    return this.file.health();
+    return this.journal.health();
   }
 
   async close(): Promise<void> {
-    await this.file.settled();
+    await this.journal.settled();
   }
 
   /** Names are unique, as MongoDB's unique index on `name` keeps them. */
@@ -75,9 +80,5 @@ export class EmbeddedTeamStore implements TeamStore {
     for (const team of this.byId.values()) {
       if (team.name === name && team.id !== id) throw new TeamNameTaken(name);
     }
-  }
-
-  private persist(): Promise<void> {
-    return this.file.write({ version: 1, teams: [...this.byId.values()] });
   }
 }

@@ -14,6 +14,7 @@ import { RedisLink } from '../../../core/redis/redis-link';
 import { EmbeddedAdminTokenStore } from '../../../core/stores/embedded/embedded-admin-token-store';
 import { startTestGateway, tempDir } from '../../helpers/gateway';
 import { adminCall, teamsNamed, type ErrorBody } from '../../helpers/admin';
+import { journalRecords } from '../../helpers/stores';
 import { postJson } from '../../helpers/http';
 import { redisPrefix, TEST_REDIS_URL } from '../../helpers/redis';
 import { until } from '../../helpers/wait';
@@ -51,10 +52,9 @@ t.test('made, listed, used with its role, revoked at once', async (t) => {
     listed.body.data.map((d) => d['id']),
     ['bootstrap', record.id, team.body.record.id],
   );
-  const stored = JSON.parse(await readFile(join(gw.dataDir, 'admin-tokens.json'), 'utf8')) as {
-    tokens: { hash: string }[];
-  };
-  for (const { hash } of stored.tokens) t.notMatch(listed.text, hash, 'no hash in the listing');
+  const stored = await journalRecords<{ id: string; hash: string }>(join(gw.dataDir, 'admin-tokens.jsonl'));
+  t.equal(stored.length, 2, 'the made tokens are in the journal');
+  for (const { hash } of stored) t.notMatch(listed.text, hash, 'no hash in the listing');
   t.notMatch(listed.text, /"hash"/);
   t.notMatch(listed.text, token, 'nor the token');
   t.notMatch(listed.text, root, 'nor the bootstrap token');

@@ -15,7 +15,7 @@ import { KeyHasher } from '../../../core/keys/api-key';
 import type { AuditStore } from '../../../core/stores/audit-store';
 import { EmbeddedAdminTokenStore } from '../../../core/stores/embedded/embedded-admin-token-store';
 import { startTestGateway, tempDir } from '../../helpers/gateway';
-import { capturingLogger } from '../../helpers/stores';
+import { capturingLogger, journalRecords } from '../../helpers/stores';
 import { adminCall, makeAdminToken, teamsNamed } from '../../helpers/admin';
 
 interface Page {
@@ -100,14 +100,12 @@ t.test('each kind of change is recorded with its before and after, and no secret
   );
 
   const secrets = [key, newKey, token, root];
-  const keysFile = JSON.parse(await readFile(join(gw.dataDir, 'keys.json'), 'utf8')) as {
-    keys: { hash: string }[];
-  };
-  const tokensFile = await readFile(join(gw.dataDir, 'admin-tokens.json'), 'utf8').catch(() => '');
-  const hashes = [
-    ...keysFile.keys.map((k) => k.hash),
-    ...[...tokensFile.matchAll(/"hash": "([^"]+)"/g)].map((m) => m[1]!),
-  ];
+  const stored = await Promise.all(
+    ['keys.jsonl', 'admin-tokens.jsonl'].map((file) =>
+      journalRecords<{ id: string; hash: string }>(join(gw.dataDir, file)),
+    ),
+  );
+  const hashes = stored.flat().map((record) => record.hash);
   t.ok(hashes.length >= 2, 'hashes to look for');
   const files = (await readdir(gw.dataDir)).filter((f) => f.startsWith('audit'));
   const logText = (await Promise.all(files.map((f) => readFile(join(gw.dataDir, f), 'utf8')))).join('');

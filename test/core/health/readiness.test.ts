@@ -60,7 +60,7 @@ t.test('the view: each check with its state, reason and since when the state hol
     },
   });
   now += 5_000;
-  store.result = { state: 'failing', reason: 'keys.json: the last write failed (EISDIR)' };
+  store.result = { state: 'failing', reason: 'keys.jsonl: the last write failed (EISDIR)' };
   const view = await readiness.view();
   t.match(view, {
     status: 'unavailable',

@@ -2,7 +2,7 @@
  * `/healthz` and `/readyz` on the main port, and `/admin/health`, against a real gateway: answered
  * outside the pipeline; unready at once when shutdown begins, asked on a keep-alive connection still
  * open while a request keeps the gateway draining; unready while a store's writes really fail (usage on
- * /dev/full, keys.json replaced by a directory) and ready again once they work.
+ * /dev/full, keys.jsonl replaced by a directory) and ready again once they work.
  */
 import t from 'tap';
 import { existsSync, symlinkSync } from 'node:fs';
@@ -14,6 +14,7 @@ import { postJson } from '../../helpers/http';
 import { eventually } from '../../helpers/wait';
 import { refusedUrl } from '../../helpers/ports';
 import { adminCall } from '../../helpers/reload';
+import { journalRecords } from '../../helpers/stores';
 
 const chat = { model: 'modela-5.5', messages: [{ role: 'user', content: 'hi' }] };
 
@@ -172,23 +173,30 @@ t.test(
 );
 
 t.test(
-  'keys.json replaced by a directory: the next key write fails (EISDIR), unready; removed, ready again',
+  'keys.jsonl replaced by a directory: the next key write fails (EISDIR), unready; removed, ready again',
   async (t) => {
     const gw = await startTestGateway(t);
-    const file = join(gw.dataDir, 'keys.json');
+    const file = join(gw.dataDir, 'keys.jsonl');
     await rm(file);
     await mkdir(file);
     await writeFile(join(file, 'occupied'), ''); // a directory with an entry: no rename can replace it
     await t.rejects(gw.gateway.keys.create({ description: 'not stored' }), { code: 'EISDIR' });
     await eventually(async () => (await readyz(gw.url)) === 503, 10_000);
     t.match((await adminCall(gw.gateway, 'GET', '/admin/health')).body, {
-      checks: { stores: { state: 'failing', reason: /^keys\.json: the last write failed \(EISDIR/ } },
+      checks: { stores: { state: 'failing', reason: /^keys\.jsonl: the last write failed \(EISDIR/ } },
     });
 
     await rm(file, { recursive: true });
-    await gw.gateway.keys.create({ description: 'stored' });
+    const { record } = await gw.gateway.keys.create({ description: 'stored' });
     await eventually(async () => (await readyz(gw.url)) === 200, 10_000);
-    t.pass('ready again once a write of keys.json succeeds');
+    t.pass('ready again once a write of keys.jsonl succeeds');
+    const journaled = (await journalRecords<{ id: string }>(file)).map((k) => k.id);
+    t.ok(journaled.includes(record.id), 'the journal holds the key made after the failure');
+    t.strictSame(
+      journaled.sort(),
+      (await gw.gateway.keys.list()).map((k) => k.id).sort(),
+      'and every key the gateway holds: after a failed write, memory is written whole',
+    );
   },
 );
 
