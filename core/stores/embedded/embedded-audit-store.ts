@@ -6,10 +6,12 @@
  * Retention: at open and then hourly, records older than the retention are dropped: a rotated file wholly
  * past it is deleted, one partly past it rewritten atomically with the rest; a current file that holds
  * expired records is rotated first, so the file being appended to is never rewritten under a writer.
+ * Records are appended in time order, so a file whose first record is within the retention is kept
+ * whole without reading the rest: a start-up reads the log's first lines, not the log.
  *
  * Listings scan every file: the log of an admin API is thousands of records a year, not millions.
  */
-import { readFile, unlink } from 'node:fs/promises';
+import { open, readFile, unlink, type FileHandle } from 'node:fs/promises';
 import pino, { type Logger } from 'pino';
 import { matchesAudit, type AuditQuery, type AuditRecord, type AuditStore } from '../audit-store';
 import { writeHealth, type StoreHealth } from '../store-health';
@@ -84,7 +86,7 @@ export class EmbeddedAuditStore implements AuditStore {
     const cutoff = new Date(now - this.retentionMs).toISOString();
     return this.serial(async () => {
       const current = (await this.log.files()).at(-1)!;
-      const first = parseLines(await readFileIfExists(current))[0];
+      const first = await firstRecord(current);
       if (first && first.at < cutoff) await this.log.startNewFile();
       let dropped = 0;
       for (const file of (await this.log.files()).slice(0, -1)) dropped += await pruneFile(file, cutoff);
@@ -112,12 +114,34 @@ export class EmbeddedAuditStore implements AuditStore {
 
 /** Rewrites a rotated file without the records before `cutoff` (deleted when none is left). */
 async function pruneFile(file: string, cutoff: string): Promise<number> {
+  const first = await firstRecord(file);
+  if (first && first.at >= cutoff) return 0; // records are in time order: all of it is kept
   const records = parseLines(await readFile(file, 'utf8'));
   const kept = records.filter((r) => r.at >= cutoff);
   if (kept.length === records.length) return 0;
   if (kept.length === 0) await unlink(file);
   else await writeFileAtomic(file, kept.map((r) => JSON.stringify(r)).join('\n') + '\n');
   return records.length - kept.length;
+}
+
+/** How much of a file's start is read for its first line: many records' worth. */
+const HEAD_BYTES = 64 * 1024;
+
+/** A file's first record, from its first bytes; undefined when it is empty, missing, or starts torn. */
+async function firstRecord(file: string): Promise<AuditRecord | undefined> {
+  let handle: FileHandle | undefined;
+  try {
+    handle = await open(file, 'r');
+    const head = Buffer.alloc(HEAD_BYTES);
+    const { bytesRead } = await handle.read(head, 0, HEAD_BYTES, 0);
+    const end = head.subarray(0, bytesRead).indexOf(0x0a);
+    return end < 0 ? undefined : parseLines(head.toString('utf8', 0, end))[0];
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw e;
+  } finally {
+    await handle?.close();
+  }
 }
 
 /** The file's records; a line torn by a crash is skipped (its append was never acknowledged). */

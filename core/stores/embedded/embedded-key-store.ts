@@ -24,7 +24,7 @@ interface Searchable {
 export class EmbeddedKeyStore implements KeyStore {
   private readonly byId = new Map<string, KeyRecord>();
   private readonly byHash = new Map<string, KeyRecord>();
-  private readonly ordered = new SortedIds();
+  private ordered = SortedIds.of();
   private readonly byTeam = new Map<string, SortedIds>();
   private readonly searchable = new Map<string, Searchable>();
   private journal!: RecordJournal<KeyRecord>;
@@ -37,7 +37,9 @@ export class EmbeddedKeyStore implements KeyStore {
       options,
     });
     store.journal = journal;
-    for (const record of records) store.index(record);
+    for (const record of records) store.index(record, false);
+    store.ordered = SortedIds.of(store.byId.keys());
+    for (const [team, ids] of teamsOf(records)) store.byTeam.set(team, SortedIds.of(ids));
     return store;
   }
 
@@ -119,13 +121,15 @@ export class EmbeddedKeyStore implements KeyStore {
     return text.id.includes(q) || text.description.includes(q);
   }
 
-  private index(record: KeyRecord): void {
+  /** `ordered`: also in the id-ordered indexes (which `open` builds at once, sorted). */
+  private index(record: KeyRecord, ordered = true): void {
     const { id, team_id } = record;
     this.byId.set(id, record);
     this.byHash.set(record.hash, record);
+    this.searchable.set(id, { id: id.toLowerCase(), description: record.description.toLowerCase() });
+    if (!ordered) return;
     this.ordered.add(id);
     if (team_id !== undefined) this.teamIndex(team_id).add(id);
-    this.searchable.set(id, { id: id.toLowerCase(), description: record.description.toLowerCase() });
   }
 
   /** Drops what `index` derived from the record's fields; its id stays in `byId` and `ordered`. */
@@ -138,7 +142,19 @@ export class EmbeddedKeyStore implements KeyStore {
 
   private teamIndex(teamId: string): SortedIds {
     let ids = this.byTeam.get(teamId);
-    if (!ids) this.byTeam.set(teamId, (ids = new SortedIds()));
+    if (!ids) this.byTeam.set(teamId, (ids = SortedIds.of()));
     return ids;
   }
+}
+
+/** Each team's key ids. */
+function teamsOf(records: readonly KeyRecord[]): Map<string, string[]> {
+  const teams = new Map<string, string[]>();
+  for (const { id, team_id } of records) {
+    if (team_id === undefined) continue;
+    const ids = teams.get(team_id);
+    if (ids) ids.push(id);
+    else teams.set(team_id, [id]);
+  }
+  return teams;
 }

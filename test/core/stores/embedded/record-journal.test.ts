@@ -105,25 +105,28 @@ t.test('compaction runs in slices: the event loop turns while 20,000 keys are re
 
 t.test('pages at size: by cursor, by team, and a search that finds one key among all', async (t) => {
   const dir = await tempDir(t);
-  const store = await closingAtEnd(t, () => EmbeddedKeyStore.open(dir))();
+  const open = closingAtEnd(t, () => EmbeddedKeyStore.open(dir));
+  let store = await open();
   const keys: KeyRecord[] = Array.from({ length: 5_000 }, (_, i) =>
     newKeyRecord({ description: `service ${i}`, ...(i % 10 === 0 ? { team_id: 'team-a' } : {}) }),
   );
   await Promise.all(keys.map((key) => store.insert(key)));
   const byId = [...keys].sort((a, b) => (a.id < b.id ? -1 : 1));
 
-  const pages: KeyRecord[] = [];
-  for (let after: string | undefined; ;) {
-    const page = await store.page({ limit: 700, now: NOW, ...(after ? { after } : {}) });
-    pages.push(...page);
-    if (page.length < 700) break;
-    after = page.at(-1)!.id;
-  }
-  t.strictSame(
-    pages.map((k) => k.id),
-    byId.map((k) => k.id),
-    'cursor pages list every key once, in id order',
-  );
+  const allPages = async (): Promise<string[]> => {
+    const ids: string[] = [];
+    for (let after: string | undefined; ;) {
+      const page = await store.page({ limit: 700, now: NOW, ...(after ? { after } : {}) });
+      ids.push(...page.map((k) => k.id));
+      if (page.length < 700) return ids;
+      after = page.at(-1)!.id;
+    }
+  };
+  const inOrder = byId.map((k) => k.id);
+  t.strictSame(await allPages(), inOrder, 'cursor pages list every key once, in id order');
+  await store.close();
+  store = await open();
+  t.strictSame(await allPages(), inOrder, 'and so they do after a reopen');
 
   const team = await store.page({ limit: 1_000, team_id: 'team-a', now: NOW });
   t.strictSame(
