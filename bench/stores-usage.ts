@@ -12,6 +12,9 @@ import { diskNeeded } from './stores-figures';
 const DAY_MS = 24 * 3_600_000;
 const GB = 1024 ** 3;
 
+/** The run would fill the disk: said plainly, without a stack. */
+export class NotEnoughDisk extends Error {}
+
 /** Throws, saying how much is missing and how to point the run elsewhere, unless `dir` has room for the run. */
 export async function checkDisk(dir: string, keys: number, records: number): Promise<void> {
   const fs = await statfs(dir);
@@ -19,7 +22,7 @@ export async function checkDisk(dir: string, keys: number, records: number): Pro
   const needed = diskNeeded(keys, records);
   if (free < needed) {
     const gb = (bytes: number) => `${(bytes / GB).toFixed(1)} GB`;
-    throw new Error(
+    throw new NotEnoughDisk(
       `${dir} has ${gb(free)} free; ${keys} keys and ${records} usage records need about ${gb(needed)}. ` +
         'Free some space, point TMPDIR at a larger disk, or lower --keys / --records.',
     );

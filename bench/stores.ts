@@ -21,7 +21,7 @@ import { parseStoresOptions, STORES_USAGE, type StoresOptions } from './stores-o
 import { storesReport, type CallFigures, type KeyFigures, type StoresRun } from './stores-report';
 import { RECORDS_PER_RESTART, restart, type RestartFigures } from './stores-restart';
 import { searchKeys, type SearchFigures } from './stores-search';
-import { checkDisk, countUsage, writeUsageBefore, type UsageCount } from './stores-usage';
+import { checkDisk, countUsage, NotEnoughDisk, writeUsageBefore, type UsageCount } from './stores-usage';
 import { startSimulator } from './targets';
 
 /** A start reads every usage record: allow a minute, and a minute more per million records. */
@@ -149,11 +149,12 @@ async function main(): Promise<void> {
 
 /** The error's stack, and its causes' (fetch says only "fetch failed" and puts why in its cause). */
 function explain(err: unknown): string {
+  if (err instanceof NotEnoughDisk) return err.message;
   if (!(err instanceof Error)) return String(err);
   return `${err.stack ?? err.message}${err.cause === undefined ? '' : `\ncaused by: ${explain(err.cause)}`}`;
 }
 
 main().catch((err: unknown) => {
-  process.stderr.write(`bench:stores failed: ${explain(err)}\n`);
+  process.stderr.write(`bench:stores: ${explain(err)}\n`);
   process.exit(1);
 });
