@@ -15,3 +15,14 @@ export async function adminCall(
   if (!res.ok) throw new Error(`${method} ${path}: HTTP ${res.status} ${text.slice(0, 200)}`);
   return text;
 }
+
+/** Where a benchmarked gateway's admin API listens and the token it takes. */
+export interface AdminApi {
+  readonly url: string;
+  readonly token: string;
+}
+
+/** adminCall, its answer read as the JSON the route is documented to answer. */
+export async function adminJson<T>(api: AdminApi, method: string, path: string, body?: unknown): Promise<T> {
+  return JSON.parse(await adminCall(api.url, api.token, method, path, body)) as T;
+}

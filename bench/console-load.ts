@@ -14,8 +14,8 @@ import { Cleanup } from './cleanup';
 import { ConsoleBrowser } from './console-browser';
 import { writeUsage } from './console-usage-data';
 import { gatewayYaml } from './gateway-config';
-import { freePort, LOOPBACK, waitForPort } from './ports';
-import { Child } from './processes';
+import { dataDirOf, startGatewayOn, type GatewayHome, type RunningGateway } from './gateway-process';
+import type { Child } from './processes';
 
 const KEYS = 1_000;
 const RECORDS = 1_000_000;
@@ -27,57 +27,18 @@ const START_MS = 300_000;
 /** Nothing is proxied: the upstreams only have to be valid addresses. */
 const NO_UPSTREAM = 'http://127.0.0.1:9';
 
-interface Gateway {
-  readonly child: Child;
-  readonly adminUrl: string;
-  /** ms from spawning the process until both ports accept connections. */
-  readonly startMs: number;
-}
-
-interface Env {
-  readonly dir: string;
-  readonly token: string;
+interface Env extends GatewayHome {
   readonly cpuProfDir: string | undefined;
 }
 
-async function startGateway(env: Env, profile: boolean): Promise<Gateway> {
-  const [port, adminPort] = [await freePort(), await freePort()];
-  const started = performance.now();
-  const child = Child.start(
-    'gateway',
-    join(__dirname, '..', 'core', 'main.js'),
-    [],
-    {
-      GATEWAY_CONFIG: join(env.dir, 'gateway.yaml'),
-      GATEWAY_DATA_DIR: join(env.dir, 'data'),
-      PORT: String(port),
-      ADMIN_PORT: String(adminPort),
-      GATEWAY_ADMIN_TOKEN: env.token,
-    },
-    // Not through NODE_OPTIONS: it refuses --cpu-prof.
-    { nodeArgs: profile && env.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${env.cpuProfDir}`] : [] },
-  );
-  // A gateway that dies while opening fails the run at once, not after the timeout.
-  let alive: NodeJS.Timeout | undefined;
-  const dead = new Promise<never>((_, reject) => {
-    alive = setInterval(() => {
-      try {
-        child.assertAlive();
-      } catch (e) {
-        reject(e instanceof Error ? e : new Error(String(e)));
-      }
-    }, 100);
+const startGateway = (env: Env, profile: boolean): Promise<RunningGateway> =>
+  startGatewayOn(env, {
+    timeoutMs: START_MS,
+    nodeArgs: profile && env.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${env.cpuProfDir}`] : [],
   });
-  try {
-    await Promise.race([dead, Promise.all([waitForPort(port, START_MS), waitForPort(adminPort, START_MS)])]);
-  } finally {
-    clearInterval(alive);
-  }
-  return { child, adminUrl: `http://${LOOPBACK}:${adminPort}`, startMs: performance.now() - started };
-}
 
 /** Creates the keys through the admin API, a few at a time; resolves with their ids. */
-async function createKeys(gw: Gateway, token: string): Promise<string[]> {
+async function createKeys(gw: RunningGateway, token: string): Promise<string[]> {
   const ids: string[] = [];
   let next = 0;
   const worker = async () => {
@@ -121,7 +82,7 @@ async function rss(child: Child): Promise<string> {
   return `${mb(kb('VmRSS') * 1024)} (peak ${mb(kb('VmHWM') * 1024)})`;
 }
 
-async function apiRows(gw: Gateway, token: string, keyId: string): Promise<Row[]> {
+async function apiRows(gw: RunningGateway, token: string, keyId: string): Promise<Row[]> {
   const to = Math.floor(Date.now() / HOUR) * HOUR + HOUR;
   const range = `from=${new Date(to - 30 * DAY).toISOString()}&to=${new Date(to).toISOString()}`;
   const calls = [
@@ -144,7 +105,7 @@ async function apiRows(gw: Gateway, token: string, keyId: string): Promise<Row[]
   return rows;
 }
 
-async function browserRows(gw: Gateway, token: string): Promise<Row[]> {
+async function browserRows(gw: RunningGateway, token: string): Promise<Row[]> {
   const browser = await ConsoleBrowser.launch(gw.adminUrl, token);
   try {
     const timed = async (name: string, f: () => Promise<number>): Promise<Row> => {
@@ -184,7 +145,7 @@ async function main(cleanup: Cleanup): Promise<void> {
 
   started = performance.now();
   const now = Date.now();
-  const bytes = await writeUsage(join(env.dir, 'data'), ids, RECORDS, now - 30 * DAY, now);
+  const bytes = await writeUsage(dataDirOf(env), ids, RECORDS, now - 30 * DAY, now);
   say(`  usage files written (${mb(bytes)}):   ${fmt(performance.now() - started)} ms`);
 
   const gw = await startGateway(env, true);

@@ -55,6 +55,54 @@ export async function sendCount(
   return figures(await autocannon({ ...target(request), connections, amount, timeout: 120 }));
 }
 
+/** A load that goes on until it is stopped, at most `ratePerSecond` requests a second in all. */
+export interface SteadyShape {
+  readonly connections: number;
+  readonly ratePerSecond: number;
+}
+
+/** A load under way; `stop` ends it and resolves with what it measured from its start. */
+export interface RunningLoad {
+  stop(): Promise<LoadFigures>;
+}
+
+/** Long enough never to end by itself: a steady load ends when it is stopped. */
+const UNTIL_STOPPED_S = 7 * 24 * 3600;
+
+/**
+ * Sends `request` at `shape.ratePerSecond` over `shape.connections` until stopped. autocannon spends each
+ * connection's share of a second's requests at the start of that second. Its correction for coordinated
+ * omission is off: at a rate it assumes an interval of 1 ms between requests and fills the histogram
+ * with invented samples; a stalled request is still counted at the time it took.
+ */
+export function startLoad(request: LoadRequest, shape: SteadyShape): RunningLoad {
+  let settle: (err: unknown, result: autocannon.Result) => void = () => undefined;
+  const done = new Promise<autocannon.Result>((resolve, reject) => {
+    settle = (err, result) =>
+      err
+        ? reject(err instanceof Error ? err : new Error('autocannon failed', { cause: err }))
+        : resolve(result);
+  });
+  const instance = autocannon(
+    {
+      ...target(request),
+      connections: shape.connections,
+      overallRate: shape.ratePerSecond,
+      ignoreCoordinatedOmission: true,
+      pipelining: 1,
+      duration: UNTIL_STOPPED_S,
+      timeout: 10,
+    },
+    (err: unknown, result) => settle(err, result),
+  );
+  return {
+    stop: async () => {
+      instance.stop();
+      return figures(await done);
+    },
+  };
+}
+
 /** One full response through `fetch`, to check a target answers correctly before it is measured. */
 export async function fetchSample(request: LoadRequest): Promise<{ status: number; body: string }> {
   const res = await fetch(request.url, {

@@ -71,7 +71,8 @@ export function roundRatios(samples: readonly Sample[]): RoundRatio[] {
     });
 }
 
-function median(values: readonly number[]): number {
+/** The middle value, or the mean of the two middle ones; NaN for none. */
+export function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
   const at = (i: number): number => sorted[i] ?? Number.NaN;
