@@ -1,17 +1,21 @@
 import { mkdir, open, rename, readFile, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 
-/** Writes a file so that a crash leaves either the old or the new content, never a torn one. */
+/**
+ * Writes a file so that a crash leaves either the old or the new content, never a torn one. Content in
+ * parts is written one part after another (large binary columns need no joining first).
+ */
 export async function writeFileAtomic(
   file: string,
-  content: string | Uint8Array,
+  content: string | Uint8Array | readonly Uint8Array[],
   mode = 0o600,
 ): Promise<void> {
   await mkdir(dirname(file), { recursive: true });
   const temp = `${file}.${process.pid}.${Date.now()}.tmp`;
   const handle = await open(temp, 'w', mode);
   try {
-    await handle.writeFile(content);
+    const parts = typeof content === 'string' || content instanceof Uint8Array ? [content] : content;
+    for (const part of parts) await handle.writeFile(part); // each from where the last one ended
     await handle.sync();
   } finally {
     await handle.close();
