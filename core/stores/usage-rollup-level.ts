@@ -91,6 +91,19 @@ interface Period {
 }
 
 const FIRST_CAPACITY = 1024;
+/** Buckets copied per turn of the event loop by copyColumns: 4 MB, a few ms. */
+const COPY_SLICE = 65_536;
+
+function addAt(sums: Float64Array, o: number, totals: Totals): void {
+  sums[o] = sums[o]! + totals.requests;
+  sums[o + 1] = sums[o + 1]! + totals.input_tokens;
+  sums[o + 2] = sums[o + 2]! + totals.output_tokens;
+  sums[o + 3] = sums[o + 3]! + totals.cost_micros;
+  sums[o + 4] = sums[o + 4]! + totals.cost_unknown_requests;
+  sums[o + 5] = sums[o + 5]! + totals.saved_micros;
+  sums[o + 6] = sums[o + 6]! + totals.batch_requests;
+  sums[o + 7] = sums[o + 7]! + totals.batch_cost_micros;
+}
 
 export class Level {
   /** How many buckets there are: they are numbered 0 to size - 1. */
@@ -102,6 +115,8 @@ export class Level {
   private readonly byKey = new Map<string, number[]>();
   /** By identity number: its key's list in `byKey`, found once per identity rather than per bucket. */
   private readonly keyListOf: number[][] = [];
+  /** A copy of the totals under way (copyColumns): the buckets before `copied` are in it. */
+  private copy: { totals: Float64Array; copied: number } | undefined;
   /** The last period added to: records come in time order, so most adds find theirs here. */
   private last: { start: number; period: Period } | undefined;
 
@@ -114,16 +129,9 @@ export class Level {
 
   /** Adds `totals` to the bucket of `at` and identity `who`. */
   add(at: number, who: number, totals: Totals): void {
-    const o = this.bucket(at, who) * TOTALS_WIDTH;
-    const sums = this.sums;
-    sums[o] = sums[o]! + totals.requests;
-    sums[o + 1] = sums[o + 1]! + totals.input_tokens;
-    sums[o + 2] = sums[o + 2]! + totals.output_tokens;
-    sums[o + 3] = sums[o + 3]! + totals.cost_micros;
-    sums[o + 4] = sums[o + 4]! + totals.cost_unknown_requests;
-    sums[o + 5] = sums[o + 5]! + totals.saved_micros;
-    sums[o + 6] = sums[o + 6]! + totals.batch_requests;
-    sums[o + 7] = sums[o + 7]! + totals.batch_cost_micros;
+    const n = this.bucket(at, who);
+    addAt(this.sums, n * TOTALS_WIDTH, totals);
+    if (this.copy && n < this.copy.copied) addAt(this.copy.totals, n * TOTALS_WIDTH, totals);
   }
 
   /** Adds bucket `n` of a finer level to this level's bucket of its start and identity `who`. */
@@ -189,10 +197,46 @@ export class Level {
    * come, so they are copied.
    */
   columns(): LevelColumns {
+    return this.columnsWith(this.sums.slice(0, this.size * TOTALS_WIDTH));
+  }
+
+  /**
+   * The columns as `columns` gives them, with the totals copied COPY_SLICE buckets at a time, yielding
+   * between slices: a million buckets copied at once would hold the event loop for some 100 ms. Adds to
+   * buckets already copied are made to the copy too (by `add`: the level copied is the hourly keyed one,
+   * which nothing folds into), so once the last slice is copied the copy is the totals of that moment;
+   * `then` gets the columns in that same synchronous step, to read with them whatever must be of the
+   * same moment.
+   */
+  async copyColumns<T>(then: (columns: LevelColumns) => T): Promise<T> {
+    if (this.copy) throw new Error('one copy at a time');
+    const copy = { totals: new Float64Array(this.sums.length), copied: 0 };
+    this.copy = copy;
+    try {
+      for (;;) {
+        if (copy.totals.length < this.sums.length) {
+          // The level grew meanwhile: a larger copy, holding what is copied so far.
+          const larger = new Float64Array(this.sums.length);
+          larger.set(copy.totals.subarray(0, copy.copied * TOTALS_WIDTH));
+          copy.totals = larger;
+        }
+        const end = Math.min(this.size, copy.copied + COPY_SLICE);
+        const from = copy.copied * TOTALS_WIDTH;
+        copy.totals.set(this.sums.subarray(from, end * TOTALS_WIDTH), from);
+        copy.copied = end;
+        if (end === this.size) return then(this.columnsWith(copy.totals.subarray(0, end * TOTALS_WIDTH)));
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    } finally {
+      this.copy = undefined;
+    }
+  }
+
+  private columnsWith(totals: Float64Array): LevelColumns {
     return {
       starts: this.starts.subarray(0, this.size),
       identities: this.owners.subarray(0, this.size),
-      totals: this.sums.slice(0, this.size * TOTALS_WIDTH),
+      totals,
     };
   }
 

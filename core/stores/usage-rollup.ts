@@ -212,14 +212,27 @@ export class UsageRollup {
 
   /**
    * The durable part as it stands, in one synchronous step, so it is the state of one moment. Only the
-   * bucket totals are copied (some tens of ms at a million buckets): the rest is never changed, only
-   * added to, so views and short copies of it stay true.
+   * bucket totals are copied whole: the rest is never changed, only added to, so views and short copies
+   * of it stay true.
    */
   exportState(): RollupState {
+    return this.stateWith(this.base.columns());
+  }
+
+  /**
+   * The durable part with the bucket totals copied a slice at a time (Level.copyColumns), so the event
+   * loop is never held for long. `then` gets it in the step the copy completes, so that what the caller
+   * pairs with it is of the same moment; records added meanwhile are in it.
+   */
+  exportStateInSlices<T>(then: (state: RollupState) => T): Promise<T> {
+    return this.base.copyColumns((buckets) => then(this.stateWith(buckets)));
+  }
+
+  private stateWith(buckets: LevelColumns): RollupState {
     return {
       strings: this.strings.strings.slice(),
       identities: Int32Array.from(this.encoded),
-      buckets: this.base.columns(),
+      buckets,
       lastUsedAt: new Map(this.lastUsedAt),
     };
   }

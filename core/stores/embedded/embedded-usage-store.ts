@@ -12,9 +12,10 @@
  * and the lines written after it (usage-load.ts); without one that fits the files, open reads every file
  * (rotated ones included), as it did before checkpoints.
  *
- * A checkpoint is taken in the write chain, where no append moves the files: the position, the roll-ups,
- * the once ids and the lines still queued (counted as queued, not yet written) are read there in one
- * synchronous step, and the file is written beside the chain, so appends wait only for that step.
+ * A checkpoint is taken in the write chain, where no append moves the files: the position, then the
+ * roll-ups (copied a slice at a time, the event loop free between), with the once ids and the lines
+ * still queued (counted as queued, not yet written) read in the step that completes the copy. The file
+ * is written beside the chain, so appends wait only for the copy.
  */
 import { join } from 'node:path';
 import pino, { type Logger } from 'pino';
@@ -257,8 +258,9 @@ export class EmbeddedUsageStore implements UsageStore {
 
   /**
    * In the write chain. Everything counted is either in the files up to the position or still queued:
-   * the position is read with no append under way, and the roll-ups, once ids and queue after the last
-   * await, in one synchronous step no record can come between.
+   * the position is read with no append under way (none runs until the chain moves on), and the
+   * roll-ups, once ids and queue in the one synchronous step that completes the roll-ups' copy, which
+   * no record can come between.
    */
   private async capture(): Promise<UsageCheckpoint | undefined> {
     await this.log.sync(); // what the position counts is on disk before a checkpoint says so
@@ -271,14 +273,11 @@ export class EmbeddedUsageStore implements UsageStore {
       this.sinceCheckpoint = 0; // tried again after as many lines
       return undefined;
     }
-    this.counted = position.rotated;
-    this.sinceCheckpoint = 0;
-    this.stale = false;
-    return {
-      position,
-      onceIds: [...this.onceIds],
-      pending: this.batches.queued(),
-      rollup: this.rollup.exportState(),
-    };
+    return this.rollup.exportStateInSlices((rollup) => {
+      this.counted = position.rotated;
+      this.sinceCheckpoint = 0;
+      this.stale = false;
+      return { position, onceIds: [...this.onceIds], pending: this.batches.queued(), rollup };
+    });
   }
 }

@@ -97,3 +97,26 @@ void t.test('a state that contradicts itself is refused', (t) => {
   );
   t.end();
 });
+
+void t.test('a state copied in slices is that of the moment the copy completes', async (t) => {
+  const rollup = new UsageRollup();
+  const hour = (i: number) => new Date(Date.UTC(2020, 0, 1) + i * 3_600_000).toISOString();
+  const buckets = 70_000; // more than one slice (65,536 buckets)
+  for (let i = 0; i < buckets; i++) rollup.add(record(hour(i), 1));
+  // Runs between the first slice and the second: adds to a bucket copied, one not yet, and a new one.
+  setImmediate(() => {
+    rollup.add(record(hour(0), 100));
+    rollup.add(record(hour(buckets - 1), 100));
+    rollup.add(record(hour(buckets), 100));
+  });
+  const { sliced, whole } = await rollup.exportStateInSlices((sliced) => ({
+    sliced,
+    whole: rollup.exportState(), // the same moment, copied at once
+  }));
+  t.equal(sliced.buckets.starts.length, buckets + 1, 'the bucket made meanwhile is in');
+  const bytes = (a: Float64Array) => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
+  t.ok(bytes(sliced.buckets.totals).equals(bytes(whole.buckets.totals)), 'every total as it stood then');
+  const total = (state: typeof sliced) =>
+    UsageRollup.restore(state).summary({ group_by: ['model'] })[0]?.input_tokens;
+  t.equal(total(sliced), buckets + 300, 'the three records added meanwhile counted once');
+});
