@@ -56,21 +56,35 @@ export const ALL_TIME = 0;
 export const floorTo = (at: number, unit: number): number =>
   unit === ALL_TIME ? 0 : at - (((at % unit) + unit) % unit);
 
-/** Identities numbered in order of first use, each made once however many buckets name it. */
+/**
+ * Identities numbered in order of first use, each made once however many buckets name it. Found by
+ * their fields, a map per field: no id string is joined and hashed per record, and the fields' strings,
+ * shared by many records, keep their hashes.
+ */
 export class Identities {
-  private readonly numbers = new Map<string, number>();
+  /** Key entry → team entry → model → endpoint → number (keyEntry gives the entries). */
+  private readonly numbers = new Map<string, Map<string, Map<string, Map<string, number>>>>();
   readonly list: Identity[] = [];
 
-  /** The number of the identity with this id (identities with equal fields have equal ids). */
-  find(id: string): number | undefined {
-    return this.numbers.get(id);
+  find(key: string, team: string, model: string, endpoint: string): number | undefined {
+    return this.numbers.get(key)?.get(team)?.get(model)?.get(endpoint);
   }
 
-  add(id: string, who: Identity): number {
+  /** Numbers `who`, found by the same fields from then on (`find` gave none for them). */
+  add(key: string, team: string, model: string, endpoint: string, who: Identity): number {
     const n = this.list.push(who) - 1;
-    this.numbers.set(id, n);
+    branch(branch(branch(this.numbers, key), team), model).set(endpoint, n);
     return n;
   }
+}
+
+function branch<V>(map: Map<string, Map<string, V>>, field: string): Map<string, V> {
+  let next = map.get(field);
+  if (!next) {
+    next = new Map();
+    map.set(field, next);
+  }
+  return next;
 }
 
 /** A level's buckets as they stand, in the order they were made: what a checkpoint saves. */

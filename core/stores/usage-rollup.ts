@@ -12,7 +12,7 @@
  *
  * A bucket is one (period, key, team, model, endpoint), so totals by endpoint or team are as exact as by
  * model, and a record still adds to one bucket per level whatever a summary groups by later: the endpoint
- * and the team cost no work per record beyond one id made once, and few extra buckets (a model is called
+ * and the team cost a map lookup each per record, and few extra buckets (a model is called
  * on one or two endpoints, and a key is in one team at a time, so they rarely split a (period, key,
  * model) bucket). The team is in the levels without keys too, so a team's totals never need the keyed ones.
  */
@@ -57,9 +57,9 @@ export class UsageRollup {
   private readonly unkeyedIds = new Identities();
   /** By keyed identity's number: the number of the same identity without its key. */
   private readonly unkeyedOf: number[] = [];
-  /** The keyed identities as RollupState lists them, kept as they are made (they never change). */
-  private readonly strings = new StringTable();
-  private readonly encoded: number[] = [];
+  /** The keyed identities as RollupState lists them, kept as they are made (set whole by `restore`). */
+  private strings = new StringTable();
+  private encoded: number[] = [];
   /** Per hour and key: every other level can be folded from it, so it is the only one kept from the start. */
   private readonly base = new Level(HOUR_MS, true, this.keyedIds);
   /** The coarser levels, each built from `base` when a summary first needs it and kept up to date after. */
@@ -100,22 +100,22 @@ export class UsageRollup {
     if (last === undefined || record.created_at > last) this.lastUsedAt.set(key, record.created_at);
   }
 
-  /**
-   * The number of the keyed identity, made (with its unkeyed one) when first seen. Key, team and
-   * endpoint ids hold no newline, so neither id is ambiguous whatever the model's name holds.
-   */
+  /** The number of the keyed identity, made (with its unkeyed one) when first seen. */
   private identityOf(keyId: string | null, teamId: string | null, model: string, endpoint: string): number {
-    const unkeyedId = `${keyEntry(teamId)}\n${model}\n${endpoint}`;
-    const keyedId = `${keyEntry(keyId)}\n${unkeyedId}`;
-    const known = this.keyedIds.find(keyedId);
+    const known = this.keyedIds.find(keyEntry(keyId), keyEntry(teamId), model, endpoint);
     if (known !== undefined) return known;
-    const unkeyed =
-      this.unkeyedIds.find(unkeyedId) ??
-      this.unkeyedIds.add(unkeyedId, { keyId: undefined, teamId, model, endpoint });
-    this.unkeyedOf.push(unkeyed);
     const { strings } = this;
     this.encoded.push(strings.of(keyId), strings.of(teamId), strings.of(model), strings.of(endpoint));
-    return this.keyedIds.add(keyedId, { keyId, teamId, model, endpoint });
+    return this.newIdentity(keyId, teamId, model, endpoint);
+  }
+
+  private newIdentity(keyId: string | null, teamId: string | null, model: string, endpoint: string): number {
+    const team = keyEntry(teamId);
+    const unkeyed =
+      this.unkeyedIds.find('', team, model, endpoint) ??
+      this.unkeyedIds.add('', team, model, endpoint, { keyId: undefined, teamId, model, endpoint });
+    this.unkeyedOf.push(unkeyed);
+    return this.keyedIds.add(keyEntry(keyId), team, model, endpoint, { keyId, teamId, model, endpoint });
   }
 
   /**
@@ -242,19 +242,22 @@ export class UsageRollup {
    * on a state that contradicts itself: a string, identity or column that is not there.
    */
   static restore(state: RollupState): UsageRollup {
-    const rollup = new UsageRollup();
     const { identities, strings } = state;
     if (identities.length % IDENTITY_WIDTH !== 0) throw new Error('a partial identity');
+    const rollup = new UsageRollup();
+    rollup.strings = new StringTable(strings);
+    rollup.encoded = Array.from(identities);
     const text = (i: number): string | null => (i === -1 ? null : (strings[i] ?? fail(`no string ${i}`)));
     const required = (i: number): string => text(i) ?? fail('an identity without model or endpoint');
     for (let i = 0; i < identities.length; i += IDENTITY_WIDTH) {
-      const n = rollup.identityOf(
-        text(identities[i]!),
-        text(identities[i + 1]!),
-        required(identities[i + 2]!),
-        required(identities[i + 3]!),
-      );
-      if (n * IDENTITY_WIDTH !== i) throw new Error(`identity ${i / IDENTITY_WIDTH} is listed twice`);
+      const keyId = text(identities[i]!);
+      const teamId = text(identities[i + 1]!);
+      const model = required(identities[i + 2]!);
+      const endpoint = required(identities[i + 3]!);
+      if (rollup.keyedIds.find(keyEntry(keyId), keyEntry(teamId), model, endpoint) !== undefined) {
+        throw new Error(`identity ${i / IDENTITY_WIDTH} is listed twice`);
+      }
+      rollup.newIdentity(keyId, teamId, model, endpoint); // numbered as listed: `encoded` is the list
     }
     rollup.base.load(state.buckets);
     for (const [key, at] of state.lastUsedAt) rollup.lastUsedAt.set(key, at);
@@ -262,10 +265,15 @@ export class UsageRollup {
   }
 }
 
-/** Gives each distinct string its index, in order of first use; null is -1. */
+/** Gives each distinct string its index, in order of first use (after those it starts with); null is -1. */
 class StringTable {
   private readonly index = new Map<string, number>();
-  readonly strings: string[] = [];
+  readonly strings: string[];
+
+  constructor(strings: readonly string[] = []) {
+    this.strings = [...strings];
+    this.strings.forEach((value, at) => this.index.set(value, at));
+  }
 
   of(value: string | null): number {
     if (value === null) return -1;
