@@ -83,6 +83,11 @@ export class BatchWriter<T> {
     return run;
   }
 
+  /** The items queued and not yet handed to a write (run in `after` to see every unwritten one). */
+  queued(): T[] {
+    return [...this.queue];
+  }
+
   stats(): BatchStats {
     return {
       queued: this.pending,

@@ -4,174 +4,71 @@
  * keyed one from the start and the others from the first summary that needs them — and a summary reads the
  * coarsest level that can answer it: by model over 30 days folds some hundreds of day buckets, not a
  * bucket per (hour, key, model), which at a million records over a thousand keys is nearly one bucket
- * per record. Each level indexes its buckets by period, and the keyed levels by key too, so a range
- * reads only its periods and a summary of some keys (a page of the console's key list, a budget's
- * first check) only their buckets. The embedded store fills one at open from its files and then from
- * each record it writes.
+ * per record. Each level (usage-rollup-level.ts) holds its buckets in columns of numbers and indexes
+ * them by period, and the keyed levels by key too, so a range reads only its periods and a summary of
+ * some keys (a page of the console's key list, a budget's first check) only their buckets. The embedded
+ * store fills one at open, from its checkpoint (`exportState`, `restore`) and the lines written after
+ * it or else from every file, and then from each record it writes.
  *
  * A bucket is one (period, key, team, model, endpoint), so totals by endpoint or team are as exact as by
  * model, and a record still adds to one bucket per level whatever a summary groups by later: the endpoint
- * and the team cost no work per record beyond one id made once, and few extra buckets (a model is called
+ * and the team cost a map lookup each per record, and few extra buckets (a model is called
  * on one or two endpoints, and a key is in one team at a time, so they rarely split a (period, key,
  * model) bucket). The team is in the levels without keys too, so a team's totals never need the keyed ones.
  */
 import type { SummaryDimension, UsageRecord, UsageSummaryQuery, UsageSummaryRow } from './usage-store';
+import {
+  ALL_TIME,
+  emptyTotals,
+  floorTo,
+  Identities,
+  keyEntry,
+  Level,
+  type Identity,
+  type LevelColumns,
+  type Totals,
+} from './usage-rollup-level';
 
 export const HOUR_MS = 3_600_000;
 export const DAY_MS = 86_400_000;
 
-interface Totals {
-  requests: number;
-  input_tokens: number;
-  output_tokens: number;
-  cost_micros: number;
-  cost_unknown_requests: number;
-  saved_micros: number;
-  batch_requests: number;
-  batch_cost_micros: number;
-}
-
-interface Bucket extends Totals {
-  /** Epoch ms of the hour or day the bucket covers. */
-  readonly start: number;
-  /** The record's key; undefined in the levels without keys. */
-  readonly key_id: string | null | undefined;
-  /** The record's team; null for a key without one. */
-  readonly team_id: string | null;
-  readonly model: string;
-  readonly endpoint: string;
-}
-
-const emptyTotals = (): Totals => ({
-  requests: 0,
-  input_tokens: 0,
-  output_tokens: 0,
-  cost_micros: 0,
-  cost_unknown_requests: 0,
-  saved_micros: 0,
-  batch_requests: 0,
-  batch_cost_micros: 0,
-});
-
-/** Map keys for the key index: a call made without a key has its own entry. */
-const NO_KEY = '\u0000none';
-const keyEntry = (keyId: string | null | undefined): string => (keyId === null ? NO_KEY : (keyId ?? ''));
-
-/** All time in one bucket: the unit of the levels that answer summaries with no range and no period. */
-const ALL_TIME = 0;
-
-const floorTo = (at: number, unit: number): number =>
-  unit === ALL_TIME ? 0 : at - (((at % unit) + unit) % unit);
-
 /**
- * Where a record's totals go, worked out once per record and shared by every level it adds to: the
- * levels differ only in whether the key is part of the bucket's id.
+ * A roll-up's durable part, for a checkpoint to save and `UsageRollup.restore` to rebuild from: the
+ * hourly keyed buckets (every other level folds from them) and each key's last use.
  */
-interface Identity {
-  readonly keyId: string | null;
-  readonly teamId: string | null;
-  readonly model: string;
-  readonly endpoint: string;
-  /** The key index's entry (keyEntry). */
-  readonly key: string;
-  /** The bucket's id within its period, in the keyed levels (`key \n team \n model \n endpoint`) and the others. */
-  readonly keyedId: string;
-  readonly unkeyedId: string;
+export interface RollupState {
+  /** The keys, teams, models and endpoints the identities name, each once. */
+  readonly strings: readonly string[];
+  /**
+   * The buckets' identities in their numbering, IDENTITY_WIDTH indices into `strings` each: key, team,
+   * model, endpoint (-1: a call made without a key, a key without a team).
+   */
+  readonly identities: Int32Array;
+  readonly buckets: LevelColumns;
+  /** Each key's latest record time, by its key index entry (a call made without a key has its own). */
+  readonly lastUsedAt: ReadonlyMap<string, string>;
 }
 
-/** Key, team and endpoint ids hold no newline, so neither id is ambiguous whatever the model's name holds. */
-function identityOf(keyId: string | null, teamId: string | null, model: string, endpoint: string): Identity {
-  const key = keyEntry(keyId);
-  const unkeyedId = `${keyEntry(teamId)}\n${model}\n${endpoint}`;
-  return { keyId, teamId, model, endpoint, key, keyedId: `${key}\n${unkeyedId}`, unkeyedId };
-}
-
-/** One level of roll-ups: buckets of one period length, with or without the key. */
-class Level {
-  /** Period start → the bucket's id (Identity) → bucket: no number is made a string. */
-  private readonly byPeriod = new Map<number, Map<string, Bucket>>();
-  private readonly byKey = new Map<string, Bucket[]>();
-
-  constructor(
-    readonly unit: number,
-    readonly keyed: boolean,
-  ) {}
-
-  /** Adds `totals` to the bucket of `at` and the record's identity. */
-  add(at: number, who: Identity, totals: Totals): void {
-    const start = floorTo(at, this.unit);
-    let period = this.byPeriod.get(start);
-    if (!period) {
-      period = new Map();
-      this.byPeriod.set(start, period);
-    }
-    const id = this.keyed ? who.keyedId : who.unkeyedId;
-    let bucket = period.get(id);
-    if (!bucket) {
-      const keyId = this.keyed ? who.keyId : undefined;
-      bucket = {
-        start,
-        key_id: keyId,
-        team_id: who.teamId,
-        model: who.model,
-        endpoint: who.endpoint,
-        ...emptyTotals(),
-      };
-      period.set(id, bucket);
-      if (this.keyed) pushTo(this.byKey, who.key, bucket);
-    }
-    addTotals(bucket, totals);
-  }
-
-  /** Every bucket, for building a coarser level from this one. */
-  *all(): Iterable<Bucket> {
-    for (const period of this.byPeriod.values()) yield* period.values();
-  }
-
-  /** The buckets of the chosen keys (all when absent) whose period starts in [from, to). */
-  *select(keyIds: readonly string[] | undefined, from = -Infinity, to = Infinity): Iterable<Bucket> {
-    if (keyIds) {
-      for (const id of keyIds) {
-        for (const b of this.byKey.get(id) ?? []) if (b.start >= from && b.start < to) yield b;
-      }
-      return;
-    }
-    const steps = (to - from) / this.unit;
-    if (steps < this.byPeriod.size) {
-      // A range shorter than the history: step through its periods rather than visit every one.
-      for (let start = floorTo(from, this.unit); start < to; start += this.unit) {
-        if (start >= from) yield* this.byPeriod.get(start)?.values() ?? [];
-      }
-      return;
-    }
-    for (const [start, buckets] of this.byPeriod) if (start >= from && start < to) yield* buckets.values();
-  }
-}
-
-function addTotals(target: Totals, delta: Totals): void {
-  target.requests += delta.requests;
-  target.input_tokens += delta.input_tokens;
-  target.output_tokens += delta.output_tokens;
-  target.cost_micros += delta.cost_micros;
-  target.cost_unknown_requests += delta.cost_unknown_requests;
-  target.saved_micros += delta.saved_micros;
-  target.batch_requests += delta.batch_requests;
-  target.batch_cost_micros += delta.batch_cost_micros;
-}
-
-function pushTo<K>(map: Map<K, Bucket[]>, key: K, bucket: Bucket): void {
-  const list = map.get(key);
-  if (list) list.push(bucket);
-  else map.set(key, [bucket]);
-}
+export const IDENTITY_WIDTH = 4;
 
 export class UsageRollup {
+  /** The (key, team, model, endpoint) of the keyed levels' buckets, and the (team, model, endpoint) of the others'. */
+  private readonly keyedIds = new Identities();
+  private readonly unkeyedIds = new Identities();
+  /** By keyed identity's number: the number of the same identity without its key. */
+  private readonly unkeyedOf: number[] = [];
+  /** The keyed identities as RollupState lists them, kept as they are made (set whole by `restore`). */
+  private strings = new StringTable();
+  private encoded: number[] = [];
   /** Per hour and key: every other level can be folded from it, so it is the only one kept from the start. */
-  private readonly base = new Level(HOUR_MS, true);
+  private readonly base = new Level(HOUR_MS, true, this.keyedIds);
   /** The coarser levels, each built from `base` when a summary first needs it and kept up to date after. */
   private readonly coarser = [
-    new Level(HOUR_MS, false),
-    ...[DAY_MS, ALL_TIME].flatMap((unit) => [new Level(unit, true), new Level(unit, false)]),
+    new Level(HOUR_MS, false, this.unkeyedIds),
+    ...[DAY_MS, ALL_TIME].flatMap((unit) => [
+      new Level(unit, true, this.keyedIds),
+      new Level(unit, false, this.unkeyedIds),
+    ]),
   ];
   private readonly built = new Set<Level>([this.base]);
   /** Each key's latest record time (ISO strings compare in time order). */
@@ -183,7 +80,7 @@ export class UsageRollup {
   add(record: UsageRecord): void {
     const at = this.hourOf(record.created_at);
     if (Number.isNaN(at)) return;
-    const who = identityOf(record.key_id, record.team_id ?? null, record.model, record.endpoint);
+    const who = this.identityOf(record.key_id, record.team_id ?? null, record.model, record.endpoint);
     const cost = typeof record.cost_micros === 'number' ? record.cost_micros : 0;
     const batch = record.batch_id !== undefined;
     const totals: Totals = {
@@ -197,9 +94,28 @@ export class UsageRollup {
       batch_requests: batch ? 1 : 0,
       batch_cost_micros: batch ? cost : 0,
     };
-    for (const level of this.built) level.add(at, who, totals);
-    const last = this.lastUsedAt.get(who.key);
-    if (last === undefined || record.created_at > last) this.lastUsedAt.set(who.key, record.created_at);
+    for (const level of this.built) level.add(at, level.keyed ? who : this.unkeyedOf[who]!, totals);
+    const key = keyEntry(record.key_id);
+    const last = this.lastUsedAt.get(key);
+    if (last === undefined || record.created_at > last) this.lastUsedAt.set(key, record.created_at);
+  }
+
+  /** The number of the keyed identity, made (with its unkeyed one) when first seen. */
+  private identityOf(keyId: string | null, teamId: string | null, model: string, endpoint: string): number {
+    const known = this.keyedIds.find(keyEntry(keyId), keyEntry(teamId), model, endpoint);
+    if (known !== undefined) return known;
+    const { strings } = this;
+    this.encoded.push(strings.of(keyId), strings.of(teamId), strings.of(model), strings.of(endpoint));
+    return this.newIdentity(keyId, teamId, model, endpoint);
+  }
+
+  private newIdentity(keyId: string | null, teamId: string | null, model: string, endpoint: string): number {
+    const team = keyEntry(teamId);
+    const unkeyed =
+      this.unkeyedIds.find('', team, model, endpoint) ??
+      this.unkeyedIds.add('', team, model, endpoint, { keyId: undefined, teamId, model, endpoint });
+    this.unkeyedOf.push(unkeyed);
+    return this.keyedIds.add(keyEntry(keyId), team, model, endpoint, { keyId, teamId, model, endpoint });
   }
 
   /**
@@ -240,26 +156,27 @@ export class UsageRollup {
     const endpoints = query.endpoints ? new Set(query.endpoints) : undefined;
     const teams = query.team_ids ? new Set(query.team_ids) : undefined;
     const groups = new Map<string, UsageSummaryRow>();
-    for (const b of level.select(query.key_ids, query.from, query.to)) {
-      if (teams && (b.team_id === null || !teams.has(b.team_id))) continue;
-      if (models && !models.has(b.model)) continue;
-      if (endpoints && !endpoints.has(b.endpoint)) continue;
-      const period = periodMs === undefined ? undefined : floorTo(b.start, periodMs);
-      const id = groupId(by, b, period);
+    level.select(query.key_ids, query.from ?? -Infinity, query.to ?? Infinity, (n) => {
+      const who = level.identity(n);
+      if (teams && (who.teamId === null || !teams.has(who.teamId))) return;
+      if (models && !models.has(who.model)) return;
+      if (endpoints && !endpoints.has(who.endpoint)) return;
+      const period = periodMs === undefined ? undefined : floorTo(level.start(n), periodMs);
+      const id = groupId(by, who, period);
       let row = groups.get(id);
       if (!row) {
         row = {
-          ...(by.has('key') ? { key_id: b.key_id ?? null } : {}),
-          ...(by.has('team') ? { team_id: b.team_id } : {}),
-          ...(by.has('model') ? { model: b.model } : {}),
-          ...(by.has('endpoint') ? { endpoint: b.endpoint } : {}),
+          ...(by.has('key') ? { key_id: who.keyId ?? null } : {}),
+          ...(by.has('team') ? { team_id: who.teamId } : {}),
+          ...(by.has('model') ? { model: who.model } : {}),
+          ...(by.has('endpoint') ? { endpoint: who.endpoint } : {}),
           ...(period !== undefined ? { period: new Date(period).toISOString() } : {}),
           ...emptyTotals(),
         };
         groups.set(id, row);
       }
-      addTotals(row, b);
-    }
+      level.addTotalsTo(row, n);
+    });
     return sortSummary([...groups.values()]);
   }
 
@@ -284,19 +201,100 @@ export class UsageRollup {
   /** The level, folded from the hourly buckets on first use (a summary over a million records: once). */
   private ready(level: Level): Level {
     if (this.built.has(level)) return level;
-    for (const b of this.base.all()) {
-      level.add(b.start, identityOf(b.key_id ?? null, b.team_id, b.model, b.endpoint), b);
-    }
+    const base = this.base;
+    base.select(undefined, -Infinity, Infinity, (n) => {
+      const who = base.owner(n);
+      level.fold(base, n, level.keyed ? who : this.unkeyedOf[who]!);
+    });
     this.built.add(level);
     return level;
   }
+
+  /**
+   * The durable part as it stands, in one synchronous step, so it is the state of one moment. Only the
+   * bucket totals are copied whole: the rest is never changed, only added to, so views and short copies
+   * of it stay true.
+   */
+  exportState(): RollupState {
+    return this.stateWith(this.base.columns());
+  }
+
+  /**
+   * The durable part with the bucket totals copied a slice at a time (Level.copyColumns), so the event
+   * loop is never held for long. `then` gets it in the step the copy completes, so that what the caller
+   * pairs with it is of the same moment; records added meanwhile are in it.
+   */
+  exportStateInSlices<T>(then: (state: RollupState) => T): Promise<T> {
+    return this.base.copyColumns((buckets) => then(this.stateWith(buckets)));
+  }
+
+  private stateWith(buckets: LevelColumns): RollupState {
+    return {
+      strings: this.strings.strings.slice(),
+      identities: Int32Array.from(this.encoded),
+      buckets,
+      lastUsedAt: new Map(this.lastUsedAt),
+    };
+  }
+
+  /**
+   * The roll-up `exportState` saw, numbered as it was (so it folds and sums in the same order). Throws
+   * on a state that contradicts itself: a string, identity or column that is not there.
+   */
+  static restore(state: RollupState): UsageRollup {
+    const { identities, strings } = state;
+    if (identities.length % IDENTITY_WIDTH !== 0) throw new Error('a partial identity');
+    const rollup = new UsageRollup();
+    rollup.strings = new StringTable(strings);
+    rollup.encoded = Array.from(identities);
+    const text = (i: number): string | null => (i === -1 ? null : (strings[i] ?? fail(`no string ${i}`)));
+    const required = (i: number): string => text(i) ?? fail('an identity without model or endpoint');
+    for (let i = 0; i < identities.length; i += IDENTITY_WIDTH) {
+      const keyId = text(identities[i]!);
+      const teamId = text(identities[i + 1]!);
+      const model = required(identities[i + 2]!);
+      const endpoint = required(identities[i + 3]!);
+      if (rollup.keyedIds.find(keyEntry(keyId), keyEntry(teamId), model, endpoint) !== undefined) {
+        throw new Error(`identity ${i / IDENTITY_WIDTH} is listed twice`);
+      }
+      rollup.newIdentity(keyId, teamId, model, endpoint); // numbered as listed: `encoded` is the list
+    }
+    rollup.base.load(state.buckets);
+    for (const [key, at] of state.lastUsedAt) rollup.lastUsedAt.set(key, at);
+    return rollup;
+  }
+}
+
+/** Gives each distinct string its index, in order of first use (after those it starts with); null is -1. */
+class StringTable {
+  private readonly index = new Map<string, number>();
+  readonly strings: string[];
+
+  constructor(strings: readonly string[] = []) {
+    this.strings = [...strings];
+    this.strings.forEach((value, at) => this.index.set(value, at));
+  }
+
+  of(value: string | null): number {
+    if (value === null) return -1;
+    let at = this.index.get(value);
+    if (at === undefined) {
+      at = this.strings.push(value) - 1;
+      this.index.set(value, at);
+    }
+    return at;
+  }
+}
+
+function fail(message: string): never {
+  throw new Error(message);
 }
 
 /** The group a bucket falls in: its values of the dimensions grouped by (the period already floored). */
-function groupId(by: ReadonlySet<SummaryDimension>, b: Bucket, period: number | undefined): string {
-  const key = by.has('key') ? keyEntry(b.key_id) : '';
-  const team = by.has('team') ? keyEntry(b.team_id) : '';
-  return `${period ?? ''}\n${key}\n${team}\n${by.has('model') ? b.model : ''}\n${by.has('endpoint') ? b.endpoint : ''}`;
+function groupId(by: ReadonlySet<SummaryDimension>, who: Identity, period: number | undefined): string {
+  const key = by.has('key') ? keyEntry(who.keyId) : '';
+  const team = by.has('team') ? keyEntry(who.teamId) : '';
+  return `${period ?? ''}\n${key}\n${team}\n${by.has('model') ? who.model : ''}\n${by.has('endpoint') ? who.endpoint : ''}`;
 }
 
 const cmp = (a: string | null | undefined, b: string | null | undefined): number => {

@@ -14,6 +14,13 @@ import { mkdir, open, readdir, rename, type FileHandle } from 'node:fs/promises'
 import { join } from 'node:path';
 import { syncDir } from './atomic-file';
 
+/** A file by identity (device and inode) and a length of it. */
+export interface FilePosition {
+  readonly dev: number;
+  readonly ino: number;
+  readonly size: number;
+}
+
 export class AppendLog {
   private handle: FileHandle | undefined;
   /** Bytes of the current file that hold acknowledged appends. */
@@ -69,6 +76,19 @@ export class AppendLog {
   /** Every file of the log in order: the rotated ones oldest first, then the current one. */
   async files(): Promise<string[]> {
     return [...(await rotatedNames(this.dir, this.name)).map((f) => join(this.dir, f)), this.current];
+  }
+
+  /**
+   * The file appends go to, by identity (a rotation's rename keeps it), and how many of its bytes hold
+   * acknowledged appends: where the log stands, for a checkpoint of what was read from it.
+   */
+  position(): FilePosition {
+    return { dev: this.inode.dev, ino: this.inode.ino, size: this.size };
+  }
+
+  /** Syncs the file appends go to, so what `position` counts survives a power cut. */
+  async sync(): Promise<void> {
+    await this.handle?.datasync();
   }
 
   /** Starts a new current file now, the old one joining the rotated ones (a pruner rewrites only those). */

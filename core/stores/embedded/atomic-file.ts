@@ -2,20 +2,20 @@ import { mkdir, open, rename, readFile, type FileHandle } from 'node:fs/promises
 import { dirname } from 'node:path';
 
 /**
- * Writes a file so that a crash leaves either the old or the new content, never a torn one. Content given
- * in pieces is written piece by piece, as they come: a large file is never one string in memory.
+ * Writes a file so that a crash leaves either the old or the new content, never a torn one. Content in
+ * parts is written one part after another, as they come: a large file is never one string or buffer.
  */
 export async function writeFileAtomic(
   file: string,
-  content: string | Uint8Array | AsyncIterable<string>,
+  content: string | Uint8Array | Iterable<Uint8Array> | AsyncIterable<string | Uint8Array>,
   mode = 0o600,
 ): Promise<void> {
   await mkdir(dirname(file), { recursive: true });
   const temp = `${file}.${process.pid}.${Date.now()}.tmp`;
   const handle = await open(temp, 'w', mode);
   try {
-    if (typeof content === 'string' || content instanceof Uint8Array) await handle.writeFile(content);
-    else for await (const piece of content) await handle.write(piece);
+    const parts = typeof content === 'string' || content instanceof Uint8Array ? [content] : content;
+    for await (const part of parts) await handle.writeFile(part); // each from where the last one ended
     await handle.sync();
   } finally {
     await handle.close();

@@ -17,6 +17,14 @@ t.test('writes the whole content, replaces the old, leaves no temporary file', a
   t.equal(await readFileIfExists(join(dir, 'absent')), undefined);
 });
 
+t.test('content in parts is written one after another', async (t) => {
+  const dir = await tempDir(t);
+  const file = join(dir, 'parts.bin');
+  await writeFileAtomic(file, 'longer old content that the new one replaces whole');
+  await writeFileAtomic(file, [Buffer.from('head\n'), new Uint8Array(3), Buffer.from('tail')]);
+  t.strictSame(await readFile(file), Buffer.from('head\n\0\0\0tail'));
+});
+
 t.test('the directory is synced after the rename, so the new name survives a power cut', async (t) => {
   const steps: string[] = [];
   const open: typeof fsPromises.open = async (path, flags, mode) => {
