@@ -21,7 +21,7 @@ export class EmbeddedAdminTokenStore implements AdminTokenStore {
   static async open(dataDir: string, options?: JournalOptions): Promise<EmbeddedAdminTokenStore> {
     const store = new EmbeddedAdminTokenStore();
     const { journal, records } = await RecordJournal.open<AdminTokenRecord>(dataDir, 'admin-tokens', {
-      live: () => store.byId.values(),
+      live: () => store.byId,
       legacy: LEGACY,
       options,
     });

@@ -1,13 +1,14 @@
 /**
  * Keys in memory, journaled to `keys.jsonl` under the data directory (RecordJournal: a line per change,
- * compacted in the background; an old keys.json is converted at open). Pages are read from indexes kept
- * in id order, all keys and each team's, so a page costs its own keys, not a sort of every key.
+ * compacted in the background; an old keys.json is converted at open). Pages are read from B+ trees in
+ * id order, of all keys and of each team's, from the cursor on: a page costs its own keys, not a sort of
+ * every key, and a new key costs a tree insert, not a move of every id after it in one sorted array.
  * Only the gateway process writes the journal; the CLI goes through the admin API.
  */
 import { type KeyChange, type KeyPageQuery, type KeyRecord, type KeyStore, keyStatus } from '../key-store';
 import type { StoreHealth } from '../store-health';
+import BTree from 'sorted-btree';
 import { RecordJournal, type JournalOptions } from './record-journal';
-import { SortedIds } from './sorted-ids';
 
 /** keys.json, as the store wrote it before the journal. */
 const LEGACY = {
@@ -24,22 +25,22 @@ interface Searchable {
 export class EmbeddedKeyStore implements KeyStore {
   private readonly byId = new Map<string, KeyRecord>();
   private readonly byHash = new Map<string, KeyRecord>();
-  private ordered = SortedIds.of();
-  private readonly byTeam = new Map<string, SortedIds>();
+  /** Every key by id, in id order. */
+  private readonly ordered = new BTree<string, KeyRecord>();
+  /** Each team's keys by id, in id order. */
+  private readonly byTeam = new Map<string, BTree<string, KeyRecord>>();
   private readonly searchable = new Map<string, Searchable>();
   private journal!: RecordJournal<KeyRecord>;
 
   static async open(dataDir: string, options?: JournalOptions): Promise<EmbeddedKeyStore> {
     const store = new EmbeddedKeyStore();
     const { journal, records } = await RecordJournal.open<KeyRecord>(dataDir, 'keys', {
-      live: () => store.byId.values(),
+      live: () => store.byId,
       legacy: LEGACY,
       options,
     });
     store.journal = journal;
-    for (const record of records) store.index(record, false);
-    store.ordered = SortedIds.of(store.byId.keys());
-    for (const [team, ids] of teamsOf(records)) store.byTeam.set(team, SortedIds.of(ids));
+    for (const record of records) store.index(record);
     return store;
   }
 
@@ -75,8 +76,8 @@ export class EmbeddedKeyStore implements KeyStore {
     const index = query.team_id === undefined ? this.ordered : this.byTeam.get(query.team_id);
     const page: KeyRecord[] = [];
     if (!index || query.limit <= 0) return Promise.resolve(page);
-    for (const id of index.after(query.after)) {
-      const key = this.byId.get(id)!;
+    for (const [id, key] of index.entries(query.after)) {
+      if (id === query.after) continue; // the cursor is the last key of the page before
       if (query.status !== undefined && keyStatus(key, now) !== query.status) continue;
       if (q !== undefined && !this.matches(id, q)) continue;
       if (page.push(key) >= query.limit) break;
@@ -102,7 +103,6 @@ export class EmbeddedKeyStore implements KeyStore {
     if (!current) return undefined;
     this.unindex(current);
     this.byId.delete(id);
-    this.ordered.delete(id);
     await this.journal.delete(id);
     return current;
   }
@@ -121,40 +121,27 @@ export class EmbeddedKeyStore implements KeyStore {
     return text.id.includes(q) || text.description.includes(q);
   }
 
-  /** `ordered`: also in the id-ordered indexes (which `open` builds at once, sorted). */
-  private index(record: KeyRecord, ordered = true): void {
+  private index(record: KeyRecord): void {
     const { id, team_id } = record;
     this.byId.set(id, record);
     this.byHash.set(record.hash, record);
+    this.ordered.set(id, record);
+    if (team_id !== undefined) this.teamIndex(team_id).set(id, record);
     this.searchable.set(id, { id: id.toLowerCase(), description: record.description.toLowerCase() });
-    if (!ordered) return;
-    this.ordered.add(id);
-    if (team_id !== undefined) this.teamIndex(team_id).add(id);
   }
 
-  /** Drops what `index` derived from the record's fields; its id stays in `byId` and `ordered`. */
+  /** Drops the record from the indexes; `byId` keeps its place, for `index` of its next version. */
   private unindex(record: KeyRecord): void {
     const { id, team_id } = record;
     this.byHash.delete(record.hash);
+    this.ordered.delete(id);
     if (team_id !== undefined) this.byTeam.get(team_id)?.delete(id);
     this.searchable.delete(id);
   }
 
-  private teamIndex(teamId: string): SortedIds {
-    let ids = this.byTeam.get(teamId);
-    if (!ids) this.byTeam.set(teamId, (ids = SortedIds.of()));
-    return ids;
+  private teamIndex(teamId: string): BTree<string, KeyRecord> {
+    let keys = this.byTeam.get(teamId);
+    if (!keys) this.byTeam.set(teamId, (keys = new BTree()));
+    return keys;
   }
-}
-
-/** Each team's key ids. */
-function teamsOf(records: readonly KeyRecord[]): Map<string, string[]> {
-  const teams = new Map<string, string[]>();
-  for (const { id, team_id } of records) {
-    if (team_id === undefined) continue;
-    const ids = teams.get(team_id);
-    if (ids) ids.push(id);
-    else teams.set(team_id, [id]);
-  }
-  return teams;
 }

@@ -21,7 +21,7 @@ export class EmbeddedTeamStore implements TeamStore {
   static async open(dataDir: string, options?: JournalOptions): Promise<EmbeddedTeamStore> {
     const store = new EmbeddedTeamStore();
     const { journal, records } = await RecordJournal.open<TeamRecord>(dataDir, 'teams', {
-      live: () => store.byId.values(),
+      live: () => store.byId,
       legacy: LEGACY,
       options,
     });

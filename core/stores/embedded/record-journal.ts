@@ -56,8 +56,8 @@ export class RecordJournal<T extends { readonly id: string }> {
   private constructor(
     private readonly file: string,
     private readonly what: string,
-    /** Every record the store holds now, in its order. */
-    private readonly live: () => Iterable<T>,
+    /** Every record the store holds now, by id, in its order. */
+    private readonly live: () => ReadonlyMap<string, T>,
     private lines: number,
     private readonly options: JournalOptions,
   ) {
@@ -75,7 +75,7 @@ export class RecordJournal<T extends { readonly id: string }> {
     dataDir: string,
     name: string,
     how: {
-      readonly live: () => Iterable<T>;
+      readonly live: () => ReadonlyMap<string, T>;
       readonly legacy?: LegacyFile<T>;
       readonly options?: JournalOptions;
     },
@@ -135,10 +135,11 @@ export class RecordJournal<T extends { readonly id: string }> {
 
   /** Rewrites the journal as one put per record, when it has grown past the records or lost a change. */
   private async compactIfDue(): Promise<void> {
-    const records = [...this.live()];
+    const live = this.live();
     const { ratio, minLines } = this.options;
-    const due = this.lines > minLines && this.lines > ratio * records.length;
+    const due = this.lines > minLines && this.lines > ratio * live.size;
     if (!due && this.unwritten === undefined) return;
+    const records = [...live.values()]; // records are replaced, never changed: this is the moment's state
     try {
       await writeFileAtomic(this.file, slices(records));
       this.compactionFailure = undefined;
