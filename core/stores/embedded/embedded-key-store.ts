@@ -69,20 +69,35 @@ export class EmbeddedKeyStore implements KeyStore {
     return Promise.resolve([...this.byId.values()]);
   }
 
-  /** Reads on from the cursor in the index of the team (or of all keys) until the page is full. */
+  /**
+   * Reads on from the cursor in the tree of the team (or of all keys) until the page is full. A search
+   * reads the search texts instead, in one pass, and pages through the few keys it finds.
+   */
   page(query: KeyPageQuery): Promise<KeyRecord[]> {
-    const now = Date.parse(query.now);
-    const q = query.q?.toLowerCase();
     const index = query.team_id === undefined ? this.ordered : this.byTeam.get(query.team_id);
+    if (!index || query.limit <= 0) return Promise.resolve([]);
+    const now = Date.parse(query.now);
+    const keep = (key: KeyRecord): boolean =>
+      query.status === undefined || keyStatus(key, now) === query.status;
     const page: KeyRecord[] = [];
-    if (!index || query.limit <= 0) return Promise.resolve(page);
-    for (const [id, key] of index.entries(query.after)) {
-      if (id === query.after) continue; // the cursor is the last key of the page before
-      if (query.status !== undefined && keyStatus(key, now) !== query.status) continue;
-      if (q !== undefined && !this.matches(id, q)) continue;
+    const candidates = query.q === undefined ? index.entries(query.after) : this.found(query.q, query.after);
+    for (const [id, key] of candidates) {
+      if (id === query.after) continue; // the cursor: the last key of the page before
+      if (!keep(key) || !index.has(id)) continue; // of another status, or a find outside the team
       if (page.push(key) >= query.limit) break;
     }
     return Promise.resolve(page);
+  }
+
+  /** The keys whose id or description holds `q` (any case), after the cursor, in id order. */
+  private found(q: string, after: string | undefined): [string, KeyRecord][] {
+    const needle = q.toLowerCase();
+    const found: [string, KeyRecord][] = [];
+    for (const [id, text] of this.searchable) {
+      if (after !== undefined && id <= after) continue;
+      if (text.id.includes(needle) || text.description.includes(needle)) found.push([id, this.byId.get(id)!]);
+    }
+    return found.sort(([a], [b]) => (a < b ? -1 : 1));
   }
 
   async update(id: string, change: KeyChange): Promise<KeyRecord | undefined> {
@@ -114,11 +129,6 @@ export class EmbeddedKeyStore implements KeyStore {
 
   async close(): Promise<void> {
     await this.journal.settled();
-  }
-
-  private matches(id: string, q: string): boolean {
-    const text = this.searchable.get(id)!;
-    return text.id.includes(q) || text.description.includes(q);
   }
 
   private index(record: KeyRecord): void {
