@@ -16,7 +16,7 @@
  * is written whole and synced, then the old file renamed `<file>.old`; a crash between leaves the
  * journal to win.
  */
-import { open, type FileHandle } from 'node:fs/promises';
+import { open, stat, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { writeHealth, type StoreHealth } from '../store-health';
@@ -52,6 +52,13 @@ export class RecordJournal<T extends { readonly id: string }> {
   /** A failed append may have left part of a line: the next one starts on a new line. */
   private torn = false;
   private compactionFailure: unknown;
+  /**
+   * The journal file as written so far (device, inode and size), to notice one removed or replaced under
+   * the gateway: a file made anew may get the inode just freed, but not the size.
+   */
+  private identity: string;
+  /** The file appended to was not the journal written so far: it is rewritten from memory next. */
+  private replaced = false;
 
   private constructor(
     private readonly file: string,
@@ -60,7 +67,9 @@ export class RecordJournal<T extends { readonly id: string }> {
     private readonly live: () => ReadonlyMap<string, T>,
     private lines: number,
     private readonly options: JournalOptions,
+    identity: string,
   ) {
+    this.identity = identity;
     this.commit = new GroupCommit(
       (text, count) => this.append(text, count),
       () => this.compactIfDue(),
@@ -89,9 +98,10 @@ export class RecordJournal<T extends { readonly id: string }> {
       // Kept beside the journal, for a rollback to a version that reads it; nothing reads it here.
       await renameIfExists(legacyFile, `${legacyFile}.old`);
     }
-    await endTornLine(file);
+    const identity = await endTornLine(file);
     const options = how.options ?? DEFAULT_COMPACTION;
-    return { journal: new RecordJournal(file, `${name}.jsonl`, how.live, lines, options), records };
+    const journal = new RecordJournal(file, `${name}.jsonl`, how.live, lines, options, identity);
+    return { journal, records };
   }
 
   /** Resolves once `record` (already in memory) is on disk. */
@@ -120,9 +130,13 @@ export class RecordJournal<T extends { readonly id: string }> {
     let handle: FileHandle | undefined;
     try {
       handle = await open(this.file, 'a', 0o600);
-      await handle.appendFile(this.torn ? `\n${text}` : text);
+      const before = await handle.stat();
+      this.notice(identityOf(before));
+      const written = this.torn ? `\n${text}` : text;
+      await handle.appendFile(written);
       await handle.datasync();
       this.torn = false;
+      this.identity = identityOf(before, Buffer.byteLength(written));
     } catch (e) {
       this.torn = true;
       this.unwritten = e;
@@ -133,12 +147,21 @@ export class RecordJournal<T extends { readonly id: string }> {
     this.lines += count;
   }
 
-  /** Rewrites the journal as one put per record, when it has grown past the records or lost a change. */
+  /** A file other than the one written so far (a new one where it was removed) holds only what follows. */
+  private notice(identity: string): void {
+    if (identity !== this.identity) this.replaced = true;
+    this.identity = identity;
+  }
+
+  /**
+   * Rewrites the journal as one put per record: when it has grown past the records, lost a change to a
+   * failed append, or was replaced.
+   */
   private async compactIfDue(): Promise<void> {
     const live = this.live();
     const { ratio, minLines } = this.options;
     const due = this.lines > minLines && this.lines > ratio * live.size;
-    if (!due && this.unwritten === undefined) return;
+    if (!due && this.unwritten === undefined && !this.replaced) return;
     const records = [...live.values()]; // records are replaced, never changed: this is the moment's state
     try {
       await writeFileAtomic(this.file, slices(records));
@@ -149,7 +172,9 @@ export class RecordJournal<T extends { readonly id: string }> {
     }
     this.lines = records.length;
     this.unwritten = undefined;
+    this.replaced = false;
     this.torn = false;
+    this.identity = identityOf(await stat(this.file));
   }
 }
 
@@ -201,15 +226,24 @@ function parseChange<T>(line: string): Change<T> | undefined {
   return undefined;
 }
 
-/** A line torn by a crash must not swallow the first line appended after it. */
-async function endTornLine(file: string): Promise<void> {
+/** A file's device, inode and size (plus `appended` bytes): the same journal, as far as a stat can tell. */
+const identityOf = ({ dev, ino, size }: { dev: number; ino: number; size: number }, appended = 0): string =>
+  `${dev}:${ino}:${size + appended}`;
+
+/**
+ * Ends a line torn by a crash, which must not swallow the first line appended after it (creating the
+ * file if there is none); returns the file's identity.
+ */
+async function endTornLine(file: string): Promise<string> {
   const handle = await open(file, 'a+', 0o600);
   try {
-    const { size } = await handle.stat();
-    if (size === 0) return;
+    const stat = await handle.stat();
+    if (stat.size === 0) return identityOf(stat);
     const last = Buffer.alloc(1);
-    await handle.read(last, 0, 1, size - 1);
-    if (last[0] !== 0x0a) await handle.appendFile('\n');
+    await handle.read(last, 0, 1, stat.size - 1);
+    if (last[0] === 0x0a) return identityOf(stat);
+    await handle.appendFile('\n');
+    return identityOf(stat, 1);
   } finally {
     await handle.close();
   }

@@ -4,7 +4,7 @@
  * (the event loop keeps turning, no key is lost), and pages read from the id index at size.
  */
 import t from 'tap';
-import { appendFile, readdir, readFile, writeFile } from 'node:fs/promises';
+import { appendFile, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { EmbeddedKeyStore } from '../../../../core/stores/embedded/embedded-key-store';
 import { EmbeddedTeamStore } from '../../../../core/stores/embedded/embedded-team-store';
@@ -79,6 +79,21 @@ t.test('changes, deletes and the order of keys survive a compaction and a reopen
   t.ok((await lineCount(file)) <= 16, `compacted: ${await lineCount(file)} lines for 7 keys, 21 changes`);
   t.strictSame(await journalRecords(file), expected, 'the journal holds what memory held');
   t.strictSame(await (await open()).list(), expected, 'and a reopen reads it, in the same order');
+});
+
+t.test('a journal removed under the store: the next change writes every key again', async (t) => {
+  const dir = await tempDir(t);
+  const file = join(dir, 'keys.jsonl');
+  const open = closingAtEnd(t, () => EmbeddedKeyStore.open(dir));
+  const store = await open();
+  const before = [newKeyRecord(), newKeyRecord()];
+  for (const key of before) await store.insert(key);
+  await rm(file);
+  const after = newKeyRecord();
+  await store.insert(after);
+  await store.close();
+  t.strictSame(await journalRecords(file), [...before, after], 'not only the key made after');
+  t.strictSame(await (await open()).list(), [...before, after], 'and a reopen knows them all');
 });
 
 t.test('compaction runs in slices: the event loop turns while 20,000 keys are rewritten', async (t) => {
