@@ -45,6 +45,20 @@ t.test('a crash between the journal and the rename: the journal wins', async (t)
   t.strictSame(await store.list(), [kept]);
 });
 
+t.test("a compaction's temporary file left by a crash is removed at open", async (t) => {
+  const dir = await tempDir(t);
+  const kept = newKeyRecord();
+  await writeFile(join(dir, 'keys.jsonl'), `${JSON.stringify({ put: kept })}\n`);
+  await writeFile(join(dir, 'keys.jsonl.4242.1767225600000.tmp'), '{"put":{"id":"half');
+  const store = await closingAtEnd(t, () => EmbeddedKeyStore.open(dir))();
+  t.strictSame(await store.list(), [kept], 'the journal is read');
+  t.strictSame(
+    (await readdir(dir)).filter((f) => f.startsWith('keys')),
+    ['keys.jsonl'],
+    'the rest is gone',
+  );
+});
+
 t.test('a line torn by a crash is skipped, and the next change is not swallowed', async (t) => {
   const dir = await tempDir(t);
   const open = closingAtEnd(t, () => EmbeddedKeyStore.open(dir));
