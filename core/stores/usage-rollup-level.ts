@@ -9,17 +9,10 @@
  * periods and a summary of some keys (a page of the console's key list, a budget's first check) only
  * their buckets.
  */
+import type { UsageTotals } from './usage-store';
 
-export interface Totals {
-  requests: number;
-  input_tokens: number;
-  output_tokens: number;
-  cost_micros: number;
-  cost_unknown_requests: number;
-  saved_micros: number;
-  batch_requests: number;
-  batch_cost_micros: number;
-}
+/** A bucket's totals: what a summary adds up per group. */
+export type Totals = UsageTotals;
 
 export const emptyTotals = (): Totals => ({
   requests: 0,

@@ -98,16 +98,8 @@ export interface UsageSummaryQuery {
   readonly endpoints?: readonly string[] | undefined;
 }
 
-/** One group's totals. `key_id`, `team_id`, `model`, `endpoint`, `period` are set when grouped by them. */
-export interface UsageSummaryRow {
-  key_id?: string | null;
-  /** Null for the calls of keys without a team. */
-  team_id?: string | null;
-  model?: string;
-  /** The endpoint's id, as records hold it. */
-  endpoint?: string;
-  /** ISO start of the hour or day (UTC). */
-  period?: string;
+/** What a summary adds up per group: the roll-ups keep these per bucket (usage-rollup-level.ts). */
+export interface UsageTotals {
   requests: number;
   input_tokens: number;
   output_tokens: number;
@@ -120,6 +112,18 @@ export interface UsageSummaryRow {
   /** Of `requests` and `cost_micros`: the lines of batches (records with a `batch_id`), so batch spend shows apart. */
   batch_requests: number;
   batch_cost_micros: number;
+}
+
+/** One group's totals. `key_id`, `team_id`, `model`, `endpoint`, `period` are set when grouped by them. */
+export interface UsageSummaryRow extends UsageTotals {
+  key_id?: string | null;
+  /** Null for the calls of keys without a team. */
+  team_id?: string | null;
+  model?: string;
+  /** The endpoint's id, as records hold it. */
+  endpoint?: string;
+  /** ISO start of the hour or day (UTC). */
+  period?: string;
 }
 
 /** How the store's writing is doing: for logs and checks now, for metrics later. */
