@@ -5,7 +5,7 @@
  * themselves are read back by `list`. The file is created by the first put, not by a read.
  */
 import { join } from 'node:path';
-import { journalLines } from './journal-lines';
+import { eachLine } from './journal-lines';
 import type { BatchLineResult } from '../batch-line-store';
 import { AppendLog } from './append-log';
 import { GroupCommit } from './group-commit';
@@ -95,10 +95,10 @@ export class BatchLineLog {
 
 /** Each whole result in the file, in file order; a line torn by a crash is skipped. None if no file. */
 async function readResults(file: string, each: (result: BatchLineResult) => void): Promise<void> {
-  for await (const line of journalLines(file)) {
+  await eachLine(file, (line) => {
     const result = parseResult(line);
     if (result) each(result);
-  }
+  });
 }
 
 function parseResult(line: string): BatchLineResult | undefined {

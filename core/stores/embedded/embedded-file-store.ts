@@ -9,7 +9,7 @@
  */
 import { mkdir, readdir, readFile, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { journalLines } from './journal-lines';
+import { eachLine } from './journal-lines';
 import type { FilePageQuery, FileStore, StoredFile } from '../file-store';
 import { firstFailing, writeHealth, type StoreHealth } from '../store-health';
 import { newestFirst } from '../task-store';
@@ -214,12 +214,12 @@ export class EmbeddedFileStore implements FileStore {
 async function readJournal(file: string): Promise<{ files: Map<string, StoredFile>; lines: number }> {
   const files = new Map<string, StoredFile>();
   let lines = 0;
-  for await (const line of journalLines(file)) {
+  await eachLine(file, (line) => {
     lines++;
     const record = parseRecord(line);
     if (record && 'put' in record) files.set(record.put.id, record.put);
     else if (record) files.delete(record.delete);
-  }
+  });
   return { files, lines };
 }
 

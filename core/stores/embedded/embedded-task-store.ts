@@ -9,7 +9,7 @@
 import { EventEmitter } from 'node:events';
 import { mkdir, open, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
-import { journalLines } from './journal-lines';
+import { eachLine } from './journal-lines';
 import {
   canMove,
   needsWork,
@@ -324,7 +324,7 @@ export class EmbeddedTaskStore implements TaskStore {
 async function readJournal(file: string): Promise<{ tasks: Map<string, VideoTask>; lines: number }> {
   const tasks = new Map<string, VideoTask>();
   let lines = 0;
-  for await (const line of journalLines(file)) {
+  await eachLine(file, (line) => {
     lines++;
     try {
       const task = normalizeTask(JSON.parse(line) as StoredTask);
@@ -332,7 +332,7 @@ async function readJournal(file: string): Promise<{ tasks: Map<string, VideoTask
     } catch {
       // a line cut by a crash mid-append: the change it held was never acknowledged
     }
-  }
+  });
   return { tasks, lines };
 }
 

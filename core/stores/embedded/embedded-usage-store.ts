@@ -33,7 +33,8 @@ import { writeHealth, type StoreHealth } from '../store-health';
 import { AppendLog } from './append-log';
 import { CHECKPOINT_FILE, writeCheckpoint, type FileMark, type UsageCheckpoint } from './usage-checkpoint';
 import { usageLine } from './usage-line';
-import { loadUsage, parseLine, readLines, type LoadedUsage } from './usage-load';
+import { eachLine } from './journal-lines';
+import { loadUsage, parseLine, type LoadedUsage } from './usage-load';
 import { positionNow, statFiles } from './usage-position';
 
 export interface EmbeddedUsageOptions extends BatchOptions {
@@ -211,7 +212,7 @@ export class EmbeddedUsageStore implements UsageStore {
   private scan(onRecord: (record: UsageRecord) => void): Promise<void> {
     return this.batches.after(async () => {
       for (const file of await this.log.files()) {
-        await readLines(file, 0, (line) => {
+        await eachLine(file, (line) => {
           const record = parseLine(line);
           if (record) onRecord(record);
         });

@@ -22,7 +22,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { writeHealth, type StoreHealth } from '../store-health';
 import { readFileIfExists, renameIfExists, writeFileAtomic } from './atomic-file';
 import { GroupCommit } from './group-commit';
-import { journalLines } from './journal-lines';
+import { eachLine } from './journal-lines';
 
 /** A journal line: a record stored (or replaced), or one removed. */
 type Change<T> = { readonly put: T } | { readonly delete: string };
@@ -219,12 +219,12 @@ async function readJournal<T extends { readonly id: string }>(
 ): Promise<{ records: T[]; lines: number }> {
   const records = new Map<string, T>();
   let lines = 0;
-  for await (const line of journalLines(file)) {
+  await eachLine(file, (line) => {
     lines++;
     const change = parseChange<T>(line);
     if (change && 'put' in change) records.set(change.put.id, change.put);
     else if (change) records.delete(change.delete);
-  }
+  });
   return { records: [...records.values()], lines };
 }
 

@@ -9,14 +9,13 @@
  * lost with the process before it reached the disk, and is appended now, so the files hold every record
  * the roll-ups count.
  */
-import { createReadStream } from 'node:fs';
-import { readdir, stat, unlink } from 'node:fs/promises';
+import { readdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import type { Logger } from 'pino';
 import { UsageRollup } from '../usage-rollup';
 import type { UsageRecord } from '../usage-store';
 import type { AppendLog } from './append-log';
+import { eachLine } from './journal-lines';
 import { CHECKPOINT_FILE, readCheckpoint, type FileMark } from './usage-checkpoint';
 import { statFiles, tailAfter, type TailRead, type UsageFile } from './usage-position';
 
@@ -46,16 +45,15 @@ export async function loadUsage(dir: string, log: AppendLog, logger: Logger): Pr
   const { start, stale } = await fromCheckpoint(join(dir, CHECKPOINT_FILE), files, logger);
   const { rollup, onceIds, pending } = start;
   let lines = 0;
-  for (const { path, from } of start.reads) {
-    await readLines(path, from, (line) => {
-      lines++;
-      if (pending.take(line)) return; // counted in the checkpoint already
-      const record = parseLine(line);
-      if (!record) return;
-      if (record.once) onceIds.add(record.id);
-      rollup.add(record);
-    });
-  }
+  const read = (line: string): void => {
+    lines++;
+    if (pending.take(line)) return; // counted in the checkpoint already
+    const record = parseLine(line);
+    if (!record) return;
+    if (record.once) onceIds.add(record.id);
+    rollup.add(record);
+  };
+  for (const { path, from } of start.reads) await eachLine(path, read, from);
   const unwritten = pending.left();
   if (unwritten.length > 0) {
     await log.append(unwritten.join('\n') + '\n', true);
@@ -138,20 +136,6 @@ class LineCounts {
       counts.set(line, n - 1);
       return true;
     });
-  }
-}
-
-/**
- * Calls `onLine` with each line of `file` from byte `from` on (a line boundary). Only a regular file
- * holds records (a device in its place, /dev/full in the tests, would never end); a file gone is empty.
- */
-export async function readLines(file: string, from: number, onLine: (line: string) => void): Promise<void> {
-  try {
-    if (!(await stat(file)).isFile()) return;
-    const lines = createInterface({ input: createReadStream(file, { start: from }), crlfDelay: Infinity });
-    for await (const line of lines) if (line) onLine(line);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
   }
 }
 
