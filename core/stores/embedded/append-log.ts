@@ -13,6 +13,7 @@
 import { mkdir, open, readdir, rename, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { syncDir } from './atomic-file';
+import { endTornLine } from './torn-line';
 
 /** A file by identity (device and inode) and a length of it. */
 export interface FilePosition {
@@ -139,18 +140,9 @@ export class AppendLog {
     } else if (!same || stat.size < this.size) {
       this.size = stat.size;
       this.inode = { dev: stat.dev, ino: stat.ino };
-      await this.endTornLine(handle);
+      this.size += await endTornLine(handle, this.size);
     }
     this.broken = false;
-  }
-
-  private async endTornLine(handle: FileHandle): Promise<void> {
-    if (this.size === 0) return;
-    const last = Buffer.alloc(1);
-    await handle.read(last, 0, 1, this.size - 1);
-    if (last[0] === 0x0a) return;
-    await handle.appendFile('\n');
-    this.size++;
   }
 
   /** `<name>-20260101T000000123Z.jsonl`: sorts by time, and always after the last rotated name. */

@@ -10,6 +10,7 @@ import { EventEmitter } from 'node:events';
 import { mkdir, open, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { eachLine } from './journal-lines';
+import { endTornLine } from './torn-line';
 import {
   canMove,
   needsWork,
@@ -82,8 +83,7 @@ export class EmbeddedTaskStore implements TaskStore {
     const file = join(dataDir, JOURNAL);
     const snapshots = await readJournal(file);
     const handle = await open(file, 'a+', 0o600);
-    // A line torn by a crash must not swallow the first line appended after it.
-    if (!(await endsWithNewline(handle))) await handle.appendFile('\n');
+    await endTornLine(handle, (await handle.stat()).size);
     const store = new EmbeddedTaskStore(file, handle, options.retentionMs ?? 0);
     for (const task of snapshots.tasks.values()) store.remember(task);
     store.journalLines = snapshots.lines;
@@ -334,13 +334,4 @@ async function readJournal(file: string): Promise<{ tasks: Map<string, VideoTask
     }
   });
   return { tasks, lines };
-}
-
-/** True for an empty file or one whose last byte is a newline. */
-async function endsWithNewline(handle: FileHandle): Promise<boolean> {
-  const { size } = await handle.stat();
-  if (size === 0) return true;
-  const last = Buffer.alloc(1);
-  await handle.read(last, 0, 1, size - 1);
-  return last[0] === 0x0a;
 }

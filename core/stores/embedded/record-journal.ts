@@ -23,6 +23,7 @@ import { writeHealth, type StoreHealth } from '../store-health';
 import { readFileIfExists, renameIfExists, writeFileAtomic } from './atomic-file';
 import { GroupCommit } from './group-commit';
 import { eachLine } from './journal-lines';
+import { endTornLine } from './torn-line';
 
 /** A journal line: a record stored (or replaced), or one removed. */
 type Change<T> = { readonly put: T } | { readonly delete: string };
@@ -99,7 +100,7 @@ export class RecordJournal<T extends { readonly id: string }> {
       // Kept beside the journal, for a rollback to a version that reads it; nothing reads it here.
       await renameIfExists(legacyFile, `${legacyFile}.old`);
     }
-    const identity = await endTornLine(file);
+    const identity = await openJournal(file);
     const options = how.options ?? DEFAULT_COMPACTION;
     const journal = new RecordJournal(file, `${name}.jsonl`, how.live, lines, options, identity);
     return { journal, records };
@@ -243,20 +244,12 @@ function parseChange<T>(line: string): Change<T> | undefined {
 const identityOf = ({ dev, ino, size }: { dev: number; ino: number; size: number }, appended = 0): string =>
   `${dev}:${ino}:${size + appended}`;
 
-/**
- * Ends a line torn by a crash, which must not swallow the first line appended after it (creating the
- * file if there is none); returns the file's identity.
- */
-async function endTornLine(file: string): Promise<string> {
+/** Creates the journal if there is none and ends a torn last line; returns the file's identity. */
+async function openJournal(file: string): Promise<string> {
   const handle = await open(file, 'a+', 0o600);
   try {
     const stat = await handle.stat();
-    if (stat.size === 0) return identityOf(stat);
-    const last = Buffer.alloc(1);
-    await handle.read(last, 0, 1, stat.size - 1);
-    if (last[0] === 0x0a) return identityOf(stat);
-    await handle.appendFile('\n');
-    return identityOf(stat, 1);
+    return identityOf(stat, await endTornLine(handle, stat.size));
   } finally {
     await handle.close();
   }
