@@ -7,8 +7,10 @@
  * system calls, the same for every target, are left out, so the ratios read somewhat lower than
  * `npm run bench`'s CPU ratios.
  *
- * For each case, each target is started under callgrind with counting off, gets a warm-up, then counting
- * is turned on for exactly `--requests` requests and the count is read back.
+ * For each case, each target is started under callgrind with counting off, gets a warm-up and a full
+ * garbage collection (settle-heap.ts), then counting is turned on for exactly `--requests` requests and
+ * the count is read back. Without the collection, whether the window held a major one moved the json
+ * case by about 25k instructions a request from one run of a build to the next.
  *
  * A warm-up does not finish the JIT's work: V8 keeps optimising functions that only now became hot, and
  * re-optimising those a new map deoptimised, for tens of thousands of requests. That work runs in
@@ -188,6 +190,18 @@ interface PerRequest {
 const perRequest = (count: DumpCount, events: readonly string[], requests: number): number =>
   events.reduce((sum, e) => sum + (count.total[e] ?? 0) - (count.compiling[e] ?? 0), 0) / requests;
 
+/** Node flags for every counted process: settle-heap.ts, and the `gc()` it calls. */
+const SETTLE_ARGS = ['--expose-gc', '--require', join(__dirname, 'settle-heap.js')];
+
+/** A full collection under callgrind takes seconds; this is far more than any took. */
+const SETTLE_TIMEOUT_MS = 120_000;
+
+/** A full collection in `target`, waited for (settle-heap.ts). */
+async function settleHeap(target: Target): Promise<void> {
+  target.child.signal('SIGUSR2');
+  await target.child.waitForLine(/^heap settled 1$/, SETTLE_TIMEOUT_MS);
+}
+
 /** Instructions per request of `target` on `caseName`, after a warm-up of `options.warmup` requests. */
 async function countCase(
   target: Target,
@@ -208,6 +222,8 @@ async function countCase(
     if (figures.non2xx > 0)
       console.error(`${target.name} ${caseName}: ${figures.non2xx} non-2xx of ${amount}`);
   };
+  await send(options.warmup);
+  await settleHeap(target);
   await send(options.warmup);
   control(pid, '--instr=on');
   await send(options.requests);
@@ -268,12 +284,12 @@ async function main(): Promise<void> {
     const sink = options.tracing === undefined ? undefined : await startOtlpSink();
     const tracing = sink && { url: sink.url, ratio: options.tracing ?? 1 };
     const launcher = callgrind(dir, options.cache);
-    const how = { launcher, access: options.access, guardrails: options.guardrails };
+    const how = { launcher, nodeArgs: SETTLE_ARGS, access: options.access, guardrails: options.guardrails };
     const responseCache = (caseName: CaseName) =>
       caseName === 'cached' ? 'hit' : options.responseCache ? 'miss' : undefined;
     const starts: Record<CountedTarget, (tmp: string, caseName: CaseName) => Promise<Target>> = {
-      bare: () => startProxy('bare', sim.url, launcher),
-      floor: () => startProxy('floor', sim.url, launcher),
+      bare: () => startProxy('bare', sim.url, how),
+      floor: () => startProxy('floor', sim.url, how),
       bound: (tmp) => startBound(sim.url, tmp, how),
       gateway: (tmp, caseName) =>
         startGateway(sim.url, tmp, {

@@ -157,6 +157,11 @@ export class Child {
     }
   }
 
+  /** Sends `signal` to the child, if it is still running. */
+  signal(signal: NodeJS.Signals): void {
+    if (this.exitStatus === undefined) this.proc.kill(signal);
+  }
+
   /** SIGTERM, then SIGKILL if the child has not exited within a few seconds. */
   async stop(): Promise<void> {
     if (this.exitStatus !== undefined || this.pid === undefined) return;

@@ -74,6 +74,8 @@ interface BenchProxy {
   /** Headers every request to it carries. */
   readonly headers?: Readonly<Record<string, string>>;
   readonly launcher?: readonly string[];
+  /** `node` flags beside BENCH_NODE_ARGS'. */
+  readonly nodeArgs?: readonly string[];
 }
 
 /** Starts `dist/bench/<name>-proxy.js`, addressed by the simulator's own paths. */
@@ -82,13 +84,13 @@ async function startBenchProxy(
   simUrl: string,
   how: BenchProxy,
 ): Promise<Target> {
-  const { env = {}, stdoutFile, headers = {}, launcher = [] } = how;
+  const { env = {}, stdoutFile, headers = {}, launcher = [], nodeArgs = [] } = how;
   const child = Child.start(
     `${name} proxy`,
     join(DIST, 'bench', `${name}-proxy.js`),
     ['--sim', simUrl],
     env,
-    { nodeArgs: targetNodeArgs(), launcher, stdoutFile },
+    { nodeArgs: [...targetNodeArgs(), ...nodeArgs], launcher, stdoutFile },
   );
   const url = await listeningUrl(child, startupMs(launcher));
   const fixed = { ...JSON_TYPE, ...headers };
@@ -107,8 +109,8 @@ async function startBenchProxy(
 export const startProxy = (
   name: 'bare' | 'floor',
   simUrl: string,
-  launcher: readonly string[] = [],
-): Promise<Target> => startBenchProxy(name, simUrl, { launcher });
+  how: Pick<BenchProxy, 'launcher' | 'nodeArgs'> = {},
+): Promise<Target> => startBenchProxy(name, simUrl, how);
 
 /**
  * Extra `node` flags for the proxies under test from `BENCH_NODE_ARGS` (space-separated), e.g.
@@ -122,6 +124,8 @@ export interface GatewayStart {
   readonly redis?: BenchRedis;
   /** A command prefix it runs under (valgrind's). */
   readonly launcher?: readonly string[];
+  /** `node` flags beside BENCH_NODE_ARGS'. */
+  readonly nodeArgs?: readonly string[];
   /** The access log, on as shipped. */
   readonly access?: boolean;
   /**
@@ -152,8 +156,9 @@ export function startBound(
   tmpDir: string,
   how: Omit<GatewayStart, 'redis'> = {},
 ): Promise<Target> {
-  const { launcher, access = true } = how;
+  const { launcher, nodeArgs = [], access = true } = how;
   return startBenchProxy('bound', simUrl, {
+    nodeArgs,
     env: { BOUND_KEY, BOUND_RECORDS: join(tmpDir, 'bound-usage.jsonl'), BOUND_ACCESS: access ? 'on' : 'off' },
     stdoutFile: join(tmpDir, 'bound.log'),
     headers: { authorization: `Bearer ${BOUND_KEY}` },
@@ -197,7 +202,8 @@ export async function startGateway(
   tmpDir: string,
   how: GatewayStart = {},
 ): Promise<GatewayTarget> {
-  const { redis, launcher = [], access = true, team = 'off', tracing, responseCache, guardrails } = how;
+  const { redis, launcher = [], nodeArgs = [], access = true, team = 'off', tracing } = how;
+  const { responseCache, guardrails } = how;
   const name: TargetName = redis ? 'gateway-redis' : 'gateway';
   const config = join(tmpDir, `${name}.yaml`);
   await writeFile(
@@ -220,7 +226,7 @@ export async function startGateway(
       GATEWAY_ADMIN_TOKEN: adminToken,
       ...(tracing ? tracingEnv(tracing) : {}),
     },
-    { nodeArgs: targetNodeArgs(), stdoutFile: join(tmpDir, `${name}.log`), launcher },
+    { nodeArgs: [...targetNodeArgs(), ...nodeArgs], stdoutFile: join(tmpDir, `${name}.log`), launcher },
   );
   const key = await child.waitForLine(KEY_LINE, startupMs(launcher));
   await waitForPort(port, startupMs(launcher));
