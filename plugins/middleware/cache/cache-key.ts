@@ -4,8 +4,9 @@
  * sorted order, so `{"a":1,"b":2}` and `{"b":2,"a":1}` are one body. Members that do not change the
  * answer are left out: `stream` and `stream_options` (how it is delivered; the forms are stored apart,
  * and the usage chunk is added or taken out on replay), `metadata` and `user` (the client's own labels).
+ * The stores name an entry from this text (see `digest`).
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { stringify } from 'safe-stable-stringify';
 import type { GatewayContext } from '../../../core/kit/plugin';
 import type { CacheOptions } from './options';
@@ -20,7 +21,7 @@ export function scopeOf(ctx: GatewayContext, scope: CacheOptions['scope']): stri
   return `key:${ctx.key?.id ?? ''}`;
 }
 
-/** The entry's name: a SHA-256 of the scope, endpoint, model, form and canonical body. */
+/** The call as one text: the scope, endpoint, model, form and canonical body. */
 export function cacheKey(
   scope: string,
   endpoint: string,
@@ -28,8 +29,21 @@ export function cacheKey(
   stream: boolean,
   body: Readonly<Record<string, unknown>>,
 ): string {
+  return `${scope}\n${endpoint}\n${model}\n${stream ? 'sse' : 'json'}\n${stringify(questionOf(body)) ?? ''}`;
+}
+
+/**
+ * A key's SHA-256, for a name of bounded length. Its `#` cannot begin a key, whose scope comes first:
+ * a digest and a key are never the same name.
+ */
+export const digest = (key: string): string => `#${hash('sha256', key, 'base64url')}`;
+
+/** The body without the members that do not change the answer; the body itself when it has none. */
+function questionOf(body: Readonly<Record<string, unknown>>): Readonly<Record<string, unknown>> {
+  let left = false;
+  for (const name of NOT_THE_QUESTION) left ||= name in body;
+  if (!left) return body;
   const question: Record<string, unknown> = {};
   for (const name of Object.keys(body)) if (!NOT_THE_QUESTION.has(name)) question[name] = body[name];
-  const text = `${scope}\n${endpoint}\n${model}\n${stream ? 'sse' : 'json'}\n${stringify(question) ?? ''}`;
-  return createHash('sha256').update(text).digest('base64url');
+  return question;
 }

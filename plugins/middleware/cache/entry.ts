@@ -48,10 +48,10 @@ export function bodySize(body: EntryBody): number {
 /** Where entries live: this process's memory, or Redis shared by every instance. */
 export interface CacheStore {
   readonly backend: 'memory' | 'redis';
-  /** The entry named `name`, if stored and not expired; undefined too when the store cannot answer. */
-  get(name: string): CacheEntry | undefined | Promise<CacheEntry | undefined>;
+  /** The entry for `key` (cache-key.ts), if stored and not expired; undefined too when the store cannot answer. */
+  get(key: string): CacheEntry | undefined | Promise<CacheEntry | undefined>;
   /** Stores `entry` for `ttlMs`; a failure is the store's to log, never the caller's. */
-  set(name: string, entry: CacheEntry, ttlMs: number): void;
+  set(key: string, entry: CacheEntry, ttlMs: number): void;
   /** Removes the entries matching `filter`, answering how many. */
   clear(filter: ClearFilter): Promise<number>;
   /** Entries and bytes held here, where the store knows (the memory backend). */

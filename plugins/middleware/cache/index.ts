@@ -101,8 +101,8 @@ export class CacheMiddleware implements Middleware {
     const body = await ctx.json();
     const model = typeof body.model === 'string' ? body.model : ctx.target!.spec.id;
     const scope = scopeOf(ctx, this.options.scope);
-    const name = cacheKey(scope, ctx.endpoint.id, model, ctx.stream, body);
-    const found = control.read ? this.store.get(name) : undefined;
+    const key = cacheKey(scope, ctx.endpoint.id, model, ctx.stream, body);
+    const found = control.read ? this.store.get(key) : undefined;
     // The memory store answers at once: no promise to wait for.
     const entry = found instanceof Promise ? await found : found;
     const now = Date.now();
@@ -111,7 +111,7 @@ export class CacheMiddleware implements Middleware {
       this.hit(ctx, entry, now, body);
       return;
     }
-    ctx.set(PENDING, { name, model, body: undefined, changed: false });
+    ctx.set(PENDING, { key, model, body: undefined, changed: false });
     return this.pass(ctx, 'miss', next);
   }
 
@@ -141,7 +141,7 @@ export class CacheMiddleware implements Middleware {
       stored_at: Date.now(),
       usage: ctx.usage,
     };
-    this.store.set(pending.name, { meta, body: pending.body }, this.options.ttl);
+    this.store.set(pending.key, { meta, body: pending.body }, this.options.ttl);
   }
 
   /** Whether this call is one the cache serves: a routed model and endpoint it was given. */

@@ -8,8 +8,8 @@ import type { EventFilter, StreamEnd } from '../../../core/kit/stage';
 import { eventSize, type EntryBody } from './entry';
 
 export interface Pending {
-  /** The entry's name (cache-key.ts). */
-  readonly name: string;
+  /** The entry's key (cache-key.ts). */
+  readonly key: string;
   /** The model the client asked for. */
   readonly model: string;
   /** The answer to store; undefined until one is complete, and while it is over `max_entry_size`. */

@@ -1,12 +1,13 @@
 /**
  * Entries on Redis, shared by every instance: one hash per entry (`m`: what is known of the call, `b`:
- * the body), each with its TTL, so that a Redis bounded by `maxmemory` may evict them (volatile-* and
+ * the body), named by the key's digest and each with its TTL, so that a Redis bounded by `maxmemory` may evict them (volatile-* and
  * allkeys-* policies alike). Redis that cannot answer (down, slower than `redis.command_timeout`) is a
  * miss, and a store that fails is dropped: the cache never turns an outage into errors.
  */
 import type { Logger } from 'pino';
 import type { SseEvent } from '../../../core/kit/plugin';
 import type { RedisLink } from '../../../core/kit/stage';
+import { digest } from './cache-key';
 import { matches, type CacheEntry, type CacheStore, type ClearFilter, type EntryMeta } from './entry';
 
 /** The entry's meta as stored: the form says how `b` reads. */
@@ -26,10 +27,10 @@ export class RedisCacheStore implements CacheStore {
     private readonly logger: Logger,
   ) {}
 
-  async get(name: string): Promise<CacheEntry | undefined> {
+  async get(key: string): Promise<CacheEntry | undefined> {
     if (!this.redis.up) return undefined;
     try {
-      const [meta, body] = await this.redis.client.hmget(this.redis.name(`cache:${name}`), 'm', 'b');
+      const [meta, body] = await this.redis.client.hmget(this.nameOf(key), 'm', 'b');
       this.failing = false;
       return meta && body ? decode(meta, body) : undefined;
     } catch (e) {
@@ -38,16 +39,16 @@ export class RedisCacheStore implements CacheStore {
     }
   }
 
-  set(name: string, entry: CacheEntry, ttlMs: number): void {
+  set(key: string, entry: CacheEntry, ttlMs: number): void {
     if (!this.redis.up) return;
-    const key = this.redis.name(`cache:${name}`);
+    const name = this.nameOf(key);
     const { meta, body } = entry;
     const form = typeof body === 'string' ? 'json' : 'sse';
     const stored: StoredMeta = { ...meta, form };
     this.redis.client
       .multi()
-      .hset(key, { m: JSON.stringify(stored), b: typeof body === 'string' ? body : JSON.stringify(body) })
-      .pexpire(key, ttlMs)
+      .hset(name, { m: JSON.stringify(stored), b: typeof body === 'string' ? body : JSON.stringify(body) })
+      .pexpire(name, ttlMs)
       .exec()
       .catch((e: unknown) => this.failed(e));
   }
@@ -74,6 +75,10 @@ export class RedisCacheStore implements CacheStore {
       const [error, meta] = metas[i] ?? [];
       return !error && typeof meta === 'string' && matches(JSON.parse(meta) as EntryMeta, filter);
     });
+  }
+
+  private nameOf(key: string): string {
+    return this.redis.name(`cache:${digest(key)}`);
   }
 
   private failed(e: unknown): void {
