@@ -89,6 +89,22 @@ const JSON_CASE: BenchCase = {
   problemWith: jsonProblem,
 };
 
+/** Where the load generator puts a new id in each request's body (load.ts). */
+export const NEW_ID = '[<id>]';
+
+/**
+ * `body` with a new id at the end of its prompt (the last message's text, or `input`) in every request:
+ * no two requests are the same call, so a response cache misses each one.
+ */
+export function uniquePrompt(body: string): string {
+  const call = JSON.parse(body) as { messages?: { content: string }[]; input?: string };
+  const last = call.messages?.at(-1);
+  if (last) last.content = `${last.content} ${NEW_ID}`;
+  else if (typeof call.input === 'string') call.input = `${call.input} ${NEW_ID}`;
+  else throw new Error('the body has no prompt to make unique');
+  return JSON.stringify(call);
+}
+
 /** The connections `benchCase` is sent over in a run of `runConnections`. */
 export const connectionsFor = (benchCase: BenchCase, runConnections: number): number =>
   benchCase.connections ?? runConnections;

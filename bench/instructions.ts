@@ -71,8 +71,8 @@ interface Options {
   /** Counts cache misses too, simulating one core's caches (cache-sim.ts); about twice as slow. */
   readonly cache: boolean;
   /**
-   * The gateway's cases with the response cache stage on, every request missing (`no-cache`): what the
-   * stage costs a call it does not answer. The `cached` case has it on, hitting, either way.
+   * The gateway's cases with the response cache stage on, every request missing (a new id in each
+   * prompt, cases.ts): what the stage costs a call it does not answer. The `cached` case has it on, hitting, either way.
    */
   readonly responseCache: boolean;
   /** The gateway's cases with the guardrails stage on: five rules and the PII set, matching nothing. */

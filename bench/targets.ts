@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { adminCall } from './admin-call';
-import type { BenchCase } from './cases';
+import { uniquePrompt, type BenchCase } from './cases';
 import { gatewayYaml, type BenchRedis } from './gateway-config';
 import { freePort, LOOPBACK, waitForPort } from './ports';
 import { Child } from './processes';
@@ -36,6 +36,8 @@ export interface LoadRequest {
   readonly url: string;
   readonly headers: Readonly<Record<string, string>>;
   readonly body: string;
+  /** Whether `[<id>]` in the body is replaced by a new id in each request (load.ts, cases.ts's uniquePrompt). */
+  readonly newIds?: boolean;
 }
 
 /** A server under measurement. */
@@ -137,7 +139,7 @@ export interface GatewayStart {
   readonly tracing?: { readonly url: string; readonly ratio: number };
   /**
    * The response cache stage in the pipeline: `hit` as clients find it (a repeated call is answered from
-   * it), `miss` with every request saying `Cache-Control: no-cache` (each is passed on, and stored).
+   * it), `miss` with a new id in every request's prompt (each is looked up, passed on, and stored).
    */
   readonly responseCache?: 'hit' | 'miss';
   /** The guardrails stage in the pipeline (gateway-config.ts: five rules and the PII set). */
@@ -233,8 +235,8 @@ export async function startGateway(
   const headers = {
     ...JSON_TYPE,
     authorization: `Bearer ${key}`,
-    ...(responseCache === 'miss' ? { 'cache-control': 'no-cache' } : {}),
   };
+  const missing = responseCache === 'miss';
   const base = `http://${LOOPBACK}:${port}`;
   const adminUrl = `http://${LOOPBACK}:${adminPort}`;
   if (team !== 'off') await putInTeam(adminUrl, adminToken, key, TEAMS[team]);
@@ -245,6 +247,11 @@ export async function startGateway(
     key: key ?? '',
     adminUrl,
     adminToken,
-    request: (c) => ({ url: `${base}${c.gatewayPath}`, headers: { ...headers, ...c.headers }, body: c.body }),
+    request: (c) => ({
+      url: `${base}${c.gatewayPath}`,
+      headers: { ...headers, ...c.headers },
+      body: missing ? uniquePrompt(c.body) : c.body,
+      newIds: missing,
+    }),
   };
 }
