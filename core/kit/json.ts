@@ -1,2 +1,3 @@
 /** JSON bodies and text: a JSON object, and changes to JSON text made without parsing it whole. */
 export { isJsonObject, stringOr, withFirstMember, withoutMember, type JsonObject } from '../base/json';
+export { flatString } from '../base/flat-string';

@@ -5,6 +5,7 @@
  */
 import { Counter, Gauge, Histogram, type Registry, type RegistryContentType } from 'prom-client';
 import { token } from '../base/token';
+import { CellCounter } from './metric-cells';
 
 export interface PluginMetricConfig {
   /** `gateway_<plugin>_…`, Prometheus's naming. */
@@ -16,6 +17,11 @@ export interface PluginMetricConfig {
 
 export interface PluginMetrics {
   counter(config: PluginMetricConfig): Counter<string>;
+  /**
+   * A counter for the request path: each label set is resolved once (`cell(...values)`, kept by the
+   * plugin) and a call adds to its `value`, where a prom-client child hashes its labels at every `inc`.
+   */
+  cells(config: PluginMetricConfig): CellCounter;
   /** `buckets` in the metric's unit (seconds for a `_seconds` histogram). */
   histogram(config: PluginMetricConfig & { readonly buckets: readonly number[] }): Histogram<string>;
   /** `collect` sets the gauge's value as a scrape reads it. */
@@ -33,6 +39,9 @@ export function pluginMetrics(registry: Registry<RegistryContentType>): PluginMe
     counter: (config) =>
       made(config.name, Counter<string>) ??
       new Counter({ ...config, labelNames: [...(config.labelNames ?? [])], registers: [registry] }),
+    cells: (config) =>
+      made(config.name, CellCounter) ??
+      new CellCounter(config.name, config.help, config.labelNames ?? [], registry),
     histogram: ({ buckets, ...config }) =>
       made(config.name, Histogram<string>) ??
       new Histogram({

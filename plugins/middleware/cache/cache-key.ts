@@ -8,6 +8,7 @@
  */
 import { hash } from 'node:crypto';
 import { stringify } from 'safe-stable-stringify';
+import { flatString } from '../../../core/kit/json';
 import type { GatewayContext } from '../../../core/kit/plugin';
 import type { CacheOptions } from './options';
 
@@ -21,7 +22,11 @@ export function scopeOf(ctx: GatewayContext, scope: CacheOptions['scope']): stri
   return `key:${ctx.key?.id ?? ''}`;
 }
 
-/** The call as one text: the scope, endpoint, model, form and canonical body. */
+/**
+ * The call as one text: the scope, endpoint, model, form and canonical body. Made flat: built piece by
+ * piece, it would be a tree of every piece, hashed through a copy at each lookup and, once stored, kept
+ * and moved by the collector piece by piece.
+ */
 export function cacheKey(
   scope: string,
   endpoint: string,
@@ -29,7 +34,9 @@ export function cacheKey(
   stream: boolean,
   body: Readonly<Record<string, unknown>>,
 ): string {
-  return `${scope}\n${endpoint}\n${model}\n${stream ? 'sse' : 'json'}\n${stringify(questionOf(body)) ?? ''}`;
+  return flatString(
+    `${scope}\n${endpoint}\n${model}\n${stream ? 'sse' : 'json'}\n${stringify(questionOf(body)) ?? ''}`,
+  );
 }
 
 /**

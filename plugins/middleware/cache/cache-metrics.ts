@@ -19,16 +19,12 @@ export interface CurrentStore {
 }
 
 export function cacheMetrics(metrics: PluginMetrics, current: CurrentStore): CacheMetrics {
-  const requests = metrics.counter({
+  const requests = metrics.cells({
     name: 'gateway_cache_requests_total',
     help: 'Calls the cache stage answered or passed on: hit (answered from an entry), miss (passed on; stored if it succeeds), bypass (not cached: Cache-Control no-store, or an endpoint or model the cache does not serve).',
     labelNames: ['result'],
   });
-  const children = {
-    hit: requests.labels('hit'),
-    miss: requests.labels('miss'),
-    bypass: requests.labels('bypass'),
-  };
+  const cells = { hit: requests.cell('hit'), miss: requests.cell('miss'), bypass: requests.cell('bypass') };
   const evictions = metrics.counter({
     name: 'gateway_cache_evictions_total',
     help: 'Entries the memory backend dropped to stay within its `memory` bound (expired entries are not counted).',
@@ -45,7 +41,9 @@ export function cacheMetrics(metrics: PluginMetrics, current: CurrentStore): Cac
     collect: (gauge) => setIfKnown(gauge, size('bytes')()),
   });
   return {
-    answered: (result) => children[result].inc(),
+    answered: (result) => {
+      cells[result].value++;
+    },
     evicted: () => evictions.inc(),
   };
 }
