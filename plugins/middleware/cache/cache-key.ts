@@ -47,10 +47,19 @@ export const digest = (key: string): string => `#${hash('sha256', key, 'base64ur
 
 /** The body without the members that do not change the answer; the body itself when it has none. */
 function questionOf(body: Readonly<Record<string, unknown>>): Readonly<Record<string, unknown>> {
-  let left = false;
-  for (const name of NOT_THE_QUESTION) left ||= name in body;
+  const left =
+    body.stream !== undefined ||
+    body.stream_options !== undefined ||
+    body.metadata !== undefined ||
+    body.user !== undefined;
   if (!left) return body;
   const question: Record<string, unknown> = {};
-  for (const name of Object.keys(body)) if (!NOT_THE_QUESTION.has(name)) question[name] = body[name];
+  for (const name of Object.keys(body)) {
+    if (NOT_THE_QUESTION.has(name)) continue;
+    // Assigned, `__proto__` would set the copy's prototype, and the member would drop out of the key.
+    if (name === '__proto__')
+      Object.defineProperty(question, name, { value: body[name], enumerable: true, writable: true });
+    else question[name] = body[name];
+  }
   return question;
 }
