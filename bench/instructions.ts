@@ -7,10 +7,11 @@
  * system calls, the same for every target, are left out, so the ratios read somewhat lower than
  * `npm run bench`'s CPU ratios.
  *
- * For each case, each target is started under callgrind with counting off, gets a warm-up and a full
- * garbage collection (settle-heap.ts), then counting is turned on for exactly `--requests` requests and
- * the count is read back. Without the collection, whether the window held a major one moved the json
- * case by about 25k instructions a request from one run of a build to the next.
+ * For each case, each target is started under callgrind with counting off, gets a warm-up, a full
+ * garbage collection (settle-heap.ts) and a second warm-up (the collection throws compiled code away),
+ * then counting is turned on for exactly `--requests` requests and the count is read back. Without the
+ * collection, whether the window held a major one moved the json case by about 25k instructions a
+ * request from one run of a build to the next.
  *
  * A warm-up does not finish the JIT's work: V8 keeps optimising functions that only now became hot, and
  * re-optimising those a new map deoptimised, for tens of thousands of requests. That work runs in
@@ -72,7 +73,8 @@ interface Options {
   readonly cache: boolean;
   /**
    * The gateway's cases with the response cache stage on, every request missing (a new id in each
-   * prompt, cases.ts): what the stage costs a call it does not answer. The `cached` case has it on, hitting, either way.
+   * prompt, cases.ts): what the stage costs a call it does not answer. The `cached` case has it on,
+   * hitting, either way.
    */
   readonly responseCache: boolean;
   /** The gateway's cases with the guardrails stage on: five rules and the PII set, matching nothing. */

@@ -36,7 +36,7 @@ export interface LoadRequest {
   readonly url: string;
   readonly headers: Readonly<Record<string, string>>;
   readonly body: string;
-  /** Whether `[<id>]` in the body is replaced by a new id in each request (load.ts, cases.ts's uniquePrompt). */
+  /** Whether `[<id>]` in the body is replaced by a new id in each request (load.ts, cases.ts). */
   readonly newIds?: boolean;
 }
 

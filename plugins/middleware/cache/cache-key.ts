@@ -56,7 +56,7 @@ function questionOf(body: Readonly<Record<string, unknown>>): Readonly<Record<st
   const question: Record<string, unknown> = {};
   for (const name of Object.keys(body)) {
     if (NOT_THE_QUESTION.has(name)) continue;
-    // Assigned, `__proto__` would set the copy's prototype, and the member would drop out of the key.
+    // Defined, not assigned: assigning `__proto__` sets the copy's prototype, and drops it from the key.
     if (name === '__proto__')
       Object.defineProperty(question, name, { value: body[name], enumerable: true, writable: true });
     else question[name] = body[name];

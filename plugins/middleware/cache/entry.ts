@@ -48,7 +48,7 @@ export function bodySize(body: EntryBody): number {
 /** Where entries live: this process's memory, or Redis shared by every instance. */
 export interface CacheStore {
   readonly backend: 'memory' | 'redis';
-  /** The entry for `key` (cache-key.ts), if stored and not expired; undefined too when the store cannot answer. */
+  /** The entry for `key` (cache-key.ts), if stored and not expired; undefined when the store cannot answer. */
   get(key: string): CacheEntry | undefined | Promise<CacheEntry | undefined>;
   /** Stores `entry` for `ttlMs`; a failure is the store's to log, never the caller's. */
   set(key: string, entry: CacheEntry, ttlMs: number): void;
