@@ -1,4 +1,5 @@
 /** Usage totals worked out straight from raw records: the oracle that summary tests compare against. */
+import { emptyTotals } from '../../core/stores/usage-rollup-level';
 import type { UsageRecord, UsageSummaryRow } from '../../core/stores/usage-store';
 
 /** The group's fields of a record (`{key_id}`, `{model, period}`, …); records with equal fields add up. */
@@ -12,17 +13,7 @@ export function totalsBy(records: readonly UsageRecord[], groupOf: GroupOf): Usa
   for (const r of records) {
     const fields = groupOf(r);
     const id = JSON.stringify(fields);
-    const row = rows.get(id) ?? {
-      ...fields,
-      requests: 0,
-      input_tokens: 0,
-      output_tokens: 0,
-      cost_micros: 0,
-      cost_unknown_requests: 0,
-      saved_micros: 0,
-      batch_requests: 0,
-      batch_cost_micros: 0,
-    };
+    const row = rows.get(id) ?? { ...fields, ...emptyTotals() };
     rows.set(id, row);
     row.requests++;
     row.input_tokens += r.prompt_tokens;

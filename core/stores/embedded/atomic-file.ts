@@ -1,5 +1,7 @@
-import { mkdir, open, rename, readFile, type FileHandle } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { mkdir, open, readdir, rename, readFile, rm, type FileHandle } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+
+const TEMP_SUFFIX = '.tmp';
 
 /**
  * Writes a file so that a crash leaves either the old or the new content, never a torn one. Content in
@@ -11,7 +13,7 @@ export async function writeFileAtomic(
   mode = 0o600,
 ): Promise<void> {
   await mkdir(dirname(file), { recursive: true });
-  const temp = `${file}.${process.pid}.${Date.now()}.tmp`;
+  const temp = `${file}.${process.pid}.${Date.now()}${TEMP_SUFFIX}`;
   const handle = await open(temp, 'w', mode);
   try {
     const parts = typeof content === 'string' || content instanceof Uint8Array ? [content] : content;
@@ -22,6 +24,19 @@ export async function writeFileAtomic(
   }
   await rename(temp, file);
   await syncDir(dirname(file));
+}
+
+/**
+ * Removes what writes of `file` that a crash cut short left beside it: their temporary files. Only for a
+ * file no other process writes (the data directory's lock says so), since a write under way looks the same.
+ */
+export async function removeUnfinishedWrites(file: string): Promise<void> {
+  const prefix = `${basename(file)}.`;
+  const dir = dirname(file);
+  const names = await readdir(dir).catch(() => []);
+  for (const name of names) {
+    if (name.startsWith(prefix) && name.endsWith(TEMP_SUFFIX)) await rm(join(dir, name), { force: true });
+  }
 }
 
 /** Where a directory cannot be opened or synced (Windows; some network and FUSE file systems). */

@@ -16,11 +16,11 @@
  * is written whole and synced, then the old file renamed `<file>.old`; a crash between leaves the
  * journal to win.
  */
-import { open, readdir, rm, stat, type FileHandle } from 'node:fs/promises';
+import { open, stat, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { writeHealth, type StoreHealth } from '../store-health';
-import { readFileIfExists, renameIfExists, writeFileAtomic } from './atomic-file';
+import { readFileIfExists, removeUnfinishedWrites, renameIfExists, writeFileAtomic } from './atomic-file';
 import { GroupCommit } from './group-commit';
 import { eachLine } from './journal-lines';
 import { endTornLine } from './torn-line';
@@ -91,7 +91,7 @@ export class RecordJournal<T extends { readonly id: string }> {
     },
   ): Promise<{ journal: RecordJournal<T>; records: T[] }> {
     const file = join(dataDir, `${name}.jsonl`);
-    await removeUnfinishedRewrites(dataDir, `${name}.jsonl`);
+    await removeUnfinishedWrites(file); // a compaction or conversion a crash cut short
     let { records, lines } = await readJournal<T>(file);
     if (how.legacy) {
       const legacyFile = join(dataDir, how.legacy.name);
@@ -190,18 +190,6 @@ async function* slices(records: readonly unknown[]): AsyncGenerator<string> {
       .slice(at, at + RECORDS_PER_SLICE)
       .map((record) => `${putLine(record)}\n`)
       .join('');
-  }
-}
-
-/**
- * A crash in a compaction (or a conversion) leaves its temporary file beside the journal, which still
- * holds every change: the data directory's lock says no other process is writing it.
- */
-async function removeUnfinishedRewrites(dir: string, journal: string): Promise<void> {
-  const prefix = `${journal}.`;
-  const names = await readdir(dir).catch(() => []);
-  for (const name of names) {
-    if (name.startsWith(prefix) && name.endsWith('.tmp')) await rm(join(dir, name), { force: true });
   }
 }
 

@@ -9,12 +9,12 @@
  * lost with the process before it reached the disk, and is appended now, so the files hold every record
  * the roll-ups count.
  */
-import { readdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { UsageRollup } from '../usage-rollup';
 import type { UsageRecord } from '../usage-store';
 import type { AppendLog } from './append-log';
+import { removeUnfinishedWrites } from './atomic-file';
 import { eachLine } from './journal-lines';
 import { CHECKPOINT_FILE, readCheckpoint, type FileMark } from './usage-checkpoint';
 import { statFiles, tailAfter, type TailRead, type UsageFile } from './usage-position';
@@ -39,7 +39,7 @@ interface Start {
 }
 
 export async function loadUsage(dir: string, log: AppendLog, logger: Logger): Promise<LoadedUsage> {
-  await removeUnfinishedCheckpoints(dir);
+  await removeUnfinishedWrites(join(dir, CHECKPOINT_FILE));
   const paths = await log.files();
   const files = await statFiles(paths);
   const { start, stale } = await fromCheckpoint(join(dir, CHECKPOINT_FILE), files, logger);
@@ -145,13 +145,5 @@ export function parseLine(line: string): UsageRecord | undefined {
     return JSON.parse(line) as UsageRecord;
   } catch {
     return undefined;
-  }
-}
-
-/** A crash while a checkpoint was written leaves its temporary file: the data directory's lock says it is stale. */
-async function removeUnfinishedCheckpoints(dir: string): Promise<void> {
-  const unfinished = new RegExp(`^${CHECKPOINT_FILE.replace('.', '\\.')}\\.\\d+\\.\\d+\\.tmp$`);
-  for (const name of await readdir(dir)) {
-    if (unfinished.test(name)) await unlink(join(dir, name)).catch(() => undefined);
   }
 }
