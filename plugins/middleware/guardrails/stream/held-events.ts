@@ -7,7 +7,7 @@
 import type { JsonObject } from '../../../../core/kit/json';
 import type { SseEvent } from '../../../../core/kit/plugin';
 import type { HeldText } from './held-text';
-import type { Piece } from './shapes/shape';
+import type { BarePiece, Piece } from './shapes/shape';
 
 /** One run of text as the guard reads it: the rules' held text, and how much of the run came so far. */
 export interface RunText {
@@ -18,11 +18,17 @@ export interface RunText {
 /** Where the run's decided text ends: HeldText holds exactly the undecided rest. */
 export const decidedOf = (run: RunText): number => run.pushed - run.held.held.length;
 
+/**
+ * An event held for its one piece: parsed, its piece put back into its JSON when its text changes; or
+ * bare, read from its text (StreamShape.bare), and written anew when its text changes.
+ */
+export type HeldEvent =
+  | { readonly ev: SseEvent; readonly payload: JsonObject; readonly piece: Piece }
+  | { readonly ev: SseEvent; readonly payload: undefined; readonly piece: BarePiece };
+
 /** One held event: its piece is the run's text `[start, end)`. */
 interface Slot {
-  readonly ev: SseEvent;
-  readonly payload: JsonObject;
-  readonly piece: Piece;
+  readonly held: HeldEvent;
   readonly start: number;
   readonly end: number;
   /** How much of its text is decided as it came. */
@@ -32,12 +38,7 @@ interface Slot {
 }
 
 /** Sends a held event: `text` undefined when it goes as it came; undefined when it is dropped. */
-export type Send = (
-  ev: SseEvent,
-  payload: JsonObject,
-  piece: Piece,
-  text: string | undefined,
-) => SseEvent | undefined;
+export type Send = (held: HeldEvent, text: string | undefined) => SseEvent | undefined;
 
 export class HeldEvents {
   private slots: Slot[] = [];
@@ -49,16 +50,14 @@ export class HeldEvents {
     return this.slots.length > 0 ? this.heldRun : undefined;
   }
 
-  /** Holds `ev`, whose piece is the next text of `run` (before it is pushed). */
-  add(ev: SseEvent, payload: JsonObject, piece: Piece, run: RunText): void {
+  /** Holds an event whose piece is the next text of `run` (before it is pushed). */
+  add(held: HeldEvent, run: RunText): void {
     this.heldRun = run;
     const start = run.pushed;
     this.slots.push({
-      ev,
-      payload,
-      piece,
+      held,
       start,
-      end: start + piece.text.length,
+      end: start + held.piece.text.length,
       filled: 0,
       changed: undefined,
     });
@@ -96,9 +95,10 @@ export class HeldEvents {
     for (const slot of this.slots) {
       if (!all && slot.end > decided) break;
       taken++;
-      const asCame = slot.changed === undefined && slot.filled === slot.piece.text.length;
-      const text = asCame ? undefined : (slot.changed ?? slot.piece.text.slice(0, slot.filled));
-      const ev = send(slot.ev, slot.payload, slot.piece, text);
+      const { piece } = slot.held;
+      const asCame = slot.changed === undefined && slot.filled === piece.text.length;
+      const text = asCame ? undefined : (slot.changed ?? piece.text.slice(0, slot.filled));
+      const ev = send(slot.held, text);
       if (ev) out.push(ev);
     }
     if (taken > 0) this.slots = taken === this.slots.length ? [] : this.slots.slice(taken);
@@ -135,5 +135,5 @@ const isLow = (code: number): boolean => code >= 0xdc00 && code <= 0xdfff;
 
 /** `text` goes with `slot`, after what was decided for it: the slot no longer goes as it came. */
 function put(slot: Slot, text: string): void {
-  slot.changed = (slot.changed ?? slot.piece.text.slice(0, slot.filled)) + text;
+  slot.changed = (slot.changed ?? slot.held.piece.text.slice(0, slot.filled)) + text;
 }

@@ -11,10 +11,10 @@ import { isJsonObject, type JsonObject } from '../../../../core/kit/json';
 import type { ClientEvents, SseEvent } from '../../../../core/kit/plugin';
 import type { EventFilter, StreamControl } from '../../../../core/kit/stage';
 import type { Decision } from '../decide';
-import { decidedOf, HeldEvents, type RunText, type Send } from './held-events';
+import { decidedOf, type HeldEvent, HeldEvents, type RunText, type Send } from './held-events';
 import { HeldText } from './held-text';
 import type { Rule } from '../rules';
-import type { Ending, EventView, Piece, StreamShape } from './shapes/shape';
+import type { Ending, EventView, StreamShape } from './shapes/shape';
 
 export interface StreamGuardInput {
   /** The client API's shape, fresh for this stream (streamShape). */
@@ -96,12 +96,18 @@ export class StreamGuard implements EventFilter {
   /** Set once a rule blocked: the stream is ending, and nothing more of it is the client's. */
   private blocked = false;
   private readonly released = (run: string): string => this.runs.get(run)?.held.released ?? '';
-  /** A held event goes out: as it came (renumbered, where the API numbers events), rewritten, or dropped. */
-  private readonly send: Send = (ev, payload, piece, text) => {
-    if (text === undefined) return this.input.shape.passing(payload) ? rewritten(ev, payload) : ev;
+  /**
+   * A held event goes out: as it came (renumbered, where the API numbers events), rewritten, or dropped.
+   * A bare one, never parsed, is written anew as the shape writes a run's text.
+   */
+  private readonly send: Send = ({ ev, payload, piece }, text) => {
+    const { shape } = this.input;
+    if (payload === undefined)
+      return text === undefined ? ev : text === '' ? undefined : shape.textEvent(piece.run, text);
+    if (text === undefined) return shape.passing(payload) ? rewritten(ev, payload) : ev;
     if (text === '') return undefined; // nothing but its text, all held back or masked away
     piece.put(text);
-    this.input.shape.passing(payload);
+    shape.passing(payload);
     return rewritten(ev, payload);
   };
 
@@ -109,12 +115,17 @@ export class StreamGuard implements EventFilter {
 
   event(ev: SseEvent): ClientEvents {
     if (this.blocked) return null;
+    const { shape } = this.input;
+    const bare = shape.bare?.(ev.data);
+    if (bare !== undefined && !splitsPair(bare.text))
+      return this.hold({ ev, payload: undefined, piece: bare });
     const payload = parseObject(ev.data);
     if (payload) {
-      const view = this.input.shape.read(payload);
-      return isSimple(view) ? this.hold(ev, payload, view.pieces[0]!) : this.guard(ev, payload, view);
+      const view = shape.read(payload);
+      if (!isSimple(view)) return this.guard(ev, payload, view);
+      return this.hold({ ev, payload, piece: view.pieces[0]! });
     }
-    if (!this.input.shape.closes(ev)) return after(this.releaseAll(), ev);
+    if (!shape.closes(ev)) return after(this.releaseAll(), ev);
     // The answer ends (chat's [DONE]): what runs still hold goes out before it.
     const held = this.endHeld();
     if (held.blocked) return this.block(held.events);
@@ -138,11 +149,12 @@ export class StreamGuard implements EventFilter {
    * An event of nothing but one piece: held until its text is decided, with the run's events before it.
    * Events held of another run go first, with what was decided for them so far.
    */
-  private hold(ev: SseEvent, payload: JsonObject, piece: Piece): ClientEvents {
+  private hold(event: HeldEvent): ClientEvents {
+    const { piece } = event;
     const run = this.run(piece.run);
     const held = this.queue.run;
     const before = held !== undefined && held !== run ? this.releaseAll() : [];
-    this.queue.add(ev, payload, piece, run);
+    this.queue.add(event, run);
     const decision = this.advance(run, piece.text);
     if (this.note(decision)) return this.block([...before, ...this.releaseAll()]);
     const out = this.queue.take(decidedOf(run), false, this.send);

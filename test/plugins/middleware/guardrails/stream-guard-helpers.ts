@@ -92,12 +92,15 @@ export function drive(
   endpoint: string,
   rules: readonly Rule[],
   events: readonly SseEvent[],
-  options: { includeUsage?: boolean; bound?: number; flush?: boolean } = {},
+  options: { includeUsage?: boolean; bound?: number; flush?: boolean; parseAll?: boolean } = {},
 ): Run {
   const control = new FakeControl();
   const acted: string[] = [];
+  const shape = streamShape(endpoint)!;
+  // Every event parsed and read whole: what reading bare events from their text must agree with.
+  if (options.parseAll) shape.bare = undefined;
   const guard = new StreamGuard({
-    shape: streamShape(endpoint)!,
+    shape,
     rules,
     bound: options.bound ?? 1024,
     control,

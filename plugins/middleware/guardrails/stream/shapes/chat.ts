@@ -9,12 +9,14 @@ import type { SseEvent } from '../../../../../core/kit/plugin';
 import { CHAT_DONE, chatUsageChunk, type ChatAnswerHead } from '../../../../../core/kit/upstream';
 import {
   madeEvent,
+  type BarePiece,
   type BlockedEnd,
   type Ending,
   type EventView,
   type Piece,
   type StreamShape,
 } from './shape';
+import { STRING_INSIDE, stringText } from '../../texts/string-text';
 
 const contentRun = (choice: number): string => `${choice}`;
 const callRun = (choice: number, call: number): string => `${choice}:${call}`;
@@ -40,6 +42,24 @@ function deltaIsBare(delta: JsonObject): boolean {
   );
 }
 
+const CHOICES = '"choices":[';
+const USAGE = '"usage":';
+
+/**
+ * A chunk's choices that are one choice adding content and nothing else, members that say nothing (null)
+ * aside, written as vendors write them: compact, the index first. Read from just after `"choices":[`.
+ */
+const BARE_CHOICES = new RegExp(
+  String.raw`\{"index":(\d+),"delta":\{(?:"\w+":null,)*"content":"${STRING_INSIDE}"(?:,"\w+":null)*\}(?:,"\w+":null)*\}\]`,
+  'y',
+);
+
+/** Whether the chunk's text has no `usage`, or a null one (the last of a name is the one JSON keeps). */
+function saysNoUsage(data: string): boolean {
+  const at = data.lastIndexOf(USAGE);
+  return at < 0 || data.startsWith('null', at + USAGE.length);
+}
+
 const choiceIndex = (choice: JsonObject): number => (typeof choice.index === 'number' ? choice.index : 0);
 
 /** The choice's text changed: its logprobs name the tokens as the upstream wrote them, so they go. */
@@ -48,15 +68,20 @@ function dropLogprobs(choice: JsonObject): void {
 }
 
 export class ChatShape implements StreamShape {
-  /** The members every chunk repeats (id, object, created, model, system_fingerprint…), from the first. */
-  private envelope: JsonObject | undefined;
+  /**
+   * The first chunk with choices: its other members (id, object, created, model, system_fingerprint…)
+   * are what every chunk repeats. Copied out only for an event the shape writes, which few streams need.
+   */
+  private first: JsonObject | undefined;
   /** Each choice seen, with the runs read in it. */
   private readonly choices = new Map<number, Set<string>>();
   /** The choices whose finish chunk went out. */
   private readonly finished = new Set<number>();
+  /** Where the last bare chunk's choices began: a stream's chunks repeat one envelope, so theirs do too. */
+  private choicesAt = 0;
 
   read(payload: JsonObject): EventView {
-    this.envelope ??= envelopeOf(payload);
+    if (this.first === undefined && Array.isArray(payload.choices)) this.first = payload;
     const pieces: Piece[] = [];
     const ends: Ending[] = [];
     const choices = Array.isArray(payload.choices) ? payload.choices.filter(isJsonObject) : [];
@@ -73,6 +98,29 @@ export class ChatShape implements StreamShape {
       isNothing(payload.usage) &&
       choices.every((c) => isNothing(c.finish_reason) && isJsonObject(c.delta) && deltaIsBare(c.delta));
     return { pieces, ends, bare };
+  }
+
+  /**
+   * Keys in the chunk's text are the vendor's: the model's text is inside strings, where a quote is
+   * escaped, so `"choices":[` is the chunk's own member. The first chunk is read whole: it is the envelope.
+   */
+  bare(data: string): BarePiece | undefined {
+    if (this.first === undefined) return undefined;
+    let at = this.choicesAt;
+    if (!data.startsWith(CHOICES, at)) {
+      at = data.indexOf(CHOICES);
+      if (at < 0) return undefined;
+      this.choicesAt = at;
+    }
+    BARE_CHOICES.lastIndex = at + CHOICES.length;
+    const match = BARE_CHOICES.exec(data);
+    if (match === null || !saysNoUsage(data)) return undefined;
+    const text = stringText(match[2]!);
+    if (text === undefined) return undefined;
+    const index = Number(match[1]);
+    const run = contentRun(index);
+    this.runsOf(index).add(run);
+    return { run, text };
   }
 
   closes(ev: SseEvent): boolean {
@@ -111,25 +159,25 @@ export class ChatShape implements StreamShape {
 
   /** A chunk of one choice, with the stream's own envelope. */
   private chunk(index: number, delta: JsonObject, finishReason: string | null): SseEvent {
-    return madeEvent({ ...this.envelope, choices: [{ index, delta, finish_reason: finishReason }] }, false);
+    return madeEvent({ ...this.envelope(), choices: [{ index, delta, finish_reason: finishReason }] }, false);
+  }
+
+  /** What a chunk says of the whole answer: every member of the first but its choices and usage. */
+  private envelope(): JsonObject {
+    const first = this.first ?? {};
+    return Object.fromEntries(
+      Object.entries(first).filter(([name]) => name !== 'choices' && name !== 'usage'),
+    );
   }
 
   private head(): ChatAnswerHead {
-    const { id, created, model } = this.envelope ?? {};
+    const { id, created, model } = this.envelope();
     return {
       id: typeof id === 'string' ? id : '',
       created: typeof created === 'number' ? created : 0,
       model: typeof model === 'string' ? model : '',
     };
   }
-}
-
-/** What a chunk says of the whole answer: every member but its choices and usage. */
-function envelopeOf(payload: JsonObject): JsonObject | undefined {
-  if (!Array.isArray(payload.choices)) return undefined;
-  return Object.fromEntries(
-    Object.entries(payload).filter(([name]) => name !== 'choices' && name !== 'usage'),
-  );
 }
 
 /** A choice's content and its tool calls' arguments, in that order. */

@@ -6,13 +6,19 @@
  */
 import { isJsonObject, type JsonObject } from '../../../../../core/kit/json';
 import type { SseEvent } from '../../../../../core/kit/plugin';
-import { madeEvent, type BlockedEnd, type EventView, type StreamShape } from './shape';
+import { madeEvent, type BarePiece, type BlockedEnd, type EventView, type StreamShape } from './shape';
+import { STRING_INSIDE, stringText } from '../../texts/string-text';
 
 /** The member that holds a delta's text, by the delta's type. */
 const TEXT_MEMBER: Readonly<Record<string, 'text' | 'partial_json'>> = {
   text_delta: 'text',
   input_json_delta: 'partial_json',
 };
+
+/** A delta event as Anthropic writes it, compact: its index, the delta's type, and its text member. */
+const BARE_DELTA = new RegExp(
+  String.raw`^\{"type":"content_block_delta","index":(\d+),"delta":\{"type":"(\w+)","(\w+)":"${STRING_INSIDE}"\}\}$`,
+);
 
 const NOTHING: EventView = { pieces: [], ends: [], bare: false };
 
@@ -40,6 +46,18 @@ export class MessagesShape implements StreamShape {
     this.kinds.set(run, kind);
     const put = (next: string): void => void (delta[member] = next);
     return { pieces: [{ run, text, put }], ends: [], bare: true };
+  }
+
+  bare(data: string): BarePiece | undefined {
+    const match = BARE_DELTA.exec(data);
+    if (match === null) return undefined;
+    const [, index, kind, member, inside] = match as unknown as [string, string, string, string, string];
+    if (TEXT_MEMBER[kind] !== member) return undefined;
+    const text = stringText(inside);
+    if (text === undefined) return undefined;
+    const run = `${Number(index)}`;
+    this.kinds.set(run, kind);
+    return { run, text };
   }
 
   closes(): boolean {

@@ -16,6 +16,12 @@ export interface Piece {
   put(text: string): void;
 }
 
+/** The one piece of text an event carries and nothing else, read from the event's own text. */
+export interface BarePiece {
+  readonly run: string;
+  readonly text: string;
+}
+
 /** A run the event ends, or whose whole text it repeats (a done event). */
 export interface Ending {
   readonly run: string;
@@ -45,6 +51,14 @@ export interface BlockedEnd {
 }
 
 export interface StreamShape {
+  /**
+   * The piece of an event that carries nothing but one piece of text (EventView.bare), read from the
+   * event's text without parsing it; undefined when the text is not plainly such an event (the guard then
+   * parses and reads it). Most of a stream is such events: a parse each cost more than the rules' scans.
+   * A bare event goes on as it came, or as `textEvent` of its text when that changed: `passing` does not
+   * see it, so a shape offers this only where passing leaves such an event alone.
+   */
+  bare?(data: string): BarePiece | undefined;
   /** Reads an event's JSON: its pieces and endings (empty for an event that carries no text). */
   read(payload: JsonObject): EventView;
   /** Whether an event that is not a JSON object ends the answer (chat's `[DONE]`): every run ends before it. */
