@@ -23,14 +23,19 @@ export interface Decision {
   readonly acted: readonly Rule[];
 }
 
-/** Every final match (beginning before `until`) of `rules`, by position. */
+/** Every final match (beginning before `until`) of `rules`, by position. Indexed loops: run per stream piece. */
 function hitsBefore(text: string, from: number, until: number, rules: readonly Rule[]): Hit[] {
   const hits: Hit[] = [];
-  for (const rule of rules)
-    for (const m of rule.matchers)
-      for (const f of m.find(text, from))
-        if (f.start < until) hits.push({ start: f.start, end: f.end, rule, placeholder: m.placeholder });
-  return hits.sort((a, b) => a.start - b.start || b.end - a.end);
+  for (let r = 0; r < rules.length; r++) {
+    const rule = rules[r]!;
+    for (let m = 0; m < rule.matchers.length; m++) {
+      const matcher = rule.matchers[m]!;
+      const found = matcher.find(text, from);
+      for (let f = 0; f < found.length && found[f]!.start < until; f++)
+        hits.push({ start: found[f]!.start, end: found[f]!.end, rule, placeholder: matcher.placeholder });
+    }
+  }
+  return hits.length < 2 ? hits : hits.sort((a, b) => a.start - b.start || b.end - a.end);
 }
 
 /**
@@ -40,6 +45,7 @@ function hitsBefore(text: string, from: number, until: number, rules: readonly R
  */
 export function decide(text: string, from: number, until: number, rules: readonly Rule[]): Decision {
   const hits = hitsBefore(text, from, until, rules);
+  if (hits.length === 0) return clean(text, from, until);
   const block = hits.find((hit) => hit.rule.action === 'block');
   const stop = block ? block.start : text.length;
   const acted = new Set<Rule>(block ? [block.rule] : []);
@@ -65,6 +71,16 @@ export function decide(text: string, from: number, until: number, rules: readonl
   if (block) return { out: out + text.slice(at, stop), end: stop, blocked: block.rule, acted: [...acted] };
   return { out: out + text.slice(at, end), end, blocked: undefined, acted: [...acted] };
 }
+
+const NONE: readonly Rule[] = Object.freeze([]);
+
+/** `text[from, until)` that no match begins in: it goes on as it is. */
+const clean = (text: string, from: number, until: number): Decision => ({
+  out: from === 0 && until === text.length ? text : text.slice(from, until),
+  end: until,
+  blocked: undefined,
+  acted: NONE,
+});
 
 /** A whole text, decided at once. */
 export const inspect = (text: string, rules: readonly Rule[]): Decision =>

@@ -27,7 +27,7 @@ export interface Matcher {
    * The matches in `text` that begin at or after `from`, leftmost first and not overlapping. A candidate
    * a detector's check refuses (a number that fails Luhn) is not a match.
    */
-  find(text: string, from: number): Found[];
+  find(text: string, from: number): readonly Found[];
   /**
    * Where the earliest possible match that more text could still complete begins (at or after `from`),
    * or `text.length` when none: the text before it is decided, whatever follows. A stream releases text

@@ -25,6 +25,7 @@
 import type { AST } from '@eslint-community/regexpp';
 import { regexpp } from './regexpp';
 import { hasEmptyString, openForm } from './open-form';
+import { type Gate, gateOf } from './needles';
 
 /**
  * Groups nested deeper than this are refused: the open form nests alternations a few times deeper, and
@@ -93,6 +94,11 @@ export function openSource(source: string, flags: string): string {
   const pattern = parse(source, flags);
   if (hasBackreference(pattern)) throw new Error('backreferences are not supported in guardrail patterns');
   return openForm(pattern, flags.includes('u') || flags.includes('v'));
+}
+
+/** What a text must contain to hold a match of `source` (needles.ts); undefined when that is not known. */
+export function patternGate(source: string, flags: string): Gate | undefined {
+  return gateOf(parse(source, flags), flags);
 }
 
 function parse(source: string, flags: string): AST.Pattern {

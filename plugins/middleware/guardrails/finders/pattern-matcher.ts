@@ -1,9 +1,12 @@
 /**
  * A Matcher from a regex: the pattern itself finds matches, its open form (open-match.ts) finds where a
- * stream must start holding text. Both are compiled once; each call sets `lastIndex` before it scans.
+ * stream must start holding text. Both are compiled once; each call sets `lastIndex` before it scans. A
+ * text without what every match contains (needles.ts) is not scanned.
  */
 import type { Found, Matcher } from './matcher';
-import { openSource, scanFlags } from './open-match';
+import { openSource, patternGate, scanFlags } from './open-match';
+
+const NONE: readonly Found[] = Object.freeze([]);
 
 /**
  * The matcher of a rule's `pattern` (checked by `patternProblem` first). `accept`, when given, is a
@@ -20,10 +23,12 @@ export function patternMatcher(
   const whole = new RegExp(source, form.flags);
   const open = new RegExp(form.open, form.flags);
   const unicode = /[uv]/.test(whole.flags);
+  const gate = patternGate(source, flags);
   return {
     placeholder,
     form,
-    find(text: string, from: number): Found[] {
+    find(text: string, from: number): readonly Found[] {
+      if (gate !== undefined && !gate(text)) return NONE;
       const found: Found[] = [];
       whole.lastIndex = from;
       for (let match = whole.exec(text); match !== null; match = whole.exec(text)) {

@@ -7,7 +7,7 @@ import t from 'tap';
 import type { Found } from '../../../../plugins/middleware/guardrails/finders/matcher';
 import { patternMatcher } from '../../../../plugins/middleware/guardrails/finders/pattern-matcher';
 
-const spans = (text: string, found: Found[]): string[] =>
+const spans = (text: string, found: readonly Found[]): string[] =>
   found.map(({ start, end }) => text.slice(start, end));
 
 void t.test('find: leftmost matches, not overlapping, from an offset', (t) => {
