@@ -65,6 +65,10 @@ export function ruleAnswer(
   return changed;
 }
 
+/** Whether any rule would act on (block, mask or log) any of `texts`. */
+export const actOnAny = (texts: readonly string[], rules: readonly Rule[]): boolean =>
+  texts.some((text) => inspect(text, rules).acted.length > 0);
+
 /** What the webhooks decided: a block (with the webhook's reason), or whether they masked anything. */
 export type HookOutcome =
   { readonly blocked: string } | { readonly blocked: undefined; readonly changed: boolean };

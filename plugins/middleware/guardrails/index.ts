@@ -26,8 +26,8 @@ import {
   type StreamControl,
 } from '../../../core/kit/stage';
 import { recorder, type RecordAction } from './actions';
-import { ANSWER_SHAPES, type AnswerPart } from './texts/answer-shapes';
-import { consult, type HookOutcome, ruleAnswer, ruleRequest } from './checks';
+import { ANSWER_SHAPES, type AnswerPart, type AnswerShape } from './texts/answer-shapes';
+import { actOnAny, consult, type HookOutcome, ruleAnswer, ruleRequest } from './checks';
 import { guardrailsOptions, type GuardrailsOptions, type WebhookOptions } from './options';
 import { REQUEST_TEXTS } from './texts/request-texts';
 import { applying, compileRules, type Rule, scopeWebhook, type Scoped } from './rules';
@@ -85,6 +85,7 @@ export class GuardrailsMiddleware implements Middleware {
     const guard = ctx.get(ANSWER);
     const shape = ANSWER_SHAPES[ctx.endpoint.id];
     if (!guard || !shape || answer.status !== 200) return;
+    if (!guard.hooks.length && plainlyClean(shape, answer, guard.rules)) return;
     const body = answer.json();
     if (!body) return;
     const parts = shape.parts(body);
@@ -167,6 +168,12 @@ export class GuardrailsMiddleware implements Middleware {
     if (outcome.blocked !== undefined) for (const part of parts) if (part.texts.length) part.cut(0, '');
     if (changed || outcome.blocked !== undefined || outcome.changed) answer.replace(body);
   }
+}
+
+/** Whether the answer is of its API's plainest form and no rule acts on its texts: it goes on unparsed. */
+function plainlyClean(shape: AnswerShape, answer: JsonAnswer, rules: readonly Rule[]): boolean {
+  const texts = shape.plainTexts?.(answer.bytes.toString('utf8'));
+  return texts !== undefined && !actOnAny(texts, rules);
 }
 
 const includesUsage = (options: unknown): boolean => isJsonObject(options) && options.include_usage === true;

@@ -6,6 +6,7 @@
 import type { JsonObject } from '../../../../core/kit/json';
 import { isJsonObject } from '../../../../core/kit/json';
 import { textsAt, paths, type TextSlot } from './text-paths';
+import { STRING_INSIDE, stringText } from './string-text';
 
 /** One stretch of an answer (a chat choice; a whole Message or Response), its texts in order. */
 export interface AnswerPart {
@@ -16,6 +17,12 @@ export interface AnswerPart {
 
 export interface AnswerShape {
   parts(body: JsonObject): AnswerPart[];
+  /**
+   * The texts of an answer of the API's plainest form, read from its text without parsing it; undefined
+   * when it is not plainly of that form. Most answers are, and most match no rule: they then go to the
+   * client with no parse at all.
+   */
+  plainTexts?(raw: string): readonly string[] | undefined;
 }
 
 const objects = (value: unknown): JsonObject[] => (Array.isArray(value) ? value.filter(isJsonObject) : []);
@@ -39,7 +46,27 @@ function itemTexts(items: JsonObject[], where: string[]): { slots: TextSlot[]; o
   return { slots, owner };
 }
 
+const CHOICES = '"choices":[';
+
+/**
+ * A chat answer's choices that are one message of text and nothing else (members that are null or
+ * empty lists aside), written as vendors write them: compact, the index first. Read from just after
+ * `"choices":[`.
+ */
+const PLAIN_CHOICES = new RegExp(
+  String.raw`\{"index":\d+,"message":\{"role":"assistant","content":"${STRING_INSIDE}"(?:,"\w+":(?:null|\[\]))*\}(?:,"\w+":(?:null|"\w*"))*\}\]`,
+  'y',
+);
+
 const chat: AnswerShape = {
+  plainTexts(raw) {
+    const at = raw.indexOf(CHOICES);
+    if (at < 0) return undefined;
+    PLAIN_CHOICES.lastIndex = at + CHOICES.length;
+    const match = PLAIN_CHOICES.exec(raw);
+    const text = match === null ? undefined : stringText(match[1]!);
+    return text === undefined ? undefined : [text];
+  },
   parts: (body) =>
     objects(body.choices).map((choice) => {
       const message = isJsonObject(choice.message) ? choice.message : {};
