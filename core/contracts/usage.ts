@@ -1,3 +1,5 @@
+import type { UsageRecord } from '../stores/usage-store';
+
 /**
  * Token counts of one call, as the upstream reported them or as estimated from what was delivered, in
  * one meaning for every vendor (each reader maps its vendor's fields onto it), so that prices apply alike.
@@ -23,6 +25,33 @@ export interface Usage {
   /** True when any count is an estimate (the upstream's own figures never arrived). */
   estimated: boolean;
 }
+
+/** What a usage record takes from a call's Usage, in the record's names. */
+export type RecordCounts = Pick<
+  UsageRecord,
+  | 'prompt_tokens'
+  | 'completion_tokens'
+  | 'reasoning_tokens'
+  | 'total_tokens'
+  | 'cache_read_tokens'
+  | 'cache_write_tokens'
+  | 'images'
+  | 'image_size'
+  | 'image_quality'
+>;
+
+/** The counts of a call's usage record: every record of a call (served, or a line of a batch) writes them alike. */
+export const recordCounts = (usage: Usage): RecordCounts => ({
+  prompt_tokens: usage.promptTokens,
+  completion_tokens: usage.completionTokens,
+  reasoning_tokens: usage.reasoningTokens,
+  total_tokens: usage.totalTokens ?? usage.promptTokens + usage.completionTokens,
+  cache_read_tokens: usage.cacheReadTokens,
+  cache_write_tokens: usage.cacheWriteTokens,
+  images: usage.images,
+  image_size: usage.imageSize,
+  image_quality: usage.imageQuality,
+});
 
 /** A count from an upstream's usage object: a non-negative number, else 0 (a field left out counts nothing). */
 export const tokenCount = (value: unknown): number => (typeof value === 'number' && value >= 0 ? value : 0);

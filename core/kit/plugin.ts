@@ -23,7 +23,7 @@ export type { FamilyRequest } from '../contracts/family-request';
 export type { SseEvent } from '../base/sse';
 export type { ClientEvents } from '../contracts/reader';
 export { eventsOf } from '../contracts/client-events';
-export { NO_USAGE, type Usage } from '../contracts/usage';
+export { NO_USAGE, recordCounts, type RecordCounts, type Usage } from '../contracts/usage';
 // Model-name patterns (`model-*`), as gateway.yaml writes them.
 export { globMatch, globMatcher } from '../base/glob';
 export { PatternTable } from '../base/pattern-table';

@@ -12,12 +12,6 @@ export type {
 } from '../contracts/api';
 export type { UpstreamPlugin, UpstreamRequest } from '../contracts/upstream';
 export type {
-  BatchUpstream,
-  VendorBatchLine,
-  VendorBatchState,
-  VendorLineResult,
-} from '../contracts/batch-upstream';
-export type {
   RelayingReader,
   ResponseReader,
   StreamSkim,
@@ -49,7 +43,7 @@ export { checkCeiling, checkResolution, type ModelLimits } from '../contracts/mo
 // Streams: what the relay needs of a family.
 export { DeferredCount } from '../proxy/deferred-count';
 
-// An upstream's options (base URL, credential) and calls outside the proxy path.
+// An upstream's options (base URL, credential); calls outside the proxy path are in ./vendor-calls.
 export {
   authOptions,
   credentialHeaders,
@@ -57,14 +51,3 @@ export {
   upstreamUrl,
   type UpstreamOptions,
 } from '../upstream/upstream-options';
-export {
-  answerJson,
-  callForJson,
-  isTransient,
-  jsonExchange,
-  urlUnder,
-  UpstreamCallerToken,
-  type UpstreamAnswer,
-  type UpstreamCall,
-  type UpstreamCaller,
-} from '../upstream/upstream-call';

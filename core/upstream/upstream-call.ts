@@ -150,3 +150,17 @@ export function jsonExchange(
     ...(body ? { body: Buffer.from(JSON.stringify(body)) } : {}),
   };
 }
+
+/** A vendor's JSON API through `caller`, `headers` (its credential) on every call. */
+export type VendorJson = (
+  method: UpstreamCall['method'],
+  url: URL,
+  body?: JsonObject,
+  requestId?: string,
+) => Promise<JsonObject>;
+
+/** callForJson of a jsonExchange, for one vendor: what a family's batch client calls its vendor with. */
+export const vendorJson =
+  (caller: UpstreamCaller, headers: Readonly<Record<string, string>>): VendorJson =>
+  (method, url, body, requestId) =>
+    callForJson(caller, jsonExchange(method, url, headers, body, requestId));

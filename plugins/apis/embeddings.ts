@@ -50,6 +50,18 @@ export type EmbeddingFieldTable = FieldTable<typeof EMBEDDING_FIELD_RULES>;
 
 export const embeddingFields = fieldsCompiler(EMBEDDING_FIELD_RULES);
 
+/**
+ * The table of a vendor whose embedding models take text only (a string or strings, not OpenAI's token
+ * ids, which mean nothing to another vendor's tokenizer), in sizes and formats the gateway checks.
+ */
+export const textOnlyEmbeddings = (models: readonly string[]): EmbeddingFieldTable => ({
+  accepts: {
+    input: { text: models, texts: models },
+    encoding_format: models,
+    dimensions: models,
+  },
+});
+
 /** The vector sizes a model may be asked for: a range, or a list (DashScope takes only some sizes). */
 export type DimensionRule =
   { readonly from: number; readonly to: number } | { readonly oneOf: readonly number[] };

@@ -25,18 +25,15 @@ import { definePlugin, type GatewayContext, StateKey, traced } from '../../core/
 import type { JsonObject } from '../../core/kit/json';
 import {
   type BudgetHold,
-  type BudgetLedger,
-  BudgetLedgerToken,
   budgetRefusal,
   budgetSubjectsOf,
   type BudgetSubject,
   callEstimate,
   type Middleware,
   type Next,
-  type Pricing,
-  PricingToken,
   TASK_STORED,
 } from '../../core/kit/stage';
+import { type BudgetLedger, BudgetLedgerToken, type Pricing, PricingToken } from '../../core/kit/tokens';
 
 export const budgetOptions = z
   .object({

@@ -11,10 +11,22 @@
  */
 import { performance } from 'node:perf_hooks';
 import { inject } from 'tsyringe';
-import { definePlugin, Errors, type GatewayContext, NO_USAGE, StateKey } from '../../core/kit/plugin';
+import {
+  definePlugin,
+  Errors,
+  type GatewayContext,
+  NO_USAGE,
+  recordCounts,
+  StateKey,
+} from '../../core/kit/plugin';
 import {
   type Middleware,
   type Next,
+  BATCH_LINE_HEADER,
+  BATCH_LINE_SEAL,
+  type BatchLineTag,
+} from '../../core/kit/stage';
+import {
   type Pricing,
   PricingToken,
   type BudgetLedger,
@@ -22,10 +34,7 @@ import {
   type UsageRecord,
   type UsageStore,
   UsageStoreToken,
-  BATCH_LINE_HEADER,
-  BATCH_LINE_SEAL,
-  type BatchLineTag,
-} from '../../core/kit/stage';
+} from '../../core/kit/tokens';
 import { SealerToken, type Sealer } from '../../core/kit/service';
 
 /** Set on a call this stage refused: it was never made, so it leaves no record. */
@@ -109,15 +118,7 @@ export class UsageMeteringMiddleware implements Middleware {
       endpoint: ctx.endpoint.id,
       status: ctx.status,
       stream: ctx.stream,
-      prompt_tokens: usage.promptTokens,
-      completion_tokens: usage.completionTokens,
-      reasoning_tokens: usage.reasoningTokens,
-      total_tokens: usage.totalTokens ?? usage.promptTokens + usage.completionTokens,
-      cache_read_tokens: usage.cacheReadTokens,
-      cache_write_tokens: usage.cacheWriteTokens,
-      images: usage.images,
-      image_size: usage.imageSize,
-      image_quality: usage.imageQuality,
+      ...recordCounts(usage),
       cost_micros: hit ? 0 : price,
       cache: hit ? 'hit' : undefined,
       saved_micros: hit ? price : undefined,

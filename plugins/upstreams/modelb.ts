@@ -8,6 +8,7 @@
  * @example upstreams: { modelb-main: { plugin: modelb, base_url: https://generativelanguage.googleapis.com/v1beta/openai, api_key: "${MODELB_API_KEY}" } }
  */
 import { OPENAI_CHAT_FIELDS } from '../apis/chat-completions';
+import { textOnlyEmbeddings } from '../apis/embeddings';
 import { defineChatFamily } from './openai-compatible/define-chat-family';
 
 const EMBEDDING_MODELS = ['modelb-embedding-001'];
@@ -25,13 +26,7 @@ export const ModelbUpstream = defineChatFamily('modelb', {
   limits: { max_output_tokens: 65_536, max_n: 8 },
   embeddings: {
     // Text only: Gemini counts its own tokens, so OpenAI's token ids mean nothing to it.
-    fields: {
-      accepts: {
-        input: { text: EMBEDDING_MODELS, texts: EMBEDDING_MODELS },
-        encoding_format: EMBEDDING_MODELS,
-        dimensions: EMBEDDING_MODELS,
-      },
-    },
+    fields: textOnlyEmbeddings(EMBEDDING_MODELS),
     // Gemini's model card: 2,048 input tokens, 3,072 dimensions by default, any size from 128.
     models: { 'modelb-embedding-001': { dimensions: { from: 128, to: 3072 }, maxInputTokens: 2048 } },
     // BatchEmbedContentsRequest takes at most 100 requests, and the compatible endpoint sends one.

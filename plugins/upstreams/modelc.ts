@@ -6,6 +6,7 @@
  * @example upstreams: { modelc-main: { plugin: modelc, base_url: https://dashscope-intl.aliyuncs.com/compatible-mode/v1, api_key: "${MODELC_API_KEY}" } }
  */
 import { OPENAI_CHAT_FIELDS } from '../apis/chat-completions';
+import { textOnlyEmbeddings } from '../apis/embeddings';
 import { defineChatFamily } from './openai-compatible/define-chat-family';
 
 const EMBEDDING_MODELS = ['modelc-embedding-v4'];
@@ -40,13 +41,7 @@ export const ModelcUpstream = defineChatFamily('modelc', {
   modelLimits: { 'modelc-3.6-flash': { max_output_tokens: 32_768 } },
   embeddings: {
     // DashScope's reference: a string or an array of strings (or a file, which OpenAI's API has not).
-    fields: {
-      accepts: {
-        input: { text: EMBEDDING_MODELS, texts: EMBEDDING_MODELS },
-        encoding_format: EMBEDDING_MODELS,
-        dimensions: EMBEDDING_MODELS,
-      },
-    },
+    fields: textOnlyEmbeddings(EMBEDDING_MODELS),
     // …8,192 tokens a line; text-embedding-v4 in these sizes only, 1,024 by default…
     models: {
       'modelc-embedding-v4': {

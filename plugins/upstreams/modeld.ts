@@ -12,12 +12,11 @@ import {
   type ModelSpec,
   promptChars,
   upstreamOptions,
-  type UpstreamCaller,
-  UpstreamCallerToken,
   type UpstreamPlugin,
   type UpstreamRequest,
   upstreamUrl,
 } from '../../core/kit/upstream';
+import { type UpstreamCaller, UpstreamCallerToken } from '../../core/kit/vendor-calls';
 import { definePlugin, type FamilyRequest } from '../../core/kit/plugin';
 import {
   MESSAGES_VERSION,

@@ -23,20 +23,17 @@ import {
   type GatewayContext,
   traced,
 } from '../../../core/kit/plugin';
+import { isExpired, type KeyRecord, type Middleware, type Next } from '../../../core/kit/stage';
 import {
-  isExpired,
   type KeptState,
   KeptStateToken,
-  type KeyRecord,
   type KeyService,
   KeyServiceToken,
-  type Middleware,
-  type Next,
   type RedisLink,
   RedisToken,
   type TeamService,
   TeamServiceToken,
-} from '../../../core/kit/stage';
+} from '../../../core/kit/tokens';
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 

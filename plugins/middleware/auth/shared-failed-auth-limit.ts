@@ -6,7 +6,7 @@
  * window ends. While Redis cannot answer, failures are counted here alone.
  */
 import { LocalFailedAuthLimit, secondsUntil, wallClock, type FailedAuthLimit } from './failed-auth-limit';
-import { type RedisLink, RedisScript } from '../../../core/kit/stage';
+import { type RedisLink, RedisScript } from '../../../core/kit/tokens';
 
 /** KEYS: the address's counter. ARGV: window ms. Returns the count and the window's remaining ms. */
 const COUNT = new RedisScript(`

@@ -2,7 +2,7 @@
  * The cache's metrics: answers by result, and the memory backend's entries, bytes and evictions. With
  * Redis the entries are Redis's to count (`INFO keyspace`), and the gauges stay unset.
  */
-import type { PluginMetrics } from '../../../core/kit/stage';
+import type { PluginMetrics } from '../../../core/kit/tokens';
 import type { CacheStore } from './entry';
 
 export type CacheResult = 'hit' | 'miss' | 'bypass';

@@ -4,7 +4,7 @@
  * `{"deleted": n}`, and is audited as `cache.clear`.
  */
 import { Errors } from '../../../core/kit/plugin';
-import type { PluginAdminRoute } from '../../../core/kit/stage';
+import type { PluginAdminRoute } from '../../../core/kit/tokens';
 import type { ClearFilter } from './entry';
 import type { CurrentStore } from './cache-metrics';
 

@@ -24,20 +24,17 @@ import {
   LoggerToken,
   StateKey,
 } from '../../../core/kit/plugin';
+import { type EventFilter, type JsonAnswer, type Middleware, type Next } from '../../../core/kit/stage';
 import {
-  type EventFilter,
-  type JsonAnswer,
   type KeptState,
   KeptStateToken,
-  type Middleware,
-  type Next,
   type PluginAdminRoutes,
   PluginAdminRoutesToken,
   type PluginMetrics,
   PluginMetricsToken,
   type RedisLink,
   RedisToken,
-} from '../../../core/kit/stage';
+} from '../../../core/kit/tokens';
 import { cacheKey, scopeOf } from './cache-key';
 import { cacheMetrics, type CacheMetrics, type CacheResult, type CurrentStore } from './cache-metrics';
 import { clearRoute } from './clear-route';

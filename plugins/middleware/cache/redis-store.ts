@@ -6,7 +6,7 @@
  */
 import type { Logger } from 'pino';
 import type { SseEvent } from '../../../core/kit/plugin';
-import type { RedisLink } from '../../../core/kit/stage';
+import type { RedisLink } from '../../../core/kit/tokens';
 import { digest } from './cache-key';
 import { matches, type CacheEntry, type CacheStore, type ClearFilter, type EntryMeta } from './entry';
 

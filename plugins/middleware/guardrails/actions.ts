@@ -1,6 +1,6 @@
 /** Telling what a guardrail did: the call's record (GatewayContext.guardrail), once, and the counter. */
 import type { GatewayContext, GuardrailAction } from '../../../core/kit/plugin';
-import type { PluginMetrics } from '../../../core/kit/stage';
+import type { PluginMetrics } from '../../../core/kit/tokens';
 
 export type RecordAction = (ctx: GatewayContext, done: GuardrailAction) => void;
 

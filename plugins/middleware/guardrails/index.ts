@@ -21,10 +21,9 @@ import {
   type JsonAnswer,
   type Middleware,
   type Next,
-  type PluginMetrics,
-  PluginMetricsToken,
   type StreamControl,
 } from '../../../core/kit/stage';
+import { type PluginMetrics, PluginMetricsToken } from '../../../core/kit/tokens';
 import { recorder, type RecordAction } from './actions';
 import { ANSWER_SHAPES, type AnswerPart, type AnswerShape } from './texts/answer-shapes';
 import { actOnAny, consult, type HookOutcome, ruleAnswer, ruleRequest } from './checks';

@@ -10,20 +10,22 @@
 import { inject } from 'tsyringe';
 import type { Logger } from 'pino';
 import {
+  type Middleware,
+  modelRefusal,
+  type Next,
+  type RouteAffinity,
+  type RouteTarget,
+} from '../../../core/kit/stage';
+import {
   type Catalogue,
   CatalogueToken,
   type KeptState,
   KeptStateToken,
-  type Middleware,
-  modelRefusal,
-  type Next,
   type RedisLink,
   RedisToken,
   type Resilience,
   ResilienceToken,
-  type RouteAffinity,
-  type RouteTarget,
-} from '../../../core/kit/stage';
+} from '../../../core/kit/tokens';
 import { definePlugin, Errors, type GatewayContext, LoggerToken, traced } from '../../../core/kit/plugin';
 import type { JsonObject } from '../../../core/kit/json';
 import { MemoryPlacements } from './placements';

@@ -9,7 +9,7 @@
  * link that still looks up, Redis is left alone for a moment rather than costing each call a timeout.
  */
 import type { Logger } from 'pino';
-import { RedisScript, type RedisLink } from '../../../core/kit/stage';
+import { RedisScript, type RedisLink } from '../../../core/kit/tokens';
 import type { Placements } from './placements';
 
 /** How long Redis is skipped after a failed script on a link that still reports itself up. */

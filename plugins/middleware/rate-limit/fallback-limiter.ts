@@ -11,7 +11,7 @@ import type { Logger } from 'pino';
 import type { Admission, Decision, Limiter, LimitRule } from './limiter';
 import { MemoryLimiter } from './memory-limiter';
 import type { RedisLimiter } from './redis-limiter';
-import type { LiveInstances, RedisLink } from '../../../core/kit/stage';
+import type { LiveInstances, RedisLink } from '../../../core/kit/tokens';
 
 /** How long Redis is skipped after a failed script on a link that still reports itself up. */
 const PAUSE_AFTER_FAILURE_MS = 1_000;

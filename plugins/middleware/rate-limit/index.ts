@@ -43,16 +43,15 @@ import {
   StateKey,
   traced,
 } from '../../../core/kit/plugin';
+import { type Middleware, type Next } from '../../../core/kit/stage';
 import {
   type KeptState,
   KeptStateToken,
   type LiveInstances,
   LiveInstancesToken,
-  type Middleware,
-  type Next,
   type RedisLink,
   RedisToken,
-} from '../../../core/kit/stage';
+} from '../../../core/kit/tokens';
 
 const positive = z.number().int().positive();
 const caps = z

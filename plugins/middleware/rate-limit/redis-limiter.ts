@@ -18,7 +18,7 @@ import {
 } from './limiter';
 import { ADMIT, RENEW, SETTLE } from './redis-scripts';
 import { LeaseRenewer } from '../../../lib/lease-renewer';
-import { type RedisLink, RedisScript } from '../../../core/kit/stage';
+import { type RedisLink, RedisScript } from '../../../core/kit/tokens';
 
 const CODE: Record<LimitKind, string> = { requests: 'r', tokens: 't', concurrent: 'c' };
 const admitScript = new RedisScript(ADMIT);

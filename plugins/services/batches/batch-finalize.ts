@@ -4,7 +4,7 @@
  * ended in one stored change, its budget hold released, and only then its line results forgotten.
  */
 import type { BatchLineStore, FileStore, StoredFile } from '../../../core/kit/service';
-import type { BudgetLedger } from '../../../core/kit/stage';
+import type { BudgetLedger } from '../../../core/kit/tokens';
 import type { TaskChange, VideoTask } from '../../../core/kit/task';
 import { batchFiles, UNANSWERED, type Unanswered } from './batch-output';
 import type { BatchRun } from './batch-run';

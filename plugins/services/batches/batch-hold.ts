@@ -6,15 +6,13 @@
  */
 import {
   type BudgetHold,
-  type BudgetLedger,
   budgetRefusal,
   budgetSubjectsOf,
   callEstimate,
-  type Catalogue,
   type KeyRecord,
-  type Pricing,
   type TeamRecord,
 } from '../../../core/kit/stage';
+import { type BudgetLedger, type Catalogue, type Pricing } from '../../../core/kit/tokens';
 import type { ModelSpec } from '../../../core/kit/upstream';
 import type { InputLine } from './input-lines';
 

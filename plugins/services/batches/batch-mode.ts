@@ -4,7 +4,8 @@
  * vendor's batch goes to one upstream, so every line must be served there, and by one model where the
  * vendor allows no other (a 400 names the first line that is not).
  */
-import type { Catalogue, RouteTarget } from '../../../core/kit/stage';
+import type { RouteTarget } from '../../../core/kit/stage';
+import type { Catalogue } from '../../../core/kit/tokens';
 import { BatchErrors } from './batch-errors';
 import type { BatchMode } from './batch-work';
 import type { InputLine } from './input-lines';

@@ -3,7 +3,7 @@
  * file is the uploading key's: for any other key it does not exist (404).
  */
 import type { ServiceEndpoint, ServiceExchange, FileStore, StoredFile } from '../../../core/kit/service';
-import type { Catalogue } from '../../../core/kit/stage';
+import type { Catalogue } from '../../../core/kit/tokens';
 import { BatchErrors } from './batch-errors';
 import { fileObject } from './file-object';
 import { newFileId } from './ids';

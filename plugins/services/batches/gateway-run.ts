@@ -15,7 +15,7 @@ import {
   type Loopback,
   type Sealer,
 } from '../../../core/kit/service';
-import type { BudgetLedger } from '../../../core/kit/stage';
+import type { BudgetLedger } from '../../../core/kit/tokens';
 import { handedBack, type TaskChange, type VideoTask } from '../../../core/kit/task';
 import { unsentEstimate } from './batch-hold';
 import { stopped, type BatchRun, type Finalize } from './batch-run';

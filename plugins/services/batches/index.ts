@@ -17,7 +17,7 @@ import {
   PricingToken,
   type UsageStore,
   UsageStoreToken,
-} from '../../../core/kit/stage';
+} from '../../../core/kit/tokens';
 import {
   BatchLineStoreToken,
   type BatchLineStore,

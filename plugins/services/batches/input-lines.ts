@@ -5,7 +5,8 @@
  */
 import { isJsonObject, type JsonObject } from '../../../core/kit/json';
 import { GatewayError } from '../../../core/kit/plugin';
-import { type Catalogue, modelRefusal, type KeyRecord, type TeamRecord } from '../../../core/kit/stage';
+import { modelRefusal, type KeyRecord, type TeamRecord } from '../../../core/kit/stage';
+import { type Catalogue } from '../../../core/kit/tokens';
 import { BatchErrors } from './batch-errors';
 
 /** The APIs a batch line may call: OpenAI's batch endpoints. */

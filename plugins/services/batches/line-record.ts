@@ -3,8 +3,8 @@
  * its answer (as from the same call alone), priced at the model's batch price, under the line's request
  * id (`<batch>:<line>`, as a line the gateway runs has), so writing it again after a crash writes nothing.
  */
-import type { Usage } from '../../../core/kit/plugin';
-import type { UsageRecord } from '../../../core/kit/stage';
+import { recordCounts, type Usage } from '../../../core/kit/plugin';
+import type { UsageRecord } from '../../../core/kit/tokens';
 import type { VideoTask } from '../../../core/kit/task';
 
 export interface LineCall {
@@ -31,12 +31,7 @@ export function lineRecord(task: VideoTask, call: LineCall, now: number): UsageR
     endpoint: call.endpoint,
     status: call.status,
     stream: false,
-    prompt_tokens: usage.promptTokens,
-    completion_tokens: usage.completionTokens,
-    reasoning_tokens: usage.reasoningTokens,
-    total_tokens: usage.totalTokens ?? usage.promptTokens + usage.completionTokens,
-    cache_read_tokens: usage.cacheReadTokens,
-    cache_write_tokens: usage.cacheWriteTokens,
+    ...recordCounts(usage),
     cost_micros: call.cost_micros,
     batch_id: task.id,
     custom_id: call.custom_id,

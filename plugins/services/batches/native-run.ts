@@ -10,14 +10,11 @@
  */
 import { GatewayError, type Usage } from '../../../core/kit/plugin';
 import type { BatchLineResult, BatchLineStore } from '../../../core/kit/service';
-import type { BudgetLedger, Catalogue, Pricing, RouteTarget, UsageStore } from '../../../core/kit/stage';
+import type { RouteTarget } from '../../../core/kit/stage';
+import type { BudgetLedger, Catalogue, Pricing, UsageStore } from '../../../core/kit/tokens';
 import { handedBack, type TaskChange, type VideoTask } from '../../../core/kit/task';
-import type {
-  BatchUpstream,
-  EndpointInfo,
-  VendorBatchLine,
-  VendorLineResult,
-} from '../../../core/kit/upstream';
+import type { EndpointInfo } from '../../../core/kit/upstream';
+import type { BatchUpstream, VendorBatchLine, VendorLineResult } from '../../../core/kit/vendor-calls';
 import type { JsonObject } from '../../../core/kit/json';
 import { UNANSWERED } from './batch-output';
 import { stopped, type BatchRun, type Finalize } from './batch-run';

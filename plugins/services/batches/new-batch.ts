@@ -4,7 +4,7 @@
  */
 import type { GatewayContext } from '../../../core/kit/plugin';
 import type { Sealer } from '../../../core/kit/service';
-import type { BudgetLedger, Catalogue, Pricing } from '../../../core/kit/stage';
+import type { BudgetLedger, Catalogue, Pricing } from '../../../core/kit/tokens';
 import { newTaskState, type TaskStore, type VideoTask } from '../../../core/kit/task';
 import { holdBatch, lineEstimates } from './batch-hold';
 import { batchMode } from './batch-mode';

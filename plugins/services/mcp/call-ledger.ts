@@ -3,7 +3,7 @@
  * by the section's `prices`, and counted by the budgets of its key and team at once.
  */
 import { PatternTable, type GatewayContext } from '../../../core/kit/plugin';
-import type { BudgetLedger, UsageRecord, UsageStore } from '../../../core/kit/stage';
+import type { BudgetLedger, UsageRecord, UsageStore } from '../../../core/kit/tokens';
 import type { EndedCall } from './call-recorder';
 
 /** Micro-units per call, by tool name: the exact name's price, else the first pattern's that matches. */

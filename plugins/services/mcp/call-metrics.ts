@@ -4,7 +4,7 @@
  * names) and by what the servers listed (Listed), never by what a client sends.
  */
 import type { Counter, Histogram } from 'prom-client';
-import type { PluginMetrics } from '../../../core/kit/stage';
+import type { PluginMetrics } from '../../../core/kit/tokens';
 import type { EndedCall } from './call-recorder';
 import type { Listed } from './listed';
 

@@ -5,7 +5,7 @@
  * published on Redis (when configured), and the instance relaying it stops it. Kept across reloads: a
  * call outlives the snapshot it started under.
  */
-import type { RedisLink } from '../../../core/kit/stage';
+import type { RedisLink } from '../../../core/kit/tokens';
 
 const CHANNEL = 'mcp:cancel';
 

@@ -23,7 +23,7 @@ import {
   type RedisLink,
   UsageStoreToken,
   type UsageStore,
-} from '../../../core/kit/stage';
+} from '../../../core/kit/tokens';
 import {
   SealerToken,
   type Sealer,

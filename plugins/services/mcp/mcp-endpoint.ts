@@ -9,16 +9,14 @@ import type { Logger } from 'pino';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { ErrorCode, isInitializeRequest, JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
 import { globMatcher, tracedCall, type GatewayContext } from '../../../core/kit/plugin';
+import { budgetRefusal, budgetSubjectsOf, toolsAllowedBy } from '../../../core/kit/stage';
 import {
   type BudgetLedger,
-  budgetRefusal,
-  budgetSubjectsOf,
   type KeptState,
   type PluginMetrics,
   type RedisLink,
-  toolsAllowedBy,
   type UsageStore,
-} from '../../../core/kit/stage';
+} from '../../../core/kit/tokens';
 import type { Sealer, ServiceExchange } from '../../../core/kit/service';
 import { CallLedger, ToolPrices, type LedgerServices } from './call-ledger';
 import { CallMetrics } from './call-metrics';

@@ -6,14 +6,14 @@
 import { isJsonObject, type JsonObject } from '../../../core/kit/json';
 import {
   type BatchUpstream,
-  callForJson,
-  jsonExchange,
   type UpstreamCaller,
   urlUnder,
   type VendorBatchLine,
   type VendorBatchState,
   type VendorLineResult,
-} from '../../../core/kit/upstream';
+  vendorJson,
+  type VendorJson,
+} from '../../../core/kit/vendor-calls';
 
 /** The HTTP status each of the vendor's error types is sent with. */
 const ERROR_STATUS: Readonly<Record<string, number>> = {
@@ -38,11 +38,15 @@ export class MessageBatches implements BatchUpstream {
   readonly endpoints: readonly string[] = ['/v1/messages'];
   readonly oneModel = false;
 
+  private readonly json: VendorJson;
+
   constructor(
     private readonly caller: UpstreamCaller,
     private readonly url: URL,
     private readonly headers: Readonly<Record<string, string>>,
-  ) {}
+  ) {
+    this.json = vendorJson(caller, headers);
+  }
 
   async submit(_endpoint: string, lines: readonly VendorBatchLine[], requestId: string): Promise<string> {
     const requests = lines.map(({ custom_id, body }) => ({ custom_id, params: body }));
@@ -84,10 +88,6 @@ export class MessageBatches implements BatchUpstream {
 
   private at(...segments: string[]): URL {
     return urlUnder(this.url, ...segments);
-  }
-
-  private json(method: 'GET' | 'POST', url: URL, body?: JsonObject, requestId?: string): Promise<JsonObject> {
-    return callForJson(this.caller, jsonExchange(method, url, this.headers, body, requestId));
   }
 }
 

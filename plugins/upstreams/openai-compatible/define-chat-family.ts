@@ -1,6 +1,7 @@
 import type { constructor } from 'tsyringe/dist/typings/types';
 import { definePlugin } from '../../../core/kit/plugin';
-import { type UpstreamCaller, UpstreamCallerToken, type UpstreamPlugin } from '../../../core/kit/upstream';
+import { type UpstreamPlugin } from '../../../core/kit/upstream';
+import { type UpstreamCaller, UpstreamCallerToken } from '../../../core/kit/vendor-calls';
 import { inject } from 'tsyringe';
 import { chatUpstreamOptions, type ChatUpstreamOptions } from './chat-options';
 import type { ChatFamilySpec } from './chat-upstream';

@@ -5,14 +5,13 @@
  * whose body a translator turned into the model's own, to the part of the model's API.
  */
 import {
-  type BatchUpstream,
   credentialHeaders,
   type ModelSpec,
-  type UpstreamCaller,
   type UpstreamPlugin,
   type UpstreamRequest,
   upstreamUrl,
 } from '../../../core/kit/upstream';
+import { type BatchUpstream, type UpstreamCaller } from '../../../core/kit/vendor-calls';
 import { Errors, type FamilyRequest } from '../../../core/kit/plugin';
 import type { ApiPart } from './api-part';
 import type { ChatUpstreamOptions } from './chat-options';

@@ -7,13 +7,14 @@ import { isJsonObject, stringOr, type JsonObject } from '../../../core/kit/json'
 import {
   type BatchUpstream,
   callForJson,
-  jsonExchange,
   type UpstreamCaller,
   urlUnder,
   type VendorBatchLine,
   type VendorBatchState,
   type VendorLineResult,
-} from '../../../core/kit/upstream';
+  vendorJson,
+  type VendorJson,
+} from '../../../core/kit/vendor-calls';
 
 export interface OpenAiBatchUrls {
   readonly files: URL;
@@ -28,11 +29,15 @@ const ENDED = new Set(['completed', 'expired', 'cancelled']);
 export class OpenAiBatches implements BatchUpstream {
   readonly oneModel = true;
 
+  private readonly json: VendorJson;
+
   constructor(
     readonly endpoints: readonly string[],
     private readonly caller: UpstreamCaller,
     private readonly urls: OpenAiBatchUrls,
-  ) {}
+  ) {
+    this.json = vendorJson(caller, urls.headers);
+  }
 
   async submit(endpoint: string, lines: readonly VendorBatchLine[], requestId: string): Promise<string> {
     const jsonl = lines
@@ -105,10 +110,6 @@ export class OpenAiBatches implements BatchUpstream {
     if (answer.status !== 200)
       throw new Error(`${this.caller.upstream}: ${answer.status} reading file ${fileId}`);
     return answer.body.toString('utf8');
-  }
-
-  private json(method: 'GET' | 'POST', url: URL, body?: JsonObject, requestId?: string): Promise<JsonObject> {
-    return callForJson(this.caller, jsonExchange(method, url, this.urls.headers, body, requestId));
   }
 }
 

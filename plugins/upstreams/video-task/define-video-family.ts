@@ -1,7 +1,8 @@
 import { inject } from 'tsyringe';
 import type { constructor } from 'tsyringe/dist/typings/types';
 import { definePlugin } from '../../../core/kit/plugin';
-import { type UpstreamCaller, UpstreamCallerToken, type UpstreamPlugin } from '../../../core/kit/upstream';
+import { type UpstreamPlugin } from '../../../core/kit/upstream';
+import { type UpstreamCaller, UpstreamCallerToken } from '../../../core/kit/vendor-calls';
 import { videoOptions, type VideoOptions, type VideoPaths } from './video-options';
 import { VideoUpstream, type VideoFamilySpec } from './video-upstream';
 

@@ -4,18 +4,20 @@
  * (VideoFamilySpec): its models, what it checks in a body, and how it reads its vendor's answers.
  */
 import {
-  answerJson,
   checkCeiling,
   checkResolution,
   credentialHeaders,
-  isTransient,
   type ModelLimits,
   type ModelSpec,
-  type UpstreamAnswer,
   type UpstreamPlugin,
-  type UpstreamCaller,
   upstreamUrl,
 } from '../../../core/kit/upstream';
+import {
+  answerJson,
+  isTransient,
+  type UpstreamAnswer,
+  type UpstreamCaller,
+} from '../../../core/kit/vendor-calls';
 import { Errors } from '../../../core/kit/plugin';
 import type { JsonObject } from '../../../core/kit/json';
 import {

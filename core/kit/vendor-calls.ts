@@ -1,0 +1,23 @@
+/**
+ * Calls to a vendor outside the proxy path: JSON calls through the gateway's caller (its timeouts and
+ * retries of transient failures), and what a family implements to run batches at its vendor.
+ */
+export type {
+  BatchUpstream,
+  VendorBatchLine,
+  VendorBatchState,
+  VendorLineResult,
+} from '../contracts/batch-upstream';
+export {
+  answerJson,
+  callForJson,
+  isTransient,
+  jsonExchange,
+  urlUnder,
+  UpstreamCallerToken,
+  vendorJson,
+  type VendorJson,
+  type UpstreamAnswer,
+  type UpstreamCall,
+  type UpstreamCaller,
+} from '../upstream/upstream-call';
