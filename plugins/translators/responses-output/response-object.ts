@@ -4,6 +4,7 @@
  * the client sent nothing and null where the API has none. Members are in the order OpenAI's recorded
  * answers have them (test/kit/fixtures/responses/).
  */
+import { LRUCache } from 'lru-cache';
 import { isJsonObject, type JsonObject } from '../../../core/kit/json';
 import type { ModelSpec } from '../../../core/kit/upstream';
 
@@ -52,9 +53,35 @@ export const responseEcho = (body: JsonObject, model: string): ResponseEcho => (
   metadata: body.metadata ?? {},
 });
 
+/** The request members the echo reads, found once by reading an echo through a proxy that notes them. */
+const ECHOED: readonly string[] = (() => {
+  const read = new Set<string>();
+  responseEcho(new Proxy({}, { get: (_, key) => void (typeof key === 'string' && read.add(key)) }), '');
+  return [...read];
+})();
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null) {
+    for (const member of Object.values(value)) deepFreeze(member);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+/**
+ * Echoes of requests that set none of the echoed members, by model name: most requests. Their echo, and
+ * the JSON a stream's writer makes of it (responseWriter), are then made once, not per request.
+ */
+const plainEchoes = new LRUCache<string, ResponseEcho>({ max: 256 });
+
 /** The echo of a request (`body`, as validated) routed to `model`: the model named as the client named it. */
-export const echoOf = (body: JsonObject, model: ModelSpec): ResponseEcho =>
-  responseEcho(body, typeof body.model === 'string' ? body.model : model.id);
+export function echoOf(body: JsonObject, model: ModelSpec): ResponseEcho {
+  const name = typeof body.model === 'string' ? body.model : model.id;
+  if (ECHOED.some((key) => body[key] !== undefined)) return responseEcho(body, name);
+  let echo = plainEchoes.get(name);
+  if (echo === undefined) plainEchoes.set(name, (echo = deepFreeze(responseEcho({}, name))));
+  return echo;
+}
 
 /** What one Response says of itself, beside the echo. */
 export interface ResponseState {
@@ -148,7 +175,19 @@ const OWN_JSON = new Map<string, (head: ResponseHead, output: string) => string>
  * Response's own written between them. The generic serialiser's walk of a 31-member object built key by
  * key, two or three times a stream, was most of a translated stream's cost beyond the chat relay's.
  */
-export function responseWriter(echo: ResponseEcho): (head: ResponseHead, output: string) => string {
+export function responseWriter(echo: ResponseEcho): ResponseJsonWriter {
+  let writer = writers.get(echo);
+  if (writer === undefined) writers.set(echo, (writer = writerOf(echo)));
+  return writer;
+}
+
+/** A Response as JSON from its own members and its output's JSON (responseWriter). */
+export type ResponseJsonWriter = (head: ResponseHead, output: string) => string;
+
+/** Each echo's writer: a plain echo (echoOf) is shared by the requests of its model, and so is its writer. */
+const writers = new WeakMap<ResponseEcho, ResponseJsonWriter>();
+
+function writerOf(echo: ResponseEcho): ResponseJsonWriter {
   // Each member in order: a run of the echo's as JSON (`"a":1,"b":2`), or an own one's writer.
   const plan: (string | ((head: ResponseHead, output: string) => string))[] = [];
   let run: JsonObject | undefined;

@@ -12,6 +12,7 @@ import {
   type MessagePart,
 } from '../../../plugins/translators/responses-output/output-items';
 import {
+  echoOf,
   responseEcho,
   responseObject,
   responseWriter,
@@ -59,6 +60,27 @@ t.test('the parts make the whole', (t) => {
     }),
     { numRuns: 200 },
   );
+  t.end();
+});
+
+t.test('an echo is the same whether made for the request or shared with its model', (t) => {
+  const model = { id: 'modela-5.5' } as Parameters<typeof echoOf>[1];
+  fc.assert(
+    fc.property(body, fc.constantFrom('modela-5.5', 'modela-5.5-mini'), (b, name) => {
+      const request = { model: name, input: 'hi', ...b };
+      t.strictSame(echoOf(request, model), responseEcho(request, name));
+    }),
+    { numRuns: 200 },
+  );
+  const plain = { model: 'modela-5.5', input: 'hi', stream: true };
+  t.equal(
+    echoOf(plain, model),
+    echoOf({ ...plain, input: 'other' }, model),
+    'a plain request shares its echo',
+  );
+  t.equal(responseWriter(echoOf(plain, model)), responseWriter(echoOf(plain, model)), 'and its writer');
+  t.not(echoOf({ ...plain, user: 'u' }, model), echoOf(plain, model), 'an echoed member makes its own');
+  t.ok(Object.isFrozen(echoOf(plain, model).reasoning), 'a shared echo cannot be changed');
   t.end();
 });
 
