@@ -1,3 +1,10 @@
 /** JSON bodies and text: a JSON object, and changes to JSON text made without parsing it whole. */
-export { isJsonObject, stringOr, withFirstMember, withoutMember, type JsonObject } from '../base/json';
+export {
+  holdsAt,
+  isJsonObject,
+  stringOr,
+  withFirstMember,
+  withoutMember,
+  type JsonObject,
+} from '../base/json';
 export { flatString } from '../base/flat-string';

@@ -6,6 +6,7 @@
  * or spacing) is undefined: the caller parses it whole, so a vendor's unusual chunk costs a parse, never
  * a misreading.
  */
+import { holdsAt } from '../../../core/kit/json';
 
 /** Where such a chunk's one choice begins, up to its text's opening quote: found by a plain search. */
 const TEXT_CHOICE = '"choices":[{"index":0,"delta":{"content":"';
@@ -24,15 +25,27 @@ export interface TextDelta {
   readonly json: string;
 }
 
-export function contentOnlyDelta(data: string): TextDelta | undefined {
-  const at = data.indexOf(TEXT_CHOICE);
-  if (at < 0) return undefined;
-  TEXT_REST.lastIndex = at + TEXT_CHOICE.length - 1;
-  const literal = TEXT_REST.exec(data)?.[1];
-  if (literal === undefined) return undefined;
-  // Without an escape the literal is already what JSON.stringify writes (the pattern admits no control
-  // character, and decoded UTF-8 holds no lone surrogate); with one, it is read and written anew.
-  if (!literal.includes('\\')) return { text: literal.slice(1, -1), json: literal };
-  const text = JSON.parse(literal) as string;
-  return { text, json: JSON.stringify(text) };
+/**
+ * Reads one stream's chunks. They repeat one envelope (id, created, model…), so each chunk's choice is
+ * looked for first where the last one's was: a search from the start stops at every quote before it.
+ */
+export class ContentDeltas {
+  private at = 0;
+
+  read(data: string): TextDelta | undefined {
+    let at = this.at;
+    if (!holdsAt(data, at, TEXT_CHOICE)) {
+      at = data.indexOf(TEXT_CHOICE);
+      if (at < 0) return undefined;
+      this.at = at;
+    }
+    TEXT_REST.lastIndex = at + TEXT_CHOICE.length - 1;
+    const literal = TEXT_REST.exec(data)?.[1];
+    if (literal === undefined) return undefined;
+    // Without an escape the literal is already what JSON.stringify writes (the pattern admits no control
+    // character, and decoded UTF-8 holds no lone surrogate); with one, it is read and written anew.
+    if (!literal.includes('\\')) return { text: literal.slice(1, -1), json: literal };
+    const text = JSON.parse(literal) as string;
+    return { text, json: JSON.stringify(text) };
+  }
 }

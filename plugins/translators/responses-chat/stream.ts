@@ -15,13 +15,15 @@ import type { ResponseEcho } from '../responses-output/response-object';
 import type { CallStream } from '../responses-output/stream-items';
 import { finishOf } from './finish';
 import { argumentsText, CHAT_ID_PREFIX } from './json-answer';
-import { contentOnlyDelta, type TextDelta } from './content-delta';
+import { ContentDeltas, type TextDelta } from './content-delta';
 
 const nonEmpty = (value: unknown): value is string => typeof value === 'string' && value !== '';
 
 export class ChatStreamTranslator implements UpstreamStream {
   private readonly response: ResponseStream;
   private readonly calls = new Map<number, CallStream>();
+  /** The text-only chunks, read from their text. */
+  private readonly deltas = new ContentDeltas();
 
   constructor(echo: ResponseEcho) {
     this.response = new ResponseStream(echo, CHAT_ID_PREFIX);
@@ -35,7 +37,7 @@ export class ChatStreamTranslator implements UpstreamStream {
   translate(ev: SseEvent, usage: () => Usage): SseEvent[] {
     if (ev.data.startsWith('[DONE]')) return this.end(usage());
     // Most chunks of an open Response carry a piece of text and nothing else: read just that.
-    const text = this.response.started ? contentOnlyDelta(ev.data) : undefined;
+    const text = this.response.started ? this.deltas.read(ev.data) : undefined;
     if (text) return this.text(text);
     const chunk = eventJson(ev);
     if (!chunk) return [];

@@ -1,5 +1,6 @@
 import t from 'tap';
-import { withFirstMember } from '../../../core/base/json';
+import fc from 'fast-check';
+import { holdsAt, withFirstMember } from '../../../core/base/json';
 
 void t.test('withFirstMember adds one member and keeps the rest byte for byte', (t) => {
   const member = '"stream_options":{"include_usage":true}';
@@ -19,5 +20,17 @@ void t.test('withFirstMember adds one member and keeps the rest byte for byte', 
 void t.test('withFirstMember keeps whitespace before the object', (t) => {
   const out = withFirstMember(Buffer.from(' \n{"a":1}'), '"b":2');
   t.equal(out.toString(), ' \n{"b":2,"a":1}');
+  t.end();
+});
+
+t.test('holdsAt: a part at a position, nowhere else', (t) => {
+  fc.assert(
+    fc.property(fc.string(), fc.string({ minLength: 1 }), fc.nat(40), (text, part, at) => {
+      t.equal(holdsAt(text, at, part), text.indexOf(part, at) === at);
+    }),
+    { numRuns: 300 },
+  );
+  t.ok(holdsAt('{"a":1,"choices":[', 7, '"choices":['));
+  t.notOk(holdsAt('{"a":1,"choices":[', 6, '"choices":['));
   t.end();
 });

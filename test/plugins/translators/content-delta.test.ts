@@ -1,7 +1,10 @@
 /** Which chat chunks are read as a piece of text alone, and which are left to a whole parse. */
 import t from 'tap';
 import fc from 'fast-check';
-import { contentOnlyDelta } from '../../../plugins/translators/responses-chat/content-delta';
+import { ContentDeltas } from '../../../plugins/translators/responses-chat/content-delta';
+
+/** A chunk read by a fresh reader, as the first of a stream. */
+const contentOnlyDelta = (data: string) => new ContentDeltas().read(data);
 
 const chunk = (choice: unknown, more: Record<string, unknown> = {}) =>
   JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', choices: [choice], ...more });
@@ -80,6 +83,24 @@ t.test('any text is read back with its JSON as JSON.stringify writes it', (t) =>
   fc.assert(
     fc.property(fc.string({ unit: 'binary' }), (text) => {
       const read = contentOnlyDelta(chunk({ index: 0, delta: { content: text }, finish_reason: null }));
+      t.strictSame(read, { text, json: JSON.stringify(text) });
+    }),
+    { numRuns: 300 },
+  );
+  t.end();
+});
+
+t.test("one stream's reader finds each chunk's text, wherever its choice begins", (t) => {
+  const reader = new ContentDeltas();
+  fc.assert(
+    fc.property(fc.string({ maxLength: 12 }), fc.string(), (id, text) => {
+      const read = reader.read(
+        JSON.stringify({
+          id,
+          object: 'chat.completion.chunk',
+          choices: [{ index: 0, delta: { content: text }, finish_reason: null }],
+        }),
+      );
       t.strictSame(read, { text, json: JSON.stringify(text) });
     }),
     { numRuns: 300 },

@@ -4,7 +4,7 @@
  * left open. A blocked stream ends each unfinished choice with `content_filter`, the usage chunk when the
  * client asked for one, and `[DONE]`.
  */
-import { isJsonObject, type JsonObject } from '../../../../../core/kit/json';
+import { holdsAt, isJsonObject, type JsonObject } from '../../../../../core/kit/json';
 import type { SseEvent } from '../../../../../core/kit/plugin';
 import { CHAT_DONE, chatUsageChunk, type ChatAnswerHead } from '../../../../../core/kit/upstream';
 import {
@@ -107,7 +107,7 @@ export class ChatShape implements StreamShape {
   bare(data: string): BarePiece | undefined {
     if (this.first === undefined) return undefined;
     let at = this.choicesAt;
-    if (!data.startsWith(CHOICES, at)) {
+    if (!holdsAt(data, at, CHOICES)) {
       at = data.indexOf(CHOICES);
       if (at < 0) return undefined;
       this.choicesAt = at;
