@@ -25,7 +25,7 @@ function sequence(elements: readonly AST.Element[]): Needle | undefined {
   let found: Needle | undefined;
   let run = '';
   const keep = (needle: Needle | undefined): void => {
-    if (needle !== undefined && (found === undefined || longest(needle) > longest(found))) found = needle;
+    if (needle !== undefined && (found === undefined || narrowing(needle) > narrowing(found))) found = needle;
   };
   for (const element of elements) {
     if (element.type === 'Character') {
@@ -40,8 +40,8 @@ function sequence(elements: readonly AST.Element[]): Needle | undefined {
   return found;
 }
 
-/** The shortest string a needle can be: how much it narrows. */
-const longest = (needle: Needle): number =>
+/** How much a needle narrows: the length of its shortest string. */
+const narrowing = (needle: Needle): number =>
   typeof needle === 'string' ? needle.length : Math.min(...needle.map((n) => n.length));
 
 /** What every match of one of `alternatives` contains: a string of each, or undefined. */
