@@ -1,23 +1,27 @@
 /**
- * The text of a chat chunk whose one choice's delta is `{"content": "…"}` and nothing else, with no finish
- * yet: most chunks of a stream. Read from the chunk's text without parsing the chunk (one search, and one
- * pattern matched where it found), as the gateway's chat relay reads only the chunks it must. Any other
- * chunk (tool calls, reasoning, a refusal, a finish, several choices, an error, members in another order
- * or spacing) is undefined: the caller parses it whole, so a vendor's unusual chunk costs a parse, never
- * a misreading.
+ * A stream's plainest chat chunks, read from their text without parsing them, as the gateway's chat
+ * relay reads only the chunks it must: one whose one choice's delta is `{"content": "…"}` and nothing
+ * else, with no finish yet (most chunks of a stream); one that only finishes its one choice (`"delta":{}`
+ * and a finish reason); and one with no choices (the usage chunk the gateway asked for, whose usage the
+ * relay reads). Any other chunk (tool calls, reasoning, a refusal, several choices, an error, members in
+ * another order or spacing) is none of these: the caller parses it whole, so a vendor's unusual chunk
+ * costs a parse, never a misreading.
  */
 import { holdsAt } from '../../../core/kit/json';
 
-/** Where such a chunk's one choice begins, up to its text's opening quote: found by a plain search. */
-const TEXT_CHOICE = '"choices":[{"index":0,"delta":{"content":"';
+const CHOICES = '"choices":[';
+
 /**
- * The rest, matched from that quote only (sticky): the string literal, then nothing but the end of the
- * choice and of the list. A JSON string admits no raw control character: one in the text is left to the
- * whole parse to refuse.
+ * A text chunk's choice, matched from just after `"choices":[` (sticky): the string literal, then nothing
+ * but the end of the choice and of the list. A JSON string admits no raw control character: one in the
+ * text is left to the whole parse to refuse.
  */
-const TEXT_REST =
+const TEXT_CHOICE =
   // eslint-disable-next-line no-control-regex
-  /("(?:[^"\\\x00-\x1f]|\\.)*")\}(?:,"logprobs":null)?,"finish_reason":null\}\]/y;
+  /\{"index":0,"delta":\{"content":("(?:[^"\\\x00-\x1f]|\\.)*")\}(?:,"logprobs":null)?,"finish_reason":null\}\]/y;
+
+/** A finishing chunk's choice: an empty delta and the reason, from just after `"choices":[` (sticky). */
+const FINISH_CHOICE = /\{"index":0,"delta":\{\}(?:,"logprobs":null)?,"finish_reason":"(\w+)"\}\]/y;
 
 /** A piece of text, and the same as a JSON string literal written as `JSON.stringify` writes it. */
 export interface TextDelta {
@@ -26,26 +30,47 @@ export interface TextDelta {
 }
 
 /**
- * Reads one stream's chunks. They repeat one envelope (id, created, model…), so each chunk's choice is
- * looked for first where the last one's was: a search from the start stops at every quote before it.
+ * Reads one stream's chunks. They repeat one envelope (id, created, model…), so each chunk's choices are
+ * looked for first where the last one's were: a search from the start stops at every quote before them.
  */
-export class ContentDeltas {
+export class PlainChunks {
   private at = 0;
 
-  read(data: string): TextDelta | undefined {
-    let at = this.at;
-    if (!holdsAt(data, at, TEXT_CHOICE)) {
-      at = data.indexOf(TEXT_CHOICE);
-      if (at < 0) return undefined;
-      this.at = at;
-    }
-    TEXT_REST.lastIndex = at + TEXT_CHOICE.length - 1;
-    const literal = TEXT_REST.exec(data)?.[1];
+  /** The text of a chunk that carries a piece of text alone. */
+  text(data: string): TextDelta | undefined {
+    const literal = this.match(data, TEXT_CHOICE);
     if (literal === undefined) return undefined;
     // Without an escape the literal is already what JSON.stringify writes (the pattern admits no control
     // character, and decoded UTF-8 holds no lone surrogate); with one, it is read and written anew.
     if (!literal.includes('\\')) return { text: literal.slice(1, -1), json: literal };
     const text = JSON.parse(literal) as string;
     return { text, json: JSON.stringify(text) };
+  }
+
+  /** The finish reason of a chunk that only finishes its one choice. */
+  finish(data: string): string | undefined {
+    return this.match(data, FINISH_CHOICE);
+  }
+
+  /** Whether the chunk has no choices and no error: a usage chunk, which adds nothing to the Response. */
+  empty(data: string): boolean {
+    const at = this.choices(data);
+    return at >= 0 && data.startsWith(']', at + CHOICES.length) && !data.includes('"error"');
+  }
+
+  /** `choice`'s capture, matched right after the chunk's `"choices":[`. */
+  private match(data: string, choice: RegExp): string | undefined {
+    const at = this.choices(data);
+    if (at < 0) return undefined;
+    choice.lastIndex = at + CHOICES.length;
+    return choice.exec(data)?.[1];
+  }
+
+  /** Where the chunk's `"choices":[` is, or -1. */
+  private choices(data: string): number {
+    if (holdsAt(data, this.at, CHOICES)) return this.at;
+    const at = data.indexOf(CHOICES);
+    if (at >= 0) this.at = at;
+    return at;
   }
 }

@@ -15,15 +15,15 @@ import type { ResponseEcho } from '../responses-output/response-object';
 import type { CallStream } from '../responses-output/stream-items';
 import { finishOf } from './finish';
 import { argumentsText, CHAT_ID_PREFIX } from './json-answer';
-import { ContentDeltas, type TextDelta } from './content-delta';
+import { PlainChunks, type TextDelta } from './content-delta';
 
 const nonEmpty = (value: unknown): value is string => typeof value === 'string' && value !== '';
 
 export class ChatStreamTranslator implements UpstreamStream {
   private readonly response: ResponseStream;
   private readonly calls = new Map<number, CallStream>();
-  /** The text-only chunks, read from their text. */
-  private readonly deltas = new ContentDeltas();
+  /** The plainest chunks, read from their text. */
+  private readonly plain = new PlainChunks();
 
   constructor(echo: ResponseEcho) {
     this.response = new ResponseStream(echo, CHAT_ID_PREFIX);
@@ -36,9 +36,10 @@ export class ChatStreamTranslator implements UpstreamStream {
   /** The events for one chat event: a chunk, an in-stream error chunk, or `[DONE]`. */
   translate(ev: SseEvent, usage: () => Usage): SseEvent[] {
     if (ev.data.startsWith('[DONE]')) return this.end(usage());
-    // Most chunks of an open Response carry a piece of text and nothing else: read just that.
-    const text = this.response.started ? this.deltas.read(ev.data) : undefined;
-    if (text) return this.text(text);
+    if (this.response.started) {
+      const plain = this.plainly(ev.data);
+      if (plain) return plain;
+    }
     const chunk = eventJson(ev);
     if (!chunk) return [];
     if (chunk.error !== undefined) return this.fail(upstreamStreamError(chunk.error));
@@ -53,6 +54,19 @@ export class ChatStreamTranslator implements UpstreamStream {
       if (isJsonObject(choice.delta)) this.delta(choice.delta);
       if (nonEmpty(choice.finish_reason)) this.response.finished(finishOf(choice.finish_reason));
     }
+    return this.response.take();
+  }
+
+  /**
+   * The events of a chunk of an open Response read from its text (PlainChunks): most carry a piece of
+   * text and nothing else; one finishes the choice; the usage chunk adds nothing. Undefined for any other.
+   */
+  private plainly(data: string): SseEvent[] | undefined {
+    const text = this.plain.text(data);
+    if (text) return this.text(text);
+    const reason = this.plain.finish(data);
+    if (reason !== undefined) this.response.finished(finishOf(reason));
+    else if (!this.plain.empty(data)) return undefined;
     return this.response.take();
   }
 

@@ -1,10 +1,10 @@
 /** Which chat chunks are read as a piece of text alone, and which are left to a whole parse. */
 import t from 'tap';
 import fc from 'fast-check';
-import { ContentDeltas } from '../../../plugins/translators/responses-chat/content-delta';
+import { PlainChunks } from '../../../plugins/translators/responses-chat/content-delta';
 
 /** A chunk read by a fresh reader, as the first of a stream. */
-const contentOnlyDelta = (data: string) => new ContentDeltas().read(data);
+const contentOnlyDelta = (data: string) => new PlainChunks().text(data);
 
 const chunk = (choice: unknown, more: Record<string, unknown> = {}) =>
   JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', choices: [choice], ...more });
@@ -91,10 +91,10 @@ t.test('any text is read back with its JSON as JSON.stringify writes it', (t) =>
 });
 
 t.test("one stream's reader finds each chunk's text, wherever its choice begins", (t) => {
-  const reader = new ContentDeltas();
+  const reader = new PlainChunks();
   fc.assert(
     fc.property(fc.string({ maxLength: 12 }), fc.string(), (id, text) => {
-      const read = reader.read(
+      const read = reader.text(
         JSON.stringify({
           id,
           object: 'chat.completion.chunk',
@@ -105,5 +105,21 @@ t.test("one stream's reader finds each chunk's text, wherever its choice begins"
     }),
     { numRuns: 300 },
   );
+  t.end();
+});
+
+t.test('a chunk that only finishes its choice gives its reason; a usage chunk is empty', (t) => {
+  const reader = new PlainChunks();
+  t.equal(reader.finish(chunk({ index: 0, delta: {}, logprobs: null, finish_reason: 'stop' })), 'stop');
+  t.equal(reader.finish(chunk({ index: 0, delta: {}, finish_reason: 'length' })), 'length');
+  t.equal(reader.finish(chunk({ index: 0, delta: { content: 'x' }, finish_reason: 'stop' })), undefined);
+  t.equal(reader.finish(chunk({ index: 0, delta: {}, finish_reason: null })), undefined);
+  const usage = JSON.stringify({ id: 'c1', choices: [], usage: { prompt_tokens: 1, completion_tokens: 2 } });
+  t.ok(reader.empty(usage), 'no choices: nothing for the Response');
+  t.notOk(
+    reader.empty(usage.replace('"usage"', '"error":{"message":"x"},"usage"')),
+    'an error is read whole',
+  );
+  t.notOk(reader.empty(chunk({ index: 0, delta: {}, finish_reason: 'stop' })), 'a choice is not empty');
   t.end();
 });
