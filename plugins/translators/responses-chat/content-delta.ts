@@ -1,6 +1,7 @@
 /**
  * A stream's plainest chat chunks, read from their text without parsing them, as the gateway's chat
- * relay reads only the chunks it must: one whose one choice's delta is `{"content": "…"}` and nothing
+ * relay reads only the chunks it must: the one that opens the answer (its id, time and role, no text);
+ * one whose one choice's delta is `{"content": "…"}` and nothing
  * else, with no finish yet (most chunks of a stream); one that only finishes its one choice (`"delta":{}`
  * and a finish reason); and one with no choices (the usage chunk the gateway asked for, whose usage the
  * relay reads). Any other chunk (tool calls, reasoning, a refusal, several choices, an error, members in
@@ -22,6 +23,17 @@ const TEXT_CHOICE =
 
 /** A finishing chunk's choice: an empty delta and the reason, from just after `"choices":[` (sticky). */
 const FINISH_CHOICE = /\{"index":0,"delta":\{\}(?:,"logprobs":null)?,"finish_reason":"(\w+)"\}\]/y;
+
+/** The chunk that opens an answer: its id and time, its one choice naming the role with no text. */
+const OPENING = /^\{"id":"([\w-]*)","object":"chat\.completion\.chunk","created":(\d+),/;
+const OPENING_CHOICE =
+  /\{"index":0,"delta":\{"role":"assistant","content":""\}(?:,"logprobs":null)?,"finish_reason":null\}\]/y;
+
+/** What an opening chunk says of the answer: the Response's id comes from it, and its time. */
+export interface Opening {
+  readonly id: string;
+  readonly created: number;
+}
 
 /** A piece of text, and the same as a JSON string literal written as `JSON.stringify` writes it. */
 export interface TextDelta {
@@ -47,6 +59,13 @@ export class PlainChunks {
     return { text, json: JSON.stringify(text) };
   }
 
+  /** The id and time of the chunk that opens the answer, when it says nothing else. */
+  opening(data: string): Opening | undefined {
+    const head = OPENING.exec(data);
+    if (head === null || this.match(data, OPENING_CHOICE) === undefined) return undefined;
+    return { id: head[1]!, created: Number(head[2]) };
+  }
+
   /** The finish reason of a chunk that only finishes its one choice. */
   finish(data: string): string | undefined {
     return this.match(data, FINISH_CHOICE);
@@ -58,12 +77,13 @@ export class PlainChunks {
     return at >= 0 && data.startsWith(']', at + CHOICES.length) && !data.includes('"error"');
   }
 
-  /** `choice`'s capture, matched right after the chunk's `"choices":[`. */
+  /** `choice`'s capture (the whole match, for a pattern without one), matched right after `"choices":[`. */
   private match(data: string, choice: RegExp): string | undefined {
     const at = this.choices(data);
     if (at < 0) return undefined;
     choice.lastIndex = at + CHOICES.length;
-    return choice.exec(data)?.[1];
+    const found = choice.exec(data);
+    return found === null ? undefined : (found[1] ?? found[0]);
   }
 
   /** Where the chunk's `"choices":[` is, or -1. */

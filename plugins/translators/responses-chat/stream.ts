@@ -36,10 +36,8 @@ export class ChatStreamTranslator implements UpstreamStream {
   /** The events for one chat event: a chunk, an in-stream error chunk, or `[DONE]`. */
   translate(ev: SseEvent, usage: () => Usage): SseEvent[] {
     if (ev.data.startsWith('[DONE]')) return this.end(usage());
-    if (this.response.started) {
-      const plain = this.plainly(ev.data);
-      if (plain) return plain;
-    }
+    const plain = this.response.started ? this.plainly(ev.data) : this.opened(ev.data);
+    if (plain) return plain;
     const chunk = eventJson(ev);
     if (!chunk) return [];
     if (chunk.error !== undefined) return this.fail(upstreamStreamError(chunk.error));
@@ -67,6 +65,14 @@ export class ChatStreamTranslator implements UpstreamStream {
     const reason = this.plain.finish(data);
     if (reason !== undefined) this.response.finished(finishOf(reason));
     else if (!this.plain.empty(data)) return undefined;
+    return this.response.take();
+  }
+
+  /** The Response's opening events, when the answer's first chunk says nothing but its id, time and role. */
+  private opened(data: string): SseEvent[] | undefined {
+    const opening = this.plain.opening(data);
+    if (opening === undefined) return undefined;
+    this.response.start(opening.id, opening.created);
     return this.response.take();
   }
 

@@ -123,3 +123,29 @@ t.test('a chunk that only finishes its choice gives its reason; a usage chunk is
   t.notOk(reader.empty(chunk({ index: 0, delta: {}, finish_reason: 'stop' })), 'a choice is not empty');
   t.end();
 });
+
+t.test('the opening chunk gives its id and time when it names the role alone', (t) => {
+  const opening = (delta: unknown) =>
+    JSON.stringify({
+      id: 'chatcmpl-9a',
+      object: 'chat.completion.chunk',
+      created: 1796002322,
+      model: 'm',
+      choices: [{ index: 0, delta, logprobs: null, finish_reason: null }],
+      usage: null,
+    });
+  t.strictSame(new PlainChunks().opening(opening({ role: 'assistant', content: '' })), {
+    id: 'chatcmpl-9a',
+    created: 1796002322,
+  });
+  t.equal(
+    new PlainChunks().opening(opening({ role: 'assistant', content: 'Hi' })),
+    undefined,
+    'text: parsed',
+  );
+  t.equal(
+    new PlainChunks().opening(opening({ role: 'assistant', content: null, tool_calls: [] })),
+    undefined,
+  );
+  t.end();
+});
