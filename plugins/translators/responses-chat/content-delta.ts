@@ -1,12 +1,11 @@
 /**
  * A stream's plainest chat chunks, read from their text without parsing them, as the gateway's chat
  * relay reads only the chunks it must: the one that opens the answer (its id, time and role, no text);
- * one whose one choice's delta is `{"content": "…"}` and nothing
- * else, with no finish yet (most chunks of a stream); one that only finishes its one choice (`"delta":{}`
- * and a finish reason); and one with no choices (the usage chunk the gateway asked for, whose usage the
- * relay reads). Any other chunk (tool calls, reasoning, a refusal, several choices, an error, members in
- * another order or spacing) is none of these: the caller parses it whole, so a vendor's unusual chunk
- * costs a parse, never a misreading.
+ * one whose one choice's delta is `{"content": "…"}` and nothing else, with no finish yet (most chunks of
+ * a stream); one that only finishes its one choice (`"delta":{}` and a finish reason); and one with no
+ * choices (the usage chunk the gateway asked for, whose usage the relay reads). Any other chunk (tool
+ * calls, reasoning, a refusal, several choices, an error, members in another order or spacing) is none
+ * of these: the caller parses it whole, so a vendor's unusual chunk costs a parse, never a misreading.
  */
 import { holdsAt } from '../../../core/kit/json';
 
