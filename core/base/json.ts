@@ -26,12 +26,27 @@ export function stringEnd(text: string, open: number): number {
 }
 
 /**
- * Whether `text` holds `part` at `at`: a slice compared whole. A stream's chunks repeat one envelope, so
- * a reader looks for a member first where it was in the last chunk; V8 runs this about three times faster
- * than `startsWith(part, at)`, a loop of charCodeAt, or a search.
+ * Where a member's key (`"choices":[`) is in each chunk of one stream. The chunks repeat one envelope, so
+ * it is looked for first where it was in the last chunk: a slice compared whole, which V8 runs about three
+ * times faster than `startsWith(key, at)`, a loop of charCodeAt, or a search that stops at every quote
+ * of the envelope before it.
  */
-export const holdsAt = (text: string, at: number, part: string): boolean =>
-  text.substring(at, at + part.length) === part;
+export class RepeatedMember {
+  private at = 0;
+
+  constructor(private readonly key: string) {}
+
+  /** Where the key ends in `chunk` (its value begins there), or -1 when the chunk does not hold it. */
+  after(chunk: string): number {
+    const { key } = this;
+    if (chunk.substring(this.at, this.at + key.length) !== key) {
+      const at = chunk.indexOf(key);
+      if (at < 0) return -1;
+      this.at = at;
+    }
+    return this.at + key.length;
+  }
+}
 
 /** A JSON object (not null, not an array). */
 /** `value` when it is a string, else `fallback`: a field of a parsed body read as text. */

@@ -1,7 +1,7 @@
 /** JSON bodies and text: a JSON object, and changes to JSON text made without parsing it whole. */
 export {
-  holdsAt,
   isJsonObject,
+  RepeatedMember,
   stringOr,
   withFirstMember,
   withoutMember,

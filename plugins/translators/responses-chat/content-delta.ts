@@ -7,9 +7,7 @@
  * calls, reasoning, a refusal, several choices, an error, members in another order or spacing) is none
  * of these: the caller parses it whole, so a vendor's unusual chunk costs a parse, never a misreading.
  */
-import { holdsAt } from '../../../core/kit/json';
-
-const CHOICES = '"choices":[';
+import { RepeatedMember } from '../../../core/kit/json';
 
 /**
  * A text chunk's choice, matched from just after `"choices":[` (sticky): the string literal, then nothing
@@ -40,12 +38,9 @@ export interface TextDelta {
   readonly json: string;
 }
 
-/**
- * Reads one stream's chunks. They repeat one envelope (id, created, model…), so each chunk's choices are
- * looked for first where the last one's were: a search from the start stops at every quote before them.
- */
+/** Reads one stream's chunks, each one's choices found where the last one's were (RepeatedMember). */
 export class PlainChunks {
-  private at = 0;
+  private readonly choices = new RepeatedMember('"choices":[');
 
   /** The text of a chunk that carries a piece of text alone. */
   text(data: string): TextDelta | undefined {
@@ -72,24 +67,16 @@ export class PlainChunks {
 
   /** Whether the chunk has no choices and no error: a usage chunk, which adds nothing to the Response. */
   empty(data: string): boolean {
-    const at = this.choices(data);
-    return at >= 0 && data.startsWith(']', at + CHOICES.length) && !data.includes('"error"');
+    const at = this.choices.after(data);
+    return at >= 0 && data[at] === ']' && !data.includes('"error"');
   }
 
   /** `choice`'s capture (the whole match, for a pattern without one), matched right after `"choices":[`. */
   private match(data: string, choice: RegExp): string | undefined {
-    const at = this.choices(data);
+    const at = this.choices.after(data);
     if (at < 0) return undefined;
-    choice.lastIndex = at + CHOICES.length;
+    choice.lastIndex = at;
     const found = choice.exec(data);
     return found === null ? undefined : (found[1] ?? found[0]);
-  }
-
-  /** Where the chunk's `"choices":[` is, or -1. */
-  private choices(data: string): number {
-    if (holdsAt(data, this.at, CHOICES)) return this.at;
-    const at = data.indexOf(CHOICES);
-    if (at >= 0) this.at = at;
-    return at;
   }
 }

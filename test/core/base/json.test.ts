@@ -1,6 +1,6 @@
 import t from 'tap';
 import fc from 'fast-check';
-import { holdsAt, withFirstMember } from '../../../core/base/json';
+import { RepeatedMember, withFirstMember } from '../../../core/base/json';
 
 void t.test('withFirstMember adds one member and keeps the rest byte for byte', (t) => {
   const member = '"stream_options":{"include_usage":true}';
@@ -23,14 +23,21 @@ void t.test('withFirstMember keeps whitespace before the object', (t) => {
   t.end();
 });
 
-t.test('holdsAt: a part at a position, nowhere else', (t) => {
+t.test('RepeatedMember: where a key ends in each chunk, wherever the last one had it', (t) => {
+  const key = '"choices":[';
+  const members = new RepeatedMember(key);
   fc.assert(
-    fc.property(fc.string(), fc.string({ minLength: 1 }), fc.nat(40), (text, part, at) => {
-      t.equal(holdsAt(text, at, part), text.indexOf(part, at) === at);
+    fc.property(fc.string({ maxLength: 20 }), fc.boolean(), (envelope, holds) => {
+      const chunk = `{"id":${JSON.stringify(envelope)},${holds ? `${key}]` : '"usage":{}'}}`;
+      const after = members.after(chunk);
+      if (!holds) {
+        t.equal(after, -1, chunk);
+        return;
+      }
+      t.equal(chunk.slice(after - key.length, after), key, chunk);
+      t.equal(chunk[after], ']', 'the value begins there');
     }),
     { numRuns: 300 },
   );
-  t.ok(holdsAt('{"a":1,"choices":[', 7, '"choices":['));
-  t.notOk(holdsAt('{"a":1,"choices":[', 6, '"choices":['));
   t.end();
 });

@@ -4,7 +4,7 @@
  * left open. A blocked stream ends each unfinished choice with `content_filter`, the usage chunk when the
  * client asked for one, and `[DONE]`.
  */
-import { holdsAt, isJsonObject, type JsonObject } from '../../../../../core/kit/json';
+import { isJsonObject, type JsonObject, RepeatedMember } from '../../../../../core/kit/json';
 import type { SseEvent } from '../../../../../core/kit/plugin';
 import { CHAT_DONE, chatUsageChunk, type ChatAnswerHead } from '../../../../../core/kit/upstream';
 import {
@@ -42,7 +42,6 @@ function deltaIsBare(delta: JsonObject): boolean {
   );
 }
 
-const CHOICES = '"choices":[';
 const USAGE = '"usage":';
 
 /**
@@ -77,8 +76,8 @@ export class ChatShape implements StreamShape {
   private readonly choices = new Map<number, Set<string>>();
   /** The choices whose finish chunk went out. */
   private readonly finished = new Set<number>();
-  /** Where the last bare chunk's choices began: a stream's chunks repeat one envelope, so theirs do too. */
-  private choicesAt = 0;
+  /** Each chunk's `"choices":[`, looked for where the last chunk's was. */
+  private readonly choicesKey = new RepeatedMember('"choices":[');
 
   read(payload: JsonObject): EventView {
     if (this.first === undefined && Array.isArray(payload.choices)) this.first = payload;
@@ -106,13 +105,9 @@ export class ChatShape implements StreamShape {
    */
   bare(data: string): BarePiece | undefined {
     if (this.first === undefined) return undefined;
-    let at = this.choicesAt;
-    if (!holdsAt(data, at, CHOICES)) {
-      at = data.indexOf(CHOICES);
-      if (at < 0) return undefined;
-      this.choicesAt = at;
-    }
-    BARE_CHOICES.lastIndex = at + CHOICES.length;
+    const at = this.choicesKey.after(data);
+    if (at < 0) return undefined;
+    BARE_CHOICES.lastIndex = at;
     const match = BARE_CHOICES.exec(data);
     if (match === null || !saysNoUsage(data)) return undefined;
     const text = stringText(match[2]!);
