@@ -13,7 +13,15 @@ import type { GatewayContext } from '../../../core/kit/plugin';
 import type { CacheOptions } from './options';
 
 /** Top-level members left out of the canonical body. */
-const NOT_THE_QUESTION = new Set(['stream', 'stream_options', 'metadata', 'user']);
+const NOT_THE_QUESTION_NAMES = ['stream', 'stream_options', 'metadata', 'user'] as const;
+const NOT_THE_QUESTION: ReadonlySet<string> = new Set(NOT_THE_QUESTION_NAMES);
+
+/** Whether the body has any member left out of the question (an indexed loop: run for every call). */
+function hasLeftOut(body: Readonly<Record<string, unknown>>): boolean {
+  for (let i = 0; i < NOT_THE_QUESTION_NAMES.length; i++)
+    if (body[NOT_THE_QUESTION_NAMES[i]!] !== undefined) return true;
+  return false;
+}
 
 /** Who shares entries under the configured scope; a key without a team shares as its own scope. */
 export function scopeOf(ctx: GatewayContext, scope: CacheOptions['scope']): string {
@@ -47,12 +55,7 @@ export const digest = (key: string): string => `#${hash('sha256', key, 'base64ur
 
 /** The body without the members that do not change the answer; the body itself when it has none. */
 function questionOf(body: Readonly<Record<string, unknown>>): Readonly<Record<string, unknown>> {
-  const left =
-    body.stream !== undefined ||
-    body.stream_options !== undefined ||
-    body.metadata !== undefined ||
-    body.user !== undefined;
-  if (!left) return body;
+  if (!hasLeftOut(body)) return body;
   const question: Record<string, unknown> = {};
   for (const name of Object.keys(body)) {
     if (NOT_THE_QUESTION.has(name)) continue;

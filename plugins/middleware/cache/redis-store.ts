@@ -1,8 +1,9 @@
 /**
  * Entries on Redis, shared by every instance: one hash per entry (`m`: what is known of the call, `b`:
  * the body), named by the key's digest and each with its TTL, so that a Redis bounded by `maxmemory`
- * may evict them (volatile-* and allkeys-* policies alike). Redis that cannot answer (down, slower than `redis.command_timeout`) is a
- * miss, and a store that fails is dropped: the cache never turns an outage into errors.
+ * may evict them (volatile-* and allkeys-* policies alike). Redis that cannot answer (down, slower than
+ * `redis.command_timeout`) is a miss, and a store that fails is dropped: the cache never turns an outage
+ * into errors.
  */
 import type { Logger } from 'pino';
 import type { SseEvent } from '../../../core/kit/plugin';
