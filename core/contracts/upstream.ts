@@ -3,7 +3,7 @@ import type { ModelSpec } from './api';
 import type { FamilyRequest } from './family-request';
 import type { ResponseReader } from './reader';
 import type { TaskUpstream } from './task-upstream';
-import type { BatchUpstream } from './batch-upstream';
+import type { Upstream as BatchUpstream } from './batch-upstream';
 
 /** What an upstream plugin asks the proxy to send. */
 export interface UpstreamRequest {

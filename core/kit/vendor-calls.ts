@@ -2,12 +2,8 @@
  * Calls to a vendor outside the proxy path: JSON calls through the gateway's caller (its timeouts and
  * retries of transient failures), and what a family implements to run batches at its vendor.
  */
-export type {
-  BatchUpstream,
-  VendorBatchLine,
-  VendorBatchState,
-  VendorLineResult,
-} from '../contracts/batch-upstream';
+/** A vendor's batch API: `VendorBatch.Upstream` with its `Line`s, `State`s and `LineResult`s. */
+export type * as VendorBatch from '../contracts/batch-upstream';
 export {
   answerJson,
   callForJson,

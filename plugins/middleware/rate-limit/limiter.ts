@@ -10,8 +10,6 @@
  * subject, but with a burst of N it admits close to 2N in some windows; a log's cost is one entry per
  * admitted request, bounded by the limit.
  */
-import { randomBytes } from 'node:crypto';
-
 export type LimitKind = 'requests' | 'tokens' | 'concurrent';
 
 /** One limit that applies to a request. */
@@ -66,31 +64,9 @@ export interface Limiter {
   settle(admission: Admission, tokens: number): Promise<void>;
 }
 
-/**
- * Keeps `rule`'s standing in `quota` when it binds harder than the one held for its kind (fewer
- * remaining; ties keep the first). Concurrency limits have no standing.
- */
-export function bind(quota: Quota, rule: LimitRule, remaining: number, resetMs: number): void {
-  const kind = rule.kind;
-  if (kind === 'concurrent') return;
-  const held = quota[kind];
-  if (!held || remaining < held.remaining) quota[kind] = { limit: rule.limit, remaining, resetMs };
-}
-
 export interface LimiterTiming {
   /** The window requests and tokens are counted in (one minute outside tests). */
   readonly windowMs: number;
   /** How long a concurrency lease lives unless renewed (Redis: an instance that dies frees its slots after this). */
   readonly leaseMs: number;
 }
-
-/**
- * Retry-After of a concurrency refusal: a slot frees when some call ends, which nobody can foretell; one
- * second is the shortest whole answer.
- */
-export const CONCURRENT_RETRY_MS = 1_000;
-
-const ID_PREFIX = randomBytes(6).toString('base64url');
-let seq = 0;
-/** A process-unique prefix and a counter: unique across instances without a random draw per request. */
-export const admissionId = (): string => `${ID_PREFIX}.${(++seq).toString(36)}`;

@@ -5,16 +5,8 @@
  */
 import { LRUCache } from 'lru-cache';
 import { boundedEntries } from '../../../core/kit/plugin';
-import {
-  admissionId,
-  bind,
-  CONCURRENT_RETRY_MS,
-  type Quota,
-  type Admission,
-  type Decision,
-  type Limiter,
-  type LimitRule,
-} from './limiter';
+import { admissionId, bind, CONCURRENT_RETRY_MS } from './admission';
+import type { Admission, Decision, Limiter, LimitRule, Quota } from './limiter';
 
 /** Entries of one window, oldest first; `head` skips the pruned ones until the arrays are compacted. */
 class WindowLog {

@@ -4,18 +4,8 @@
  * limiter (fallback-limiter.ts). Concurrency leases of calls still running are renewed together, one
  * script every third of the lease, so a long stream keeps its slot and a dead instance's slots lapse.
  */
-import {
-  admissionId,
-  bind,
-  CONCURRENT_RETRY_MS,
-  type Quota,
-  type Admission,
-  type Decision,
-  type Limiter,
-  type LimiterTiming,
-  type LimitKind,
-  type LimitRule,
-} from './limiter';
+import { admissionId, bind, CONCURRENT_RETRY_MS } from './admission';
+import type { Admission, Decision, Limiter, LimiterTiming, LimitKind, LimitRule, Quota } from './limiter';
 import { ADMIT, RENEW, SETTLE } from './redis-scripts';
 import { LeaseRenewer } from '../../../lib/lease-renewer';
 import { type RedisLink, RedisScript } from '../../../core/kit/tokens';

@@ -1,5 +1,5 @@
 /**
- * Batches a vendor runs in its own batch API (an upstream plugin's BatchUpstream): the lines are mapped
+ * Batches a vendor runs in its own batch API (an upstream plugin's `VendorBatch.Upstream`): the lines are mapped
  * by the family's `prepare`, exactly as the same calls alone would be, and handed over in one submit; the
  * batch is then polled until the vendor ends it, and each line's answer is read by the family's reader,
  * billed at the model's batch price (one record per line, written once) and kept for the output file.
@@ -14,7 +14,7 @@ import type { RouteTarget } from '../../../core/kit/stage';
 import type { BudgetLedger, Catalogue, Pricing, UsageStore } from '../../../core/kit/tokens';
 import { handedBack, type TaskChange, type VideoTask } from '../../../core/kit/task';
 import type { EndpointInfo } from '../../../core/kit/upstream';
-import type { BatchUpstream, VendorBatchLine, VendorLineResult } from '../../../core/kit/vendor-calls';
+import type { VendorBatch } from '../../../core/kit/vendor-calls';
 import type { JsonObject } from '../../../core/kit/json';
 import { UNANSWERED } from './batch-output';
 import { stopped, type BatchRun, type Finalize } from './batch-run';
@@ -35,7 +35,7 @@ export interface NativeRunParts {
 }
 
 /** What the family made of a line: the vendor's body, or its refusal (the line's result, never sent). */
-type Prepared = { readonly line: VendorBatchLine } | { readonly refused: BatchLineResult };
+type Prepared = { readonly line: VendorBatch.Line } | { readonly refused: BatchLineResult };
 
 const NO_USAGE: Usage = { promptTokens: 0, completionTokens: 0, estimated: false };
 
@@ -53,7 +53,7 @@ export class NativeRun {
     return vendorId === null ? this.submit(run, vendor) : this.follow(run, vendor, vendorId);
   }
 
-  private async submit(run: BatchRun, vendor: BatchUpstream): Promise<TaskChange> {
+  private async submit(run: BatchRun, vendor: VendorBatch.Upstream): Promise<TaskChange> {
     const { task, work, step } = run;
     const stop = stopped(run, this.parts.now());
     if (stop) return this.finalize(run, stop); // nothing was handed over
@@ -89,7 +89,7 @@ export class NativeRun {
     throw e;
   }
 
-  private async follow(run: BatchRun, vendor: BatchUpstream, vendorId: string): Promise<TaskChange> {
+  private async follow(run: BatchRun, vendor: VendorBatch.Upstream, vendorId: string): Promise<TaskChange> {
     const { task, work, step } = run;
     const stop = task.cancel_requested_at !== undefined || this.parts.now() >= work.expires_at;
     if (stop && !work.cancel_sent) {
@@ -105,7 +105,7 @@ export class NativeRun {
   }
 
   /** Reads, bills and keeps each line's outcome; a line billed or kept before (a retried step) is not again. */
-  private async bill(run: BatchRun, results: readonly VendorLineResult[]): Promise<void> {
+  private async bill(run: BatchRun, results: readonly VendorBatch.LineResult[]): Promise<void> {
     const { task, work } = run;
     const input = run.input!;
     const indexOf = new Map(input.map((line, i) => [line.custom_id, i]));
@@ -123,7 +123,7 @@ export class NativeRun {
     work: BatchWork,
     line: InputLine,
     index: number,
-    result: VendorLineResult,
+    result: VendorBatch.LineResult,
   ): Promise<BatchLineResult> {
     const requestId = lineRequestId(task.id, index);
     const kept = { index, custom_id: line.custom_id, request_id: requestId };

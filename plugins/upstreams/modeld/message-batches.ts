@@ -4,16 +4,8 @@
  * `custom_id`. An errored line keeps the vendor's error envelope and the status its error type stands for.
  */
 import { isJsonObject, type JsonObject } from '../../../core/kit/json';
-import {
-  type BatchUpstream,
-  type UpstreamCaller,
-  urlUnder,
-  type VendorBatchLine,
-  type VendorBatchState,
-  type VendorLineResult,
-  vendorJson,
-  type VendorJson,
-} from '../../../core/kit/vendor-calls';
+import { urlUnder, vendorJson } from '../../../core/kit/vendor-calls';
+import type { UpstreamCaller, VendorBatch, VendorJson } from '../../../core/kit/vendor-calls';
 
 /** The HTTP status each of the vendor's error types is sent with. */
 const ERROR_STATUS: Readonly<Record<string, number>> = {
@@ -34,7 +26,7 @@ const UNANSWERED: Readonly<Record<string, { code: string; message: string }>> = 
   expired: { code: 'batch_expired', message: 'the batch expired before this request ran' },
 };
 
-export class MessageBatches implements BatchUpstream {
+export class MessageBatches implements VendorBatch.Upstream {
   readonly endpoints: readonly string[] = ['/v1/messages'];
   readonly oneModel = false;
 
@@ -48,13 +40,13 @@ export class MessageBatches implements BatchUpstream {
     this.json = vendorJson(caller, headers);
   }
 
-  async submit(_endpoint: string, lines: readonly VendorBatchLine[], requestId: string): Promise<string> {
+  async submit(_endpoint: string, lines: readonly VendorBatch.Line[], requestId: string): Promise<string> {
     const requests = lines.map(({ custom_id, body }) => ({ custom_id, params: body }));
     const batch = await this.json('POST', this.url, { requests }, requestId);
     return String(batch.id);
   }
 
-  async poll(vendorId: string): Promise<VendorBatchState> {
+  async poll(vendorId: string): Promise<VendorBatch.State> {
     const batch = await this.json('GET', this.at(vendorId));
     if (batch.processing_status === 'ended') return { state: 'ended' };
     const counts = isJsonObject(batch.request_counts) ? batch.request_counts : {};
@@ -65,7 +57,7 @@ export class MessageBatches implements BatchUpstream {
     return { state: 'running', done };
   }
 
-  async results(vendorId: string): Promise<readonly VendorLineResult[]> {
+  async results(vendorId: string): Promise<readonly VendorBatch.LineResult[]> {
     const answer = await this.caller.call({
       method: 'GET',
       url: this.at(vendorId, 'results'),
@@ -92,7 +84,7 @@ export class MessageBatches implements BatchUpstream {
 }
 
 /** One results line: the message, the vendor's error envelope with its status, or why it did not run. */
-function resultOf(text: string): VendorLineResult {
+function resultOf(text: string): VendorBatch.LineResult {
   const line = JSON.parse(text) as JsonObject;
   const custom_id = String(line.custom_id);
   const result = isJsonObject(line.result) ? line.result : {};

@@ -11,7 +11,7 @@ import {
   type UpstreamRequest,
   upstreamUrl,
 } from '../../../core/kit/upstream';
-import { type BatchUpstream, type UpstreamCaller } from '../../../core/kit/vendor-calls';
+import type { VendorBatch, UpstreamCaller } from '../../../core/kit/vendor-calls';
 import { Errors, type FamilyRequest } from '../../../core/kit/plugin';
 import type { ApiPart } from './api-part';
 import type { ChatUpstreamOptions } from './chat-options';
@@ -52,7 +52,7 @@ function vendorBatches(parts: readonly ApiPart[], options: ChatUpstreamOptions, 
 
 export abstract class OpenAiCompatibleFamily implements UpstreamPlugin {
   readonly models: readonly ModelSpec[];
-  readonly batches: BatchUpstream | undefined;
+  readonly batches: VendorBatch.Upstream | undefined;
   /** Each part by the id of the API it serves. */
   private readonly parts: ReadonlyMap<string, ApiPart>;
 

@@ -4,17 +4,8 @@
  * and error files are read back. Paths under `base_url` are the options' `files_path` and `batches_path`.
  */
 import { isJsonObject, stringOr, type JsonObject } from '../../../core/kit/json';
-import {
-  type BatchUpstream,
-  callForJson,
-  type UpstreamCaller,
-  urlUnder,
-  type VendorBatchLine,
-  type VendorBatchState,
-  type VendorLineResult,
-  vendorJson,
-  type VendorJson,
-} from '../../../core/kit/vendor-calls';
+import { callForJson, urlUnder, vendorJson } from '../../../core/kit/vendor-calls';
+import type { UpstreamCaller, VendorBatch, VendorJson } from '../../../core/kit/vendor-calls';
 
 export interface OpenAiBatchUrls {
   readonly files: URL;
@@ -26,7 +17,7 @@ export interface OpenAiBatchUrls {
 const RUNNING = new Set(['validating', 'in_progress', 'finalizing', 'cancelling']);
 const ENDED = new Set(['completed', 'expired', 'cancelled']);
 
-export class OpenAiBatches implements BatchUpstream {
+export class OpenAiBatches implements VendorBatch.Upstream {
   readonly oneModel = true;
 
   private readonly json: VendorJson;
@@ -39,7 +30,7 @@ export class OpenAiBatches implements BatchUpstream {
     this.json = vendorJson(caller, urls.headers);
   }
 
-  async submit(endpoint: string, lines: readonly VendorBatchLine[], requestId: string): Promise<string> {
+  async submit(endpoint: string, lines: readonly VendorBatch.Line[], requestId: string): Promise<string> {
     const jsonl = lines
       .map(({ custom_id, body }) => JSON.stringify({ custom_id, method: 'POST', url: endpoint, body }))
       .join('\n');
@@ -49,7 +40,7 @@ export class OpenAiBatches implements BatchUpstream {
     return String(batch.id);
   }
 
-  async poll(vendorId: string): Promise<VendorBatchState> {
+  async poll(vendorId: string): Promise<VendorBatch.State> {
     const batch = await this.json('GET', urlUnder(this.urls.batches, vendorId));
     const status = String(batch.status);
     if (ENDED.has(status)) return { state: 'ended' };
@@ -60,7 +51,7 @@ export class OpenAiBatches implements BatchUpstream {
     return { state: 'failed', error: firstError(batch) };
   }
 
-  async results(vendorId: string): Promise<readonly VendorLineResult[]> {
+  async results(vendorId: string): Promise<readonly VendorBatch.LineResult[]> {
     const batch = await this.json('GET', urlUnder(this.urls.batches, vendorId));
     const files = [batch.output_file_id, batch.error_file_id].filter(
       (id): id is string => typeof id === 'string',
@@ -114,7 +105,7 @@ export class OpenAiBatches implements BatchUpstream {
 }
 
 /** A line of an output or error file: its answer, or why it has none. */
-function resultOf(text: string): VendorLineResult {
+function resultOf(text: string): VendorBatch.LineResult {
   const line = JSON.parse(text) as JsonObject;
   const response = isJsonObject(line.response) ? line.response : undefined;
   const error = isJsonObject(line.error) ? line.error : undefined;

@@ -7,15 +7,8 @@
 import { isJsonObject, type JsonObject, RepeatedMember } from '../../../../../core/kit/json';
 import type { SseEvent } from '../../../../../core/kit/plugin';
 import { CHAT_DONE, chatUsageChunk, type ChatAnswerHead } from '../../../../../core/kit/upstream';
-import {
-  madeEvent,
-  type BarePiece,
-  type BlockedEnd,
-  type Ending,
-  type EventView,
-  type Piece,
-  type StreamShape,
-} from './shape';
+import type { BarePiece, BlockedEnd, Ending, EventView, Piece, StreamShape } from './shape';
+import { madeEvent } from './made-event';
 import { STRING_INSIDE, stringText } from '../../texts/string-text';
 
 const contentRun = (choice: number): string => `${choice}`;

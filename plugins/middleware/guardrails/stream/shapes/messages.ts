@@ -6,7 +6,8 @@
  */
 import { isJsonObject, type JsonObject } from '../../../../../core/kit/json';
 import type { SseEvent } from '../../../../../core/kit/plugin';
-import { madeEvent, type BarePiece, type BlockedEnd, type EventView, type StreamShape } from './shape';
+import type { BarePiece, BlockedEnd, EventView, StreamShape } from './shape';
+import { madeEvent } from './made-event';
 import { STRING_INSIDE, stringText } from '../../texts/string-text';
 
 /** The member that holds a delta's text, by the delta's type. */

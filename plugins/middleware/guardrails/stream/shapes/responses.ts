@@ -10,14 +10,8 @@ import { isJsonObject, type JsonObject } from '../../../../../core/kit/json';
 import type { SseEvent } from '../../../../../core/kit/plugin';
 import { argumentsRun, OutputSeen, textRun, type Made } from './responses-output';
 import { Sequence } from './sequence';
-import {
-  madeEvent,
-  type BlockedEnd,
-  type Ending,
-  type EventView,
-  type Piece,
-  type StreamShape,
-} from './shape';
+import type { BlockedEnd, Ending, EventView, Piece, StreamShape } from './shape';
+import { madeEvent } from './made-event';
 
 const indexOf = (value: unknown): number => (typeof value === 'number' ? value : 0);
 

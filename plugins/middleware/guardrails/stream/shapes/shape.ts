@@ -73,9 +73,3 @@ export interface StreamShape {
   /** The API's end of a stream a rule blocked, after what was released: what a filtered answer ends with. */
   blockedEnd(end: BlockedEnd): SseEvent[];
 }
-
-/** An event of the shape's own, its JSON written once; `named`: with the SSE event name its `type`. */
-export function madeEvent(payload: JsonObject & { readonly type?: string }, named: boolean): SseEvent {
-  const data = JSON.stringify(payload);
-  return named && payload.type !== undefined ? { event: payload.type, data } : { data };
-}
