@@ -17,3 +17,19 @@ export const responsesUsage = (usage: Usage): JsonObject => ({
   // Input and output, as the API adds them (a vendor's own total may count otherwise).
   total_tokens: usage.promptTokens + usage.completionTokens,
 });
+
+const count = (n: number): string => (Number.isFinite(n) ? `${n}` : 'null');
+
+/** `JSON.stringify(responsesUsage(usage))` to the byte, written from the figures: every translated stream ends with it. */
+export function responsesUsageJson(usage: Usage): string {
+  const cacheWrite = count(usage.cacheWriteTokens ?? 0);
+  const cached = count(usage.cacheReadTokens ?? 0);
+  const reasoning = count(usage.reasoningTokens ?? 0);
+  const total = count(usage.promptTokens + usage.completionTokens);
+  return (
+    `{"input_tokens":${count(usage.promptTokens)},` +
+    `"input_tokens_details":{"cache_write_tokens":${cacheWrite},"cached_tokens":${cached}},` +
+    `"output_tokens":${count(usage.completionTokens)},` +
+    `"output_tokens_details":{"reasoning_tokens":${reasoning}},"total_tokens":${total}}`
+  );
+}

@@ -2,6 +2,7 @@
 export {
   isJsonObject,
   RepeatedMember,
+  stringJson,
   stringOr,
   withFirstMember,
   withoutMember,

@@ -20,7 +20,7 @@ export { Errors, GatewayError } from '../base/errors';
 export { StateKey } from '../contracts/state-key';
 export type { GatewayContext, GuardrailAction } from '../contracts/context';
 export type { FamilyRequest } from '../contracts/family-request';
-export type { SseEvent } from '../base/sse';
+export { JsonEvent, type SseEvent } from '../base/sse';
 export type { ClientEvents } from '../contracts/reader';
 export { eventsOf } from '../contracts/client-events';
 export { NO_USAGE, recordCounts, type RecordCounts, type Usage } from '../contracts/usage';

@@ -34,7 +34,7 @@ export {
 } from '../contracts/chat-events';
 
 // The Responses API's usage, as a translator or a stage that ends a stream writes it.
-export { responsesUsage } from '../contracts/responses-usage';
+export { responsesUsage, responsesUsageJson } from '../contracts/responses-usage';
 
 // Usage estimates; the model table's limits.
 export { estimateTokens, imageOptions, promptChars, tokenCount } from '../contracts/usage';

@@ -3,7 +3,7 @@
  * across the whole stream as the API numbers them, and the SSE event name the API gives it, its `type`.
  */
 import type { JsonObject } from '../../../core/kit/json';
-import type { SseEvent } from '../../../core/kit/plugin';
+import { JsonEvent, type SseEvent } from '../../../core/kit/plugin';
 
 /** An object's members as JSON, without its braces (`""` when it has none). */
 const membersJson = (members: JsonObject): string => JSON.stringify(members).slice(1, -1);
@@ -28,7 +28,16 @@ export class EventSink {
   emitJson(type: string, members: string): void {
     const between = members === '' ? '' : `${members},`;
     const data = `{"type":"${type}",${between}"sequence_number":${this.next++}}`;
-    this.pending.push({ event: type, data });
+    this.pending.push(new JsonEvent(type, data));
+  }
+
+  /**
+   * Writes the event `type` whose JSON up to its number is `open` (`{"type":"…",…,"sequence_number":`):
+   * a delta's JSON in four pieces, where one built member by member is a tree of fifteen that every read
+   * of the event walks.
+   */
+  emitOpen(type: string, open: string): void {
+    this.pending.push(new JsonEvent(type, `${open}${this.next++}}`));
   }
 
   /** The events written since the last call. */

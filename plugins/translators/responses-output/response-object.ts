@@ -5,8 +5,9 @@
  * answers have them (test/kit/fixtures/responses/).
  */
 import { LRUCache } from 'lru-cache';
-import { isJsonObject, type JsonObject } from '../../../core/kit/json';
-import type { ModelSpec } from '../../../core/kit/upstream';
+import { isJsonObject, stringJson, type JsonObject } from '../../../core/kit/json';
+import { responsesUsageJson, type ModelSpec } from '../../../core/kit/upstream';
+import type { Usage } from '../../../core/kit/plugin';
 
 /** The request's settings as every Response of the request repeats them. */
 export type ResponseEcho = Readonly<JsonObject>;
@@ -150,15 +151,18 @@ export function responseObject(state: ResponseState, echo: ResponseEcho): JsonOb
   return Object.fromEntries(ORDER.map((key) => [key, Object.hasOwn(own, key) ? own[key] : echo[key]]));
 }
 
-/** A Response's own members but its output, which a stream has as JSON already. */
-export type ResponseHead = Omit<ResponseState, 'output'>;
+/**
+ * A Response's own members but its output, which a stream has as JSON already, and with the gateway's
+ * usage, written as the API's.
+ */
+export type ResponseHead = Omit<ResponseState, 'output' | 'usage'> & { readonly usage?: Usage };
 
 const numberJson = (n: number): string => (Number.isFinite(n) ? String(n) : 'null');
 const orNullJson = (value: unknown): string => (value == null ? 'null' : JSON.stringify(value));
 
 /** Each own member as JSON, as `JSON.stringify` writes it in `responseObject`'s Response. */
 const OWN_JSON = new Map<string, (head: ResponseHead, output: string) => string>([
-  ['id', (head) => JSON.stringify(head.id)],
+  ['id', (head) => stringJson(head.id)],
   ['object', () => '"response"'],
   ['created_at', (head) => numberJson(head.createdAt)],
   ['status', (head) => `"${head.status}"`],
@@ -166,7 +170,7 @@ const OWN_JSON = new Map<string, (head: ResponseHead, output: string) => string>
   ['error', (head) => orNullJson(head.error)],
   ['incomplete_details', (head) => orNullJson(head.incompleteDetails)],
   ['output', (_, output) => output],
-  ['usage', (head) => orNullJson(head.usage)],
+  ['usage', (head) => (head.usage === undefined ? 'null' : responsesUsageJson(head.usage))],
 ]);
 
 /**

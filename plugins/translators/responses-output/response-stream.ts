@@ -16,7 +16,6 @@ import { ResponseIds } from './ids';
 import type { FunctionCall, ItemStatus } from './output-items';
 import { responseWriter, type ResponseEcho, type ResponseHead } from './response-object';
 import { CallStream, MessageStream, ReasoningStream, type StreamItem } from './stream-items';
-import { responsesUsage } from '../../../core/kit/upstream';
 
 export type StreamOutcome = 'open' | 'completed' | 'failed';
 
@@ -113,7 +112,7 @@ export class ResponseStream {
     const response = this.response({
       status,
       incompleteDetails: details,
-      usage: responsesUsage(usage),
+      usage,
       ...(status === 'completed' ? { completedAt: seconds() } : {}),
     });
     this.sink.emitJson(TERMINAL_EVENTS[status], response);

@@ -4,7 +4,7 @@
  * parts are text or refusal, a new part starting when the kind changes; a reasoning item holds one
  * `reasoning_text` part (output-items.ts says why not a summary); a function call streams its arguments.
  */
-import type { JsonObject } from '../../../core/kit/json';
+import { flatString, stringJson, type JsonObject } from '../../../core/kit/json';
 import type { EventSink } from './event-sink';
 import {
   functionCallItem,
@@ -64,11 +64,19 @@ abstract class ItemStream implements StreamItem {
   }
 }
 
+const TEXT_DELTA = 'response.output_text.delta';
+
 /** Members every event about an item carries. */
 const at = (item: { id: string; outputIndex: number }) => ({
   item_id: item.id,
   output_index: item.outputIndex,
 });
+
+/** A text delta's JSON around its `delta`, the same for every delta of one part (emitOpen). */
+interface DeltaFrame {
+  readonly head: string;
+  readonly tail: string;
+}
 
 export class MessageStream extends ItemStream {
   private readonly parts: MessagePart[] = [];
@@ -76,14 +84,14 @@ export class MessageStream extends ItemStream {
   private readonly partsJson: string[] = [];
   /** The item's id as JSON, written into every delta. */
   private readonly idJson: string;
+  /** The open text part's deltas' frame. */
+  private frame: DeltaFrame | undefined;
 
   constructor(id: string, outputIndex: number, sink: EventSink) {
     super(id, outputIndex);
-    this.idJson = JSON.stringify(id);
-    sink.emit('response.output_item.added', {
-      item: messageItem(id, [], 'in_progress'),
-      output_index: outputIndex,
-    });
+    this.idJson = stringJson(id);
+    const item = messageItemJson(this.idJson, [], 'in_progress');
+    sink.emitJson('response.output_item.added', `"item":${item},"output_index":${outputIndex}`);
   }
 
   /** More of the message; `deltaJson` is `delta` as JSON when the caller has it already. */
@@ -98,9 +106,19 @@ export class MessageStream extends ItemStream {
     part.text += delta;
     const contentIndex = this.parts.length - 1;
     if (kind === 'output_text') {
-      const members = `"content_index":${contentIndex},"delta":${deltaJson ?? JSON.stringify(delta)},"item_id":${this.idJson},"logprobs":[],"output_index":${this.outputIndex}`;
-      sink.emitJson('response.output_text.delta', members);
+      const frame = (this.frame ??= this.deltaFrame(contentIndex));
+      sink.emitOpen(TEXT_DELTA, `${frame.head}${deltaJson ?? JSON.stringify(delta)}${frame.tail}`);
     } else sink.emit('response.refusal.delta', { content_index: contentIndex, delta, ...at(this) });
+  }
+
+  /** The JSON of the part's deltas around their text, as `emitJson` writes them, each made flat once. */
+  private deltaFrame(contentIndex: number): DeltaFrame {
+    return {
+      head: flatString(`{"type":"${TEXT_DELTA}","content_index":${contentIndex},"delta":`),
+      tail: flatString(
+        `,"item_id":${this.idJson},"logprobs":[],"output_index":${this.outputIndex},"sequence_number":`,
+      ),
+    };
   }
 
   close(sink: EventSink, status: ItemStatus): void {
@@ -120,6 +138,7 @@ export class MessageStream extends ItemStream {
 
   /** The open part's done events; its text is serialised once for them and the item. */
   private closePart(sink: EventSink): void {
+    this.frame = undefined;
     const contentIndex = this.parts.length - 1;
     const { kind, text } = this.parts[contentIndex]!;
     const textJson = JSON.stringify(text);
@@ -157,7 +176,7 @@ export class ReasoningStream extends ItemStream {
 
   append(delta: string, sink: EventSink): void {
     this.text += delta;
-    const members = `"content_index":0,"delta":${JSON.stringify(delta)},"item_id":${JSON.stringify(this.id)},"output_index":${this.outputIndex}`;
+    const members = `"content_index":0,"delta":${JSON.stringify(delta)},"item_id":${stringJson(this.id)},"output_index":${this.outputIndex}`;
     sink.emitJson('response.reasoning_text.delta', members);
   }
 

@@ -1,6 +1,6 @@
 import t from 'tap';
 import fc from 'fast-check';
-import { RepeatedMember, withFirstMember } from '../../../core/base/json';
+import { RepeatedMember, stringJson, withFirstMember } from '../../../core/base/json';
 
 void t.test('withFirstMember adds one member and keeps the rest byte for byte', (t) => {
   const member = '"stream_options":{"include_usage":true}';
@@ -38,6 +38,16 @@ t.test('RepeatedMember: where a key ends in each chunk, wherever the last one ha
       t.equal(chunk[after], ']', 'the value begins there');
     }),
     { numRuns: 300 },
+  );
+  t.end();
+});
+
+t.test('stringJson writes what JSON.stringify writes, escapes and lone surrogates included', (t) => {
+  for (const text of ['resp_6b92', 'a"b', 'a\\b', 'line\nbreak', '\u2028', 'é', '\ud83d\ude00', '\ud83d', ''])
+    t.equal(stringJson(text), JSON.stringify(text), `${text.length} code units`);
+  fc.assert(
+    fc.property(fc.string({ unit: 'binary' }), (text) => stringJson(text) === JSON.stringify(text)),
+    { numRuns: 2000 },
   );
   t.end();
 });

@@ -4,6 +4,8 @@
  */
 import t from 'tap';
 import fc from 'fast-check';
+import { responsesUsage } from '../../../core/kit/upstream';
+import type { Usage } from '../../../core/kit/plugin';
 import {
   messageItem,
   messageItemJson,
@@ -45,19 +47,41 @@ const state: fc.Arbitrary<ResponseState> = fc.record(
     error: fc.record({ code: fc.string(), message: fc.string() }),
     incompleteDetails: fc.option(fc.record({ reason: fc.string() })),
     output: fc.array(fc.dictionary(fc.string(), json), { maxLength: 3 }),
-    usage: fc.record({ input_tokens: fc.nat(), output_tokens: fc.nat() }),
   },
   { requiredKeys: ['id', 'createdAt', 'status', 'output'] },
 );
 
+/** The gateway's usage, which a stream's last Response carries in the API's words. */
+const usage: fc.Arbitrary<Usage | undefined> = fc.option(
+  fc.record(
+    {
+      promptTokens: fc.nat(),
+      completionTokens: fc.nat(),
+      reasoningTokens: fc.nat(),
+      cacheReadTokens: fc.nat(),
+      cacheWriteTokens: fc.nat(),
+      estimated: fc.boolean(),
+    },
+    { requiredKeys: ['promptTokens', 'completionTokens', 'estimated'] },
+  ),
+  { nil: undefined },
+);
+
 t.test('the parts make the whole', (t) => {
   fc.assert(
-    fc.property(body, fc.string(), fc.array(state, { minLength: 1, maxLength: 3 }), (b, model, states) => {
-      const echo = responseEcho(b, model);
-      const write = responseWriter(echo);
-      for (const s of states)
-        t.equal(write(s, JSON.stringify(s.output)), JSON.stringify(responseObject(s, echo)));
-    }),
+    fc.property(
+      body,
+      fc.string(),
+      fc.array(fc.tuple(state, usage), { minLength: 1, maxLength: 3 }),
+      (b, model, states) => {
+        const echo = responseEcho(b, model);
+        const write = responseWriter(echo);
+        for (const [s, u] of states) {
+          const whole = responseObject(u ? { ...s, usage: responsesUsage(u) } : s, echo);
+          t.equal(write({ ...s, usage: u }, JSON.stringify(s.output)), JSON.stringify(whole));
+        }
+      },
+    ),
     { numRuns: 200 },
   );
   t.end();
