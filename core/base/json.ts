@@ -57,7 +57,7 @@ export const stringOr = (value: unknown, fallback: string): string =>
 const WRITTEN_AS_IS = /^[^"\\\u0000-\u001f\ud800-\udfff]*$/;
 
 /**
- * `JSON.stringify(text)`, to the byte: an id or a name needs no escape, and a regex test costs a tenth
+ * `JSON.stringify(text)`, to the byte: an id or a name needs no escape, and a regex test costs a fraction
  * of the serialiser's call into the runtime.
  */
 export const stringJson = (text: string): string =>
