@@ -63,6 +63,9 @@ const WRITTEN_AS_IS = /^[^"\\\u0000-\u001f\ud800-\udfff]*$/;
 export const stringJson = (text: string): string =>
   WRITTEN_AS_IS.test(text) ? `"${text}"` : JSON.stringify(text);
 
+/** `JSON.stringify(n)`: the number as written, or `null` for one JSON has no word for (NaN, Infinity). */
+export const numberJson = (n: number): string => (Number.isFinite(n) ? String(n) : 'null');
+
 /** A JSON object (not null, not an array). */
 export const isJsonObject = (value: unknown): value is JsonObject =>
   value !== null && typeof value === 'object' && !Array.isArray(value);

@@ -3,7 +3,7 @@
  * details, every member present as the API sends them. The figures are the ones the gateway meters, so
  * the client is shown what it is billed for.
  */
-import type { JsonObject } from '../base/json';
+import { numberJson, type JsonObject } from '../base/json';
 import type { Usage } from './usage';
 
 export const responsesUsage = (usage: Usage): JsonObject => ({
@@ -18,18 +18,16 @@ export const responsesUsage = (usage: Usage): JsonObject => ({
   total_tokens: usage.promptTokens + usage.completionTokens,
 });
 
-const count = (n: number): string => (Number.isFinite(n) ? `${n}` : 'null');
-
 /** `JSON.stringify(responsesUsage(usage))` to the byte, written from the figures: every translated stream ends with it. */
 export function responsesUsageJson(usage: Usage): string {
-  const cacheWrite = count(usage.cacheWriteTokens ?? 0);
-  const cached = count(usage.cacheReadTokens ?? 0);
-  const reasoning = count(usage.reasoningTokens ?? 0);
-  const total = count(usage.promptTokens + usage.completionTokens);
+  const cacheWrite = numberJson(usage.cacheWriteTokens ?? 0);
+  const cached = numberJson(usage.cacheReadTokens ?? 0);
+  const reasoning = numberJson(usage.reasoningTokens ?? 0);
+  const total = numberJson(usage.promptTokens + usage.completionTokens);
   return (
-    `{"input_tokens":${count(usage.promptTokens)},` +
+    `{"input_tokens":${numberJson(usage.promptTokens)},` +
     `"input_tokens_details":{"cache_write_tokens":${cacheWrite},"cached_tokens":${cached}},` +
-    `"output_tokens":${count(usage.completionTokens)},` +
+    `"output_tokens":${numberJson(usage.completionTokens)},` +
     `"output_tokens_details":{"reasoning_tokens":${reasoning}},"total_tokens":${total}}`
   );
 }

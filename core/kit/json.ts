@@ -1,6 +1,7 @@
 /** JSON bodies and text: a JSON object, and changes to JSON text made without parsing it whole. */
 export {
   isJsonObject,
+  numberJson,
   RepeatedMember,
   stringJson,
   stringOr,

@@ -5,7 +5,7 @@
  * answers have them (test/kit/fixtures/responses/).
  */
 import { LRUCache } from 'lru-cache';
-import { isJsonObject, stringJson, type JsonObject } from '../../../core/kit/json';
+import { isJsonObject, numberJson, stringJson, type JsonObject } from '../../../core/kit/json';
 import { responsesUsageJson, type ModelSpec } from '../../../core/kit/upstream';
 import type { Usage } from '../../../core/kit/plugin';
 
@@ -157,7 +157,6 @@ export function responseObject(state: ResponseState, echo: ResponseEcho): JsonOb
  */
 export type ResponseHead = Omit<ResponseState, 'output' | 'usage'> & { readonly usage?: Usage };
 
-const numberJson = (n: number): string => (Number.isFinite(n) ? String(n) : 'null');
 const orNullJson = (value: unknown): string => (value == null ? 'null' : JSON.stringify(value));
 
 /** Each own member as JSON, as `JSON.stringify` writes it in `responseObject`'s Response. */
