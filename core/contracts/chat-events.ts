@@ -5,7 +5,7 @@
  * writes the same events its clients' SDKs read.
  */
 import type { JsonObject } from '../base/json';
-import type { SseEvent } from '../base/sse';
+import { JsonEvent, type SseEvent } from '../base/sse';
 import type { Usage } from './usage';
 
 /** What every chunk of one answer repeats: its id, one `created` (Unix seconds), the model the client named. */
@@ -29,7 +29,7 @@ export function chatUsage(usage: Usage): JsonObject {
   };
 }
 
-const dataEvent = (payload: JsonObject): SseEvent => ({ data: JSON.stringify(payload) });
+const dataEvent = (payload: JsonObject): SseEvent => new JsonEvent(undefined, JSON.stringify(payload));
 
 /** A `chat.completion.chunk`, its members in OpenAI's order. */
 const chunkEvent = (head: ChatAnswerHead, choices: JsonObject[], extra: JsonObject = {}): SseEvent =>
