@@ -18,6 +18,7 @@ import {
   type AttemptResult,
   type ExchangeSettings,
 } from './exchange';
+import { OpenStreams, type OpenStream } from './open-streams';
 import { ProxyServers } from './proxy-servers';
 import type { StreamRelay } from './stream-relay';
 
@@ -28,9 +29,8 @@ const RESEND: AttemptCause = Object.freeze({ kind: 'resend', reason: STALE_CONNE
 
 export class UpstreamProxy {
   private readonly servers = new ProxyServers();
-  private readonly openStreams = new Set<StreamRelay>();
-  /** The open streams of each key, so a revoked key's streams can be ended (see key-revocation.ts). */
-  private readonly streamsByKey = new Map<string, Set<StreamRelay>>();
+  /** With their keys, so a revoked key's streams can be ended (see key-revocation.ts). */
+  private readonly streams = new OpenStreams();
 
   /**
    * Forwards the request and resolves when the exchange is over: with a failure of which nothing was
@@ -46,9 +46,10 @@ export class UpstreamProxy {
     why: AttemptCause,
   ): Promise<AttemptResult> {
     const keyId = ctx.key?.id;
-    const onStream = (relay: StreamRelay, open: boolean): void => {
-      if (open) this.opened(relay, keyId);
-      else this.closed(relay, keyId);
+    let open: OpenStream | undefined;
+    const onStream = (relay: StreamRelay, opened: boolean): void => {
+      if (opened) open = this.streams.add(relay, keyId);
+      else if (open) this.streams.remove(open);
     };
     const send = (cause: AttemptCause) =>
       new Exchange(ctx, upstream, request, { ...settings, onStream }, cause).run(this.servers);
@@ -61,40 +62,24 @@ export class UpstreamProxy {
 
   /** Ends every open stream with the API's error frame (shutdown after the grace period). */
   endOpenStreams(): void {
-    for (const relay of [...this.openStreams]) relay.stop('shutdown', Errors.shuttingDown());
+    for (const relay of this.streams.relays()) relay.stop('shutdown', Errors.shuttingDown());
   }
 
   /** Ends key `keyId`'s open streams with the API's error frame carrying `error` (the key was revoked). */
   endStreamsOf(keyId: string, error: GatewayError): void {
-    for (const relay of [...(this.streamsByKey.get(keyId) ?? [])]) relay.stop('key_revoked', error);
+    for (const relay of this.streams.relays(keyId)) relay.stop('key_revoked', error);
   }
 
   hasOpenStreams(keyId: string): boolean {
-    return this.streamsByKey.has(keyId);
+    return this.streams.hasKey(keyId);
   }
 
   /** The ids of the keys that have streams open now. */
   keysWithOpenStreams(): string[] {
-    return [...this.streamsByKey.keys()];
+    return this.streams.keys();
   }
 
   get openStreamCount(): number {
-    return this.openStreams.size;
-  }
-
-  private opened(relay: StreamRelay, keyId: string | undefined): void {
-    this.openStreams.add(relay);
-    if (keyId === undefined) return;
-    let relays = this.streamsByKey.get(keyId);
-    if (!relays) this.streamsByKey.set(keyId, (relays = new Set()));
-    relays.add(relay);
-  }
-
-  private closed(relay: StreamRelay, keyId: string | undefined): void {
-    this.openStreams.delete(relay);
-    if (keyId === undefined) return;
-    const relays = this.streamsByKey.get(keyId);
-    relays?.delete(relay);
-    if (relays?.size === 0) this.streamsByKey.delete(keyId); // no empty sets left behind
+    return this.streams.size;
   }
 }
