@@ -36,11 +36,15 @@ export interface StreamItem {
 abstract class ItemStream implements StreamItem {
   open = true;
   private closed: { readonly status: ItemStatus; readonly json: string } | undefined;
+  /** The item's id as JSON, written into each of its events. */
+  protected readonly idJson: string;
 
   constructor(
     readonly id: string,
     readonly outputIndex: number,
-  ) {}
+  ) {
+    this.idJson = stringJson(id);
+  }
 
   abstract snapshot(status: ItemStatus): JsonObject;
   abstract close(sink: EventSink, status: ItemStatus): void;
@@ -82,14 +86,11 @@ export class MessageStream extends ItemStream {
   private readonly parts: MessagePart[] = [];
   /** The closed parts as JSON, in order. */
   private readonly partsJson: string[] = [];
-  /** The item's id as JSON, written into every delta. */
-  private readonly idJson: string;
   /** The open text part's deltas' frame. */
   private frame: DeltaFrame | undefined;
 
   constructor(id: string, outputIndex: number, sink: EventSink) {
     super(id, outputIndex);
-    this.idJson = stringJson(id);
     const item = messageItemJson(this.idJson, [], 'in_progress');
     sink.emitJson('response.output_item.added', `"item":${item},"output_index":${outputIndex}`);
   }
@@ -176,7 +177,7 @@ export class ReasoningStream extends ItemStream {
 
   append(delta: string, sink: EventSink): void {
     this.text += delta;
-    const members = `"content_index":0,"delta":${JSON.stringify(delta)},"item_id":${stringJson(this.id)},"output_index":${this.outputIndex}`;
+    const members = `"content_index":0,"delta":${JSON.stringify(delta)},"item_id":${this.idJson},"output_index":${this.outputIndex}`;
     sink.emitJson('response.reasoning_text.delta', members);
   }
 
