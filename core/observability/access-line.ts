@@ -1,85 +1,13 @@
 /**
- * The access line's one fixed shape, compiled once into a serializer (fast-json-stringify): it writes
- * each field by name with no walk over keys, no per-key serializer or redaction lookups and no escape
- * scan of strings that need none, which pino's generic path does for every field of every line. The line
- * is the one pino wrote, field for field: level and time first, the message last, absent fields left out.
+ * The access line, by a serializer compiled from its one fixed shape (access-line-shape.ts) by
+ * fast-json-stringify at build time: it writes each field by name with no walk over keys, no per-key
+ * serializer or redaction lookups and no escape scan of strings that need none, which pino's generic path
+ * does for every field of every line. The line is the one pino wrote, field for field.
  */
-import build from 'fast-json-stringify';
+import type { AccessLine } from './access-line-shape';
+import serialize from './access-line-serializer';
 
-export const ACCESS_MESSAGE = 'request';
-
-/** Pino's number for `info`, the access lines' level. */
-export const INFO = 30;
-
-/**
- * Everything an access line says, level, time (ms since the epoch) and message included, as pino wrote
- * them; `undefined` fields are left out of the line. Callers build it as one literal: a spread into it
- * would copy fields on V8's slow path.
- */
-export interface AccessLine {
-  readonly level: typeof INFO;
-  readonly time: number;
-  readonly request_id: string;
-  readonly method: string | undefined;
-  readonly path: string;
-  readonly client: string;
-  readonly status: number;
-  readonly outcome: string;
-  readonly code: string | undefined;
-  readonly model?: string | undefined;
-  readonly upstream?: string | undefined;
-  readonly key_id?: string | undefined;
-  readonly duration_ms: number;
-  readonly gateway_ms: number;
-  readonly upstream_ms: number;
-  readonly bytes_in: number;
-  readonly bytes_out: number;
-  readonly prompt_tokens?: number | undefined;
-  readonly completion_tokens?: number | undefined;
-  /** What guardrails did, `name:action` each (GatewayContext.guardrails). */
-  readonly guardrail?: readonly string[] | undefined;
-  readonly trace_id: string | undefined;
-  readonly msg: typeof ACCESS_MESSAGE;
-}
-
-const text = { type: 'string' } as const;
-/**
- * Strings the gateway makes or has checked to hold no character JSON escapes, written without the escape
- * scan: a request id (request-id.ts), a method (Node's parser takes only known methods), an outcome and
- * an error code (the gateway's own words), a key id (a key's prefix, or `declared:` and a checked name),
- * a trace id (hex).
- */
-const plain = { type: 'string', format: 'unsafe' } as const;
-/** Numbers are written as pino writes them (`'' + n`), whole or not. */
-const number = { type: 'number' } as const;
-
-/** Every field of AccessLine, in the order pino wrote them. */
-const properties: Readonly<Record<keyof AccessLine, object>> = {
-  level: number,
-  time: number,
-  request_id: plain,
-  method: plain,
-  path: text,
-  client: text,
-  status: number,
-  outcome: plain,
-  code: plain,
-  model: text,
-  upstream: text,
-  key_id: plain,
-  duration_ms: number,
-  gateway_ms: number,
-  upstream_ms: number,
-  bytes_in: number,
-  bytes_out: number,
-  prompt_tokens: number,
-  completion_tokens: number,
-  guardrail: { type: 'array', items: text },
-  trace_id: plain,
-  msg: plain,
-};
-
-const serialize = build({ type: 'object', properties });
+export { ACCESS_MESSAGE, INFO, type AccessLine } from './access-line-shape';
 
 /** The line, newline included, as the log's destination takes it. */
 export function accessLine(line: AccessLine): string {
