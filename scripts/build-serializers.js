@@ -27,8 +27,17 @@ const SERIALIZERS = [
   ],
 ];
 
-for (const [shape, name, out] of SERIALIZERS) {
-  const schema = require(join(dist, shape))[name];
-  if (schema === undefined) throw new Error(`${shape} has no export ${name}`);
-  writeFileSync(join(dist, out), build(schema, { mode: 'standalone' }));
+/** Each serializer's schema, read from the compiled shape, and the file it is written to. */
+function serializers() {
+  return SERIALIZERS.map(([shape, name, out]) => {
+    const schema = require(join(dist, shape))[name];
+    if (schema === undefined) throw new Error(`${shape} has no export ${name}`);
+    return { schema, file: join(dist, out) };
+  });
 }
+
+if (require.main === module) {
+  for (const { schema, file } of serializers()) writeFileSync(file, build(schema, { mode: 'standalone' }));
+}
+
+module.exports = { serializers };
