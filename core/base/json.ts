@@ -76,7 +76,14 @@ export const isJsonObject = (value: unknown): value is JsonObject =>
  */
 export function withFirstMember(raw: Buffer, member: string): Buffer {
   const open = raw.indexOf(OPEN_OBJECT) + 1; // after `{`: whatever precedes it in an object's text is whitespace
-  return Buffer.concat([raw.subarray(0, open), Buffer.from(`${member},`), raw.subarray(open)]);
+  const added = `${member},`;
+  const addedBytes = Buffer.byteLength(added);
+  // Written into one buffer: a concat of two subarrays and the member would make a Buffer of each first.
+  const out = Buffer.allocUnsafe(raw.length + addedBytes);
+  raw.copy(out, 0, 0, open);
+  out.write(added, open);
+  raw.copy(out, open + addedBytes, open);
+  return out;
 }
 
 /** How deep `at` lies in the JSON text `data`: 1 inside the outermost object; -1 inside a string. */

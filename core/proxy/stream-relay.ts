@@ -24,6 +24,15 @@ import { SseFrames, type FrameHandler } from './sse-frames';
 
 const isText = (p: Buffer | string): p is string => typeof p === 'string';
 
+/**
+ * `buf[start, end)`: the read itself when that is all of it, as it mostly is (an upstream writes an event
+ * at a time, and each arrives as a read of its own). A subarray is no cheap view: TypedArray's species
+ * protocol looks up `constructor` and `Symbol.species` through the IC and runs Buffer's constructor, for
+ * an object per read.
+ */
+const part = (buf: Buffer, start: number, end: number): Buffer =>
+  start === 0 && end === buf.length ? buf : buf.subarray(start, end);
+
 export class StreamRelay implements StreamControl {
   /** What the current upstream read makes the client get: the upstream's bytes, or events written anew. */
   private pending: (Buffer | string)[] = [];
@@ -187,7 +196,7 @@ export class StreamRelay implements StreamControl {
 
   /** Whole events the reader's skim passed: relayed as they came, and handed to the reader unread. */
   private onPassed(buf: Buffer, start: number, end: number, skim: StreamSkim): void {
-    skim.passed(buf.subarray(start, end));
+    skim.passed(part(buf, start, end));
     this.keep(buf, start, end);
   }
 
@@ -216,7 +225,7 @@ export class StreamRelay implements StreamControl {
   }
 
   private endRun(): void {
-    if (this.runBuf) this.pending.push(this.runBuf.subarray(this.runStart, this.runEnd));
+    if (this.runBuf) this.pending.push(part(this.runBuf, this.runStart, this.runEnd));
     this.runBuf = undefined;
   }
 

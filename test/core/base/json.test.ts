@@ -23,6 +23,28 @@ void t.test('withFirstMember keeps whitespace before the object', (t) => {
   t.end();
 });
 
+void t.test('withFirstMember writes what splicing the text would, whatever the characters', (t) => {
+  fc.assert(
+    fc.property(
+      fc.string({ maxLength: 3 }).map((ws) => ws.replace(/\S/g, ' ')),
+      fc.dictionary(fc.string({ minLength: 1 }), fc.jsonValue(), { minKeys: 1 }),
+      fc.string({ unit: 'grapheme' }),
+      (before, object, name) => {
+        const raw = Buffer.from(`${before}${JSON.stringify(object)}`);
+        const member = `${JSON.stringify(name)}:true`;
+        const text = raw.toString();
+        const open = text.indexOf('{') + 1;
+        t.equal(
+          withFirstMember(raw, member).toString(),
+          `${text.slice(0, open)}${member},${text.slice(open)}`,
+        );
+      },
+    ),
+    { numRuns: 200 },
+  );
+  t.end();
+});
+
 t.test('RepeatedMember: where a key ends in each chunk, wherever the last one had it', (t) => {
   const key = '"choices":[';
   const members = new RepeatedMember(key);
