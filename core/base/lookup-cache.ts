@@ -15,6 +15,13 @@ import { LRUCache } from 'lru-cache';
  */
 export const boundedEntries = (entries: number) => ({ maxSize: entries, sizeCalculation: (): number => 1 });
 
+/**
+ * How long a cache keeps one reading of its clock: a hundredth of its TTL. lru-cache's default, 1 ms,
+ * starts a timer to forget the reading every millisecond a cache is read, about one timer every three
+ * requests at 3,000 requests/s; an entry served 1% past its TTL changes nothing (events evict at once).
+ */
+const clockResolution = (ttlMs: number): number => Math.max(1, Math.floor(ttlMs / 100));
+
 export function lookupCache<K extends object | string, V extends object | string | boolean>(
   max: number,
   ttlMs: number,
@@ -23,5 +30,11 @@ export function lookupCache<K extends object | string, V extends object | string
     'max' | 'maxSize' | 'sizeCalculation' | 'ttl' | 'noDeleteOnStaleGet'
   > = {},
 ): LRUCache<K, V> {
-  return new LRUCache<K, V>({ ...options, ...boundedEntries(max), ttl: ttlMs, noDeleteOnStaleGet: true });
+  return new LRUCache<K, V>({
+    ttlResolution: clockResolution(ttlMs),
+    ...options,
+    ...boundedEntries(max),
+    ttl: ttlMs,
+    noDeleteOnStaleGet: true,
+  });
 }

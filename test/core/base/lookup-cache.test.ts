@@ -30,3 +30,15 @@ t.test('an expired entry reads as missing and stays until replaced', (t) => {
   t.equal(cache.size, 0, 'deleted on purpose (an event) it goes');
   t.end();
 });
+
+t.test('a cache keeps a reading of its clock for a hundredth of its TTL, unless told otherwise', (t) => {
+  t.equal(lookupCache<string, string>(10, 1_000).ttlResolution, 10, "a 1 s TTL: 10 ms, not lru-cache's 1 ms");
+  t.equal(lookupCache<string, string>(10, 60_000).ttlResolution, 600);
+  t.equal(lookupCache<string, string>(10, 50).ttlResolution, 1, 'never under 1 ms');
+  t.equal(
+    lookupCache<string, string>(10, 1_000, { ttlResolution: 0 }).ttlResolution,
+    0,
+    'a given clock is read each time',
+  );
+  t.end();
+});
