@@ -54,6 +54,15 @@ function anyEventEnd(text: string, from: number): number {
   return -1;
 }
 
+/**
+ * `buf[start, end)`: the read itself when that is all of it, as it mostly is (an upstream writes an event
+ * at a time, and each arrives as a read of its own). A subarray is no cheap view: TypedArray's species
+ * protocol looks up `constructor` and `Symbol.species` through the IC and runs Buffer's constructor, for
+ * an object per read.
+ */
+export const part = (buf: Buffer, start: number, end: number): Buffer =>
+  start === 0 && end === buf.length ? buf : buf.subarray(start, end);
+
 export class SseFrames {
   private held: Buffer | undefined;
   private parsed: SseEvent | undefined;
@@ -88,7 +97,7 @@ export class SseFrames {
       start = end;
     }
     if (runStart >= 0) skim!.onRun(buf, runStart, start);
-    if (start < buf.length) this.held = buf.subarray(start);
+    if (start < buf.length) this.held = part(buf, start, buf.length);
   }
 
   /** The upstream ended: a last event without its blank line is still dispatched. */

@@ -20,18 +20,9 @@ import { serializeEvent, type SseEvent } from '../base/sse';
 import { eventsOf } from '../contracts/client-events';
 import type { AnswerPhases } from './answer-phases';
 import { FilterChain, isSeveral } from './event-filters';
-import { SseFrames, type FrameHandler } from './sse-frames';
+import { part, SseFrames, type FrameHandler } from './sse-frames';
 
 const isText = (p: Buffer | string): p is string => typeof p === 'string';
-
-/**
- * `buf[start, end)`: the read itself when that is all of it, as it mostly is (an upstream writes an event
- * at a time, and each arrives as a read of its own). A subarray is no cheap view: TypedArray's species
- * protocol looks up `constructor` and `Symbol.species` through the IC and runs Buffer's constructor, for
- * an object per read.
- */
-const part = (buf: Buffer, start: number, end: number): Buffer =>
-  start === 0 && end === buf.length ? buf : buf.subarray(start, end);
 
 export class StreamRelay implements StreamControl {
   /** What the current upstream read makes the client get: the upstream's bytes, or events written anew. */
