@@ -12,6 +12,7 @@
  * The search runs on the bytes read as latin1, one character per byte, so a character's index is its
  * byte's offset and string searches stand in for calls into Buffer's C++ ones.
  */
+import { isAscii } from 'node:buffer';
 import { createParser, type EventSourceParser } from 'eventsource-parser';
 import type { SseEvent } from '../base/sse';
 
@@ -77,22 +78,26 @@ export class SseFrames {
   }
 
   push(chunk: Buffer): void {
+    const { skim } = this;
     const buf = this.held ? Buffer.concat([this.held, chunk]) : chunk;
     this.held = undefined;
     const text = buf.toString('latin1');
+    // Without a skim every frame is parsed: when the read is ASCII, as a stream mostly is, its latin1 text
+    // is its UTF-8 text too, and frames are not decoded again.
+    const decoded = !skim && isAscii(buf);
     const lfOnly = text.indexOf('\r') < 0;
-    const { skim } = this;
     let runStart = -1;
     let start = 0;
     for (;;) {
       const end = lfOnly ? lfEventEnd(text, start) : anyEventEnd(text, start);
       if (end < 0) break;
-      if (skim && !skim.reads(text.slice(start, end))) {
+      const frame = text.slice(start, end);
+      if (skim && !skim.reads(frame)) {
         if (runStart < 0) runStart = start;
       } else {
         if (runStart >= 0) skim!.onRun(buf, runStart, start);
         runStart = -1;
-        this.parse(buf, start, end);
+        this.parse(buf, start, end, decoded ? frame : undefined);
       }
       start = end;
     }
@@ -106,11 +111,11 @@ export class SseFrames {
     this.held = undefined;
   }
 
-  /** A frame read in full: its event (if any) goes to `onFrame` with its bytes. */
-  private parse(buf: Buffer, start: number, end: number): void {
+  /** A frame read in full, `decoded` its text when known: its event (if any) goes to `onFrame` with its bytes. */
+  private parse(buf: Buffer, start: number, end: number, decoded: string | undefined): void {
     // A frame ends with its blank line, so the parser dispatches its event (if any) within this feed.
     this.parsed = undefined;
-    const text = buf.toString('utf8', start, end);
+    const text = decoded ?? buf.toString('utf8', start, end);
     // A frame may end with a lone CR (the next byte was not LF); the parser, unable to know that, would
     // wait for the next byte before dispatching: the LF ends that line for it at once.
     this.parser.feed(buf[end - 1] === CR ? `${text}\n` : text);

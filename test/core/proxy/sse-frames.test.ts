@@ -1,4 +1,5 @@
 import t from 'tap';
+import fc from 'fast-check';
 import { SseFrames } from '../../../core/proxy/sse-frames';
 import type { SseEvent } from '../../../core/base/sse';
 
@@ -133,6 +134,20 @@ void t.test('with a skim: CR line ends split events as without one', (t) => {
   t.strictSame(
     read.map((s) => s.event?.data),
     ['usage"'],
+  );
+  t.end();
+});
+
+void t.test('events read the same whether a read is ASCII or not, wherever the reads split them', (t) => {
+  const line = fc.string({ unit: 'grapheme' }).filter((s) => !/[\r\n]/.test(s));
+  fc.assert(
+    fc.property(fc.array(line, { minLength: 1, maxLength: 6 }), fc.array(fc.nat()), (datas, cuts) => {
+      const bytes = Buffer.from(datas.map((d) => `data: ${d}\n\n`).join(''));
+      const points = [...new Set(cuts.map((c) => c % bytes.length))].sort((a, b) => a - b);
+      const pieces = [0, ...points].map((from, i) => bytes.subarray(from, points[i] ?? bytes.length));
+      t.strictSame(data(frames(pieces.filter((p) => p.length > 0))), datas);
+    }),
+    { numRuns: 300 },
   );
   t.end();
 });
