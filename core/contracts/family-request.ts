@@ -12,7 +12,10 @@ export interface FamilyRequest {
   readonly requestId: string;
   /** The request body, read once under the configured size and time limits. */
   rawBody(): Promise<Buffer>;
-  /** The request body parsed once as a JSON object (400 otherwise); the bytes forwarded are the ones parsed. */
+  /**
+   * The request body parsed once as a JSON object (400 otherwise); the bytes forwarded are the ones parsed.
+   * The same object for every reader (the stages, a fallback's prepare): a family copies what it changes.
+   */
   json(): Promise<JsonObject>;
   get<T>(key: StateKey<T>): T | undefined;
   /**
@@ -21,4 +24,9 @@ export interface FamilyRequest {
    * again; a stream piped through would hand the client what it did not ask for.
    */
   readonly streamRelayed: boolean;
+  /**
+   * Whether a translator reads what the family's reader lets through, the client speaking another API:
+   * nothing the family would shape for its own API's clients (members it strips) reaches a client as it is.
+   */
+  readonly translated: boolean;
 }

@@ -28,8 +28,10 @@ export function translatedContext(
   const own: Partial<Record<keyof GatewayContext, unknown>> = {
     headers: Object.keys(headers).length === 0 ? ctx.headers : { ...ctx.headers, ...headers },
     streamRelayed: true, // the client must get the translation: never piped through
-    // A fresh copy each time: families change the object they are given (renames, stream_options).
-    json: () => Promise.resolve(structuredClone(body)),
+    translated: true,
+    // The translator's own object, made for this view: a family copies what it changes, as it does the
+    // client's body (FamilyRequest.json).
+    json: () => Promise.resolve(body),
     rawBody: () => Promise.resolve(bytes),
   };
   return overlay(ctx, own);

@@ -69,6 +69,11 @@ export class RequestContext implements ServedRequest {
     return this.phases.readsEvents(this);
   }
 
+  /** A request as its client sent it; translatedContext is the view a translated one's family gets. */
+  get translated(): boolean {
+    return false;
+  }
+
   /** Worked out on first use: a request refused before anything asks costs no header walk. */
   get clientAddress(): string {
     return (this.address ??= this.addresses.of(this.req));

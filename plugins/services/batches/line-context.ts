@@ -22,5 +22,6 @@ export function lineContext(
     json: () => Promise.resolve(body),
     get: () => undefined,
     streamRelayed: false,
+    translated: false,
   };
 }

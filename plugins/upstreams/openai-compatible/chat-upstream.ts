@@ -110,9 +110,11 @@ export class ChatPart extends ApiPart {
       sent.stream_options = { ...(body.stream_options as JsonObject | undefined), include_usage: true };
     }
     const messages = body.messages;
+    // A translator reads the chunks, not a client: what the gateway asked for need not be cut from them.
+    const stripUsage = stream && !clientWantsUsage && !ctx.translated;
     return this.request(
       await upstreamBody(ctx, sent, change),
-      new ChatResponseReader(stream && !clientWantsUsage, this.spec.nullUsageUnasked === true, () =>
+      new ChatResponseReader(stripUsage, this.spec.nullUsageUnasked === true, () =>
         estimateTokens(promptChars(messages)),
       ),
     );
