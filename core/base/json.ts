@@ -56,12 +56,14 @@ export const stringOr = (value: unknown, fallback: string): string =>
 // eslint-disable-next-line no-control-regex -- the control characters are what JSON escapes
 const WRITTEN_AS_IS = /^[^"\\\u0000-\u001f\ud800-\udfff]*$/;
 
+/** Whether `JSON.stringify(text)` is `text` in quotes. */
+export const writtenAsIs = (text: string): boolean => WRITTEN_AS_IS.test(text);
+
 /**
  * `JSON.stringify(text)`, to the byte: an id or a name needs no escape, and a regex test costs a fraction
  * of the serialiser's call into the runtime.
  */
-export const stringJson = (text: string): string =>
-  WRITTEN_AS_IS.test(text) ? `"${text}"` : JSON.stringify(text);
+export const stringJson = (text: string): string => (writtenAsIs(text) ? `"${text}"` : JSON.stringify(text));
 
 /** `JSON.stringify(n)`: the number as written, or `null` for one JSON has no word for (NaN, Infinity). */
 export const numberJson = (n: number): string => (Number.isFinite(n) ? String(n) : 'null');

@@ -7,6 +7,7 @@ export {
   stringOr,
   withFirstMember,
   withoutMember,
+  writtenAsIs,
   type JsonObject,
 } from '../base/json';
 export { flatString } from '../base/flat-string';

@@ -5,6 +5,7 @@
  * the upstream's. An upstream without an id gets a random one.
  */
 import { randomBytes } from 'node:crypto';
+import { writtenAsIs } from '../../../core/kit/json';
 
 /** Item kind → the prefix of its id. */
 export const ITEM_PREFIXES = { message: 'msg', reasoning: 'rs', function_call: 'fc' } as const;
@@ -12,19 +13,28 @@ export type ItemKind = keyof typeof ITEM_PREFIXES;
 
 export class ResponseIds {
   private readonly base: string;
+  /**
+   * Whether the upstream's part, and so every id made of it, is written in JSON as it is: checked once,
+   * where a test of each id, a string V8 holds in pieces, would run in its runtime.
+   */
+  private readonly asIs: boolean;
+  readonly response: string;
 
   /** `upstreamPrefix`: the upstream API's own id prefix (`chatcmpl-`), which the response's id does not repeat. */
   constructor(upstreamId: unknown, upstreamPrefix: RegExp) {
     const id = typeof upstreamId === 'string' ? upstreamId.replace(upstreamPrefix, '') : '';
     this.base = id === '' ? randomBytes(12).toString('hex') : id;
-  }
-
-  get response(): string {
-    return `resp_${this.base}`;
+    this.asIs = writtenAsIs(this.base);
+    this.response = `resp_${this.base}`;
   }
 
   /** The id of the output item at `outputIndex`: unique within the response, whatever its kind. */
   item(kind: ItemKind, outputIndex: number): string {
     return `${ITEM_PREFIXES[kind]}_${this.base}_${outputIndex}`;
+  }
+
+  /** One of this Response's ids as `JSON.stringify` writes it. */
+  json(id: string): string {
+    return this.asIs ? `"${id}"` : JSON.stringify(id);
   }
 }

@@ -49,6 +49,8 @@ export function eventJson(ev: SseEvent): JsonObject | undefined {
 
 export class ResponsesReader implements TranslatingReader {
   readonly translates = true;
+  /** The gateway's metering, which the stream's end reads. */
+  private readonly meteredUsage = (): Usage => this.inner.usage();
 
   constructor(
     private readonly inner: ResponseReader,
@@ -70,11 +72,18 @@ export class ResponsesReader implements TranslatingReader {
   }
 
   event(ev: SseEvent): ClientEvents {
+    const upstream = this.inner.event(ev);
+    // Mostly one event in: its translation is the answer as it is, not copied into another list.
+    if (!Array.isArray(upstream)) return this.translation(upstream as SseEvent | null);
     const out: SseEvent[] = [];
-    for (const upstream of eventsOf(this.inner.event(ev))) {
-      if (this.stream.outcome !== 'open') break; // the Response has ended: nothing may follow
-      out.push(...this.stream.translate(upstream, () => this.inner.usage()));
-    }
+    for (const one of upstream as readonly SseEvent[]) out.push(...eventsOf(this.translation(one)));
+    return out.length > 0 ? out : null;
+  }
+
+  /** The client's events for one upstream event: none once the Response has ended, as nothing may follow. */
+  private translation(upstream: SseEvent | null): SseEvent[] | null {
+    if (upstream === null || this.stream.outcome !== 'open') return null;
+    const out = this.stream.translate(upstream, this.meteredUsage);
     return out.length > 0 ? out : null;
   }
 

@@ -5,7 +5,7 @@
  * answers have them (test/kit/fixtures/responses/).
  */
 import { LRUCache } from 'lru-cache';
-import { isJsonObject, numberJson, stringJson, type JsonObject } from '../../../core/kit/json';
+import { isJsonObject, numberJson, type JsonObject } from '../../../core/kit/json';
 import { responsesUsageJson, type ModelSpec } from '../../../core/kit/upstream';
 import type { Usage } from '../../../core/kit/plugin';
 
@@ -153,15 +153,18 @@ export function responseObject(state: ResponseState, echo: ResponseEcho): JsonOb
 
 /**
  * A Response's own members but its output, which a stream has as JSON already, and with the gateway's
- * usage, written as the API's.
+ * usage, written as the API's; its id as JSON too (ResponseIds.json).
  */
-export type ResponseHead = Omit<ResponseState, 'output' | 'usage'> & { readonly usage?: Usage };
+export type ResponseHead = Omit<ResponseState, 'id' | 'output' | 'usage'> & {
+  readonly idJson: string;
+  readonly usage?: Usage;
+};
 
 const orNullJson = (value: unknown): string => (value == null ? 'null' : JSON.stringify(value));
 
 /** Each own member as JSON, as `JSON.stringify` writes it in `responseObject`'s Response. */
 const OWN_JSON = new Map<string, (head: ResponseHead, output: string) => string>([
-  ['id', (head) => stringJson(head.id)],
+  ['id', (head) => head.idJson],
   ['object', () => '"response"'],
   ['created_at', (head) => numberJson(head.createdAt)],
   ['status', (head) => `"${head.status}"`],

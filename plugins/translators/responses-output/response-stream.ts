@@ -71,7 +71,8 @@ export class ResponseStream {
     if (this.current instanceof ReasoningStream) return this.current;
     this.closeCurrent();
     const index = this.items.length;
-    return this.opened(new ReasoningStream(this.ids.item('reasoning', index), index, this.sink));
+    const id = this.ids.item('reasoning', index);
+    return this.opened(new ReasoningStream(id, this.ids.json(id), index, this.sink));
   }
 
   /** The open message item, or a new one after closing the open reasoning. */
@@ -79,14 +80,16 @@ export class ResponseStream {
     if (this.current instanceof MessageStream) return this.current;
     this.closeCurrent();
     const index = this.items.length;
-    return this.opened(new MessageStream(this.ids.item('message', index), index, this.sink));
+    const id = this.ids.item('message', index);
+    return this.opened(new MessageStream(id, this.ids.json(id), index, this.sink));
   }
 
   /** A new function call item, after closing the open reasoning or message. */
   call(call: FunctionCall): CallStream {
     this.closeCurrent();
     const index = this.items.length;
-    const stream = new CallStream(this.ids.item('function_call', index), index, call, this.sink);
+    const id = this.ids.item('function_call', index);
+    const stream = new CallStream(id, this.ids.json(id), index, call, this.sink);
     this.items.push(stream);
     return stream;
   }
@@ -156,7 +159,7 @@ export class ResponseStream {
    * ones as they closed.
    */
   private response(
-    state: Omit<ResponseHead, 'id' | 'createdAt'>,
+    state: Omit<ResponseHead, 'idJson' | 'createdAt'>,
     openAs: ItemStatus = 'in_progress',
   ): string {
     const finish = this.finish ?? COMPLETED;
@@ -164,7 +167,8 @@ export class ResponseStream {
     const output = this.items.map((item) =>
       item.json(item.open ? openAs : this.statusOf(item, last, finish)),
     );
-    const head = { id: this.ids.response, createdAt: this.head!.createdAt, ...state };
+    const { ids } = this;
+    const head = { idJson: ids.json(ids.response), createdAt: this.head!.createdAt, ...state };
     return `"response":${this.writeResponse(head, `[${output.join(',')}]`)}`;
   }
 }

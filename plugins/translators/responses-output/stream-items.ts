@@ -4,7 +4,7 @@
  * parts are text or refusal, a new part starting when the kind changes; a reasoning item holds one
  * `reasoning_text` part (output-items.ts says why not a summary); a function call streams its arguments.
  */
-import { flatString, stringJson, type JsonObject } from '../../../core/kit/json';
+import { flatString, type JsonObject } from '../../../core/kit/json';
 import type { EventSink } from './event-sink';
 import {
   functionCallItem,
@@ -36,15 +36,12 @@ export interface StreamItem {
 abstract class ItemStream implements StreamItem {
   open = true;
   private closed: { readonly status: ItemStatus; readonly json: string } | undefined;
-  /** The item's id as JSON, written into each of its events. */
-  protected readonly idJson: string;
-
   constructor(
     readonly id: string,
+    /** The id as JSON, written into each of the item's events. */
+    protected readonly idJson: string,
     readonly outputIndex: number,
-  ) {
-    this.idJson = stringJson(id);
-  }
+  ) {}
 
   abstract snapshot(status: ItemStatus): JsonObject;
   abstract close(sink: EventSink, status: ItemStatus): void;
@@ -70,6 +67,12 @@ abstract class ItemStream implements StreamItem {
 
 const TEXT_DELTA = 'response.output_text.delta';
 
+/** A text delta's JSON up to its text, made flat once. */
+const deltaHead = (contentIndex: number): string =>
+  flatString(`{"type":"${TEXT_DELTA}","content_index":${contentIndex},"delta":`);
+/** The commonest ones, the same in every stream. */
+const DELTA_HEADS = [0, 1, 2, 3].map(deltaHead);
+
 /** Members every event about an item carries. */
 const at = (item: { id: string; outputIndex: number }) => ({
   item_id: item.id,
@@ -89,8 +92,8 @@ export class MessageStream extends ItemStream {
   /** The open text part's deltas' frame. */
   private frame: DeltaFrame | undefined;
 
-  constructor(id: string, outputIndex: number, sink: EventSink) {
-    super(id, outputIndex);
+  constructor(id: string, idJson: string, outputIndex: number, sink: EventSink) {
+    super(id, idJson, outputIndex);
     const item = messageItemJson(this.idJson, [], 'in_progress');
     sink.emitJson('response.output_item.added', `"item":${item},"output_index":${outputIndex}`);
   }
@@ -115,7 +118,7 @@ export class MessageStream extends ItemStream {
   /** The JSON of the part's deltas around their text, as `emitJson` writes them, each made flat once. */
   private deltaFrame(contentIndex: number): DeltaFrame {
     return {
-      head: flatString(`{"type":"${TEXT_DELTA}","content_index":${contentIndex},"delta":`),
+      head: DELTA_HEADS[contentIndex] ?? deltaHead(contentIndex),
       tail: flatString(
         `,"item_id":${this.idJson},"logprobs":[],"output_index":${this.outputIndex},"sequence_number":`,
       ),
@@ -169,8 +172,8 @@ export class ReasoningStream extends ItemStream {
   /** The upstream's seal of the reasoning, kept when the client asked for it (output-items.ts). */
   sealed: string | undefined;
 
-  constructor(id: string, outputIndex: number, sink: EventSink) {
-    super(id, outputIndex);
+  constructor(id: string, idJson: string, outputIndex: number, sink: EventSink) {
+    super(id, idJson, outputIndex);
     sink.emit('response.output_item.added', { item: reasoningItem(id), output_index: outputIndex });
     sink.emit('response.content_part.added', { content_index: 0, ...at(this), part: reasoningPart('') });
   }
@@ -196,11 +199,12 @@ export class ReasoningStream extends ItemStream {
 export class CallStream extends ItemStream {
   constructor(
     id: string,
+    idJson: string,
     outputIndex: number,
     private readonly call: FunctionCall,
     sink: EventSink,
   ) {
-    super(id, outputIndex);
+    super(id, idJson, outputIndex);
     const added: FunctionCall = { ...call, args: '' };
     sink.emit('response.output_item.added', {
       item: functionCallItem(id, added, 'in_progress'),

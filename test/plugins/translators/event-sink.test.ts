@@ -39,7 +39,7 @@ t.test("a message's text deltas, written in a frame per part, are the events emi
   fc.assert(
     fc.property(fc.string(), fc.nat(3), fc.array(piece, { maxLength: 8 }), (id, outputIndex, pieces) => {
       const sink = new EventSink();
-      const message = new MessageStream(id, outputIndex, sink);
+      const message = new MessageStream(id, JSON.stringify(id), outputIndex, sink);
       sink.take();
       let contentIndex = -1;
       let kind: string | undefined;

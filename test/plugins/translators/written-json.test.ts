@@ -78,7 +78,8 @@ t.test('the parts make the whole', (t) => {
         const write = responseWriter(echo);
         for (const [s, u] of states) {
           const whole = responseObject(u ? { ...s, usage: responsesUsage(u) } : s, echo);
-          t.equal(write({ ...s, usage: u }, JSON.stringify(s.output)), JSON.stringify(whole));
+          const head = { ...s, idJson: JSON.stringify(s.id), usage: u };
+          t.equal(write(head, JSON.stringify(s.output)), JSON.stringify(whole));
         }
       },
     ),
