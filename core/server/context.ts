@@ -38,7 +38,8 @@ export class RequestContext implements ServedRequest {
   /** The client's headers: kept, since the proxy puts the upstream's on `req` while it forwards. */
   readonly headers: IncomingHttpHeaders;
   private raw: Promise<Buffer> | undefined;
-  private parsed: JsonObject | undefined;
+  /** The body parsed, once asked for: every reader awaits this one promise, not a call of its own. */
+  private parsed: Promise<JsonObject> | undefined;
   private slots: Map<StateKey<unknown>, unknown> | undefined;
   private address: string | undefined;
 
@@ -96,13 +97,13 @@ export class RequestContext implements ServedRequest {
    * The request body parsed once as a JSON object (400 otherwise: see core/http/json-body.ts). The raw
    * bytes forwarded upstream are exactly the ones parsed here.
    */
-  async json(): Promise<JsonObject> {
-    this.parsed ??= this.bodies.parseJson(await this.rawBody());
+  json(): Promise<JsonObject> {
+    this.parsed ??= this.rawBody().then((raw) => this.bodies.parseJson(raw));
     return this.parsed;
   }
 
   rewrite(body: JsonObject): void {
-    this.parsed = body;
+    this.parsed = Promise.resolve(body);
     this.raw = Promise.resolve(Buffer.from(JSON.stringify(body)));
   }
 

@@ -116,19 +116,24 @@ export class MessagesResponseReader implements RelayingReader {
   output: number | undefined;
   /** Characters of generated text relayed so far. */
   readonly delivered = new DeferredCount(deferredDeltaChars);
-  /**
-   * The events that tell the meter something (ON_EVENT) are those carrying usage (`message_start`,
-   * `message_delta`), the end and errors; the rest, text deltas above all, are relayed unparsed.
-   */
-  readonly skim: StreamSkim = {
-    reads: (frame) => {
-      for (const text of MEANINGFUL) if (frame.includes(text)) return true;
-      return false;
-    },
-    passed: (frames) => this.delivered.laterFrames(frames),
-  };
+  private skimmer: StreamSkim | undefined;
 
   constructor(private readonly promptTokens: () => number) {}
+
+  /**
+   * The events that tell the meter something (ON_EVENT) are those carrying usage (`message_start`,
+   * `message_delta`), the end and errors; the rest, text deltas above all, are relayed unparsed. Made
+   * when a stream asks: a JSON answer never does.
+   */
+  get skim(): StreamSkim {
+    return (this.skimmer ??= {
+      reads: (frame) => {
+        for (const text of MEANINGFUL) if (frame.includes(text)) return true;
+        return false;
+      },
+      passed: (frames) => this.delivered.laterFrames(frames),
+    });
+  }
 
   usageMember(usage: JsonObject): Usage {
     return toUsage(inputCounts(usage), tokenCount(usage.output_tokens), false);

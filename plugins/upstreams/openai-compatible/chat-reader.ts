@@ -44,14 +44,7 @@ export class ChatResponseReader implements RelayingReader {
   private readonly delivered = new DeferredCount(deferredDeltaChars);
   /** Whether `"usage": null` members reach the client as the upstream wrote them. */
   private readonly keepsNullUsage: boolean;
-  /**
-   * The chunks `event` does more with than keep for the estimate (the end, errors, usage, a null one it
-   * must cut) are told by the same text checks; the rest are relayed unparsed.
-   */
-  readonly skim: StreamSkim = {
-    reads: (frame) => frame.includes('[DONE]') || frame.includes(ERROR_END) || this.usageToRead(frame) >= 0,
-    passed: (frames) => this.delivered.laterFrames(frames),
-  };
+  private skimmer: StreamSkim | undefined;
 
   constructor(
     /** True when the client did not ask for usage in its stream. */
@@ -61,6 +54,18 @@ export class ChatResponseReader implements RelayingReader {
     private readonly promptTokens: () => number,
   ) {
     this.keepsNullUsage = !stripUsage || nullUsageUnasked;
+  }
+
+  /**
+   * The chunks `event` does more with than keep for the estimate (the end, errors, usage, a null one it
+   * must cut) are told by the same text checks; the rest are relayed unparsed. Made when a stream asks:
+   * a JSON answer never does.
+   */
+  get skim(): StreamSkim {
+    return (this.skimmer ??= {
+      reads: (frame) => frame.includes('[DONE]') || frame.includes(ERROR_END) || this.usageToRead(frame) >= 0,
+      passed: (frames) => this.delivered.laterFrames(frames),
+    });
   }
 
   usageMember(usage: JsonObject): Usage | undefined {

@@ -76,6 +76,9 @@ async function upstreamBody(ctx: FamilyRequest, body: JsonObject, change: BodyCh
 }
 
 export class ChatPart extends ApiPart {
+  /** The family's renames (field, upstream's name), listed once rather than for every request. */
+  private readonly renames: readonly (readonly [string, string])[];
+
   constructor(
     private readonly spec: ChatFamilySpec,
     target: PartTarget,
@@ -89,6 +92,7 @@ export class ChatPart extends ApiPart {
       ...(spec.responses ? { alsoServes: [ResponsesApi] } : {}),
     }));
     super(ChatCompletionsApi, models, chatFields(spec.fields), target);
+    this.renames = Object.entries(spec.renames);
   }
 
   async prepare(ctx: FamilyRequest, model: ModelSpec, upstreamModel: string): Promise<UpstreamRequest> {
@@ -125,7 +129,7 @@ export class ChatPart extends ApiPart {
    * neither changes anything (the caller copies it before adding to it, see `prepare`).
    */
   private upstreamFields(body: JsonObject, modelId: string, upstreamModel: string): JsonObject {
-    const renames = Object.entries(this.spec.renames).filter(([from]) => from in body);
+    const renames = this.renames.filter(([from]) => from in body);
     if (upstreamModel === modelId && renames.length === 0) return body;
     const sent: JsonObject = { ...body, model: upstreamModel };
     for (const [from, to] of renames) {
