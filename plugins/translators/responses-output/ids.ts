@@ -19,6 +19,8 @@ export class ResponseIds {
    */
   private readonly asIs: boolean;
   readonly response: string;
+  /** The same as JSON, which every Response of a stream carries. */
+  readonly responseJson: string;
 
   /** `upstreamPrefix`: the upstream API's own id prefix (`chatcmpl-`), which the response's id does not repeat. */
   constructor(upstreamId: unknown, upstreamPrefix: RegExp) {
@@ -26,6 +28,7 @@ export class ResponseIds {
     this.base = id === '' ? randomBytes(12).toString('hex') : id;
     this.asIs = writtenAsIs(this.base);
     this.response = `resp_${this.base}`;
+    this.responseJson = this.json(this.response);
   }
 
   /** The id of the output item at `outputIndex`: unique within the response, whatever its kind. */

@@ -167,8 +167,7 @@ export class ResponseStream {
     const output = this.items.map((item) =>
       item.json(item.open ? openAs : this.statusOf(item, last, finish)),
     );
-    const { ids } = this;
-    const head = { idJson: ids.json(ids.response), createdAt: this.head!.createdAt, ...state };
+    const head = { idJson: this.ids.responseJson, createdAt: this.head!.createdAt, ...state };
     return `"response":${this.writeResponse(head, `[${output.join(',')}]`)}`;
   }
 }

@@ -17,6 +17,7 @@ t.test("a Response's ids as JSON are what JSON.stringify writes, whatever the up
       (upstream, index) => {
         const ids = new ResponseIds(upstream, /^chatcmpl-/);
         t.equal(ids.json(ids.response), JSON.stringify(ids.response));
+        t.equal(ids.responseJson, JSON.stringify(ids.response));
         for (const kind of KINDS) {
           const id = ids.item(kind, index);
           t.equal(ids.json(id), JSON.stringify(id));
