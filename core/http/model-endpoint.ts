@@ -32,6 +32,7 @@ export function modelEndpoint(
   serving: ApiServing,
 ): Endpoint {
   const { health, budget } = resilience;
+  const settings = { api, phases };
   const prepare = (ctx: ServedRequest, target: RouteTarget): Promise<UpstreamRequest> => {
     const reach = serving.reach(api, target.spec);
     // The catalogue resolves only models this endpoint serves (`serves` below), so this is a programming error.
@@ -46,7 +47,6 @@ export function modelEndpoint(
     request: UpstreamRequest,
     why: AttemptCause,
   ): Promise<AttemptResult> => {
-    const settings = { api, phases };
     const result = await proxy.forward(ctx, target.upstream, request, settings, why);
     if (result === 'delivered') health.success(target.upstream.name);
     else if (result !== 'abandoned') resilience.failed(ctx.requestId, target.upstream.name, result);

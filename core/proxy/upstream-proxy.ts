@@ -51,8 +51,10 @@ export class UpstreamProxy {
       if (opened) open = this.streams.add(relay, keyId);
       else if (open) this.streams.remove(open);
     };
+    // Written out, not spread: a spread with a member added made a new hidden class on every request.
+    const exchange: ExchangeSettings = { api: settings.api, phases: settings.phases, onStream };
     const send = (cause: AttemptCause) =>
-      new Exchange(ctx, upstream, request, { ...settings, onStream }, cause).run(this.servers);
+      new Exchange(ctx, upstream, request, exchange, cause).run(this.servers);
     let result = await send(why);
     for (let resent = 0; resent < MAX_RESENDS && isStaleConnection(result) && !ctx.res.destroyed; resent++) {
       result = await send(RESEND);
