@@ -147,6 +147,7 @@ export class Exchange implements ProxiedRequest {
     this.clientHeaders = ctx.req.headers;
     ctx.req.headers = upstreamRequestHeaders(
       ctx.req.headers,
+      request.url.host,
       request.headers,
       request.body.length,
       ctx.requestId,

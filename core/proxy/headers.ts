@@ -80,8 +80,14 @@ function connectionTokens(headers: IncomingHttpHeaders): Set<string> | undefined
   return new Set(connection.split(',').map((token) => token.trim().toLowerCase()));
 }
 
+/**
+ * `host` is the upstream's (its URL's `host`), written here and not by http-proxy-3's `changeOrigin`:
+ * that option adds it to a spread copy of these headers, and V8 gives such a copy a new hidden class on
+ * every request.
+ */
 export function upstreamRequestHeaders(
   client: IncomingHttpHeaders,
+  host: string,
   own: Readonly<Record<string, string>>,
   bodyLength: number,
   requestId: string,
@@ -89,7 +95,7 @@ export function upstreamRequestHeaders(
   /** A traced request's: it names the attempt's span, and the client's tracestate goes with it. */
   traceparent?: string,
 ): IncomingHttpHeaders {
-  const out: IncomingHttpHeaders = {};
+  const out: IncomingHttpHeaders = { host };
   const named = connectionTokens(client);
   for (const name in client) if (!NOT_FORWARDED.has(name) && !named?.has(name)) out[name] = client[name];
   keepValidTrace(out);

@@ -90,14 +90,13 @@ export class ProxyServers {
   private open(agent: Agent, url: URL): ProxyRoute {
     const { origin, path } = proxyTarget(url);
     // selfHandleResponse: the exchange writes the response (usage read, streams relayed); toProxy: the
-    // request's url, which `send` sets to `path`, is sent as it is (see proxy-target.ts); changeOrigin:
-    // the upstream's host is sent, not the gateway's. `buffer` is each request's body (`send`).
+    // request's url, which `send` sets to `path`, is sent as it is (see proxy-target.ts). The upstream's
+    // host is in the headers the exchange gives (headers.ts). `buffer` is each request's body (`send`).
     const options: ServerOptions = {
       target: origin,
       agent,
       selfHandleResponse: true,
       toProxy: true,
-      changeOrigin: true,
       buffer: undefined,
     };
     const server = createProxyServer(options);
