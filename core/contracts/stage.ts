@@ -83,7 +83,12 @@ export interface StreamEnd {
  * byte (or after an error response), for every stage whose `handle` was reached, and must not throw.
  */
 export interface Middleware {
-  /** The request phase: read or rewrite the request, refuse it (throw), answer it, or pass it on (`next`). */
+  /**
+   * The request phase: read or rewrite the request, refuse it (throw), answer it, or pass it on (`next`).
+   * Every request waits on it, so it costs turns of the event loop: return `next()` from a plain function,
+   * and `await next()` in an async one, whose promise, when returned, settles it two turns later through a
+   * job and a promise of their own.
+   */
   handle?(ctx: GatewayContext, next: Next): Promise<void>;
   /**
    * The response phase: a whole JSON answer, the upstream's (2xx or its error) or a stage's own, to keep,

@@ -19,10 +19,18 @@ export interface BodyLimits {
   readonly totalMs: number;
 }
 
+/** Where a read body's length is kept (the access log's `bytes_in`), set as the read ends. */
+export interface BodyCount {
+  bytesIn: number;
+}
+
 /** How a client's body is read and parsed; one per server, shared by its requests. */
 export interface RequestBodies {
-  /** Reads the body under the limits, with `maxBytes` in place of the size limit when given. */
-  read(req: IncomingMessage, maxBytes?: number): Promise<Buffer>;
+  /**
+   * Reads the body under the limits, with `maxBytes` in place of the size limit when given; its length
+   * goes into `count` directly, so a caller needs no reaction of its own to record it.
+   */
+  read(req: IncomingMessage, maxBytes?: number, count?: BodyCount): Promise<Buffer>;
   parseJson(raw: Buffer): JsonObject;
 }
 
@@ -32,12 +40,17 @@ export function bodyReader(limits: BodyLimits): BodyReader {
 
 export function requestBodies(limits: BodyLimits & { readonly maxJsonDepth: number }): RequestBodies {
   return {
-    read: (req, maxBytes) => readBody(req, maxBytes === undefined ? limits : { ...limits, maxBytes }),
+    read: (req, maxBytes, count) =>
+      readBody(req, maxBytes === undefined ? limits : { ...limits, maxBytes }, count),
     parseJson: (raw) => parseJsonBody(raw, limits.maxJsonDepth),
   };
 }
 
-function readBody(req: IncomingMessage, { maxBytes, idleMs, totalMs }: BodyLimits): Promise<Buffer> {
+function readBody(
+  req: IncomingMessage,
+  { maxBytes, idleMs, totalMs }: BodyLimits,
+  count?: BodyCount,
+): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
   if (declared > maxBytes) return Promise.reject(Errors.bodyTooLarge(maxBytes));
   return new Promise((resolve, reject) => {
@@ -70,6 +83,7 @@ function readBody(req: IncomingMessage, { maxBytes, idleMs, totalMs }: BodyLimit
     }
     function onEnd(): void {
       cleanup();
+      if (count) count.bytesIn = received;
       resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received));
     }
     function onError(): void {

@@ -40,14 +40,11 @@ export function modelEndpoint(
     return reach === 'native' ? prepareNative(ctx, target) : prepareTranslated(ctx, target, reach);
   };
 
-  /** One attempt, counted for or against its upstream. */
-  const attempt = async (
-    ctx: ServedRequest,
-    target: RouteTarget,
-    request: UpstreamRequest,
-    why: AttemptCause,
-  ): Promise<AttemptResult> => {
-    const result = await proxy.forward(ctx, target.upstream, request, settings, why);
+  /**
+   * An attempt's result, counted for or against its upstream by the caller that awaited it: an async
+   * function around the attempt would add a promise and a turn to every call.
+   */
+  const counted = (ctx: ServedRequest, target: RouteTarget, result: AttemptResult): AttemptResult => {
     if (result === 'delivered') health.success(target.upstream.name);
     else if (result !== 'abandoned') resilience.failed(ctx.requestId, target.upstream.name, result);
     return result;
@@ -77,7 +74,8 @@ export function modelEndpoint(
       }
       ctx.target = next; // usage is metered as the model and upstream that served
       resilience.retried(ctx.requestId, failed.upstream.name, next.upstream.name, failure.reason);
-      const result = await attempt(ctx, next, request, retryCause(failed, next, failure.reason));
+      const why = retryCause(failed, next, failure.reason);
+      const result = counted(ctx, next, await proxy.forward(ctx, next.upstream, request, settings, why));
       if (typeof result !== 'string') await deliverFailure(ctx, result, phases);
       return true;
     } finally {
@@ -104,7 +102,8 @@ export function modelEndpoint(
       if (ctx.trace) ctx.trace.requested(await ctx.json(), api);
       budget.requestStarted();
       try {
-        const result = await attempt(ctx, target, request, FIRST);
+        const sent = proxy.forward(ctx, target.upstream, request, settings, FIRST);
+        const result = counted(ctx, target, await sent);
         if (typeof result === 'string') return;
         if (!(await retry(ctx, target, result))) await deliverFailure(ctx, result, phases);
       } finally {

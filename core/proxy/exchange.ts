@@ -135,10 +135,11 @@ export class Exchange implements ProxiedRequest {
   ) {}
 
   /**
-   * Sends the request; resolves when the client's response is complete or the client is gone, or with
-   * the failure when nothing was sent to the client (see AttemptFailure).
+   * Sends the request; calls `done` when the client's response is complete or the client is gone, or with
+   * the failure when nothing was sent to the client (see AttemptFailure), and `broke` with what a stage
+   * threw. Callbacks, not a promise: the caller's one promise covers its resends too.
    */
-  run(servers: ProxyServers): Promise<AttemptResult> {
+  run(servers: ProxyServers, done: (result: AttemptResult) => void, broke: (e: unknown) => void): void {
     const { ctx, request, upstream } = this;
     // Model-routed requests alone are proxied, so a traced one has its target.
     if (ctx.trace && ctx.target)
@@ -154,10 +155,8 @@ export class Exchange implements ProxiedRequest {
       ctx.forwardedFor,
       this.span?.traceparent,
     );
-    const finished = new Promise<AttemptResult>((resolve, reject) => {
-      this.done = resolve;
-      this.broke = reject;
-    });
+    this.done = done;
+    this.broke = broke;
     this.sentAt = performance.now();
     this.timer = setTimeout(
       () => this.fail(Errors.upstreamTimeout(upstream.name, 'response headers'), 'timeout'),
@@ -167,7 +166,6 @@ export class Exchange implements ProxiedRequest {
     servers.send(upstream.agent, request.url, ctx.req, ctx.res, request.body, this, (err) =>
       this.onProxyError(err),
     );
-    return finished;
   }
 
   /** Called with the outgoing request once it has a socket: starts the connect timeout if it must connect. */

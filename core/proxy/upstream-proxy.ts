@@ -38,7 +38,7 @@ export class UpstreamProxy {
    * A request the upstream never read, its kept-alive connection closed as the request went out, is sent
    * again on a new one (see STALE_CONNECTION): several idle sockets may close together, hence up to two.
    */
-  async forward(
+  forward(
     ctx: ServedRequest,
     upstream: Upstream,
     request: UpstreamRequest,
@@ -53,13 +53,27 @@ export class UpstreamProxy {
     };
     // Written out, not spread: a spread with a member added made a new hidden class on every request.
     const exchange: ExchangeSettings = { api: settings.api, phases: settings.phases, onStream };
-    const send = (cause: AttemptCause) =>
-      new Exchange(ctx, upstream, request, exchange, cause).run(this.servers);
-    let result = await send(why);
-    for (let resent = 0; resent < MAX_RESENDS && isStaleConnection(result) && !ctx.res.destroyed; resent++) {
-      result = await send(RESEND);
-    }
-    return result;
+    // One promise for the attempt and its resends, settled by the exchanges' callbacks.
+    return new Promise((resolve, reject) => {
+      /** The attempt rejects with what a stage threw as its exchange ended, or with what a resend threw. */
+      const broke: (e: unknown) => void = reject;
+      const send = (cause: AttemptCause, resent: number): void => {
+        const done = (result: AttemptResult): void => {
+          if (resent < MAX_RESENDS && isStaleConnection(result) && !ctx.res.destroyed) {
+            // Sent once the failed exchange has unwound; what it throws rejects, as the first send's does.
+            queueMicrotask(() => {
+              try {
+                send(RESEND, resent + 1);
+              } catch (e) {
+                broke(e);
+              }
+            });
+          } else resolve(result);
+        };
+        new Exchange(ctx, upstream, request, exchange, cause).run(this.servers, done, broke);
+      };
+      send(why, 0);
+    });
   }
 
   /** Ends every open stream with the API's error frame (shutdown after the grace period). */

@@ -86,11 +86,7 @@ export class RequestContext implements ServedRequest {
 
   /** The request body, read once under the configured size and time limits. */
   rawBody(): Promise<Buffer> {
-    this.raw ??= this.bodies.read(this.req, this.endpoint.bodyLimit).then((body) => {
-      this.observed.bytesIn = body.length;
-      return body;
-    });
-    return this.raw;
+    return (this.raw ??= this.bodies.read(this.req, this.endpoint.bodyLimit, this.observed));
   }
 
   /**

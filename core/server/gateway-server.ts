@@ -316,22 +316,31 @@ export class GatewayServer {
 
   private run(ctx: RequestContext, lease: SnapshotLease): void {
     this.inFlight++;
-    const pipeline = lease.snapshot.pipeline;
-    pipeline
-      .run(ctx, ctx.endpoint.handle)
-      .catch((e: unknown) => this.fail(ctx, e, lease.snapshot.config.logging.access))
-      .finally(() => {
-        ctx.outcome = settledOutcome(ctx);
-        pipeline.runFinish(ctx, (stage, e) => this.logger.error({ err: e, stage }, 'finish hook failed'));
-        const { pricing, config } = lease.snapshot;
+    // One reaction for both outcomes, where `.catch().finally()` would cost four promises a request.
+    void lease.snapshot.pipeline.run(ctx, ctx.endpoint.handle).then(
+      () => this.ended(ctx, lease),
+      (e: unknown) => {
         try {
-          this.observer.ended(ctx, pricing, config.logging.access, ctx.trace);
-        } catch (e) {
-          this.logger.error({ err: e, request_id: ctx.requestId }, 'observing a request failed');
+          this.fail(ctx, e, lease.snapshot.config.logging.access);
+        } finally {
+          this.ended(ctx, lease);
         }
-        this.routing.release(lease);
-        if (--this.inFlight === 0 && this.drained) this.drained();
-      });
+      },
+    );
+  }
+
+  /** After the response, whatever its outcome: the finish phase, the request's observation, its lease. */
+  private ended(ctx: RequestContext, lease: SnapshotLease): void {
+    const { pipeline, pricing, config } = lease.snapshot;
+    ctx.outcome = settledOutcome(ctx);
+    pipeline.runFinish(ctx, (stage, e) => this.logger.error({ err: e, stage }, 'finish hook failed'));
+    try {
+      this.observer.ended(ctx, pricing, config.logging.access, ctx.trace);
+    } catch (e) {
+      this.logger.error({ err: e, request_id: ctx.requestId }, 'observing a request failed');
+    }
+    this.routing.release(lease);
+    if (--this.inFlight === 0 && this.drained) this.drained();
   }
 
   /** The error boundary: every failure becomes the contract's error body with the right status. */

@@ -42,7 +42,7 @@ import type { CacheEntry, CacheStore } from './entry';
 import { MemoryCacheStore } from './memory-store';
 import { CACHED_APIS, cacheOptions, type CacheOptions } from './options';
 import { RedisCacheStore } from './redis-store';
-import { ageOf, requestControl } from './request-control';
+import { ageOf, requestControl, type RequestControl } from './request-control';
 import { Recorder, type Pending } from './recorder';
 import { replayed } from './replay';
 
@@ -92,9 +92,14 @@ export class CacheMiddleware implements Middleware {
     this.models = options.models.map(globMatcher);
   }
 
-  async handle(ctx: GatewayContext, next: Next): Promise<void> {
+  handle(ctx: GatewayContext, next: Next): Promise<void> {
     const control = requestControl(ctx.headers['cache-control']);
     if (!control.write || !this.serves(ctx)) return this.pass(ctx, 'bypass', next);
+    return this.lookUp(ctx, control, next);
+  }
+
+  /** Answers a fresh stored entry, or passes the call on to be stored, awaiting `next` (Middleware.handle). */
+  private async lookUp(ctx: GatewayContext, control: RequestControl, next: Next): Promise<void> {
     const body = await ctx.json();
     const model = typeof body.model === 'string' ? body.model : ctx.target!.spec.id;
     const scope = scopeOf(ctx, this.options.scope);
@@ -109,7 +114,7 @@ export class CacheMiddleware implements Middleware {
       return;
     }
     ctx.set(PENDING, { key, model, body: undefined, changed: false });
-    return this.pass(ctx, 'miss', next);
+    await this.pass(ctx, 'miss', next);
   }
 
   response(ctx: GatewayContext, answer: JsonAnswer): void {

@@ -67,17 +67,28 @@ export class GuardrailsMiddleware implements Middleware {
     this.record = recorder(metrics);
   }
 
-  async handle(ctx: GatewayContext, next: Next): Promise<void> {
+  handle(ctx: GatewayContext, next: Next): Promise<void> {
     const paths = REQUEST_TEXTS[ctx.endpoint.id];
     if (!paths) return next(); // an API without texts (a task's status, the model list)
     const rules = applying(this.rules, ctx, 'request');
     const hooks = applying(this.hooks, ctx, 'request');
     const answer = this.answerGuard(ctx);
     if (!rules.length && !hooks.length && !answer) return next();
+    return this.guardRequest(ctx, next, rules, hooks, answer);
+  }
+
+  /** Checks the request's texts, keeps the answer's guard, and awaits `next` (Middleware.handle). */
+  private async guardRequest(
+    ctx: GatewayContext,
+    next: Next,
+    rules: readonly Rule[],
+    hooks: readonly Scoped<WebhookOptions>[],
+    answer: Omit<AnswerGuard, 'includeUsage'> | undefined,
+  ): Promise<void> {
     const body = await ctx.json();
     if (rules.length || hooks.length) await this.checkRequest(ctx, body, rules, hooks);
     if (answer) ctx.set(ANSWER, { ...answer, includeUsage: includesUsage(body.stream_options) });
-    return next();
+    await next();
   }
 
   response(ctx: GatewayContext, answer: JsonAnswer): Promise<void> | void {

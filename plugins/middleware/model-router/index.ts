@@ -54,8 +54,12 @@ export class ModelRouterMiddleware implements Middleware {
     });
   }
 
-  async handle(ctx: GatewayContext, next: Next): Promise<void> {
-    if (!ctx.endpoint.routedByModel) return next();
+  handle(ctx: GatewayContext, next: Next): Promise<void> {
+    return ctx.endpoint.routedByModel ? this.route(ctx, next) : next();
+  }
+
+  /** Picks the target for the body's model and awaits `next` (Middleware.handle). */
+  private async route(ctx: GatewayContext, next: Next): Promise<void> {
     const body = await ctx.json();
     const model = body.model;
     if (typeof model !== 'string' || model === '') {
@@ -68,7 +72,7 @@ export class ModelRouterMiddleware implements Middleware {
     const { affinity } = target.route;
     ctx.target = affinity ? await this.placed(ctx, body, target, affinity) : target;
     ctx.stream = body.stream === true;
-    return next();
+    await next();
   }
 
   /** The target of the call's session, on a route with affinity. */

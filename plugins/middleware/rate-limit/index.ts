@@ -140,6 +140,7 @@ export class RateLimitMiddleware implements Middleware {
     // A replayed answer (a cache's hit) used no upstream tokens: it counts as a request, not as tokens.
     const tokens =
       usage && !ctx.replayed ? (usage.totalTokens ?? usage.promptTokens + usage.completionTokens) : 0;
-    void this.limiter.settle(admission, tokens).catch(() => undefined);
+    const settled = this.limiter.settle(admission, tokens);
+    if (settled) settled.catch(() => undefined);
   }
 }

@@ -60,8 +60,11 @@ export type Decision =
 export interface Limiter {
   /** A limiter that decides in memory answers at once: no promise and no microtask on the request path. */
   admit(rules: readonly LimitRule[]): Decision | Promise<Decision>;
-  /** After the call: its real tokens enter the token windows and its concurrency leases are freed. Never throws. */
-  settle(admission: Admission, tokens: number): Promise<void>;
+  /**
+   * After the call: its real tokens enter the token windows and its concurrency leases are freed. Never
+   * throws; like `admit`, a limiter that keeps its counts in memory settles at once, without a promise.
+   */
+  settle(admission: Admission, tokens: number): void | Promise<void>;
 }
 
 export interface LimiterTiming {

@@ -67,13 +67,12 @@ export class MemoryLimiter implements Limiter {
     return this.decide(rules);
   }
 
-  settle(admission: Admission, tokens: number): Promise<void> {
+  settle(admission: Admission, tokens: number): void {
     const now = this.clock();
     for (const rule of admission.rules) {
       if (rule.kind === 'tokens' && tokens > 0) this.log(rule).add(now, tokens);
       if (rule.kind === 'concurrent') this.slots.get(rule.subject)?.delete(admission.id);
     }
-    return Promise.resolve();
   }
 
   /** Synchronous from check to count: two calls can not both take the last place. */
