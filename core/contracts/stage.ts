@@ -85,9 +85,9 @@ export interface StreamEnd {
 export interface Middleware {
   /**
    * The request phase: read or rewrite the request, refuse it (throw), answer it, or pass it on (`next`).
-   * Every request waits on it, so it costs turns of the event loop: return `next()` from a plain function,
-   * and `await next()` in an async one, whose promise, when returned, settles it two turns later through a
-   * job and a promise of their own.
+   * Every request waits on it, and each promise is a turn of the event loop: a plain function returns
+   * `next()`; an async one awaits it, since an async function that returns a promise settles two turns
+   * after it, through a job and a promise of their own.
    */
   handle?(ctx: GatewayContext, next: Next): Promise<void>;
   /**
