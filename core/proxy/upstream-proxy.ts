@@ -55,22 +55,16 @@ export class UpstreamProxy {
     const exchange: ExchangeSettings = { api: settings.api, phases: settings.phases, onStream };
     // One promise for the attempt and its resends, settled by the exchanges' callbacks.
     return new Promise((resolve, reject) => {
-      /** The attempt rejects with what a stage threw as its exchange ended, or with what a resend threw. */
-      const broke: (e: unknown) => void = reject;
       const send = (cause: AttemptCause, resent: number): void => {
         const done = (result: AttemptResult): void => {
           if (resent < MAX_RESENDS && isStaleConnection(result) && !ctx.res.destroyed) {
-            // Sent once the failed exchange has unwound; what it throws rejects, as the first send's does.
-            queueMicrotask(() => {
-              try {
-                send(RESEND, resent + 1);
-              } catch (e) {
-                broke(e);
-              }
-            });
+            // Sent once the failed exchange has unwound; a resend that throws rejects, as the first does.
+            Promise.resolve(resent + 1)
+              .then((count) => send(RESEND, count))
+              .catch(reject);
           } else resolve(result);
         };
-        new Exchange(ctx, upstream, request, exchange, cause).run(this.servers, done, broke);
+        new Exchange(ctx, upstream, request, exchange, cause).run(this.servers, done, reject);
       };
       send(why, 0);
     });
