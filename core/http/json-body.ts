@@ -12,7 +12,6 @@
 import { isUtf8 } from 'node:buffer';
 import { Errors } from '../base/errors';
 import {
-  BACKSLASH,
   CLOSE_ARRAY,
   CLOSE_OBJECT,
   COLON,
@@ -20,6 +19,7 @@ import {
   OPEN_ARRAY,
   OPEN_OBJECT,
   QUOTE,
+  stringEnd,
   type JsonObject,
 } from '../base/json';
 import { rejectDestinationFields } from './destination-fields';
@@ -59,40 +59,35 @@ function keyAt(text: string, start: number, end: number, escaped: boolean): stri
 /**
  * Checks nesting depth and keys in one pass. Garbage is tolerated here (JSON.parse rejects it next):
  * the scan only has to be right for input that JSON.parse would accept. It reads the decoded text that
- * JSON.parse reads next, so a key is a slice of it rather than a decode of its bytes.
+ * JSON.parse reads next, so a key is a slice of it rather than a decode of its bytes. A string, most of
+ * a body's text (its prompts), is skipped whole: its closing quote is found with indexOf, and whether it
+ * holds an escape, by where the next backslash of the text is.
  */
 function scanStructure(text: string, maxDepth: number): void {
   const levels: (Keys | typeof ARRAY)[] = [];
-  let inString = false;
-  let escapedChar = false;
-  let stringHasEscape = false;
-  let stringStart = -1;
-  let stringEnd = -1;
+  let backslashAt = text.indexOf('\\');
+  let keyStart = -1;
+  let keyEnd = -1;
+  let keyEscaped = false;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    if (inString) {
-      if (escapedChar) escapedChar = false;
-      else if (c === BACKSLASH) escapedChar = stringHasEscape = true;
-      else if (c === QUOTE) {
-        inString = false;
-        stringEnd = i;
-      }
-      continue;
-    }
     if (c === QUOTE) {
-      inString = true;
-      stringHasEscape = false;
-      stringStart = i;
+      const end = stringEnd(text, i);
+      if (end < 0) return; // a string never closed: JSON.parse rejects the text
+      if (backslashAt >= 0 && backslashAt < i) backslashAt = text.indexOf('\\', i);
+      keyEscaped = backslashAt >= 0 && backslashAt < end;
+      keyStart = i;
+      keyEnd = i = end;
     } else if (c === OPEN_OBJECT || c === OPEN_ARRAY) {
       if (levels.length >= maxDepth) throw Errors.jsonTooDeep(maxDepth);
       levels.push(c === OPEN_OBJECT ? [] : ARRAY);
     } else if (c === CLOSE_OBJECT || c === CLOSE_ARRAY) {
       levels.pop();
-    } else if (c === COLON && stringEnd > stringStart) {
+    } else if (c === COLON && keyEnd > keyStart) {
       const keys = levels[levels.length - 1];
       if (!keys) continue; // not inside an object: invalid JSON, JSON.parse will say so
-      const key = keyAt(text, stringStart, stringEnd, stringHasEscape);
-      stringStart = stringEnd = -1; // a string names at most one key
+      const key = keyAt(text, keyStart, keyEnd, keyEscaped);
+      keyStart = keyEnd = -1; // a string names at most one key
       if (POISON_KEYS.has(key)) throw Errors.forbiddenKey(key);
       levels[levels.length - 1] = withKey(keys, key);
     }

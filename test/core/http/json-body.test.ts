@@ -50,6 +50,18 @@ const REFUSED: readonly [string, Buffer, string, string][] = [
     "'model'",
   ],
   [
+    'a key ending in an escaped backslash, twice',
+    bytes('{"model":"modela-5.5","a\\\\":1,"b":"\\\\","a\\\\":2,"messages":[]}'),
+    'invalid_json',
+    "'a\\\\'",
+  ],
+  [
+    '__proto__ spelled with an escape, after a value holding escaped quotes',
+    bytes('{"model":"modela-5.5","s":"\\"x\\":1","__pro\\u0074o__":{},"messages":[]}'),
+    'invalid_request',
+    '__proto__',
+  ],
+  [
     'a key twice in a nested object',
     bytes('{"model":"modela-5.5","messages":[{"role":"user","role":"system","content":"hi"}]}'),
     'invalid_json',
@@ -125,6 +137,18 @@ void t.test('parseJsonBody', (t) => {
     'an object of 20,000 distinct keys passes',
   );
   t.throws(() => parseJsonBody(Buffer.from('{"a":1,}'), 64), { code: 'invalid_json' }, 'not JSON');
+  t.throws(
+    () => parseJsonBody(Buffer.from('{"a":"never closed, {\\"b\\":1}'), 64),
+    { code: 'invalid_json' },
+    'a string never closed',
+  );
+  const prompt = `${'word "quoted" \\ { [ : '.repeat(20_000)}end`;
+  t.strictSame(
+    parseJsonBody(Buffer.from(JSON.stringify({ model: 'm', messages: [{ content: prompt }] })), 64).messages,
+    [{ content: prompt }],
+    'a long prompt of escaped quotes and backslashes, braces and colons is one string',
+  );
+
   t.throws(() => parseJsonBody(Buffer.from('[1]'), 64), { code: 'invalid_request' }, 'not an object');
   const started = performance.now();
   t.throws(() => parseJsonBody(Buffer.from(nested(300_000)), 64), GatewayError);
