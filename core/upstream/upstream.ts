@@ -1,8 +1,8 @@
-import { Agent } from 'node:http';
-import { Agent as HttpsAgent } from 'node:https';
+import type { Agent } from 'node:http';
 import type { ConfiguredUpstream, UpstreamTimeouts } from '../contracts/route';
 import type { UpstreamPlugin } from '../contracts/upstream';
 import type { UpstreamOptions } from './upstream-options';
+import { LeanAgent, LeanHttpsAgent } from './lean-agent';
 
 /**
  * The keep-alive sockets of one upstream, shared by its proxied calls and its task calls. Node's agent
@@ -12,7 +12,9 @@ import type { UpstreamOptions } from './upstream-options';
  */
 export function upstreamAgent(options: UpstreamOptions): Agent {
   const agentOptions = { keepAlive: true, maxSockets: options.max_sockets };
-  return options.base_url.startsWith('https:') ? new HttpsAgent(agentOptions) : new Agent(agentOptions);
+  return options.base_url.startsWith('https:')
+    ? new LeanHttpsAgent(agentOptions)
+    : new LeanAgent(agentOptions);
 }
 
 /** A configured upstream: a place and a credential, spoken to through its plugin over keep-alive sockets. */
