@@ -8,7 +8,11 @@ import { boundedEntries } from '../../../core/kit/plugin';
 import { admissionId, bind, CONCURRENT_RETRY_MS } from './admission';
 import type { Admission, Decision, Limiter, LimitRule, Quota } from './limiter';
 
-/** Entries of one window, oldest first; `head` skips the pruned ones until the arrays are compacted. */
+/**
+ * Entries of one window, oldest first; `head` skips the pruned ones until the arrays are compacted. What
+ * comes in the same millisecond is one entry: it leaves the window at one moment anyway, and a busy key
+ * then holds at most an entry a millisecond, not one a request.
+ */
 class WindowLog {
   private readonly at: number[] = [];
   private readonly amount: number[] = [];
@@ -16,8 +20,12 @@ class WindowLog {
   sum = 0;
 
   add(now: number, amount: number): void {
-    this.at.push(now);
-    this.amount.push(amount);
+    const last = this.at.length - 1;
+    if (last >= this.head && this.at[last] === now) this.amount[last]! += amount;
+    else {
+      this.at.push(now);
+      this.amount.push(amount);
+    }
     this.sum += amount;
   }
 
