@@ -83,7 +83,8 @@ export class StreamRelay implements StreamControl {
     ctx.res.writeHead(ctx.status, headers);
     this.holdUntilTurnEnds();
     upstreamRes.on('data', (chunk: Buffer) => {
-      this.lastUpstream = Date.now();
+      // The reads of one turn are one moment to the idle limit: the clock is read at the turn's first.
+      if (!this.held) this.lastUpstream = Date.now();
       this.frames.push(chunk);
       this.afterRead();
     });
