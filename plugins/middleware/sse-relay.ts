@@ -20,55 +20,39 @@ import type { EventFilter, Middleware, StreamControl } from '../../core/kit/stag
 export const sseRelayOptions = z.object({ ping_every: duration.default(15_000) }).strict();
 type SseRelayOptions = z.output<typeof sseRelayOptions>;
 
-/**
- * The open streams of this stage, checked together by one timer twice in the shorter of the two periods.
- * A timer of its own cost each stream an insert into Node's timer lists and a removal, more than the
- * checks themselves. The timer stops at the first check that finds no stream open, and never holds the
- * process: a stage replaced by a reload lets go of it with its last stream.
- */
-class StreamWatch {
-  private readonly open = new Set<StreamControl>();
-  private timer: NodeJS.Timeout | undefined;
-
-  constructor(
-    private readonly pingEveryMs: number,
-    private readonly idleMs: number,
-  ) {}
-
-  /** Watches `stream` until its filter closes. */
-  add(stream: StreamControl): EventFilter {
-    this.open.add(stream);
-    this.timer ??= setInterval(() => this.tick(), this.checkEveryMs()).unref();
-    return { close: () => this.open.delete(stream) };
-  }
-
-  private checkEveryMs(): number {
-    return Math.max(10, Math.min(this.pingEveryMs, this.idleMs) / 2);
-  }
-
-  private tick(): void {
-    if (this.open.size === 0) {
-      clearInterval(this.timer);
-      this.timer = undefined;
-      return;
-    }
-    // A stream timed out here closes, and leaves the set, during the loop: a Set allows that.
-    for (const stream of this.open) {
-      if (stream.silentMs() >= this.idleMs) stream.timeOut(this.idleMs);
-      else if (stream.quietMs() >= this.pingEveryMs) stream.ping();
-    }
-  }
-}
-
 @definePlugin({ kind: 'middleware', name: 'sse-relay', options: sseRelayOptions })
 export class SseRelayMiddleware implements Middleware {
-  private readonly watch: StreamWatch;
+  private readonly pingEveryMs: number;
+  private readonly idleMs: number;
 
   constructor(options: SseRelayOptions, @inject(ConfigToken) config: GatewayConfig) {
-    this.watch = new StreamWatch(options.ping_every, config.server.timeouts.stream_idle);
+    this.pingEveryMs = options.ping_every;
+    this.idleMs = config.server.timeouts.stream_idle;
   }
 
   events(_ctx: GatewayContext, stream: StreamControl): EventFilter {
-    return this.watch.add(stream);
+    return new KeepAlive(stream, this.pingEveryMs, this.idleMs);
+  }
+}
+
+/** One stream's keep-alive and idle limit, checked twice in the shorter of the two periods. */
+class KeepAlive implements EventFilter {
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(
+    private readonly stream: StreamControl,
+    private readonly pingEveryMs: number,
+    private readonly idleMs: number,
+  ) {
+    this.timer = setInterval(() => this.tick(), Math.max(10, Math.min(pingEveryMs, idleMs) / 2));
+  }
+
+  close(): void {
+    clearInterval(this.timer);
+  }
+
+  private tick(): void {
+    if (this.stream.silentMs() >= this.idleMs) this.stream.timeOut(this.idleMs);
+    else if (this.stream.quietMs() >= this.pingEveryMs) this.stream.ping();
   }
 }
