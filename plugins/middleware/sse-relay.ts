@@ -35,7 +35,11 @@ export class SseRelayMiddleware implements Middleware {
   }
 }
 
-/** One stream's keep-alive and idle limit, checked twice in the shorter of the two periods. */
+/**
+ * One stream's keep-alive and idle limit, checked twice in the shorter of the two periods. A timer per
+ * stream, not one for the stage over a Set of its streams: a Set churned by every stream keeps them all
+ * through young collections (bench/results/2026-11-30-memory.md).
+ */
 class KeepAlive implements EventFilter {
   private readonly timer: NodeJS.Timeout;
 
