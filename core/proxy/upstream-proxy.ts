@@ -59,8 +59,8 @@ export class UpstreamProxy {
         const done = (result: AttemptResult): void => {
           if (resent < MAX_RESENDS && isStaleConnection(result) && !ctx.res.destroyed) {
             // Sent once the failed exchange has unwound; a resend that throws rejects, as the first does.
-            Promise.resolve(resent + 1)
-              .then((count) => send(RESEND, count))
+            Promise.resolve()
+              .then(() => send(RESEND, resent + 1))
               .catch(reject);
           } else resolve(result);
         };

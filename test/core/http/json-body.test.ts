@@ -148,7 +148,6 @@ void t.test('parseJsonBody', (t) => {
     [{ content: prompt }],
     'a long prompt of escaped quotes and backslashes, braces and colons is one string',
   );
-
   t.throws(() => parseJsonBody(Buffer.from('[1]'), 64), { code: 'invalid_request' }, 'not an object');
   const started = performance.now();
   t.throws(() => parseJsonBody(Buffer.from(nested(300_000)), 64), GatewayError);
