@@ -5,7 +5,7 @@
  */
 import { startTestGateway, tempDir, testConfig, type ConfigDoc } from '../../helpers/gateway'; // first: it loads the plugins
 import { mkdir, open, rename, symlink, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import t from 'tap';
 import { stringify } from 'yaml';
 import { parseConfigText, readConfigText } from '../../../config/load';
@@ -268,6 +268,33 @@ t.test('the file watch applies a file renamed over it and one written in place',
   await handle.close();
   await eventually(async () => (await status()).version !== third.version, 10_000, 'the third reload');
   t.match(await status(), { reloads: 3, last_error: null }, 'one reload, of the whole file');
+});
+
+t.test('a file written beside gateway.yaml without pause does not hold a reload back', async (t) => {
+  const gw = await startFileGateway(t, (doc) => {
+    doc.reload = { watch: true, settle: '100ms' };
+  });
+  const status = async () => (await gw.admin('GET', '/admin/config')).body;
+  const first = await status();
+  // A log in the same directory, written without pause: far more often than `settle`.
+  const log = await open(join(dirname(gw.file), 'gateway.log'), 'a');
+  let writing = true;
+  const writer = (async () => {
+    while (writing) {
+      await log.write('{"msg":"request completed"}\n');
+    }
+  })();
+  t.teardown(async () => {
+    writing = false;
+    await writer;
+    await log.close();
+  });
+
+  const doc = gw.doc();
+  doc.prices = { 'modela-*': { input_per_mtok: 2 } };
+  await gw.write(doc);
+  await eventually(async () => (await status()).version !== first.version, 10_000, 'the reload');
+  t.match(await status(), { trigger: 'file', reloads: 1, last_error: null });
 });
 
 t.test('a gateway started from a configuration object has nothing to reload', async (t) => {
