@@ -10,9 +10,12 @@ import { promisify } from 'node:util';
 
 export const PORTKEY_VERSION = '1.15.2';
 const PORTKEY = '@portkey-ai/gateway';
-/** Releases of @hono/node-server after this one break Portkey's streamed responses. */
-const NODE_SERVER = '@hono/node-server';
-const NODE_SERVER_VERSION = '1.13.5';
+/**
+ * Portkey's dependencies held at one release, so that runs on different days measure the same peer:
+ * `@hono/node-server` because later releases break Portkey's streamed responses, `hono` because it is
+ * the framework every request runs through. The rest float within Portkey's own ranges.
+ */
+const HELD = { '@hono/node-server': '1.13.5', hono: '4.13.19' } as const;
 
 /** Where the install goes: `$XDG_CACHE_HOME` (else `~/.cache`)/model-gateway-bench/portkey-<version>. */
 export function portkeyDir(env: NodeJS.ProcessEnv = process.env): string {
@@ -20,13 +23,13 @@ export function portkeyDir(env: NodeJS.ProcessEnv = process.env): string {
   return join(cache, 'model-gateway-bench', `portkey-${PORTKEY_VERSION}`);
 }
 
-/** The cache folder's package.json: Portkey at its exact version, with its HTTP server held back. */
+/** The cache folder's package.json: Portkey at its exact version, with its server and framework held. */
 export const MANIFEST = {
   name: 'model-gateway-bench-portkey',
   private: true,
   description: 'Written by the model gateway bench (--peer portkey); safe to delete.',
   dependencies: { [PORTKEY]: PORTKEY_VERSION },
-  overrides: { [NODE_SERVER]: NODE_SERVER_VERSION },
+  overrides: HELD,
 };
 
 /** What was found installed, for the report. */
@@ -62,14 +65,9 @@ export async function versionSeenFrom(
 /** Why the install in `dir` is not the pinned one, or undefined when it is. */
 export async function installProblem(dir: string): Promise<string | undefined> {
   const gatewayDir = join(dir, 'node_modules', PORTKEY);
-  const checks = [
-    { name: PORTKEY, wanted: PORTKEY_VERSION, found: await versionAt(gatewayDir) },
-    {
-      name: NODE_SERVER,
-      wanted: NODE_SERVER_VERSION,
-      found: await versionSeenFrom(gatewayDir, NODE_SERVER, dir),
-    },
-  ];
+  const checks = [{ name: PORTKEY, wanted: PORTKEY_VERSION, found: await versionAt(gatewayDir) }];
+  for (const [name, wanted] of Object.entries(HELD))
+    checks.push({ name, wanted, found: await versionSeenFrom(gatewayDir, name, dir) });
   const wrong = checks.filter((c) => c.found !== c.wanted);
   return wrong.length === 0
     ? undefined
@@ -77,8 +75,8 @@ export async function installProblem(dir: string): Promise<string | undefined> {
 }
 
 /**
- * `npm install` without a lockfile: the versions are pinned by the manifest (Portkey exact, its HTTP
- * server overridden), the rest float within Portkey's own ranges. Install scripts are skipped: Portkey's
+ * `npm install` without a lockfile: the versions are pinned by the manifest (Portkey exact, the held
+ * packages overridden), the rest float within Portkey's own ranges. Install scripts are skipped: Portkey's
  * only one runs patch-package, and its package ships no patches.
  */
 async function npmInstall(dir: string, timeoutMs: number): Promise<void> {
@@ -104,9 +102,11 @@ export async function installPortkey(dir: string, timeoutMs: number): Promise<Po
     if (problem !== undefined) throw new Error(`Portkey in ${dir} is not the pinned install: ${problem}`);
   }
   const gatewayDir = join(dir, 'node_modules', PORTKEY);
-  const hono = (await versionSeenFrom(gatewayDir, 'hono', dir)) ?? 'missing';
+  const held = Object.entries(HELD)
+    .map(([name, version]) => `${name} ${version}`)
+    .join(', ');
   return {
     entry: join(gatewayDir, 'build', 'start-server.js'),
-    description: `Portkey ${PORTKEY_VERSION} (${NODE_SERVER} ${NODE_SERVER_VERSION}, hono ${hono}) from ${dir}`,
+    description: `Portkey ${PORTKEY_VERSION} (${held}) from ${dir}`,
   };
 }

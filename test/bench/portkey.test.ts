@@ -70,7 +70,7 @@ t.test('the install goes to the user cache, outside the repository', (t) => {
   t.equal(portkeyDir({ XDG_CACHE_HOME: '/c' }), '/c/model-gateway-bench/portkey-1.15.2');
   t.match(portkeyDir({}), /\/\.cache\/model-gateway-bench\/portkey-1\.15\.2$/);
   t.same(MANIFEST.dependencies, { '@portkey-ai/gateway': '1.15.2' });
-  t.same(MANIFEST.overrides, { '@hono/node-server': '1.13.5' });
+  t.same(MANIFEST.overrides, { '@hono/node-server': '1.13.5', hono: '4.13.19' });
   t.end();
 });
 
@@ -88,12 +88,20 @@ t.test('the install is taken as it is only at the pinned versions, as Node resol
   );
   await fakePackage(dir, '@portkey-ai/gateway', '1.15.2');
   await fakePackage(dir, '@hono/node-server', '1.19.0');
-  t.equal(await installProblem(dir), '@hono/node-server 1.19.0, not 1.13.5', 'a newer hoisted server');
+  await fakePackage(dir, 'hono', '4.14.0');
+  t.equal(
+    await installProblem(dir),
+    '@hono/node-server 1.19.0, not 1.13.5; hono 4.14.0, not 4.13.19',
+    'a newer hoisted server and framework',
+  );
+  await fakePackage(dir, 'hono', '4.13.19');
+  t.equal(await installProblem(dir), '@hono/node-server 1.19.0, not 1.13.5', 'the framework held');
   const gateway = join(dir, 'node_modules', '@portkey-ai/gateway');
   await fakePackage(gateway, '@hono/node-server', '1.13.5');
   t.equal(await installProblem(dir), undefined, "Portkey's own nested copy is the one it loads");
   t.equal(await versionSeenFrom(gateway, '@hono/node-server', dir), '1.13.5');
-  t.equal(await versionSeenFrom(gateway, 'hono', dir), undefined, 'not found up to the root');
+  t.equal(await versionSeenFrom(gateway, 'hono', dir), '4.13.19', 'found up at the root');
+  t.equal(await versionSeenFrom(gateway, 'zod', dir), undefined, 'not found up to the root');
 });
 
 t.test('--peer takes portkey, nothing else; json-10 is a default case at 10 connections', (t) => {
