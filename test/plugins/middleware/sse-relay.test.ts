@@ -1,4 +1,4 @@
-import t from 'tap';
+import t, { type Test } from 'tap';
 import 'reflect-metadata';
 import { createHook } from 'node:async_hooks';
 import type { GatewayConfig, GatewayContext } from '../../../core/kit/plugin';
@@ -39,8 +39,11 @@ const relay = () =>
     server: { timeouts: { stream_idle: IDLE_MS } },
   } as GatewayConfig);
 
-/** The timers Node creates, and destroys, while `run` opens streams (async_hooks sees every Timeout). */
-function timersMadeBy<T>(run: () => T): { result: T; made: number; gone: () => number } {
+/**
+ * The timers Node creates, and destroys, while `run` opens streams (async_hooks sees every Timeout);
+ * the hook is disabled as `test` ends.
+ */
+function timersMadeBy<T>(test: Test, run: () => T): { result: T; made: number; gone: () => number } {
   const ids = new Set<number>();
   const destroyed = new Set<number>();
   let opening = true;
@@ -50,7 +53,7 @@ function timersMadeBy<T>(run: () => T): { result: T; made: number; gone: () => n
   }).enable();
   const result = run();
   opening = false;
-  t.teardown(() => hook.disable());
+  test.teardown(() => hook.disable());
   return { result, made: ids.size, gone: () => destroyed.size };
 }
 
@@ -58,7 +61,7 @@ t.test('each stream is pinged when quiet, timed out when silent, and let go of w
   const stage = relay();
   const streams = Array.from({ length: 3 }, () => new WatchedStream());
   const ctx = {} as GatewayContext;
-  const { result: filters, made, gone } = timersMadeBy(() => streams.map((s) => stage.events(ctx, s)));
+  const { result: filters, made, gone } = timersMadeBy(t, () => streams.map((s) => stage.events(ctx, s)));
   t.equal(made, 3, 'a timer a stream (a shared one over a Set kept every stream alive)');
 
   for (const s of streams) s.quiet = PING_EVERY_MS;
